@@ -1,0 +1,58 @@
+/**
+ * The typed event bus (DESIGN contract 4): every state change is an event. Narration, audits and
+ * diagrams read these, never log strings. HNS notification names follow HCN_NOTIFICATIONS
+ * (reference hns-hcs.md §5.4).
+ */
+import { EventEmitter } from 'eventemitter3';
+
+/** HCN_NOTIFICATIONS values. */
+export const HcnNotification = {
+  Invalid: 0,
+  NetworkPreCreate: 1,
+  NetworkCreate: 2,
+  NetworkPreDelete: 3,
+  NetworkDelete: 4,
+  NamespaceCreate: 5,
+  NamespaceDelete: 6,
+  GuestNetworkServiceCreate: 7,
+  GuestNetworkServiceDelete: 8,
+  NetworkEndpointAttached: 9,
+  NetworkEndpointDetached: 0x10,
+  GuestNetworkServiceStateChanged: 0x11,
+  GuestNetworkServiceInterfaceStateChanged: 0x12,
+  ServiceDisconnect: 0x01000000,
+} as const;
+export type HcnNotificationName = keyof typeof HcnNotification;
+
+/** What HNS tells subscribers; `data` carries the object's ID and related IDs. */
+export interface HnsNotificationEvent {
+  readonly notification: HcnNotificationName;
+  readonly code: number;
+  readonly time: number;
+  readonly data: Readonly<Record<string, string | number>>;
+}
+
+/** Object-level changes, finer than HCN notifications (for audits and narration). */
+export interface HnsChangeEvent {
+  readonly kind: 'Network' | 'Endpoint' | 'Namespace' | 'LoadBalancer' | 'SdnRoute' | 'PolicyList';
+  readonly op: 'create' | 'modify' | 'delete';
+  readonly id: string;
+  readonly time: number;
+  readonly detail?: string;
+}
+
+/** A call seen by the API layer: method, outcome and simulated time. */
+export interface ApiCallEvent {
+  readonly method: string;
+  readonly hresult: number;
+  readonly time: number;
+}
+
+export interface HostEvents {
+  'hns.notification': (e: HnsNotificationEvent) => void;
+  'hns.change': (e: HnsChangeEvent) => void;
+  'hns.service': (e: { readonly what: 'restart' | 'reboot'; readonly time: number }) => void;
+  'api.call': (e: ApiCallEvent) => void;
+}
+
+export class EventBus extends EventEmitter<HostEvents> {}

@@ -1,0 +1,262 @@
+/**
+ * What survives an HNS service restart and a host reboot (reference hns-hcs.md §6.15), and a
+ * whole-state snapshot that round-trips exactly. Evidence is thin and contradictory (HNS engineers:
+ * "HNS does not persist networks and endpoints across reboots"; transparent networks seen to survive;
+ * EnableNonPersistent networks removed at reboot; a service restart removed docker's endpoints), so
+ * both events take a `RestartPolicy` with documented defaults (docs/model.md).
+ */
+import { hnsError } from '../core/errors.js';
+import type { Json, JsonObject } from '../core/json.js';
+import { isJsonObject } from '../core/json.js';
+import { IpPool } from '../addr/pool.js';
+import { MacPool } from '../addr/mac.js';
+import type {
+  EndpointRec,
+  LoadBalancerRec,
+  NamespaceRec,
+  NetworkRec,
+  PolicyListRec,
+  SdnRouteRec,
+} from './model.js';
+import type { ParsedPolicy, PolicyContext, PolicyScope, NetworkType } from './policy/contracts.js';
+import { parsePolicy, serializePolicy } from './policy/registry.js';
+import type { HnsService } from './service.js';
+import { formatVersion } from './versions.js';
+import { NetworkFlags } from './schema/network.js';
+
+export interface RestartPolicy {
+  /** keep: all networks survive; keepPersistent: all but EnableNonPersistent (Flags 8); remove: none. */
+  readonly networks: 'keep' | 'keepPersistent' | 'remove';
+  readonly endpoints: 'keep' | 'remove';
+  readonly namespaces: 'keep' | 'remove';
+  readonly loadBalancers: 'keep' | 'remove';
+  readonly routes: 'keep' | 'remove';
+  readonly policyLists: 'keep' | 'remove';
+}
+
+/** HNS service restart: networks stay, endpoints and the VFP-programmed objects go (calico#5164). */
+export const SERVICE_RESTART_DEFAULT: RestartPolicy = {
+  networks: 'keep',
+  endpoints: 'remove',
+  namespaces: 'keep',
+  loadBalancers: 'remove',
+  routes: 'remove',
+  policyLists: 'remove',
+};
+
+/** Host reboot: non-persistent networks, every endpoint, compartment and LB go (Azure ACN#2911 …). */
+export const REBOOT_DEFAULT: RestartPolicy = {
+  networks: 'keepPersistent',
+  endpoints: 'remove',
+  namespaces: 'remove',
+  loadBalancers: 'remove',
+  routes: 'remove',
+  policyLists: 'remove',
+};
+
+/** Remove what `policy` does not keep, in dependency order, emitting the usual events. */
+export function applyRestart(hns: HnsService, policy: RestartPolicy): void {
+  const s = hns.store;
+  const doomedNetworks = new Set<string>();
+  for (const n of s.networks.values()) {
+    if (policy.networks === 'remove') doomedNetworks.add(n.ID);
+    if (policy.networks === 'keepPersistent' && n.Flags & NetworkFlags.EnableNonPersistent) doomedNetworks.add(n.ID);
+  }
+  const doomedEndpoints = new Set<string>();
+  for (const e of s.endpoints.values()) {
+    if (policy.endpoints === 'remove' || doomedNetworks.has(e.HostComputeNetwork)) doomedEndpoints.add(e.ID);
+  }
+  const touchesDoomed = (eps: readonly string[]) => eps.some((ep) => doomedEndpoints.has(ep));
+  for (const lb of [...s.loadBalancers.values()]) {
+    if (policy.loadBalancers === 'remove' || touchesDoomed(lb.HostComputeEndpoints)) hns.deleteLoadBalancer(lb.ID);
+  }
+  for (const rt of [...s.routes.values()]) {
+    if (policy.routes === 'remove' || touchesDoomed(rt.HostComputeEndpoints)) hns.deleteSdnRoute(rt.ID);
+  }
+  for (const pl of [...s.policyLists.values()]) {
+    const refs = pl.References.map((r) => r.split('/').pop()!.toUpperCase());
+    if (policy.policyLists === 'remove' || touchesDoomed(refs)) {
+      for (const ep of refs) s.dropRef(ep, pl.ID);
+      s.policyLists.delete(pl.ID);
+    }
+  }
+  for (const id of doomedEndpoints) hns.deleteEndpoint(id);
+  if (policy.namespaces === 'remove') {
+    for (const ns of [...s.namespaces.values()]) hns.deleteNamespace(ns.ID);
+    s.nextCompartment = 2;
+  }
+  for (const id of doomedNetworks) hns.deleteNetwork(id);
+}
+
+// ───────────────────────────── snapshots ─────────────────────────────
+
+export const SNAPSHOT_FORMAT = 'hnsim.snapshot/1';
+
+export interface HnsSnapshot extends JsonObject {
+  format: string;
+  version: string;
+  rng: number[];
+  clock: number;
+  seq: number;
+  nextCompartment: number;
+  networks: Json[];
+  endpoints: Json[];
+  namespaces: Json[];
+  loadBalancers: Json[];
+  routes: Json[];
+  policyLists: Json[];
+}
+
+/** bigint-safe plain-JSON encoding of records (bigint → {"$big":"…"}). */
+function enc(v: unknown): Json {
+  if (typeof v === 'bigint') return { $big: v.toString() };
+  if (Array.isArray(v)) return v.map(enc);
+  if (v instanceof Set) return { $set: [...v].map(enc) };
+  if (typeof v === 'object' && v !== null) {
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = enc(x);
+    return out;
+  }
+  return v as Json;
+}
+
+function dec(v: Json): unknown {
+  if (Array.isArray(v)) return v.map(dec);
+  if (isJsonObject(v)) {
+    if (typeof v.$big === 'string' && Object.keys(v).length === 1) return BigInt(v.$big);
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = dec(x);
+    return out;
+  }
+  return v;
+}
+
+function encPolicies(ps: readonly ParsedPolicy[]): Json {
+  return ps.map(serializePolicy);
+}
+
+function decPolicies(v: unknown, ctx: PolicyContext): ParsedPolicy[] {
+  return (v as Json[]).map((p) => parsePolicy(p, ctx));
+}
+
+function encNetwork(hns: HnsService, n: NetworkRec): Json {
+  const alloc = hns.store.alloc.get(n.ID)!;
+  return enc({
+    rec: {
+      ...n,
+      Policies: encPolicies(n.Policies),
+      Ipams: n.Ipams.map((i) => ({ ...i, Subnets: i.Subnets.map((sb) => ({ ...sb, Policies: encPolicies(sb.Policies) })) })),
+    },
+    pools: alloc.pools.map((p) => p.toJSON()),
+    macs: alloc.macs.toJSON(),
+    claims: [...alloc.claims],
+    endpoints: [...alloc.endpoints],
+  });
+}
+
+export function takeSnapshot(hns: HnsService): HnsSnapshot {
+  const s = hns.store;
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: formatVersion(hns.profile.version),
+    rng: hns.deps.rng.state(),
+    clock: hns.deps.clock.now(),
+    seq: s.seq,
+    nextCompartment: s.nextCompartment,
+    networks: [...s.networks.values()].map((n) => encNetwork(hns, n)),
+    endpoints: [...s.endpoints.values()].map((e) => enc({ ...e, Policies: encPolicies(e.Policies) })),
+    namespaces: [...s.namespaces.values()].map(enc),
+    loadBalancers: [...s.loadBalancers.values()].map(enc),
+    routes: [...s.routes.values()].map(enc),
+    policyLists: [...s.policyLists.values()].map(enc),
+  };
+}
+
+/** Replace the whole state with a snapshot's. Invalid snapshots → E_INVALIDARG, state untouched. */
+export function restoreSnapshot(hns: HnsService, input: unknown): void {
+  if (!isJsonObject(input) || input.format !== SNAPSHOT_FORMAT) {
+    throw hnsError('E_INVALIDARG', `not an ${SNAPSHOT_FORMAT} snapshot`);
+  }
+  const snap = input as HnsSnapshot;
+  if (snap.version !== formatVersion(hns.profile.version)) {
+    throw hnsError('E_INVALIDARG', `snapshot of HNS ${snap.version} restored on HNS ${formatVersion(hns.profile.version)}`);
+  }
+  const version = hns.profile.version;
+  // build everything first, then swap in
+  let built;
+  try {
+    const networks = snap.networks.map((raw) => {
+      const x = dec(raw) as {
+        rec: NetworkRec & { Policies: Json; Ipams: { Type: 'Static' | 'Dhcp'; Subnets: { Policies: Json }[] }[] };
+        pools: unknown[];
+        macs: unknown;
+        claims: [string, string][];
+        endpoints: string[];
+      };
+      const type = x.rec.Type as NetworkType;
+      const ctx = (scope: PolicyScope): PolicyContext => ({ version, scope, networkType: type });
+      const rec = {
+        ...x.rec,
+        Policies: decPolicies(x.rec.Policies, ctx('network')),
+        Ipams: x.rec.Ipams.map((i) => ({
+          ...i,
+          Subnets: i.Subnets.map((sb) => ({ ...sb, Policies: decPolicies(sb.Policies, ctx('subnet')) })),
+        })),
+      } as unknown as NetworkRec;
+      const alloc = {
+        pools: x.pools.map((p) => IpPool.fromJSON(p)),
+        macs: MacPool.fromJSON(x.macs),
+        claims: new Map(x.claims),
+        endpoints: new Set(x.endpoints),
+      };
+      return { rec, alloc };
+    });
+    const netType = new Map(networks.map((n) => [n.rec.ID, n.rec.Type]));
+    const endpoints = snap.endpoints.map((raw) => {
+      const e = dec(raw) as EndpointRec & { Policies: Json };
+      const networkType = netType.get(e.HostComputeNetwork);
+      if (!networkType) throw new Error(`endpoint ${e.ID} names a missing network`);
+      return { ...e, Policies: decPolicies(e.Policies, { version, scope: 'endpoint', networkType }) } as EndpointRec;
+    });
+    built = {
+      networks,
+      endpoints,
+      namespaces: snap.namespaces.map((r) => dec(r) as NamespaceRec),
+      loadBalancers: snap.loadBalancers.map((r) => dec(r) as LoadBalancerRec),
+      routes: snap.routes.map((r) => dec(r) as SdnRouteRec),
+      policyLists: snap.policyLists.map((r) => dec(r) as PolicyListRec),
+    };
+  } catch (e) {
+    throw hnsError('E_INVALIDARG', `corrupt snapshot: ${(e as Error).message}`);
+  }
+  const s = hns.store;
+  s.clear();
+  for (const { rec, alloc } of built.networks) {
+    s.networks.set(rec.ID, rec);
+    s.alloc.set(rec.ID, alloc);
+    if (rec.Name !== '') s.networkByName.set(s.nameKey(rec.Name), rec.ID);
+  }
+  for (const e of built.endpoints) s.endpoints.set(e.ID, e);
+  for (const ns of built.namespaces) s.namespaces.set(ns.ID, ns);
+  for (const lb of built.loadBalancers) s.loadBalancers.set(lb.ID, lb);
+  for (const rt of built.routes) s.routes.set(rt.ID, rt);
+  for (const pl of built.policyLists) s.policyLists.set(pl.ID, pl);
+  rebuildIndexes(hns);
+  s.seq = snap.seq;
+  s.nextCompartment = snap.nextCompartment;
+  hns.deps.rng.setState(snap.rng as [number, number, number, number]);
+  hns.deps.clock.setNow(snap.clock);
+}
+
+/** Derived indexes: LB claims and endpoint back-references. */
+function rebuildIndexes(hns: HnsService): void {
+  const s = hns.store;
+  for (const lb of s.loadBalancers.values()) {
+    for (const ep of lb.HostComputeEndpoints) s.addRef(ep, lb.ID);
+  }
+  for (const rt of s.routes.values()) for (const ep of rt.HostComputeEndpoints) s.addRef(ep, rt.ID);
+  for (const pl of s.policyLists.values()) {
+    for (const r of pl.References) s.addRef(r.split('/').pop()!.toUpperCase(), pl.ID);
+  }
+  hns.rebuildLbClaims();
+}

@@ -1,0 +1,143 @@
+/**
+ * HostComputeEndpoint documents (reference hns-hcs.md §1.2). Parsing validates shapes, flags and
+ * policies; the service decides addresses (pools) and MACs. Serialisation follows hcsshim's key
+ * order; `HostComputeNamespace` reflects namespace membership and is read-only on input.
+ */
+import { hnsError } from '../../core/errors.js';
+import { Reader, type JsonObject } from '../../core/json.js';
+import { parseIp, type IpAddr } from '../../addr/ip.js';
+import { formatMac, parseMac } from '../../addr/mac.js';
+import type { DnsRec, EndpointRec, NetworkRec, RouteRec, SchemaVersion } from '../model.js';
+import type { ParsedPolicy, PolicyContext } from '../policy/contracts.js';
+import { parsePolicies, serializePolicy } from '../policy/registry.js';
+import type { HnsVersion } from '../versions.js';
+import { readDns, readGuid, readRoutes, readSchemaVersion, writeDns, writeRoutes, writeSchemaVersion } from './common.js';
+
+export const EndpointFlags = {
+  None: 0,
+  RemoteEndpoint: 1,
+  DisableInterComputeCommunication: 2,
+  EnableMirroring: 4,
+  EnableLowInterfaceMetric: 8,
+  OverrideDNSServerOrder: 16,
+  EnableDhcp: 32,
+} as const;
+const ALL_ENDPOINT_FLAGS = 63;
+
+export interface IpConfigDraft {
+  readonly IpAddress: string;
+  readonly PrefixLength?: number;
+  readonly IpSubnetId?: string;
+  readonly addr: IpAddr;
+}
+
+export interface EndpointDraft {
+  readonly givenId?: string;
+  readonly Name: string;
+  readonly HostComputeNetwork?: string;
+  readonly Policies: readonly ParsedPolicy[];
+  readonly IpConfigurations: readonly IpConfigDraft[];
+  readonly Dns: DnsRec;
+  readonly Routes: readonly RouteRec[];
+  readonly MacAddress?: { readonly text: string; readonly mac: number };
+  readonly Flags: number;
+  readonly SchemaVersion: SchemaVersion;
+}
+
+/** Read only the network reference, to find the network before full parsing. */
+export function endpointNetworkRef(doc: JsonObject): string | undefined {
+  return readGuid(new Reader(doc, 'HCN_E_INVALID_ENDPOINT'), 'HostComputeNetwork');
+}
+
+export function parseEndpoint(doc: JsonObject, network: NetworkRec, version: HnsVersion): EndpointDraft {
+  const r = new Reader(doc, 'HCN_E_INVALID_ENDPOINT');
+  const givenId = readGuid(r, 'ID');
+  const Name = r.optStr('Name') ?? '';
+  const HostComputeNetwork = readGuid(r, 'HostComputeNetwork');
+  readGuid(r, 'HostComputeNamespace'); // read-only: validated, then ignored
+  const Flags = r.uint('Flags', 0xffffffff);
+  if (Flags & ~ALL_ENDPOINT_FLAGS) throw r.err(`Flags ${Flags} has unknown bits`);
+  const ctx: PolicyContext = { version, scope: 'endpoint', networkType: network.Type };
+  const Policies = parsePolicies(r.optArr('Policies'), ctx);
+  const IpConfigurations = r.objs('IpConfigurations').map((c) => {
+    const IpAddress = c.optStr('IpAddress') ?? '';
+    const addr = parseIp(IpAddress);
+    if (!addr) throw hnsError('HCN_E_INVALID_IP', `${c.path}.IpAddress "${IpAddress}"`);
+    const PrefixLength = c.optUint('PrefixLength', 0xff);
+    if (PrefixLength !== undefined && PrefixLength > (addr.family === 4 ? 32 : 128)) {
+      throw hnsError('HCN_E_INVALID_PREFIX', `${c.path}.PrefixLength ${PrefixLength}`);
+    }
+    const IpSubnetId = readGuid(c, 'IpSubnetId');
+    const d: IpConfigDraft = { IpAddress, addr };
+    return {
+      ...d,
+      ...(PrefixLength !== undefined ? { PrefixLength } : {}),
+      ...(IpSubnetId ? { IpSubnetId } : {}),
+    };
+  });
+  const families = IpConfigurations.map((c) => c.addr.family);
+  if (IpConfigurations.length > 2 || new Set(families).size !== families.length) {
+    throw r.err('at most one IPv4 and one IPv6 IpConfiguration');
+  }
+  const Dns = readDns(r);
+  const Routes = readRoutes(r, 'Routes', 'HCN_E_INVALID_ENDPOINT');
+  const macText = r.optStr('MacAddress');
+  let MacAddress;
+  if (macText !== undefined && macText !== '') {
+    const mac = parseMac(macText);
+    if (mac === undefined) throw r.err(`MacAddress "${macText}" is not a MAC address`);
+    if (Math.floor(mac / 0x10000000000) & 1) throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', `multicast MAC ${macText}`);
+    MacAddress = { text: formatMac(mac), mac };
+  }
+  const SchemaVersion = readSchemaVersion(r);
+  return {
+    ...(givenId ? { givenId } : {}),
+    Name,
+    ...(HostComputeNetwork ? { HostComputeNetwork } : {}),
+    Policies,
+    IpConfigurations,
+    Dns,
+    Routes,
+    ...(MacAddress ? { MacAddress } : {}),
+    Flags,
+    SchemaVersion,
+  };
+}
+
+export function serializeEndpoint(e: EndpointRec, detailed = false): JsonObject {
+  const out: JsonObject = { ID: e.ID };
+  if (e.Name) out.Name = e.Name;
+  out.HostComputeNetwork = e.HostComputeNetwork;
+  if (e.HostComputeNamespace) out.HostComputeNamespace = e.HostComputeNamespace;
+  if (e.Policies.length) out.Policies = e.Policies.map(serializePolicy);
+  if (e.IpConfigurations.length) {
+    out.IpConfigurations = e.IpConfigurations.map((c) => {
+      const o: JsonObject = { IpAddress: c.IpAddress };
+      if (c.PrefixLength) o.PrefixLength = c.PrefixLength;
+      if (c.IpSubnetId) o.IpSubnetId = c.IpSubnetId;
+      return o;
+    });
+  }
+  out.Dns = writeDns(e.Dns);
+  if (e.Routes.length) out.Routes = writeRoutes(e.Routes);
+  if (e.MacAddress) out.MacAddress = e.MacAddress;
+  if (e.Flags) out.Flags = e.Flags;
+  const extra: JsonObject = {};
+  if (detailed) {
+    extra.Resources = {
+      Allocators: [
+        ...e.IpConfigurations.map((c) => ({ Tag: 'IP', IpAddress: c.IpAddress, IsLocal: c.pooled })),
+        { Tag: 'MAC', MacAddress: e.MacAddress, IsLocal: e.macPooled },
+      ],
+    };
+    if (e.SharedContainers.length) extra.SharedContainers = [...e.SharedContainers];
+    if (e.VmPort) extra.VirtualMachine = e.VmPort.VirtualMachineId;
+  }
+  out.Health = { Extra: extra };
+  out.SchemaVersion = writeSchemaVersion(e.SchemaVersion);
+  return out;
+}
+
+export function isRemote(e: { readonly Flags: number }): boolean {
+  return (e.Flags & EndpointFlags.RemoteEndpoint) !== 0;
+}

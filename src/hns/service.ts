@@ -1,0 +1,905 @@
+/**
+ * The Host Networking Service: every HCN v2 operation on networks, endpoints, namespaces, load
+ * balancers and SDN routes (reference hns-hcs.md §1, §6). Each operation validates everything first
+ * and then commits; a failure leaves the state exactly as it was (DESIGN contract 2). Lookups are
+ * indexed (HnsStore); IP and MAC allocation is amortised O(1) (src/addr).
+ */
+import { hnsError, type HResultName } from '../core/errors.js';
+import { newGuid } from '../core/guid.js';
+import type { Clock } from '../core/clock.js';
+import type { EventBus, HcnNotificationName, HnsChangeEvent } from '../core/events.js';
+import { HcnNotification } from '../core/events.js';
+import { Reader, type JsonObject } from '../core/json.js';
+import type { Rng } from '../core/rng.js';
+import { formatIp, prefixContains, prefixOverlaps, type IpAddr, type Prefix } from '../addr/ip.js';
+import { IpPool } from '../addr/pool.js';
+import { MacPool, defaultMacRange, formatMac } from '../addr/mac.js';
+import type {
+  DnsRec,
+  EndpointRec,
+  IpConfigRec,
+  LoadBalancerRec,
+  NamespaceRec,
+  NamespaceResourceRec,
+  NetworkAlloc,
+  NetworkRec,
+  RouteRec,
+  SdnRouteRec,
+  SubnetRec,
+} from './model.js';
+import type { ParsedPolicy, PolicyContext } from './policy/contracts.js';
+import { getPolicyModule, parsePolicies, policyClaims, policyKey } from './policy/registry.js';
+import { dnsIsEmpty, argGuid, readDns } from './schema/common.js';
+import { parseEndpoint, isRemote, type EndpointDraft } from './schema/endpoint.js';
+import { parseLoadBalancer, loadBalancerClaims } from './schema/loadbalancer.js';
+import { parseNamespace } from './schema/namespace.js';
+import { parseNetwork, parseSubnetDoc, type HostContext } from './schema/network.js';
+import { parseSdnRoute } from './schema/route.js';
+import { HnsStore } from './store.js';
+import { supports, type HostProfile } from './versions.js';
+
+export interface HnsServiceDeps {
+  readonly profile: HostProfile;
+  readonly rng: Rng;
+  readonly clock: Clock;
+  readonly events: EventBus;
+}
+
+type RequestType = 'Add' | 'Remove' | 'Update' | 'Refresh';
+const REQUEST_TYPES: readonly RequestType[] = ['Add', 'Remove', 'Update', 'Refresh'];
+
+/** Flattened subnets of a network with their pools, in Ipams order. */
+function subnetsOf(n: NetworkRec): SubnetRec[] {
+  const out: SubnetRec[] = [];
+  for (const ipam of n.Ipams) for (const s of ipam.Subnets) out.push(s);
+  return out;
+}
+
+export class HnsService {
+  readonly store = new HnsStore();
+
+  constructor(readonly deps: HnsServiceDeps) {}
+
+  get profile(): HostProfile {
+    return this.deps.profile;
+  }
+
+  private get host(): HostContext {
+    return { version: this.deps.profile.version, schema: this.deps.profile.schema, rng: this.deps.rng };
+  }
+
+  /** Run `fn` atomically: validation throws before any table changes; the RNG is rolled back too. */
+  atomic<T>(fn: () => T): T {
+    const saved = this.deps.rng.state();
+    try {
+      return fn();
+    } catch (e) {
+      this.deps.rng.setState(saved);
+      throw e;
+    }
+  }
+
+  private nextSeq(): number {
+    return ++this.store.seq;
+  }
+
+  private newId(given: string | undefined, existsCode: HResultName): string {
+    if (given) {
+      if (this.store.idTaken(given)) throw hnsError(existsCode, `ID ${given} is in use`);
+      return given;
+    }
+    let id = newGuid(this.deps.rng);
+    while (this.store.idTaken(id)) id = newGuid(this.deps.rng);
+    return id;
+  }
+
+  private notify(notification: HcnNotificationName, data: Record<string, string | number>): void {
+    this.deps.events.emit('hns.notification', {
+      notification,
+      code: HcnNotification[notification],
+      time: this.deps.clock.now(),
+      data,
+    });
+  }
+
+  private change(kind: HnsChangeEvent['kind'], op: HnsChangeEvent['op'], id: string, detail?: string): void {
+    this.deps.events.emit('hns.change', {
+      kind,
+      op,
+      id,
+      time: this.deps.clock.now(),
+      ...(detail ? { detail } : {}),
+    });
+  }
+
+  // ───────────────────────────── networks ─────────────────────────────
+
+  getNetwork(id: string): NetworkRec {
+    const n = this.store.networks.get(id);
+    if (!n) throw hnsError('HCN_E_NETWORK_NOT_FOUND', id);
+    return n;
+  }
+
+  createNetwork(idArg: unknown, doc: JsonObject): NetworkRec {
+    return this.atomic(() => {
+      const given = argGuid(idArg);
+      const draft = parseNetwork(doc, this.host);
+      const key = this.store.nameKey(draft.Name);
+      if (draft.Name !== '' && this.store.networkByName.has(key)) {
+        throw hnsError('HCN_E_NETWORK_ALREADY_EXISTS', `"${draft.Name}"`);
+      }
+      let ipams = draft.Ipams;
+      let defaultSubnet = false;
+      if (ipams.length === 0 && draft.Type === 'NAT') {
+        ipams = [{ Type: 'Static', Subnets: [this.chooseNatSubnet()] }];
+        defaultSubnet = true;
+      }
+      const id = this.newId(given ?? draft.givenId, 'HCN_E_NETWORK_ALREADY_EXISTS');
+      const macRanges = draft.MacRanges.length ? draft.MacRanges : [this.defaultMacRange()];
+      const { givenId: _g, ...rest } = draft;
+      const rec: NetworkRec = {
+        ...rest,
+        ID: id,
+        Ipams: ipams,
+        MacRanges: macRanges,
+        SwitchGuid: newGuid(this.deps.rng),
+        LayeredOn: newGuid(this.deps.rng),
+        defaultSubnet,
+        seq: this.nextSeq(),
+      };
+      // commit
+      this.notify('NetworkPreCreate', { ID: id });
+      this.store.networks.set(id, rec);
+      if (rec.Name !== '') this.store.networkByName.set(key, id);
+      this.store.alloc.set(id, this.freshAlloc(rec));
+      this.notify('NetworkCreate', { ID: id });
+      this.change('Network', 'create', id, rec.Name);
+      return rec;
+    });
+  }
+
+  private freshAlloc(n: NetworkRec): NetworkAlloc {
+    return {
+      pools: subnetsOf(n).map((s) => this.poolFor(s)),
+      macs: new MacPool(n.MacRanges.map((m) => ({ start: m.start, end: m.end }))),
+      claims: new Map(),
+      endpoints: new Set(),
+    };
+  }
+
+  private poolFor(s: SubnetRec): IpPool {
+    const reserveGw = s.gateway && (s.Flags & 1) === 0;
+    return new IpPool(s.prefix, { reserved: reserveGw && s.gateway ? [s.gateway] : [] });
+  }
+
+  /** HNS picks a private /20 for a NAT network created without Ipams (reference §6.6). */
+  private chooseNatSubnet(): SubnetRec {
+    const taken: Prefix[] = [];
+    for (const n of this.store.networks.values()) for (const s of subnetsOf(n)) taken.push(s.prefix);
+    // 172.16.0.0/12 carved into /20s, starting at a seeded offset, like Docker's default nat (172.29.144.0/20).
+    const count = 256;
+    const start = this.deps.rng.nextInt(count);
+    for (let i = 0; i < count; i++) {
+      const idx = (start + i) % count;
+      const addr = ((172 << 24) | (16 << 16)) + idx * 4096;
+      const prefix: Prefix = { family: 4, addr: addr >>> 0, len: 20 };
+      if (taken.some((t) => prefixOverlaps(t, prefix))) continue;
+      const gw: IpAddr = { family: 4, value: (addr + 1) >>> 0 };
+      const text = `${formatIp({ family: 4, value: addr >>> 0 })}/20`;
+      const route: RouteRec = {
+        NextHop: formatIp(gw),
+        DestinationPrefix: '0.0.0.0/0',
+        dest: { family: 4, addr: 0, len: 0 },
+        nextHop: gw,
+      };
+      return {
+        ID: newGuid(this.deps.rng),
+        IpAddressPrefix: text,
+        prefix,
+        Policies: [],
+        Routes: [route],
+        Flags: 0,
+        IpSubnets: [],
+        gateway: gw,
+      };
+    }
+    throw hnsError('HCN_E_SUBNET_NOT_FOUND', 'no free 172.16.0.0/12 subnet for a default NAT network');
+  }
+
+  private defaultMacRange(): NetworkRec['MacRanges'][number] {
+    const used = new Set<number>();
+    for (const n of this.store.networks.values()) for (const m of n.MacRanges) used.add(m.start);
+    for (let tries = 0; tries < 64; tries++) {
+      const r = defaultMacRange(this.deps.rng);
+      if (used.has(r.start)) continue;
+      return { StartMacAddress: formatMac(r.start), EndMacAddress: formatMac(r.end), start: r.start, end: r.end };
+    }
+    throw hnsError('HCN_E_INVALID_NETWORK', 'no free default MAC range');
+  }
+
+  modifyNetwork(id: string, doc: JsonObject): NetworkRec {
+    return this.atomic(() => {
+      const n = this.getNetwork(id);
+      const r = new Reader(doc, 'HCN_E_INVALID_JSON');
+      const resourceType = r.optStr('ResourceType') ?? '';
+      const requestType = this.requestType(r);
+      const settings = r.optObj('Settings') ?? new Reader({}, 'HCN_E_INVALID_JSON', '$.Settings');
+      let next: NetworkRec;
+      switch (resourceType) {
+        case 'Policy': {
+          const ctx: PolicyContext = { version: this.profile.version, scope: 'network', networkType: n.Type };
+          const policies = parsePolicies(settings.optArr('Policies'), ctx);
+          next = { ...n, Policies: applyPolicyRequest(n.Policies, policies, requestType, ctx) };
+          break;
+        }
+        case 'DNS': {
+          const dns = readDns(new Reader({ Dns: settings.obj }, 'HCN_E_INVALID_JSON'));
+          if (requestType === 'Remove') next = { ...n, Dns: { Search: [], ServerList: [], Options: [] } };
+          else if (requestType === 'Refresh') next = n;
+          else next = { ...n, Dns: dns };
+          break;
+        }
+        case 'Extension': {
+          const extId = argGuid(settings.optStr('Id') ?? '');
+          if (!extId) throw settings.err('Id is required');
+          const enabled = settings.optBool('IsEnabled') ?? false;
+          const others = n.Extensions.filter((e) => e.Id !== extId);
+          next =
+            requestType === 'Remove'
+              ? { ...n, Extensions: others }
+              : { ...n, Extensions: [...others, { Id: extId, IsEnabled: enabled }] };
+          break;
+        }
+        case 'Subnet': {
+          next = this.modifySubnets(n, settings, requestType);
+          break;
+        }
+        default:
+          throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `network ResourceType "${resourceType}"`);
+      }
+      // commit
+      if (next !== n) {
+        this.store.networks.set(id, next);
+        if (next.Ipams !== n.Ipams) this.resyncPools(n, next);
+        this.change('Network', 'modify', id, `${resourceType} ${requestType}`);
+      }
+      return next;
+    });
+  }
+
+  private modifySubnets(n: NetworkRec, settings: Reader, requestType: RequestType): NetworkRec {
+    const feature = this.profile.schema.major > 2 || (this.profile.schema.major === 2 && this.profile.schema.minor >= 6);
+    if (!feature) throw hnsError('HCN_E_REQUEST_UNSUPPORTED', 'Subnet modification needs HCN schema 2.6');
+    const subs = settings.objs('Subnets', 'HCN_E_INVALID_SUBNET').map((s) => parseSubnetDoc(s, this.host, n.Type));
+    const existing = subnetsOf(n);
+    const alloc = this.store.alloc.get(n.ID)!;
+    if (requestType === 'Add') {
+      for (const s of subs) {
+        if (existing.some((e) => prefixOverlaps(e.prefix, s.prefix))) {
+          throw hnsError('HCN_E_INVALID_SUBNET', `${s.IpAddressPrefix} overlaps an existing subnet`);
+        }
+      }
+      const ipams = n.Ipams.length ? n.Ipams.map((i, k) => (k === 0 ? { ...i, Subnets: [...i.Subnets, ...subs] } : i)) : [{ Type: 'Static' as const, Subnets: subs }];
+      return { ...n, Ipams: ipams };
+    }
+    if (requestType === 'Remove') {
+      const drop = new Set<string>();
+      for (const s of subs) {
+        const idx = existing.findIndex((e) => e.IpAddressPrefix === s.IpAddressPrefix);
+        if (idx < 0) throw hnsError('HCN_E_SUBNET_NOT_FOUND', s.IpAddressPrefix);
+        if (alloc.pools[idx]!.used > 0) throw hnsError('HCN_E_ENTITY_HAS_REFERENCES', `${s.IpAddressPrefix} has endpoints`);
+        drop.add(s.IpAddressPrefix);
+      }
+      return { ...n, Ipams: n.Ipams.map((i) => ({ ...i, Subnets: i.Subnets.filter((s) => !drop.has(s.IpAddressPrefix)) })) };
+    }
+    throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `Subnet ${requestType}`);
+  }
+
+  /** After subnets change, keep the pools of surviving subnets and create pools for new ones. */
+  private resyncPools(before: NetworkRec, after: NetworkRec): void {
+    const alloc = this.store.alloc.get(after.ID)!;
+    const old = subnetsOf(before);
+    const pools = subnetsOf(after).map((s) => {
+      const i = old.findIndex((o) => o.IpAddressPrefix === s.IpAddressPrefix);
+      return i >= 0 ? alloc.pools[i]! : this.poolFor(s);
+    });
+    alloc.pools.splice(0, alloc.pools.length, ...pools);
+    // endpoint subnet indexes follow the new order
+    for (const epId of alloc.endpoints) {
+      const e = this.store.endpoints.get(epId)!;
+      const subs = subnetsOf(after);
+      const cfgs = e.IpConfigurations.map((c) => ({ ...c, subnet: subs.findIndex((s) => prefixContains(s.prefix, c.addr)) }));
+      this.store.endpoints.set(epId, { ...e, IpConfigurations: cfgs });
+    }
+  }
+
+  private requestType(r: Reader): RequestType {
+    const t = r.optStr('RequestType') ?? '';
+    const found = REQUEST_TYPES.find((x) => x === t);
+    if (!found) throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `RequestType "${t}"`);
+    return found;
+  }
+
+  /**
+   * Delete a network. Its endpoints go with it (the v1 test TestEndpointStatsAll deletes a network
+   * with a live endpoint and expects success); refused while a load balancer or route names one.
+   */
+  deleteNetwork(id: string): void {
+    this.atomic(() => {
+      const n = this.getNetwork(id);
+      const alloc = this.store.alloc.get(id)!;
+      for (const epId of alloc.endpoints) {
+        if (this.store.refsOf(epId).size) {
+          throw hnsError('HCN_E_ENTITY_HAS_REFERENCES', `endpoint ${epId} is used by ${[...this.store.refsOf(epId)].join(', ')}`);
+        }
+      }
+      this.notify('NetworkPreDelete', { ID: id });
+      for (const epId of [...alloc.endpoints]) this.removeEndpoint(epId);
+      this.store.networks.delete(id);
+      this.store.alloc.delete(id);
+      if (n.Name !== '' && this.store.networkByName.get(this.store.nameKey(n.Name)) === id) {
+        this.store.networkByName.delete(this.store.nameKey(n.Name));
+      }
+      this.notify('NetworkDelete', { ID: id });
+      this.change('Network', 'delete', id, n.Name);
+    });
+  }
+
+  // ───────────────────────────── endpoints ─────────────────────────────
+
+  getEndpoint(id: string): EndpointRec {
+    const e = this.store.endpoints.get(id);
+    if (!e) throw hnsError('HCN_E_ENDPOINT_NOT_FOUND', id);
+    return e;
+  }
+
+  createEndpoint(networkArg: unknown, idArg: unknown, doc: JsonObject): EndpointRec {
+    return this.atomic(() => {
+      const netFromArg = argGuid(networkArg);
+      const given = argGuid(idArg);
+      const netFromDoc = new Reader(doc, 'HCN_E_INVALID_ENDPOINT').optStr('HostComputeNetwork');
+      const netRef = netFromDoc ? argGuid(netFromDoc) : undefined;
+      if (netFromArg && netRef && netFromArg !== netRef) {
+        throw hnsError('HCN_E_INVALID_ENDPOINT', `HostComputeNetwork ${netRef} differs from the network ${netFromArg}`);
+      }
+      const networkId = netFromArg ?? netRef;
+      if (!networkId) throw hnsError('HCN_E_NETWORK_NOT_FOUND', 'no network given');
+      const n = this.getNetwork(networkId);
+      const draft = parseEndpoint(doc, n, this.profile.version);
+      return this.commitEndpoint(n, given ?? draft.givenId, draft);
+    });
+  }
+
+  private commitEndpoint(n: NetworkRec, givenId: string | undefined, d: EndpointDraft): EndpointRec {
+    const alloc = this.store.alloc.get(n.ID)!;
+    const subs = subnetsOf(n);
+    const remote = isRemote(d);
+    // validate addresses
+    const plan: { cfg: Omit<IpConfigRec, 'pooled' | 'subnet'>; subnet: number; pool: 'reserve' | 'allocate' | 'none' }[] = [];
+    if (d.IpConfigurations.length) {
+      for (const c of d.IpConfigurations) {
+        const idx = subs.findIndex((s) => prefixContains(s.prefix, c.addr));
+        if (remote) {
+          plan.push({ cfg: c, subnet: idx, pool: 'none' });
+          continue;
+        }
+        if (idx < 0) {
+          if (subs.length) throw hnsError('HCN_E_INVALID_IP', `${c.IpAddress} is outside every subnet of ${n.ID}`);
+          plan.push({ cfg: c, subnet: -1, pool: 'none' });
+          continue;
+        }
+        const s = subs[idx]!;
+        const pool = alloc.pools[idx]!;
+        if (pool.isAllocated(c.addr) || pool.isReserved(c.addr)) {
+          throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', `${c.IpAddress} is reserved or in use`);
+        }
+        if (c.IpSubnetId && !s.IpSubnets.some((x) => x.ID === c.IpSubnetId)) {
+          throw hnsError('HCN_E_INVALID_IP_SUBNET', `IpSubnetId ${c.IpSubnetId}`);
+        }
+        plan.push({ cfg: c.PrefixLength === undefined ? { ...c, PrefixLength: s.prefix.len } : c, subnet: idx, pool: 'reserve' });
+      }
+    } else if (!remote) {
+      const staticSubs = n.Ipams.filter((i) => i.Type === 'Static').flatMap((i) => i.Subnets);
+      for (const family of [4, 6] as const) {
+        const candidates = staticSubs.filter((s) => s.prefix.family === family);
+        if (!candidates.length) continue;
+        const idx = subs.findIndex((s) => candidates.includes(s) && alloc.pools[subs.indexOf(s)]!.used < alloc.pools[subs.indexOf(s)]!.size);
+        if (idx < 0) throw hnsError('HCN_E_SUBNET_NOT_FOUND', `no free IPv${family} address in ${n.ID}`);
+        plan.push({ cfg: { IpAddress: '', PrefixLength: subs[idx]!.prefix.len, addr: { family: 4, value: 0 } }, subnet: idx, pool: 'allocate' });
+      }
+    }
+    if (!remote && plan.length > 1 && !supports(this.profile.version, 'IPv6DualStack')) {
+      throw hnsError('HCN_E_INVALID_ENDPOINT', 'dual-stack endpoints need HNS 11.10');
+    }
+    // duplicate addresses among remote endpoints are not checked (kube-proxy reprograms them freely)
+    // policy claims
+    const claims: string[] = [];
+    for (const p of d.Policies) {
+      for (const c of policyClaims(p)) {
+        if (alloc.claims.has(c.key) || claims.includes(c.key)) throw hnsError(c.error, c.key);
+        claims.push(c.key);
+      }
+    }
+    // MAC
+    let mac: number | undefined = d.MacAddress?.mac;
+    let macPooled = false;
+    if (mac !== undefined) {
+      if (!remote && alloc.macs.contains(mac)) {
+        if (alloc.macs.isAllocated(mac)) throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', `MAC ${d.MacAddress!.text} is in use`);
+        macPooled = true;
+      }
+    } else if (!remote) {
+      if (alloc.macs.used >= alloc.macs.size) throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', 'the MAC pool is exhausted');
+      macPooled = true;
+    }
+    const id = this.newId(givenId, 'ERROR_ALREADY_EXISTS');
+    // commit (nothing below throws)
+    const IpConfigurations: IpConfigRec[] = plan.map((p) => {
+      const pool = p.subnet >= 0 ? alloc.pools[p.subnet]! : undefined;
+      if (p.pool === 'allocate') {
+        const addr = pool!.allocate()!;
+        return { IpAddress: formatIp(addr), PrefixLength: p.cfg.PrefixLength!, addr, pooled: true, subnet: p.subnet };
+      }
+      if (p.pool === 'reserve') pool!.reserve(p.cfg.addr);
+      return { ...p.cfg, pooled: p.pool === 'reserve', subnet: p.subnet };
+    });
+    if (mac === undefined && macPooled) mac = alloc.macs.allocate()!;
+    else if (mac !== undefined && macPooled) alloc.macs.reserve(mac);
+    for (const c of claims) alloc.claims.set(c, id);
+    let Routes = d.Routes;
+    if (!Routes.length && !remote) {
+      Routes = IpConfigurations.flatMap((c) => (c.subnet >= 0 ? subs[c.subnet]!.Routes : []));
+    }
+    const Dns: DnsRec = dnsIsEmpty(d.Dns) && !remote ? n.Dns : d.Dns;
+    const rec: EndpointRec = {
+      kind: 'Endpoint',
+      ID: id,
+      Name: d.Name,
+      HostComputeNetwork: n.ID,
+      Policies: d.Policies,
+      IpConfigurations,
+      Dns,
+      Routes,
+      MacAddress: mac === undefined ? '' : formatMac(mac),
+      mac: mac ?? -1,
+      macPooled,
+      Flags: d.Flags,
+      SchemaVersion: d.SchemaVersion,
+      SharedContainers: [],
+      seq: this.nextSeq(),
+    };
+    this.store.endpoints.set(id, rec);
+    alloc.endpoints.add(id);
+    this.change('Endpoint', 'create', id, rec.Name);
+    return rec;
+  }
+
+  modifyEndpoint(id: string, doc: JsonObject): EndpointRec {
+    return this.atomic(() => {
+      const e = this.getEndpoint(id);
+      const n = this.getNetwork(e.HostComputeNetwork);
+      const r = new Reader(doc, 'HCN_E_INVALID_JSON');
+      const resourceType = r.optStr('ResourceType') ?? '';
+      const requestType = this.requestType(r);
+      const settings = r.optObj('Settings') ?? new Reader({}, 'HCN_E_INVALID_JSON', '$.Settings');
+      const alloc = this.store.alloc.get(n.ID)!;
+      if (resourceType === 'Policy') {
+        const ctx: PolicyContext = { version: this.profile.version, scope: 'endpoint', networkType: n.Type };
+        const policies = parsePolicies(settings.optArr('Policies'), ctx);
+        const next = applyPolicyRequest(e.Policies, policies, requestType, ctx);
+        // claims: recompute for this endpoint
+        const mine = new Set<string>();
+        for (const [k, owner] of alloc.claims) if (owner === id) mine.add(k);
+        const wanted: { key: string; error: HResultName }[] = [];
+        for (const p of next) for (const c of policyClaims(p)) wanted.push(c);
+        const seen = new Set<string>();
+        for (const c of wanted) {
+          const owner = alloc.claims.get(c.key);
+          if ((owner !== undefined && owner !== id) || seen.has(c.key)) throw hnsError(c.error, c.key);
+          seen.add(c.key);
+        }
+        for (const k of mine) alloc.claims.delete(k);
+        for (const k of seen) alloc.claims.set(k, id);
+        const rec = { ...e, Policies: next };
+        this.store.endpoints.set(id, rec);
+        this.change('Endpoint', 'modify', id, `Policy ${requestType}`);
+        return rec;
+      }
+      if (resourceType === 'Port') {
+        if (requestType === 'Add') {
+          const PortId = argGuid(settings.optStr('PortId') ?? '');
+          const VirtualMachineId = argGuid(settings.optStr('VirtualMachineId') ?? '');
+          const VirtualNicName = settings.optStr('VirtualNicName') ?? '';
+          if (!PortId || !VirtualMachineId) throw settings.err('PortId and VirtualMachineId are required');
+          if (e.VmPort) throw hnsError('HCN_E_ENDPOINT_ALREADY_ATTACHED', id);
+          if (isRemote(e)) throw hnsError('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION', id);
+          const rec = { ...e, VmPort: { PortId, VirtualMachineId, VirtualNicName } };
+          this.store.endpoints.set(id, rec);
+          this.change('Endpoint', 'modify', id, 'Port Add');
+          return rec;
+        }
+        if (requestType === 'Remove') {
+          if (!e.VmPort) throw hnsError('HCN_E_ENDPOINT_NOT_ATTACHED', id);
+          const { VmPort: _p, ...rest } = e;
+          this.store.endpoints.set(id, rest);
+          this.change('Endpoint', 'modify', id, 'Port Remove');
+          return rest;
+        }
+        throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `Port ${requestType}`);
+      }
+      throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `endpoint ResourceType "${resourceType}"`);
+    });
+  }
+
+  /** Delete an endpoint (allowed while in a namespace, reference §6.9; refused while an LB or route names it). */
+  deleteEndpoint(id: string): void {
+    this.atomic(() => {
+      this.getEndpoint(id);
+      const refs = this.store.refsOf(id);
+      if (refs.size) throw hnsError('HCN_E_ENTITY_HAS_REFERENCES', `used by ${[...refs].join(', ')}`);
+      this.removeEndpoint(id);
+    });
+  }
+
+  /** Commit-phase removal: frees addresses, MAC and claims, leaves its namespace. */
+  private removeEndpoint(id: string): void {
+    const e = this.store.endpoints.get(id)!;
+    const alloc = this.store.alloc.get(e.HostComputeNetwork)!;
+    for (const c of e.IpConfigurations) if (c.pooled && c.subnet >= 0) alloc.pools[c.subnet]!.release(c.addr);
+    if (e.macPooled) alloc.macs.release(e.mac);
+    for (const [k, owner] of [...alloc.claims]) if (owner === id) alloc.claims.delete(k);
+    alloc.endpoints.delete(id);
+    if (e.HostComputeNamespace) this.detachFromNamespace(e.HostComputeNamespace, id);
+    this.store.endpoints.delete(id);
+    this.change('Endpoint', 'delete', id, e.Name);
+  }
+
+  // ───────────────────────────── namespaces ─────────────────────────────
+
+  getNamespace(id: string): NamespaceRec {
+    const ns = this.store.namespaces.get(id);
+    if (!ns) throw hnsError('ERROR_NOT_FOUND', `namespace ${id}`);
+    return ns;
+  }
+
+  createNamespace(idArg: unknown, doc: JsonObject, opts: { isDefault?: boolean } = {}): NamespaceRec {
+    return this.atomic(() => {
+      const given = argGuid(idArg);
+      const d = parseNamespace(doc);
+      const endpoints = d.resources.filter((r) => r.Type === 'Endpoint').map((r) => r.ID);
+      for (const epId of endpoints) this.checkAttachable(epId, undefined);
+      if (new Set(endpoints).size !== endpoints.length) {
+        throw hnsError('HCN_E_ENDPOINT_NAMESPACE_ALREADY_EXISTS', 'an endpoint is listed twice');
+      }
+      const id = this.newId(given ?? d.givenId, 'ERROR_ALREADY_EXISTS');
+      const isDefaultCompartment = d.Type === 'HostDefault' || opts.isDefault === true;
+      const rec: NamespaceRec = {
+        kind: 'Namespace',
+        ID: id,
+        NamespaceId: isDefaultCompartment ? 1 : this.store.nextCompartment++,
+        ...(d.Type ? { Type: d.Type } : {}),
+        Resources: [],
+        SchemaVersion: d.SchemaVersion,
+        IsDefault: opts.isDefault === true,
+        seq: this.nextSeq(),
+      };
+      this.store.namespaces.set(id, rec);
+      this.notify('NamespaceCreate', { ID: id, NamespaceId: rec.NamespaceId });
+      this.change('Namespace', 'create', id);
+      for (const r of d.resources) {
+        if (r.Type === 'Endpoint') this.attachToNamespace(id, r.ID);
+        else this.addNamespaceResource(id, { Type: 'Container', ID: r.ID });
+      }
+      return this.store.namespaces.get(id)!;
+    });
+  }
+
+  /** Validation for adding an endpoint to a namespace (reference §6.10). */
+  private checkAttachable(epId: string, nsId: string | undefined): void {
+    const e = this.getEndpoint(epId);
+    if (isRemote(e)) throw hnsError('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION', epId);
+    if (e.HostComputeNamespace) {
+      throw hnsError('HCN_E_ENDPOINT_NAMESPACE_ALREADY_EXISTS', `${epId} is in namespace ${e.HostComputeNamespace}${nsId === e.HostComputeNamespace ? ' already' : ''}`);
+    }
+  }
+
+  private attachToNamespace(nsId: string, epId: string): void {
+    const e = this.store.endpoints.get(epId)!;
+    this.store.endpoints.set(epId, { ...e, HostComputeNamespace: nsId });
+    this.addNamespaceResource(nsId, { Type: 'Endpoint', ID: epId });
+    this.notify('NetworkEndpointAttached', { ID: epId, Namespace: nsId, Network: e.HostComputeNetwork });
+  }
+
+  private detachFromNamespace(nsId: string, epId: string): void {
+    const ns = this.store.namespaces.get(nsId);
+    const e = this.store.endpoints.get(epId);
+    if (e && e.HostComputeNamespace === nsId) {
+      const { HostComputeNamespace: _n, ...rest } = e;
+      this.store.endpoints.set(epId, rest);
+    }
+    if (ns) {
+      this.store.namespaces.set(nsId, {
+        ...ns,
+        Resources: ns.Resources.filter((r) => !(r.Type === 'Endpoint' && r.ID === epId)),
+      });
+      this.change('Namespace', 'modify', nsId, `Endpoint Remove ${epId}`);
+    }
+    this.notify('NetworkEndpointDetached', { ID: epId, Namespace: nsId, Network: e?.HostComputeNetwork ?? '' });
+  }
+
+  private addNamespaceResource(nsId: string, res: NamespaceResourceRec): void {
+    const ns = this.store.namespaces.get(nsId)!;
+    this.store.namespaces.set(nsId, { ...ns, Resources: [...ns.Resources, res] });
+    this.change('Namespace', 'modify', nsId, `${res.Type} Add ${res.ID}`);
+  }
+
+  modifyNamespace(id: string, doc: JsonObject): NamespaceRec {
+    return this.atomic(() => {
+      const ns = this.getNamespace(id);
+      const r = new Reader(doc, 'HCN_E_INVALID_JSON');
+      const resourceType = r.optStr('ResourceType') ?? '';
+      const requestType = this.requestType(r);
+      const settings = r.optObj('Settings') ?? new Reader({}, 'HCN_E_INVALID_JSON', '$.Settings');
+      if (requestType !== 'Add' && requestType !== 'Remove') {
+        throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `namespace ${requestType}`);
+      }
+      if (resourceType === 'Endpoint') {
+        const epId = argGuid(settings.optStr('EndpointId') ?? '');
+        if (!epId) throw settings.err('EndpointId is required');
+        if (requestType === 'Add') {
+          this.checkAttachable(epId, id);
+          this.attachToNamespace(id, epId);
+        } else {
+          if (!ns.Resources.some((x) => x.Type === 'Endpoint' && x.ID === epId)) {
+            throw hnsError('ERROR_NOT_FOUND', `endpoint ${epId} is not in namespace ${id}`);
+          }
+          this.detachFromNamespace(id, epId);
+        }
+        return this.store.namespaces.get(id)!;
+      }
+      if (resourceType === 'Container') {
+        const cid = settings.optStr('ContainerId') ?? '';
+        if (!cid) throw settings.err('ContainerId is required');
+        const has = ns.Resources.some((x) => x.Type === 'Container' && x.ID.toLowerCase() === cid.toLowerCase());
+        if (requestType === 'Add') {
+          if (has) throw hnsError('ERROR_ALREADY_EXISTS', `container ${cid}`);
+          this.addNamespaceResource(id, { Type: 'Container', ID: cid });
+        } else {
+          if (!has) throw hnsError('ERROR_NOT_FOUND', `container ${cid}`);
+          this.store.namespaces.set(id, {
+            ...ns,
+            Resources: ns.Resources.filter((x) => !(x.Type === 'Container' && x.ID.toLowerCase() === cid.toLowerCase())),
+          });
+          this.change('Namespace', 'modify', id, `Container Remove ${cid}`);
+        }
+        return this.store.namespaces.get(id)!;
+      }
+      throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `namespace ResourceType "${resourceType}"`);
+    });
+  }
+
+  /** Delete a namespace; endpoints still in it are detached (our choice, docs/model.md). */
+  deleteNamespace(id: string): void {
+    this.atomic(() => {
+      const ns = this.getNamespace(id);
+      for (const r of ns.Resources) if (r.Type === 'Endpoint') this.detachFromNamespace(id, r.ID);
+      this.store.namespaces.delete(id);
+      this.notify('NamespaceDelete', { ID: id, NamespaceId: ns.NamespaceId });
+      this.change('Namespace', 'delete', id);
+    });
+  }
+
+  // ───────────────────────────── load balancers ─────────────────────────────
+
+  getLoadBalancer(id: string): LoadBalancerRec {
+    const lb = this.store.loadBalancers.get(id);
+    if (!lb) throw hnsError('ERROR_NOT_FOUND', `load balancer ${id}`);
+    return lb;
+  }
+
+  private validateLb(doc: JsonObject, selfId: string | undefined) {
+    const d = parseLoadBalancer(doc, this.profile.version);
+    if (!d.HostComputeEndpoints.length) throw hnsError('E_INVALIDARG', 'a load balancer needs at least one endpoint');
+    for (const epId of d.HostComputeEndpoints) this.getEndpoint(epId);
+    if (d.HostComputeNetwork) this.getNetwork(d.HostComputeNetwork);
+    const claims = loadBalancerClaims(d);
+    const seen = new Set<string>();
+    for (const c of claims) {
+      const owner = this.store.lbClaims.get(c);
+      if ((owner !== undefined && owner !== selfId) || seen.has(c)) throw hnsError('HCN_E_PORT_ALREADY_EXISTS', `frontend ${c}`);
+      seen.add(c);
+    }
+    return { d, claims };
+  }
+
+  createLoadBalancer(idArg: unknown, doc: JsonObject): LoadBalancerRec {
+    return this.atomic(() => {
+      const given = argGuid(idArg);
+      const { d, claims } = this.validateLb(doc, undefined);
+      const id = this.newId(given ?? d.givenId, 'ERROR_ALREADY_EXISTS');
+      const { givenId: _g, ...rest } = d;
+      const rec: LoadBalancerRec = { kind: 'LoadBalancer', ...rest, ID: id, seq: this.nextSeq() };
+      this.store.loadBalancers.set(id, rec);
+      for (const c of claims) this.store.lbClaims.set(c, id);
+      for (const ep of rec.HostComputeEndpoints) this.store.addRef(ep, id);
+      this.change('LoadBalancer', 'create', id);
+      return rec;
+    });
+  }
+
+  /** Whole-object update (HcnModifyLoadBalancer with the full document; needs HNS 15.4). */
+  modifyLoadBalancer(id: string, doc: JsonObject): LoadBalancerRec {
+    return this.atomic(() => {
+      const old = this.getLoadBalancer(id);
+      if (!supports(this.profile.version, 'ModifyLoadbalancer')) {
+        throw hnsError('HCN_E_REQUEST_UNSUPPORTED', 'load balancer modification needs HNS 15.4');
+      }
+      const { d, claims } = this.validateLb(doc, id);
+      const { givenId: _g, ...rest } = d;
+      const rec: LoadBalancerRec = { kind: 'LoadBalancer', ...rest, ID: id, seq: old.seq };
+      for (const [k, owner] of [...this.store.lbClaims]) if (owner === id) this.store.lbClaims.delete(k);
+      for (const c of claims) this.store.lbClaims.set(c, id);
+      for (const ep of old.HostComputeEndpoints) this.store.dropRef(ep, id);
+      for (const ep of rec.HostComputeEndpoints) this.store.addRef(ep, id);
+      this.store.loadBalancers.set(id, rec);
+      this.change('LoadBalancer', 'modify', id);
+      return rec;
+    });
+  }
+
+  deleteLoadBalancer(id: string): void {
+    this.atomic(() => {
+      const lb = this.getLoadBalancer(id);
+      for (const [k, owner] of [...this.store.lbClaims]) if (owner === id) this.store.lbClaims.delete(k);
+      for (const ep of lb.HostComputeEndpoints) this.store.dropRef(ep, id);
+      this.store.loadBalancers.delete(id);
+      this.change('LoadBalancer', 'delete', id);
+    });
+  }
+
+  // ───────────────────────────── SDN routes ─────────────────────────────
+
+  getSdnRoute(id: string): SdnRouteRec {
+    const rt = this.store.routes.get(id);
+    if (!rt) throw hnsError('ERROR_NOT_FOUND', `route ${id}`);
+    return rt;
+  }
+
+  createSdnRoute(idArg: unknown, doc: JsonObject): SdnRouteRec {
+    return this.atomic(() => {
+      const given = argGuid(idArg);
+      const d = parseSdnRoute(doc);
+      if (!d.HostComputeEndpoints.length) throw hnsError('E_INVALIDARG', 'an SDN route needs at least one endpoint');
+      if (!d.Setting.length) throw hnsError('E_INVALIDARG', 'an SDN route needs at least one route setting');
+      for (const epId of d.HostComputeEndpoints) this.getEndpoint(epId);
+      if (d.HostComputeNetwork) this.getNetwork(d.HostComputeNetwork);
+      const id = this.newId(given ?? d.givenId, 'ERROR_ALREADY_EXISTS');
+      const { givenId: _g, ...rest } = d;
+      const rec: SdnRouteRec = { kind: 'SdnRoute', ...rest, ID: id, seq: this.nextSeq() };
+      this.store.routes.set(id, rec);
+      for (const ep of new Set(rec.HostComputeEndpoints)) this.store.addRef(ep, id);
+      this.change('SdnRoute', 'create', id);
+      return rec;
+    });
+  }
+
+  modifySdnRoute(id: string, _doc: JsonObject): SdnRouteRec {
+    this.getSdnRoute(id);
+    throw hnsError('HCN_E_REQUEST_UNSUPPORTED', 'SDN routes cannot be modified; delete and re-create');
+  }
+
+  deleteSdnRoute(id: string): void {
+    this.atomic(() => {
+      const rt = this.getSdnRoute(id);
+      for (const ep of new Set(rt.HostComputeEndpoints)) this.store.dropRef(ep, id);
+      this.store.routes.delete(id);
+      this.change('SdnRoute', 'delete', id);
+    });
+  }
+
+  // ───────────────────────────── helpers for other layers ─────────────────────────────
+
+  /** Recompute the LB frontend claim index from the load balancers (snapshot restore). */
+  rebuildLbClaims(): void {
+    this.store.lbClaims.clear();
+    for (const lb of this.store.loadBalancers.values()) for (const c of loadBalancerClaims(lb)) this.store.lbClaims.set(c, lb.ID);
+  }
+
+  /** Subnets of a network with their pool usage (listings, audits). */
+  subnetUsage(networkId: string): { subnet: SubnetRec; used: number; size: number }[] {
+    const n = this.getNetwork(networkId);
+    const alloc = this.store.alloc.get(networkId)!;
+    return subnetsOf(n).map((subnet, i) => ({ subnet, used: alloc.pools[i]!.used, size: alloc.pools[i]!.size }));
+  }
+
+  /** v1 attach bookkeeping (EndpointAttachDetachRequest). */
+  setSharedContainers(epId: string, containers: readonly string[]): EndpointRec {
+    const e = this.getEndpoint(epId);
+    const rec = { ...e, SharedContainers: [...containers] };
+    this.store.endpoints.set(epId, rec);
+    this.change('Endpoint', 'modify', epId, 'attach');
+    return rec;
+  }
+
+  /** Whole-endpoint replacement keeping addresses (v1 POST /endpoints/<id> update of policies/DNS). */
+  replaceEndpointPolicies(epId: string, policies: readonly ParsedPolicy[], dns?: DnsRec): EndpointRec {
+    return this.atomic(() => {
+      const e = this.getEndpoint(epId);
+      const alloc = this.store.alloc.get(e.HostComputeNetwork)!;
+      const seen = new Set<string>();
+      for (const p of policies) {
+        for (const c of policyClaims(p)) {
+          const owner = alloc.claims.get(c.key);
+          if ((owner !== undefined && owner !== epId) || seen.has(c.key)) throw hnsError(c.error, c.key);
+          seen.add(c.key);
+        }
+      }
+      for (const [k, owner] of [...alloc.claims]) if (owner === epId) alloc.claims.delete(k);
+      for (const k of seen) alloc.claims.set(k, epId);
+      const rec = { ...e, Policies: policies, ...(dns ? { Dns: dns } : {}) };
+      this.store.endpoints.set(epId, rec);
+      this.change('Endpoint', 'modify', epId, 'update');
+      return rec;
+    });
+  }
+}
+
+/**
+ * Policy request semantics (hcsshim comments on ModifyEndpointSettingRequest): Add appends (the same
+ * policy twice → HCN_E_POLICY_ALREADY_EXISTS); Remove drops each given policy (absent →
+ * HCN_E_POLICY_NOT_FOUND); Update replaces every existing policy of each Type present in the request
+ * (our reading of "replace settings with the ones provided", docs/model.md); Refresh re-applies and
+ * changes nothing.
+ */
+export function applyPolicyRequest(
+  current: readonly ParsedPolicy[],
+  given: readonly ParsedPolicy[],
+  requestType: RequestType,
+  ctx: PolicyContext,
+): ParsedPolicy[] {
+  const keys = new Set(current.map(policyKey));
+  switch (requestType) {
+    case 'Add': {
+      const seen = new Set<string>();
+      for (const p of given) {
+        const k = policyKey(p);
+        if (keys.has(k) || seen.has(k)) throw hnsError('HCN_E_POLICY_ALREADY_EXISTS', p.type);
+        seen.add(k);
+      }
+      const merged = [...current, ...given];
+      assertPolicySet(merged, ctx);
+      return merged;
+    }
+    case 'Remove': {
+      const drop = new Set<string>();
+      for (const p of given) {
+        const k = policyKey(p);
+        if (!keys.has(k)) throw hnsError('HCN_E_POLICY_NOT_FOUND', p.type);
+        drop.add(k);
+      }
+      return current.filter((p) => !drop.has(policyKey(p)));
+    }
+    case 'Update': {
+      const types = new Set(given.map((p) => p.type));
+      const merged = [...current.filter((p) => !types.has(p.type)), ...given];
+      assertPolicySet(merged, ctx);
+      return merged;
+    }
+    case 'Refresh':
+      return [...current];
+  }
+}
+
+/** Single-instance policy types (InterfaceParameters, …) may appear once per object. */
+function assertPolicySet(list: readonly ParsedPolicy[], ctx: PolicyContext): void {
+  const seen = new Set<string>();
+  for (const p of list) {
+    const m = getPolicyModule(p.type, ctx.scope);
+    if (m && m.multiple === false) {
+      if (seen.has(p.type)) {
+        throw hnsError(p.type === 'InterfaceParameters' ? 'HCN_INTERFACEPARAMETERS_ALREADY_APPLIED' : 'HCN_E_POLICY_ALREADY_EXISTS', p.type);
+      }
+      seen.add(p.type);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The HNS object tables with their indexes (DESIGN contract 5): by ID (upper-case GUID), network by
+ * name (case-insensitive), endpoints by network, reverse references from endpoints to the load
+ * balancers, SDN routes and policy lists that name them. Maps keep insertion order, which is
+ * creation order: enumeration order.
+ */
+import type {
+  EndpointRec,
+  LoadBalancerRec,
+  NamespaceRec,
+  NetworkAlloc,
+  NetworkRec,
+  PolicyListRec,
+  SdnRouteRec,
+} from './model.js';
+
+export class HnsStore {
+  readonly networks = new Map<string, NetworkRec>();
+  readonly alloc = new Map<string, NetworkAlloc>();
+  readonly networkByName = new Map<string, string>();
+  readonly endpoints = new Map<string, EndpointRec>();
+  readonly namespaces = new Map<string, NamespaceRec>();
+  readonly loadBalancers = new Map<string, LoadBalancerRec>();
+  /** LB frontend claims (protocol/port/VIP) → LB ID. */
+  readonly lbClaims = new Map<string, string>();
+  readonly routes = new Map<string, SdnRouteRec>();
+  readonly policyLists = new Map<string, PolicyListRec>();
+  /** Endpoint ID → IDs of LBs, routes and policy lists that reference it. */
+  readonly endpointRefs = new Map<string, Set<string>>();
+  seq = 0;
+  nextCompartment = 2;
+
+  nameKey(name: string): string {
+    return name.toLowerCase();
+  }
+
+  addRef(endpointId: string, ownerId: string): void {
+    let s = this.endpointRefs.get(endpointId);
+    if (!s) this.endpointRefs.set(endpointId, (s = new Set()));
+    s.add(ownerId);
+  }
+
+  dropRef(endpointId: string, ownerId: string): void {
+    const s = this.endpointRefs.get(endpointId);
+    if (!s) return;
+    s.delete(ownerId);
+    if (s.size === 0) this.endpointRefs.delete(endpointId);
+  }
+
+  refsOf(endpointId: string): ReadonlySet<string> {
+    return this.endpointRefs.get(endpointId) ?? EMPTY;
+  }
+
+  /** Whether an ID is taken by any object kind (IDs are unique across kinds). */
+  idTaken(id: string): boolean {
+    return (
+      this.networks.has(id) ||
+      this.endpoints.has(id) ||
+      this.namespaces.has(id) ||
+      this.loadBalancers.has(id) ||
+      this.routes.has(id) ||
+      this.policyLists.has(id)
+    );
+  }
+
+  clear(): void {
+    this.networks.clear();
+    this.alloc.clear();
+    this.networkByName.clear();
+    this.endpoints.clear();
+    this.namespaces.clear();
+    this.loadBalancers.clear();
+    this.lbClaims.clear();
+    this.routes.clear();
+    this.policyLists.clear();
+    this.endpointRefs.clear();
+  }
+}
+
+const EMPTY: ReadonlySet<string> = new Set();

@@ -1,0 +1,144 @@
+/**
+ * One simulated Windows node, the composition root (DESIGN: host/). Its parts are bound in an
+ * inversify container so a test can replace any of them (a faulty transport, another clock):
+ *
+ *   const host = createHost({ seed: 7, profile: 'ws2025' });
+ *   const r = host.api.HcnCreateNetwork(null, { Name: 'nat', Type: 'NAT' });
+ *
+ *   createHost({ override: (c) => c.rebind(TOKENS.Transport).toDynamicValue(…) });
+ */
+import { Container } from 'inversify';
+import { Clock } from '../core/clock.js';
+import { hnsError } from '../core/errors.js';
+import { EventBus } from '../core/events.js';
+import { Rng } from '../core/rng.js';
+import { FaultInjector } from '../api/faults.js';
+import { FlatApi } from '../api/flat.js';
+import { DirectTransport, type HnsTransport } from '../api/transport.js';
+import {
+  applyRestart,
+  REBOOT_DEFAULT,
+  restoreSnapshot,
+  SERVICE_RESTART_DEFAULT,
+  takeSnapshot,
+  type HnsSnapshot,
+  type RestartPolicy,
+} from '../hns/lifecycle.js';
+import { HnsService } from '../hns/service.js';
+import { DEFAULT_PROFILE, resolveProfile, type HostProfile } from '../hns/versions.js';
+
+export interface HostOptions {
+  /** Seed of every ID and choice the host makes (default 1). */
+  readonly seed?: number;
+  /** `ws2019`, `ws2022`, `ws2025`, an explicit `Major.Minor` HNS version, or a profile object. */
+  readonly profile?: string | HostProfile;
+  /** Host name, for listings and clusters (default `node-1`). */
+  readonly name?: string;
+  /** Create the HostDefault namespace (compartment 1) at boot, as Windows has one (default true). */
+  readonly defaultNamespace?: boolean;
+  /** What an HNS service restart keeps (defaults: SERVICE_RESTART_DEFAULT). */
+  readonly serviceRestart?: Partial<RestartPolicy>;
+  /** What a host reboot keeps (defaults: REBOOT_DEFAULT). */
+  readonly reboot?: Partial<RestartPolicy>;
+  /** Replace bindings after the defaults are bound: `(c) => c.rebind(TOKENS.Clock).toConstantValue(…)`. */
+  readonly override?: (container: Container) => void;
+}
+
+/** Service identifiers of the host's parts. */
+export const TOKENS = {
+  Options: Symbol.for('hnsim.Options'),
+  Profile: Symbol.for('hnsim.Profile'),
+  Rng: Symbol.for('hnsim.Rng'),
+  Clock: Symbol.for('hnsim.Clock'),
+  Events: Symbol.for('hnsim.Events'),
+  Hns: Symbol.for('hnsim.Hns'),
+  FlatApi: Symbol.for('hnsim.FlatApi'),
+  Transport: Symbol.for('hnsim.Transport'),
+  Faults: Symbol.for('hnsim.Faults'),
+} as const;
+
+export class Host {
+  readonly name: string;
+  readonly profile: HostProfile;
+  readonly rng: Rng;
+  readonly clock: Clock;
+  readonly events: EventBus;
+  readonly hns: HnsService;
+  /** The flat, DLL-named API: synchronous, failures as data. */
+  readonly api: FlatApi;
+  /** Fault and latency injection, wrapping the transport the typed client uses. */
+  readonly faults: FaultInjector;
+  /** What clients call: faults → transport → flat API. */
+  readonly transport: HnsTransport;
+
+  constructor(
+    readonly container: Container,
+    private readonly options: HostOptions,
+  ) {
+    this.name = options.name ?? 'node-1';
+    this.profile = container.get<HostProfile>(TOKENS.Profile);
+    this.rng = container.get<Rng>(TOKENS.Rng);
+    this.clock = container.get<Clock>(TOKENS.Clock);
+    this.events = container.get<EventBus>(TOKENS.Events);
+    this.hns = container.get<HnsService>(TOKENS.Hns);
+    this.api = container.get<FlatApi>(TOKENS.FlatApi);
+    this.faults = container.get<FaultInjector>(TOKENS.Faults);
+    this.transport = this.faults;
+    if (options.defaultNamespace !== false) this.bootNamespaces();
+  }
+
+  private bootNamespaces(): void {
+    this.hns.createNamespace(null, { Type: 'HostDefault', SchemaVersion: { Major: 2, Minor: 0 } });
+  }
+
+  /** Restart the HNS service: what survives follows `serviceRestart` (docs/model.md). */
+  restartHns(policy: Partial<RestartPolicy> = {}): void {
+    applyRestart(this.hns, { ...SERVICE_RESTART_DEFAULT, ...this.options.serviceRestart, ...policy });
+    this.events.emit('hns.service', { what: 'restart', time: this.clock.now() });
+  }
+
+  /** Reboot the host: non-persistent networks and all endpoints, namespaces and LBs go by default. */
+  reboot(policy: Partial<RestartPolicy> = {}): void {
+    const p = { ...REBOOT_DEFAULT, ...this.options.reboot, ...policy };
+    applyRestart(this.hns, p);
+    if (p.namespaces === 'remove' && this.options.defaultNamespace !== false) this.bootNamespaces();
+    this.events.emit('hns.service', { what: 'reboot', time: this.clock.now() });
+  }
+
+  snapshot(): HnsSnapshot {
+    return takeSnapshot(this.hns);
+  }
+
+  restore(snapshot: unknown): void {
+    restoreSnapshot(this.hns, snapshot);
+  }
+}
+
+/** Build a host. Costs one inversify container (~50 µs). */
+export function createHost(options: HostOptions = {}): Host {
+  const profile =
+    typeof options.profile === 'object' ? options.profile : resolveProfile(options.profile ?? DEFAULT_PROFILE);
+  if (!profile) throw hnsError('E_INVALIDARG', `unknown host profile "${String(options.profile)}"`);
+  const c = new Container({ defaultScope: 'Singleton' });
+  c.bind(TOKENS.Options).toConstantValue(options);
+  c.bind(TOKENS.Profile).toConstantValue(profile);
+  c.bind(TOKENS.Rng).toDynamicValue(() => new Rng(options.seed ?? 1));
+  c.bind(TOKENS.Clock).toDynamicValue(() => new Clock());
+  c.bind(TOKENS.Events).toDynamicValue(() => new EventBus());
+  c.bind(TOKENS.Hns).toDynamicValue(
+    (ctx) =>
+      new HnsService({
+        profile: ctx.get<HostProfile>(TOKENS.Profile),
+        rng: ctx.get<Rng>(TOKENS.Rng),
+        clock: ctx.get<Clock>(TOKENS.Clock),
+        events: ctx.get<EventBus>(TOKENS.Events),
+      }),
+  );
+  c.bind(TOKENS.FlatApi).toDynamicValue((ctx) => new FlatApi(ctx.get<HnsService>(TOKENS.Hns)));
+  c.bind(TOKENS.Transport).toDynamicValue((ctx) => new DirectTransport(ctx.get<FlatApi>(TOKENS.FlatApi)));
+  c.bind(TOKENS.Faults).toDynamicValue(
+    (ctx) => new FaultInjector(ctx.get<HnsTransport>(TOKENS.Transport), ctx.get<Clock>(TOKENS.Clock)),
+  );
+  options.override?.(c);
+  return new Host(c, options);
+}
