@@ -28,7 +28,7 @@ import type {
   SubnetRec,
 } from './model.js';
 import type { ParsedPolicy, PolicyContext } from './policy/contracts.js';
-import { getPolicyModule, parsePolicies, policyClaims, policyKey } from './policy/registry.js';
+import { assertSingleInstances, parsePolicies, policyClaims, policyKey } from './policy/registry.js';
 import { dnsIsEmpty, argGuid, readDns } from './schema/common.js';
 import { parseEndpoint, isRemote, type EndpointDraft } from './schema/endpoint.js';
 import { parseLoadBalancer, loadBalancerClaims } from './schema/loadbalancer.js';
@@ -867,7 +867,7 @@ export function applyPolicyRequest(
         seen.add(k);
       }
       const merged = [...current, ...given];
-      assertPolicySet(merged, ctx);
+      assertSingleInstances(merged);
       return merged;
     }
     case 'Remove': {
@@ -882,24 +882,10 @@ export function applyPolicyRequest(
     case 'Update': {
       const types = new Set(given.map((p) => p.type));
       const merged = [...current.filter((p) => !types.has(p.type)), ...given];
-      assertPolicySet(merged, ctx);
+      assertSingleInstances(merged);
       return merged;
     }
     case 'Refresh':
       return [...current];
-  }
-}
-
-/** Single-instance policy types (InterfaceParameters, …) may appear once per object. */
-function assertPolicySet(list: readonly ParsedPolicy[], ctx: PolicyContext): void {
-  const seen = new Set<string>();
-  for (const p of list) {
-    const m = getPolicyModule(p.type, ctx.scope);
-    if (m && m.multiple === false) {
-      if (seen.has(p.type)) {
-        throw hnsError(p.type === 'InterfaceParameters' ? 'HCN_INTERFACEPARAMETERS_ALREADY_APPLIED' : 'HCN_E_POLICY_ALREADY_EXISTS', p.type);
-      }
-      seen.add(p.type);
-    }
   }
 }
