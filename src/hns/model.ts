@@ -4,6 +4,7 @@
  * Records are replaced, never edited in place, except the allocation pools, which the service
  * mutates only in the commit phase of an operation.
  */
+import type { JsonObject } from '../core/json.js';
 import type { IpAddr, Prefix } from '../addr/ip.js';
 import type { IpPool } from '../addr/pool.js';
 import type { MacPool } from '../addr/mac.js';
@@ -185,7 +186,7 @@ export interface PolicyListRec {
   readonly kind: 'PolicyList';
   readonly ID: string;
   readonly References: readonly string[];
-  readonly Policies: readonly import('../core/json.js').JsonObject[];
+  readonly Policies: readonly JsonObject[];
   readonly seq: number;
 }
 

@@ -212,7 +212,12 @@ export class HnsService {
     for (let tries = 0; tries < 64; tries++) {
       const r = defaultMacRange(this.deps.rng);
       if (used.has(r.start)) continue;
-      return { StartMacAddress: formatMac(r.start), EndMacAddress: formatMac(r.end), start: r.start, end: r.end };
+      return {
+        StartMacAddress: formatMac(r.start),
+        EndMacAddress: formatMac(r.end),
+        start: r.start,
+        end: r.end,
+      };
     }
     throw hnsError('HCN_E_INVALID_NETWORK', 'no free default MAC range');
   }
@@ -229,7 +234,7 @@ export class HnsService {
         case 'Policy': {
           const ctx: PolicyContext = { version: this.profile.version, scope: 'network', networkType: n.Type };
           const policies = parsePolicies(settings.optArr('Policies'), ctx);
-          next = { ...n, Policies: applyPolicyRequest(n.Policies, policies, requestType, ctx) };
+          next = { ...n, Policies: applyPolicyRequest(n.Policies, policies, requestType) };
           break;
         }
         case 'DNS': {
@@ -268,9 +273,12 @@ export class HnsService {
   }
 
   private modifySubnets(n: NetworkRec, settings: Reader, requestType: RequestType): NetworkRec {
-    const feature = this.profile.schema.major > 2 || (this.profile.schema.major === 2 && this.profile.schema.minor >= 6);
+    const feature =
+      this.profile.schema.major > 2 || (this.profile.schema.major === 2 && this.profile.schema.minor >= 6);
     if (!feature) throw hnsError('HCN_E_REQUEST_UNSUPPORTED', 'Subnet modification needs HCN schema 2.6');
-    const subs = settings.objs('Subnets', 'HCN_E_INVALID_SUBNET').map((s) => parseSubnetDoc(s, this.host, n.Type));
+    const subs = settings
+      .objs('Subnets', 'HCN_E_INVALID_SUBNET')
+      .map((s) => parseSubnetDoc(s, this.host, n.Type));
     const existing = subnetsOf(n);
     const alloc = this.store.alloc.get(n.ID)!;
     if (requestType === 'Add') {
@@ -279,7 +287,9 @@ export class HnsService {
           throw hnsError('HCN_E_INVALID_SUBNET', `${s.IpAddressPrefix} overlaps an existing subnet`);
         }
       }
-      const ipams = n.Ipams.length ? n.Ipams.map((i, k) => (k === 0 ? { ...i, Subnets: [...i.Subnets, ...subs] } : i)) : [{ Type: 'Static' as const, Subnets: subs }];
+      const ipams = n.Ipams.length
+        ? n.Ipams.map((i, k) => (k === 0 ? { ...i, Subnets: [...i.Subnets, ...subs] } : i))
+        : [{ Type: 'Static' as const, Subnets: subs }];
       return { ...n, Ipams: ipams };
     }
     if (requestType === 'Remove') {
@@ -287,10 +297,14 @@ export class HnsService {
       for (const s of subs) {
         const idx = existing.findIndex((e) => e.IpAddressPrefix === s.IpAddressPrefix);
         if (idx < 0) throw hnsError('HCN_E_SUBNET_NOT_FOUND', s.IpAddressPrefix);
-        if (alloc.pools[idx]!.used > 0) throw hnsError('HCN_E_ENTITY_HAS_REFERENCES', `${s.IpAddressPrefix} has endpoints`);
+        if (alloc.pools[idx]!.used > 0)
+          throw hnsError('HCN_E_ENTITY_HAS_REFERENCES', `${s.IpAddressPrefix} has endpoints`);
         drop.add(s.IpAddressPrefix);
       }
-      return { ...n, Ipams: n.Ipams.map((i) => ({ ...i, Subnets: i.Subnets.filter((s) => !drop.has(s.IpAddressPrefix)) })) };
+      return {
+        ...n,
+        Ipams: n.Ipams.map((i) => ({ ...i, Subnets: i.Subnets.filter((s) => !drop.has(s.IpAddressPrefix)) })),
+      };
     }
     throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `Subnet ${requestType}`);
   }
@@ -308,7 +322,10 @@ export class HnsService {
     for (const epId of alloc.endpoints) {
       const e = this.store.endpoints.get(epId)!;
       const subs = subnetsOf(after);
-      const cfgs = e.IpConfigurations.map((c) => ({ ...c, subnet: subs.findIndex((s) => prefixContains(s.prefix, c.addr)) }));
+      const cfgs = e.IpConfigurations.map((c) => ({
+        ...c,
+        subnet: subs.findIndex((s) => prefixContains(s.prefix, c.addr)),
+      }));
       this.store.endpoints.set(epId, { ...e, IpConfigurations: cfgs });
     }
   }
@@ -330,7 +347,10 @@ export class HnsService {
       const alloc = this.store.alloc.get(id)!;
       for (const epId of alloc.endpoints) {
         if (this.store.refsOf(epId).size) {
-          throw hnsError('HCN_E_ENTITY_HAS_REFERENCES', `endpoint ${epId} is used by ${[...this.store.refsOf(epId)].join(', ')}`);
+          throw hnsError(
+            'HCN_E_ENTITY_HAS_REFERENCES',
+            `endpoint ${epId} is used by ${[...this.store.refsOf(epId)].join(', ')}`,
+          );
         }
       }
       this.notify('NetworkPreDelete', { ID: id });
@@ -360,7 +380,10 @@ export class HnsService {
       const netFromDoc = new Reader(doc, 'HCN_E_INVALID_ENDPOINT').optStr('HostComputeNetwork');
       const netRef = netFromDoc ? argGuid(netFromDoc) : undefined;
       if (netFromArg && netRef && netFromArg !== netRef) {
-        throw hnsError('HCN_E_INVALID_ENDPOINT', `HostComputeNetwork ${netRef} differs from the network ${netFromArg}`);
+        throw hnsError(
+          'HCN_E_INVALID_ENDPOINT',
+          `HostComputeNetwork ${netRef} differs from the network ${netFromArg}`,
+        );
       }
       const networkId = netFromArg ?? netRef;
       if (!networkId) throw hnsError('HCN_E_NETWORK_NOT_FOUND', 'no network given');
@@ -375,7 +398,11 @@ export class HnsService {
     const subs = subnetsOf(n);
     const remote = isRemote(d);
     // validate addresses
-    const plan: { cfg: Omit<IpConfigRec, 'pooled' | 'subnet'>; subnet: number; pool: 'reserve' | 'allocate' | 'none' }[] = [];
+    const plan: {
+      cfg: Omit<IpConfigRec, 'pooled' | 'subnet'>;
+      subnet: number;
+      pool: 'reserve' | 'allocate' | 'none';
+    }[] = [];
     if (d.IpConfigurations.length) {
       for (const c of d.IpConfigurations) {
         const idx = subs.findIndex((s) => prefixContains(s.prefix, c.addr));
@@ -384,7 +411,8 @@ export class HnsService {
           continue;
         }
         if (idx < 0) {
-          if (subs.length) throw hnsError('HCN_E_INVALID_IP', `${c.IpAddress} is outside every subnet of ${n.ID}`);
+          if (subs.length)
+            throw hnsError('HCN_E_INVALID_IP', `${c.IpAddress} is outside every subnet of ${n.ID}`);
           plan.push({ cfg: c, subnet: -1, pool: 'none' });
           continue;
         }
@@ -396,16 +424,27 @@ export class HnsService {
         if (c.IpSubnetId && !s.IpSubnets.some((x) => x.ID === c.IpSubnetId)) {
           throw hnsError('HCN_E_INVALID_IP_SUBNET', `IpSubnetId ${c.IpSubnetId}`);
         }
-        plan.push({ cfg: c.PrefixLength === undefined ? { ...c, PrefixLength: s.prefix.len } : c, subnet: idx, pool: 'reserve' });
+        plan.push({
+          cfg: c.PrefixLength === undefined ? { ...c, PrefixLength: s.prefix.len } : c,
+          subnet: idx,
+          pool: 'reserve',
+        });
       }
     } else if (!remote) {
       const staticSubs = n.Ipams.filter((i) => i.Type === 'Static').flatMap((i) => i.Subnets);
       for (const family of [4, 6] as const) {
         const candidates = staticSubs.filter((s) => s.prefix.family === family);
         if (!candidates.length) continue;
-        const idx = subs.findIndex((s) => candidates.includes(s) && alloc.pools[subs.indexOf(s)]!.used < alloc.pools[subs.indexOf(s)]!.size);
+        const idx = subs.findIndex(
+          (s) =>
+            candidates.includes(s) && alloc.pools[subs.indexOf(s)]!.used < alloc.pools[subs.indexOf(s)]!.size,
+        );
         if (idx < 0) throw hnsError('HCN_E_SUBNET_NOT_FOUND', `no free IPv${family} address in ${n.ID}`);
-        plan.push({ cfg: { IpAddress: '', PrefixLength: subs[idx]!.prefix.len, addr: { family: 4, value: 0 } }, subnet: idx, pool: 'allocate' });
+        plan.push({
+          cfg: { IpAddress: '', PrefixLength: subs[idx]!.prefix.len, addr: { family: 4, value: 0 } },
+          subnet: idx,
+          pool: 'allocate',
+        });
       }
     }
     if (!remote && plan.length > 1 && !supports(this.profile.version, 'IPv6DualStack')) {
@@ -425,11 +464,13 @@ export class HnsService {
     let macPooled = false;
     if (mac !== undefined) {
       if (!remote && alloc.macs.contains(mac)) {
-        if (alloc.macs.isAllocated(mac)) throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', `MAC ${d.MacAddress!.text} is in use`);
+        if (alloc.macs.isAllocated(mac))
+          throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', `MAC ${d.MacAddress!.text} is in use`);
         macPooled = true;
       }
     } else if (!remote) {
-      if (alloc.macs.used >= alloc.macs.size) throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', 'the MAC pool is exhausted');
+      if (alloc.macs.used >= alloc.macs.size)
+        throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', 'the MAC pool is exhausted');
       macPooled = true;
     }
     const id = this.newId(givenId, 'ERROR_ALREADY_EXISTS');
@@ -438,7 +479,13 @@ export class HnsService {
       const pool = p.subnet >= 0 ? alloc.pools[p.subnet]! : undefined;
       if (p.pool === 'allocate') {
         const addr = pool!.allocate()!;
-        return { IpAddress: formatIp(addr), PrefixLength: p.cfg.PrefixLength!, addr, pooled: true, subnet: p.subnet };
+        return {
+          IpAddress: formatIp(addr),
+          PrefixLength: p.cfg.PrefixLength!,
+          addr,
+          pooled: true,
+          subnet: p.subnet,
+        };
       }
       if (p.pool === 'reserve') pool!.reserve(p.cfg.addr);
       return { ...p.cfg, pooled: p.pool === 'reserve', subnet: p.subnet };
@@ -486,7 +533,7 @@ export class HnsService {
       if (resourceType === 'Policy') {
         const ctx: PolicyContext = { version: this.profile.version, scope: 'endpoint', networkType: n.Type };
         const policies = parsePolicies(settings.optArr('Policies'), ctx);
-        const next = applyPolicyRequest(e.Policies, policies, requestType, ctx);
+        const next = applyPolicyRequest(e.Policies, policies, requestType);
         // claims: recompute for this endpoint
         const mine = new Set<string>();
         for (const [k, owner] of alloc.claims) if (owner === id) mine.add(k);
@@ -599,7 +646,10 @@ export class HnsService {
     const e = this.getEndpoint(epId);
     if (isRemote(e)) throw hnsError('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION', epId);
     if (e.HostComputeNamespace) {
-      throw hnsError('HCN_E_ENDPOINT_NAMESPACE_ALREADY_EXISTS', `${epId} is in namespace ${e.HostComputeNamespace}${nsId === e.HostComputeNamespace ? ' already' : ''}`);
+      throw hnsError(
+        'HCN_E_ENDPOINT_NAMESPACE_ALREADY_EXISTS',
+        `${epId} is in namespace ${e.HostComputeNamespace}${nsId === e.HostComputeNamespace ? ' already' : ''}`,
+      );
     }
   }
 
@@ -624,7 +674,11 @@ export class HnsService {
       });
       this.change('Namespace', 'modify', nsId, `Endpoint Remove ${epId}`);
     }
-    this.notify('NetworkEndpointDetached', { ID: epId, Namespace: nsId, Network: e?.HostComputeNetwork ?? '' });
+    this.notify('NetworkEndpointDetached', {
+      ID: epId,
+      Namespace: nsId,
+      Network: e?.HostComputeNetwork ?? '',
+    });
   }
 
   private addNamespaceResource(nsId: string, res: NamespaceResourceRec): void {
@@ -660,7 +714,9 @@ export class HnsService {
       if (resourceType === 'Container') {
         const cid = settings.optStr('ContainerId') ?? '';
         if (!cid) throw settings.err('ContainerId is required');
-        const has = ns.Resources.some((x) => x.Type === 'Container' && x.ID.toLowerCase() === cid.toLowerCase());
+        const has = ns.Resources.some(
+          (x) => x.Type === 'Container' && x.ID.toLowerCase() === cid.toLowerCase(),
+        );
         if (requestType === 'Add') {
           if (has) throw hnsError('ERROR_ALREADY_EXISTS', `container ${cid}`);
           this.addNamespaceResource(id, { Type: 'Container', ID: cid });
@@ -668,7 +724,9 @@ export class HnsService {
           if (!has) throw hnsError('ERROR_NOT_FOUND', `container ${cid}`);
           this.store.namespaces.set(id, {
             ...ns,
-            Resources: ns.Resources.filter((x) => !(x.Type === 'Container' && x.ID.toLowerCase() === cid.toLowerCase())),
+            Resources: ns.Resources.filter(
+              (x) => !(x.Type === 'Container' && x.ID.toLowerCase() === cid.toLowerCase()),
+            ),
           });
           this.change('Namespace', 'modify', id, `Container Remove ${cid}`);
         }
@@ -699,14 +757,16 @@ export class HnsService {
 
   private validateLb(doc: JsonObject, selfId: string | undefined) {
     const d = parseLoadBalancer(doc, this.profile.version);
-    if (!d.HostComputeEndpoints.length) throw hnsError('E_INVALIDARG', 'a load balancer needs at least one endpoint');
+    if (!d.HostComputeEndpoints.length)
+      throw hnsError('E_INVALIDARG', 'a load balancer needs at least one endpoint');
     for (const epId of d.HostComputeEndpoints) this.getEndpoint(epId);
     if (d.HostComputeNetwork) this.getNetwork(d.HostComputeNetwork);
     const claims = loadBalancerClaims(d);
     const seen = new Set<string>();
     for (const c of claims) {
       const owner = this.store.lbClaims.get(c);
-      if ((owner !== undefined && owner !== selfId) || seen.has(c)) throw hnsError('HCN_E_PORT_ALREADY_EXISTS', `frontend ${c}`);
+      if ((owner !== undefined && owner !== selfId) || seen.has(c))
+        throw hnsError('HCN_E_PORT_ALREADY_EXISTS', `frontend ${c}`);
       seen.add(c);
     }
     return { d, claims };
@@ -769,7 +829,8 @@ export class HnsService {
     return this.atomic(() => {
       const given = argGuid(idArg);
       const d = parseSdnRoute(doc);
-      if (!d.HostComputeEndpoints.length) throw hnsError('E_INVALIDARG', 'an SDN route needs at least one endpoint');
+      if (!d.HostComputeEndpoints.length)
+        throw hnsError('E_INVALIDARG', 'an SDN route needs at least one endpoint');
       if (!d.Setting.length) throw hnsError('E_INVALIDARG', 'an SDN route needs at least one route setting');
       for (const epId of d.HostComputeEndpoints) this.getEndpoint(epId);
       if (d.HostComputeNetwork) this.getNetwork(d.HostComputeNetwork);
@@ -802,14 +863,19 @@ export class HnsService {
   /** Recompute the LB frontend claim index from the load balancers (snapshot restore). */
   rebuildLbClaims(): void {
     this.store.lbClaims.clear();
-    for (const lb of this.store.loadBalancers.values()) for (const c of loadBalancerClaims(lb)) this.store.lbClaims.set(c, lb.ID);
+    for (const lb of this.store.loadBalancers.values())
+      for (const c of loadBalancerClaims(lb)) this.store.lbClaims.set(c, lb.ID);
   }
 
   /** Subnets of a network with their pool usage (listings, audits). */
   subnetUsage(networkId: string): { subnet: SubnetRec; used: number; size: number }[] {
     const n = this.getNetwork(networkId);
     const alloc = this.store.alloc.get(networkId)!;
-    return subnetsOf(n).map((subnet, i) => ({ subnet, used: alloc.pools[i]!.used, size: alloc.pools[i]!.size }));
+    return subnetsOf(n).map((subnet, i) => ({
+      subnet,
+      used: alloc.pools[i]!.used,
+      size: alloc.pools[i]!.size,
+    }));
   }
 
   /** v1 attach bookkeeping (EndpointAttachDetachRequest). */
@@ -855,7 +921,6 @@ export function applyPolicyRequest(
   current: readonly ParsedPolicy[],
   given: readonly ParsedPolicy[],
   requestType: RequestType,
-  ctx: PolicyContext,
 ): ParsedPolicy[] {
   const keys = new Set(current.map(policyKey));
   switch (requestType) {

@@ -6,12 +6,20 @@
 import { hnsError } from '../../core/errors.js';
 import { Reader, type JsonObject } from '../../core/json.js';
 import { parseIp, type IpAddr } from '../../addr/ip.js';
-import { formatMac, parseMac } from '../../addr/mac.js';
+import { formatMac, isUnicastMac, parseMac } from '../../addr/mac.js';
 import type { DnsRec, EndpointRec, NetworkRec, RouteRec, SchemaVersion } from '../model.js';
 import type { ParsedPolicy, PolicyContext } from '../policy/contracts.js';
 import { parsePolicies, serializePolicy } from '../policy/registry.js';
 import type { HnsVersion } from '../versions.js';
-import { readDns, readGuid, readRoutes, readSchemaVersion, writeDns, writeRoutes, writeSchemaVersion } from './common.js';
+import {
+  readDns,
+  readGuid,
+  readRoutes,
+  readSchemaVersion,
+  writeDns,
+  writeRoutes,
+  writeSchemaVersion,
+} from './common.js';
 
 export const EndpointFlags = {
   None: 0,
@@ -86,7 +94,8 @@ export function parseEndpoint(doc: JsonObject, network: NetworkRec, version: Hns
   if (macText !== undefined && macText !== '') {
     const mac = parseMac(macText);
     if (mac === undefined) throw r.err(`MacAddress "${macText}" is not a MAC address`);
-    if (Math.floor(mac / 0x10000000000) & 1) throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', `multicast MAC ${macText}`);
+    if (Math.floor(mac / 0x10000000000) & 1)
+      throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', `multicast MAC ${macText}`);
     MacAddress = { text: formatMac(mac), mac };
   }
   const SchemaVersion = readSchemaVersion(r);

@@ -57,12 +57,14 @@ export function parseLoadBalancer(doc: JsonObject, version: HnsVersion): LoadBal
   }
   const PortMappings = r.objs('PortMappings').map((pm): LbPortMappingRec => {
     const Protocol = pm.uint('Protocol', 0xffffffff);
-    if (Protocol !== 6 && Protocol !== 17) throw pm.err(`Protocol ${Protocol} is not TCP (6) or UDP (17)`, 'HCN_E_INVALID_POLICY');
+    if (Protocol !== 6 && Protocol !== 17)
+      throw pm.err(`Protocol ${Protocol} is not TCP (6) or UDP (17)`, 'HCN_E_INVALID_POLICY');
     const InternalPort = pm.uint('InternalPort', 0xffff);
     const ExternalPort = pm.uint('ExternalPort', 0xffff);
     if (InternalPort === 0) throw hnsError('HCN_E_INVALID_INTERNAL_PORT', pm.path);
     const DistributionType = pm.uint('DistributionType', 0xffffffff);
-    if (DistributionType > 2) throw pm.err(`DistributionType ${DistributionType} is not 0, 1 or 2`, 'HCN_E_INVALID_POLICY');
+    if (DistributionType > 2)
+      throw pm.err(`DistributionType ${DistributionType} is not 0, 1 or 2`, 'HCN_E_INVALID_POLICY');
     if (DistributionType !== 0 && !supports(version, 'SessionAffinity')) {
       throw pm.err('session affinity (DistributionType) needs HNS 12.0', 'HCN_E_INVALID_POLICY');
     }
@@ -91,7 +93,11 @@ export function serializeLoadBalancer(lb: LoadBalancerRec): JsonObject {
   if (lb.FrontendVIPs.length) out.FrontendVIPs = [...lb.FrontendVIPs];
   if (lb.PortMappings.length) {
     out.PortMappings = lb.PortMappings.map((pm) => {
-      const o: JsonObject = { Protocol: pm.Protocol, InternalPort: pm.InternalPort, ExternalPort: pm.ExternalPort };
+      const o: JsonObject = {
+        Protocol: pm.Protocol,
+        InternalPort: pm.InternalPort,
+        ExternalPort: pm.ExternalPort,
+      };
       if (pm.DistributionType) o.DistributionType = pm.DistributionType;
       if (pm.Flags) o.Flags = pm.Flags;
       return o;

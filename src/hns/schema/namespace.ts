@@ -41,7 +41,8 @@ export function parseNamespace(doc: JsonObject): NamespaceDraft {
 export function serializeNamespace(n: NamespaceRec): JsonObject {
   const out: JsonObject = { ID: n.ID, NamespaceId: n.NamespaceId };
   if (n.Type) out.Type = n.Type;
-  if (n.Resources.length) out.Resources = n.Resources.map((res) => ({ Type: res.Type, Data: { ID: res.ID } }));
+  if (n.Resources.length)
+    out.Resources = n.Resources.map((res) => ({ Type: res.Type, Data: { ID: res.ID } }));
   out.SchemaVersion = writeSchemaVersion(n.SchemaVersion);
   return out;
 }

@@ -8,12 +8,29 @@ import { newGuid } from '../../core/guid.js';
 import { Reader, type JsonObject } from '../../core/json.js';
 import type { Rng } from '../../core/rng.js';
 import { formatIp, parseIp, parsePrefix, prefixContains, prefixLast, prefixOverlaps } from '../../addr/ip.js';
-import { formatMac, parseMac } from '../../addr/mac.js';
-import type { IpamRec, MacRangeRec, NetworkRec, RouteRec, SubnetRec, ExtensionRec, IpSubnetRec } from '../model.js';
+import { formatMac, MacPool, parseMac } from '../../addr/mac.js';
+import type {
+  IpamRec,
+  MacRangeRec,
+  NetworkRec,
+  RouteRec,
+  SubnetRec,
+  ExtensionRec,
+  IpSubnetRec,
+} from '../model.js';
 import type { NetworkType, PolicyContext } from '../policy/contracts.js';
 import { parsePolicies, serializePolicy } from '../policy/registry.js';
 import { compareVersion, supports, type HnsVersion } from '../versions.js';
-import { dnsIsEmpty, readDns, readGuid, readRoutes, readSchemaVersion, writeDns, writeRoutes, writeSchemaVersion } from './common.js';
+import {
+  dnsIsEmpty,
+  readDns,
+  readGuid,
+  readRoutes,
+  readSchemaVersion,
+  writeDns,
+  writeRoutes,
+  writeSchemaVersion,
+} from './common.js';
 
 export const NETWORK_TYPES: readonly NetworkType[] = [
   'NAT',
@@ -95,7 +112,8 @@ export function parseNetwork(
     throw r.err('DisableHostPort needs HNS 15.1');
   }
   for (const [bit, need] of FLAG_SCHEMA) {
-    if (Flags & bit && compareVersion(host.schema, need) < 0) throw r.err(`flag ${bit} needs HCN schema ${need.major}.${need.minor}`);
+    if (Flags & bit && compareVersion(host.schema, need) < 0)
+      throw r.err(`flag ${bit} needs HCN schema ${need.major}.${need.minor}`);
   }
   const ctx: PolicyContext = { version: host.version, scope: 'network', networkType: Type };
   const Policies = parsePolicies(r.optArr('Policies'), ctx);
@@ -122,15 +140,18 @@ export function parseNetwork(
 function readMacPool(r: Reader): MacRangeRec[] {
   const mp = r.optObj('MacPool');
   if (!mp) return [];
-  return mp.objs('Ranges').map((rg) => {
+  const ranges = mp.objs('Ranges').map((rg) => {
     const StartMacAddress = rg.str('StartMacAddress');
     const EndMacAddress = rg.str('EndMacAddress');
     const start = parseMac(StartMacAddress);
     const end = parseMac(EndMacAddress);
-    if (start === undefined || end === undefined) throw rg.err('MAC address must look like 00-15-5D-52-C0-00');
+    if (start === undefined || end === undefined)
+      throw rg.err('MAC address must look like 00-15-5D-52-C0-00');
     if (start > end) throw rg.err('StartMacAddress is after EndMacAddress');
     return { StartMacAddress: formatMac(start), EndMacAddress: formatMac(end), start, end };
   });
+  new MacPool(ranges); // validates: overlapping or multicast ranges → HCN_E_INVALID_NETWORK
+  return ranges;
 }
 
 function readIpams(r: Reader, host: HostContext, type: NetworkType): IpamRec[] {
@@ -142,7 +163,8 @@ function readIpams(r: Reader, host: HostContext, type: NetworkType): IpamRec[] {
     const Subnets = ipam.objs('Subnets', 'HCN_E_INVALID_SUBNET').map((s) => {
       const sub = readSubnet(s, host, type);
       for (const other of all) {
-        if (prefixOverlaps(other.prefix, sub.prefix)) throw s.err(`subnet ${sub.IpAddressPrefix} overlaps ${other.IpAddressPrefix}`);
+        if (prefixOverlaps(other.prefix, sub.prefix))
+          throw s.err(`subnet ${sub.IpAddressPrefix} overlaps ${other.IpAddressPrefix}`);
       }
       all.push(sub);
       return sub;
@@ -170,7 +192,11 @@ function readSubnet(s: Reader, host: HostContext, type: NetworkType): SubnetRec 
     if (!pp || !prefixContains(prefix, { family: pp.family, value: pp.addr } as never)) {
       throw ips.err(`IpSubnet "${p}" is not inside ${IpAddressPrefix}`);
     }
-    return { ID: readGuid(ips, 'ID') ?? newGuid(host.rng), IpAddressPrefix: p, Flags: ips.uint('Flags', 0xffffffff) };
+    return {
+      ID: readGuid(ips, 'ID') ?? newGuid(host.rng),
+      IpAddressPrefix: p,
+      Flags: ips.uint('Flags', 0xffffffff),
+    };
   });
   // The gateway is the next hop of the default route, when it lies in the subnet.
   let gateway;
@@ -217,7 +243,12 @@ export function serializeNetwork(n: NetworkRec, opts: SerializeOptions = {}): Js
   if (n.Type !== 'NAT') out.Type = n.Type;
   if (n.Policies.length) out.Policies = n.Policies.map(serializePolicy);
   out.MacPool = n.MacRanges.length
-    ? { Ranges: n.MacRanges.map((m) => ({ StartMacAddress: m.StartMacAddress, EndMacAddress: m.EndMacAddress })) }
+    ? {
+        Ranges: n.MacRanges.map((m) => ({
+          StartMacAddress: m.StartMacAddress,
+          EndMacAddress: m.EndMacAddress,
+        })),
+      }
     : {};
   out.Dns = writeDns(n.Dns);
   if (n.Ipams.length) {

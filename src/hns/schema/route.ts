@@ -60,7 +60,11 @@ export function serializeSdnRoute(rt: SdnRouteRec): JsonObject {
   if (rt.HostComputeEndpoints.length) out.HostComputeEndpoints = [...rt.HostComputeEndpoints];
   if (rt.Setting.length) {
     out.Setting = rt.Setting.map((s) => {
-      const o: JsonObject = { DestinationPrefix: s.DestinationPrefix, NextHop: s.NextHop, NeedEncap: s.NeedEncap };
+      const o: JsonObject = {
+        DestinationPrefix: s.DestinationPrefix,
+        NextHop: s.NextHop,
+        NeedEncap: s.NeedEncap,
+      };
       if (s.AutomaticEndpointMonitor) o.AutomaticEndpointMonitor = true;
       return o;
     });
