@@ -1,0 +1,165 @@
+/**
+ * HNS v1 policy lists (`/policylists`, reference hns-hcs.md §3.3): a list of `ELB` (load balancer)
+ * or `ROUTE` policies applied to the endpoints it references (`"/endpoints/<id>"`). The v1
+ * counterpart of HCN load balancers and SDN routes, kept in `store.policyLists`. Like every service
+ * operation, a create validates everything first and then commits; references are registered with
+ * `store.addRef`, so a referenced endpoint (and its network) cannot be deleted; ELB frontends claim
+ * `store.lbClaims` with the same keys HCN load balancers use, so the two APIs conflict as on Windows.
+ *
+ *   createPolicyList(hns, { References: ['/endpoints/<id>'], Policies: [{ Type: 'ELB', Protocol: 6,
+ *     InternalPort: 8080, ExternalPort: 80, SourceVIP: '10.0.0.1', VIPs: ['1.1.1.2'] }] })
+ */
+import { parseIp, parsePrefix } from '../../addr/ip.js';
+import { hnsError } from '../../core/errors.js';
+import { newGuid, parseGuid } from '../../core/guid.js';
+import { isJsonObject, Reader, type Json, type JsonObject } from '../../core/json.js';
+import type { PolicyListRec } from '../model.js';
+import { readGuid } from '../schema/common.js';
+import type { HnsService } from '../service.js';
+import { supports } from '../versions.js';
+
+const REFERENCE_RE = /^\/endpoints\/([^/]+)\/?$/i;
+
+interface ValidatedPolicy {
+  readonly json: JsonObject;
+  readonly claims: readonly string[];
+}
+
+/** `"/endpoints/<guid>"` → canonical reference and endpoint ID; anything else is an invalid reference. */
+function readReference(text: string): { ref: string; id: string } {
+  const m = REFERENCE_RE.exec(text);
+  const id = m ? parseGuid(m[1]!) : undefined;
+  if (!id) throw hnsError('HCN_E_INVALID_JSON_REFERENCE', `"${text}" is not "/endpoints/<id>"`);
+  return { ref: `/endpoints/${id}`, id };
+}
+
+function ipText(r: Reader, key: string, value: Json | undefined): { text: string; key: string } {
+  if (typeof value !== 'string') throw r.err(`${key} must be an IP address string`);
+  const ip = parseIp(value);
+  if (!ip) throw hnsError('HCN_E_INVALID_IP', `${r.path}.${key} "${value}"`);
+  return { text: value, key: ip.value.toString() };
+}
+
+/**
+ * ELB: `{Type, Protocol (uint16, omitted = 0), InternalPort, ExternalPort, SourceVIP, VIPs, ILB, IsDSR}`
+ * (hcsshim ELBPolicy/LBPolicy). InternalPort 0 → HCN_E_INVALID_INTERNAL_PORT; IsDSR needs the DSR
+ * feature (HNS 9.3 or ≥ 10.2). Claims: one per (Protocol, ExternalPort, VIP), `*` when no VIP.
+ */
+function readElb(hns: HnsService, r: Reader): ValidatedPolicy {
+  const protocol = r.optUint('Protocol', 0xffff) ?? 0;
+  if (protocol !== 0 && protocol !== 6 && protocol !== 17)
+    throw r.err(`Protocol ${protocol} is not TCP (6) or UDP (17)`);
+  const internalPort = r.optUint('InternalPort', 0xffff) ?? 0;
+  const externalPort = r.optUint('ExternalPort', 0xffff) ?? 0;
+  if (internalPort === 0) throw hnsError('HCN_E_INVALID_INTERNAL_PORT', `${r.path}.InternalPort`);
+  const sourceVipRaw = r.optStr('SourceVIP');
+  const sourceVip = sourceVipRaw ? ipText(r, 'SourceVIP', sourceVipRaw).text : undefined;
+  // `VIPs = @($Vip)` in microsoft/SDN hns.psm1 sends [null] when no VIP is given: nulls are skipped.
+  const vips = r.arr('VIPs').flatMap((v, i) => (v === null || v === '' ? [] : [ipText(r, `VIPs[${i}]`, v)]));
+  const ilb = r.optBool('ILB') ?? false;
+  const dsr = r.optBool('IsDSR') ?? false;
+  if (dsr && !supports(hns.profile.version, 'DSR'))
+    throw r.err('IsDSR needs Direct Server Return (HNS 9.3 or 10.2+)');
+  const json: JsonObject = { Type: 'ELB' };
+  if (protocol) json['Protocol'] = protocol;
+  json['InternalPort'] = internalPort;
+  json['ExternalPort'] = externalPort;
+  if (sourceVip) json['SourceVIP'] = sourceVip;
+  if (vips.length) json['VIPs'] = vips.map((v) => v.text);
+  if (ilb) json['ILB'] = true;
+  if (dsr) json['IsDSR'] = true;
+  const claims =
+    externalPort === 0
+      ? []
+      : (vips.length ? vips.map((v) => v.key) : ['*']).map((v) => `${protocol}/${externalPort}/${v}`);
+  return { json, claims };
+}
+
+/** ROUTE: `{Type, DestinationPrefix (required), NextHop, NeedEncap}` (hcsshim RoutePolicy). */
+function readRoute(r: Reader): ValidatedPolicy {
+  const dest = r.optStr('DestinationPrefix') ?? '';
+  if (!parsePrefix(dest)) throw r.err(`DestinationPrefix "${dest}" is not an IP prefix`);
+  const nextHop = r.optStr('NextHop');
+  if (nextHop && !parseIp(nextHop)) throw r.err(`NextHop "${nextHop}" is not an IP address`);
+  const json: JsonObject = { Type: 'ROUTE', DestinationPrefix: dest };
+  if (nextHop) json['NextHop'] = nextHop;
+  if (r.optBool('NeedEncap')) json['NeedEncap'] = true;
+  return { json, claims: [] };
+}
+
+function readListPolicy(hns: HnsService, raw: Json, index: number): ValidatedPolicy {
+  if (!isJsonObject(raw)) throw hnsError('HCN_E_INVALID_POLICY', `Policies[${index}] must be an object`);
+  const type = raw['Type'];
+  if (typeof type !== 'string')
+    throw hnsError('HCN_E_INVALID_POLICY', `Policies[${index}].Type must be a string`);
+  const r = new Reader(raw, 'HCN_E_INVALID_POLICY', `$.Policies[${index}]`);
+  switch (type.toUpperCase()) {
+    case 'ELB':
+      return readElb(hns, r);
+    case 'ROUTE':
+      return readRoute(r);
+    default:
+      throw hnsError('HCN_E_INVALID_POLICY_TYPE', `policy list policy "${type}" (ELB or ROUTE)`);
+  }
+}
+
+/**
+ * Create a policy list from `{ID?, References, Policies}`. Errors: a reference not of the form
+ * `/endpoints/<guid>` → HCN_E_INVALID_JSON_REFERENCE; a missing endpoint → HCN_E_ENDPOINT_NOT_FOUND;
+ * a reference listed twice → E_INVALIDARG; a policy other than ELB/ROUTE → HCN_E_INVALID_POLICY_TYPE;
+ * an ELB frontend already claimed by a policy list or HCN load balancer → HCN_E_PORT_ALREADY_EXISTS.
+ */
+export function createPolicyList(hns: HnsService, body: JsonObject): PolicyListRec {
+  return hns.atomic(() => {
+    const store = hns.store;
+    const r = new Reader(body, 'HCN_E_INVALID_JSON', '$');
+    const givenId = readGuid(r, 'ID');
+    const refs = r.strs('References').map(readReference);
+    const ids = new Set<string>();
+    for (const ref of refs) {
+      hns.getEndpoint(ref.id);
+      if (ids.has(ref.id)) throw hnsError('E_INVALIDARG', `${ref.ref} is referenced twice`);
+      ids.add(ref.id);
+    }
+    const policies = r.arr('Policies').map((p, i) => readListPolicy(hns, p, i));
+    const claims = new Set<string>();
+    for (const c of policies.flatMap((p) => p.claims)) {
+      if (store.lbClaims.has(c) || claims.has(c))
+        throw hnsError('HCN_E_PORT_ALREADY_EXISTS', `load balancer frontend ${c}`);
+      claims.add(c);
+    }
+    if (givenId && store.idTaken(givenId)) throw hnsError('ERROR_ALREADY_EXISTS', `ID ${givenId} is in use`);
+    let id = givenId ?? newGuid(hns.deps.rng);
+    while (!givenId && store.idTaken(id)) id = newGuid(hns.deps.rng);
+    // commit
+    const rec: PolicyListRec = {
+      kind: 'PolicyList',
+      ID: id,
+      References: refs.map((x) => x.ref),
+      Policies: policies.map((p) => p.json),
+      seq: ++store.seq,
+    };
+    store.policyLists.set(id, rec);
+    for (const epId of ids) store.addRef(epId, id);
+    for (const c of claims) store.lbClaims.set(c, id);
+    hns.deps.events.emit('hns.change', { kind: 'PolicyList', op: 'create', id, time: hns.deps.clock.now() });
+    return rec;
+  });
+}
+
+/** A policy list by ID; a missing one is ERROR_NOT_FOUND ("Element not found.", our choice). */
+export function getPolicyList(hns: HnsService, id: string): PolicyListRec {
+  const pl = hns.store.policyLists.get(id);
+  if (!pl) throw hnsError('ERROR_NOT_FOUND', `policy list ${id}`);
+  return pl;
+}
+
+/** Delete a policy list, releasing its endpoint references and ELB frontends. */
+export function deletePolicyList(hns: HnsService, id: string): void {
+  const store = hns.store;
+  const pl = getPolicyList(hns, id);
+  for (const ref of pl.References) store.dropRef(readReference(ref).id, id);
+  for (const [k, owner] of [...store.lbClaims]) if (owner === id) store.lbClaims.delete(k);
+  store.policyLists.delete(id);
+  hns.deps.events.emit('hns.change', { kind: 'PolicyList', op: 'delete', id, time: hns.deps.clock.now() });
+}

@@ -1,0 +1,396 @@
+/**
+ * `vmcompute.dll!HNSCall(method, path, request)`: the legacy HNS v1 API (reference hns-hcs.md §3,
+ * §0.3, §0.4) routed onto the same service and store as HCN v2, so an object created through one
+ * API is visible through the other.
+ *
+ * The response is `{"Success":true,"Output":…}` (Output omitted when there is nothing to return:
+ * DELETE, attach, detach) or `{"Success":false,"Error":"<message>","ErrorCode":<int32 HRESULT>}`:
+ * hcsshim turns the latter into `hns failed with error : <Error>`. The call itself fails (throws an
+ * HnsError) only when it is malformed: a method other than GET/POST/DELETE or a path that is not a
+ * string → E_INVALIDARG; a request that is not JSON, or not a JSON object where a body is needed →
+ * HCN_E_INVALID_JSON; a path no route matches → HCN_E_REQUEST_UNSUPPORTED (our choice; hcsshim then
+ * reports `hnsCall failed in Win32: …`). Paths are case-insensitive, a trailing slash is optional,
+ * GUIDs are read in any case and emitted upper-case.
+ *
+ *   hnsCall(hns, 'GET', '/globals/version', '') // {"Success":true,"Output":{"Major":15,"Minor":0}}
+ */
+import { HnsError, hnsError, type HResultName } from '../../core/errors.js';
+import { parseGuid } from '../../core/guid.js';
+import { isJsonObject, Reader, toJson, type Json, type JsonObject } from '../../core/json.js';
+import { parsePolicies } from '../policy/registry.js';
+import { readDns } from '../schema/common.js';
+import type { HnsService } from '../service.js';
+import { attachEndpoint, detachEndpoint, readAttachRequest } from './attach.js';
+import { V1_ENDPOINT_DNS_KEYS, v1EndpointToV2, v1NetworkToV2 } from './convert.js';
+import { createPolicyList, deletePolicyList, getPolicyList } from './policylist.js';
+import { v1EndpointView, v1NamespaceView, v1NetworkView, v1PolicyListView } from './views.js';
+
+export type HnsMethod = 'GET' | 'POST' | 'DELETE';
+const METHODS: readonly HnsMethod[] = ['GET', 'POST', 'DELETE'];
+
+/** The v1 response document. */
+export type HnsResponse = JsonObject;
+
+/** What a route handler gets: the parsed ID segment (if any) and the request body. */
+interface Call {
+  readonly hns: HnsService;
+  /** The raw ID segment of the path ("" when absent). */
+  readonly idText: string;
+  readonly body: JsonObject;
+}
+
+type Handler = (c: Call) => Json | undefined;
+
+interface Route {
+  readonly resource: string;
+  /** Whether the path has an ID segment. */
+  readonly withId: boolean;
+  /** Sub-resource after the ID (`attach`, `addresource`, …), or '' . */
+  readonly action: string;
+  readonly method: HnsMethod;
+  /** Whether the request must carry a JSON object body (absent = `{}`). */
+  readonly needsBody: boolean;
+  readonly handler: Handler;
+}
+
+// ─────────────────────────────── IDs ───────────────────────────────
+
+function idOf(c: Call, notFound: HResultName): string {
+  if (c.idText === '') throw hnsError(notFound, 'no ID in the path');
+  const id = parseGuid(c.idText);
+  if (!id) throw hnsError('HCN_E_GUID_CONVERSION_FAILURE', `"${c.idText}"`);
+  return id;
+}
+
+// ─────────────────────────────── networks ───────────────────────────────
+
+function listNetworks(c: Call): Json {
+  return [...c.hns.store.networks.values()].map((n) => v1NetworkView(c.hns, n));
+}
+
+function getNetwork(c: Call): Json {
+  return v1NetworkView(c.hns, c.hns.getNetwork(idOf(c, 'HCN_E_NETWORK_NOT_FOUND')));
+}
+
+function createNetwork(c: Call): Json {
+  const doc = v1NetworkToV2(c.body, c.hns.profile.version);
+  return v1NetworkView(c.hns, c.hns.createNetwork(null, doc));
+}
+
+/**
+ * `POST /networks/<id>`: update. microsoft/SDN hns.psm1 `Set-HnsSwitchExtension` sends
+ * `{"Extensions":[{"Id","IsEnabled"}]}`; each entry becomes an HCN Extension update. Other keys are
+ * ignored (our choice). Every entry is validated before any is applied.
+ */
+function updateNetwork(c: Call): Json {
+  const id = idOf(c, 'HCN_E_NETWORK_NOT_FOUND');
+  c.hns.getNetwork(id);
+  const r = new Reader(c.body, 'HCN_E_INVALID_JSON', '$');
+  const exts = r.objs('Extensions').map((x) => {
+    const extId = parseGuid(x.optStr('Id') ?? '');
+    if (!extId) throw hnsError('HCN_E_GUID_CONVERSION_FAILURE', `${x.path}.Id`);
+    return { Id: extId, IsEnabled: x.optBool('IsEnabled') ?? false };
+  });
+  for (const ext of exts) {
+    c.hns.modifyNetwork(id, { ResourceType: 'Extension', RequestType: 'Update', Settings: ext });
+  }
+  return v1NetworkView(c.hns, c.hns.getNetwork(id));
+}
+
+function deleteNetwork(c: Call): undefined {
+  c.hns.deleteNetwork(idOf(c, 'HCN_E_NETWORK_NOT_FOUND'));
+  return undefined;
+}
+
+// ─────────────────────────────── endpoints ───────────────────────────────
+
+function listEndpoints(c: Call): Json {
+  return [...c.hns.store.endpoints.values()].map((e) => v1EndpointView(c.hns, e));
+}
+
+function getEndpoint(c: Call): Json {
+  return v1EndpointView(c.hns, c.hns.getEndpoint(idOf(c, 'HCN_E_ENDPOINT_NOT_FOUND')));
+}
+
+/**
+ * The network of a v1 endpoint body: `VirtualNetwork` (a GUID), else `VirtualNetworkName` (exact
+ * name, case-insensitive like network names). Both given and naming different networks →
+ * HCN_E_INVALID_ENDPOINT; neither or unknown → HCN_E_NETWORK_NOT_FOUND.
+ */
+function networkOfBody(hns: HnsService, body: JsonObject): string {
+  const r = new Reader(body, 'HCN_E_INVALID_JSON', '$');
+  const byIdText = r.optStr('VirtualNetwork') ?? '';
+  const name = r.optStr('VirtualNetworkName') ?? '';
+  let byId: string | undefined;
+  if (byIdText !== '') {
+    byId = parseGuid(byIdText);
+    if (!byId) throw hnsError('HCN_E_GUID_CONVERSION_FAILURE', `VirtualNetwork "${byIdText}"`);
+  }
+  let byName: string | undefined;
+  if (name !== '') {
+    byName = hns.store.networkByName.get(hns.store.nameKey(name));
+    if (!byName && !byId) throw hnsError('HCN_E_NETWORK_NOT_FOUND', `VirtualNetworkName "${name}"`);
+  }
+  if (byId && byName && byId !== byName) {
+    throw hnsError('HCN_E_INVALID_ENDPOINT', `VirtualNetwork ${byId} is not the network named "${name}"`);
+  }
+  const id = byId ?? byName;
+  if (!id)
+    throw hnsError('HCN_E_NETWORK_NOT_FOUND', 'neither VirtualNetwork nor VirtualNetworkName is given');
+  return id;
+}
+
+function createEndpoint(c: Call): Json {
+  const networkId = networkOfBody(c.hns, c.body);
+  const doc = v1EndpointToV2(c.body, c.hns.profile.version);
+  return v1EndpointView(c.hns, c.hns.createEndpoint(networkId, null, doc));
+}
+
+/**
+ * `POST /endpoints/<id>` with the full v1 endpoint (hcsshim `HNSEndpoint.Update`, used by
+ * ApplyACLPolicy/ApplyProxyPolicy): the policies are replaced by the body's; DNS is replaced when
+ * the body has a DNS key (DNSSuffix, DNSServerList, DNSDomain), else kept. Addresses, MAC, routes
+ * and flags are kept whatever the body says (our choice). A body `ID` other than the path's →
+ * HCN_E_INVALID_ENDPOINT.
+ */
+function updateEndpoint(c: Call): Json {
+  const id = idOf(c, 'HCN_E_ENDPOINT_NOT_FOUND');
+  const e = c.hns.getEndpoint(id);
+  const bodyId = new Reader(c.body, 'HCN_E_INVALID_JSON', '$').optStr('ID') ?? '';
+  if (bodyId !== '' && parseGuid(bodyId) !== id) {
+    throw hnsError('HCN_E_INVALID_ENDPOINT', `body ID "${bodyId}" is not the endpoint ${id}`);
+  }
+  const doc = v1EndpointToV2(c.body, c.hns.profile.version);
+  const n = c.hns.getNetwork(e.HostComputeNetwork);
+  const policies = parsePolicies(doc['Policies'], {
+    version: c.hns.profile.version,
+    scope: 'endpoint',
+    networkType: n.Type,
+  });
+  const hasDns = V1_ENDPOINT_DNS_KEYS.some((k) => c.body[k] !== undefined && c.body[k] !== null);
+  const dns = hasDns ? readDns(new Reader(doc, 'HCN_E_INVALID_ENDPOINT', '$')) : undefined;
+  return v1EndpointView(c.hns, c.hns.replaceEndpointPolicies(id, policies, dns));
+}
+
+function deleteEndpoint(c: Call): undefined {
+  c.hns.deleteEndpoint(idOf(c, 'HCN_E_ENDPOINT_NOT_FOUND'));
+  return undefined;
+}
+
+function attach(c: Call): undefined {
+  const id = idOf(c, 'HCN_E_ENDPOINT_NOT_FOUND');
+  attachEndpoint(c.hns, id, readAttachRequest(c.body));
+  return undefined;
+}
+
+function detach(c: Call): undefined {
+  const id = idOf(c, 'HCN_E_ENDPOINT_NOT_FOUND');
+  detachEndpoint(c.hns, id, readAttachRequest(c.body));
+  return undefined;
+}
+
+/**
+ * `GET /endpointstats/<id>` (hcsshim EndpointStats). Counters are 0: no dataplane feeds them yet.
+ * `InstanceId` is the VM switch port when the endpoint has one, else the endpoint ID (our choice).
+ */
+function endpointStats(c: Call): Json {
+  const e = c.hns.getEndpoint(idOf(c, 'HCN_E_ENDPOINT_NOT_FOUND'));
+  return {
+    BytesReceived: 0,
+    BytesSent: 0,
+    DroppedPacketsIncoming: 0,
+    DroppedPacketsOutgoing: 0,
+    EndpointId: e.ID,
+    InstanceId: e.VmPort?.PortId ?? e.ID,
+    PacketsReceived: 0,
+    PacketsSent: 0,
+  };
+}
+
+// ─────────────────────────────── policy lists ───────────────────────────────
+
+function listPolicyLists(c: Call): Json {
+  return [...c.hns.store.policyLists.values()].map(v1PolicyListView);
+}
+
+function getPolicyListRoute(c: Call): Json {
+  return v1PolicyListView(getPolicyList(c.hns, idOf(c, 'ERROR_NOT_FOUND')));
+}
+
+function createPolicyListRoute(c: Call): Json {
+  return v1PolicyListView(createPolicyList(c.hns, c.body));
+}
+
+function deletePolicyListRoute(c: Call): undefined {
+  deletePolicyList(c.hns, idOf(c, 'ERROR_NOT_FOUND'));
+  return undefined;
+}
+
+// ─────────────────────────────── namespaces ───────────────────────────────
+
+function listNamespaces(c: Call): Json {
+  return [...c.hns.store.namespaces.values()].map(v1NamespaceView);
+}
+
+function getNamespace(c: Call): Json {
+  return v1NamespaceView(c.hns.getNamespace(idOf(c, 'ERROR_NOT_FOUND')));
+}
+
+/** `POST /namespaces/` `{"IsDefault":bool}`: IsDefault takes compartment 1 (service rule). */
+function createNamespace(c: Call): Json {
+  const r = new Reader(c.body, 'HCN_E_INVALID_JSON', '$');
+  const isDefault = r.optBool('IsDefault') ?? false;
+  const id = r.optStr('ID');
+  return v1NamespaceView(c.hns.createNamespace(id ?? null, {}, { isDefault }));
+}
+
+function deleteNamespace(c: Call): undefined {
+  c.hns.deleteNamespace(idOf(c, 'ERROR_NOT_FOUND'));
+  return undefined;
+}
+
+/**
+ * `POST /namespaces/<id>/addresource|removeresource` `{"Type":"Endpoint"|"Container","Data":{"Id"}}`
+ * → HCN namespace modify (Endpoint: `EndpointId`; Container: `ContainerId`). A resource missing on
+ * remove is "Element not found." (hcsshim maps it to os.ErrNotExist).
+ */
+function namespaceResource(requestType: 'Add' | 'Remove'): Handler {
+  return (c) => {
+    const id = idOf(c, 'ERROR_NOT_FOUND');
+    c.hns.getNamespace(id);
+    const r = new Reader(c.body, 'HCN_E_INVALID_JSON', '$');
+    const type = r.optStr('Type') ?? '';
+    const data = r.optObj('Data');
+    const resId = data ? (data.optStr('Id') ?? data.optStr('ID') ?? '') : '';
+    if (resId === '') throw hnsError('E_INVALIDARG', 'Data.Id is required');
+    let settings: JsonObject;
+    let resourceType: 'Endpoint' | 'Container';
+    if (type.toLowerCase() === 'endpoint') {
+      resourceType = 'Endpoint';
+      settings = { EndpointId: resId };
+    } else if (type.toLowerCase() === 'container') {
+      resourceType = 'Container';
+      settings = { ContainerId: resId };
+    } else {
+      throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `namespace resource Type "${type}"`);
+    }
+    const ns = c.hns.modifyNamespace(id, {
+      ResourceType: resourceType,
+      RequestType: requestType,
+      Settings: settings,
+    });
+    return v1NamespaceView(ns);
+  };
+}
+
+// ─────────────────────────────── globals ───────────────────────────────
+
+function version(c: Call): Json {
+  const v = c.hns.profile.version;
+  return { Major: v.major, Minor: v.minor };
+}
+
+// ─────────────────────────────── the table ───────────────────────────────
+
+function route(
+  method: HnsMethod,
+  resource: string,
+  withId: boolean,
+  action: string,
+  handler: Handler,
+  needsBody = method === 'POST',
+): Route {
+  return { method, resource, withId, action, handler, needsBody };
+}
+
+/** Every v1 route: (method, resource, has ID, action). */
+export const ROUTES: readonly Route[] = [
+  route('GET', 'networks', false, '', listNetworks),
+  route('POST', 'networks', false, '', createNetwork),
+  route('GET', 'networks', true, '', getNetwork),
+  route('POST', 'networks', true, '', updateNetwork),
+  route('DELETE', 'networks', true, '', deleteNetwork),
+  route('GET', 'endpoints', false, '', listEndpoints),
+  route('POST', 'endpoints', false, '', createEndpoint),
+  route('GET', 'endpoints', true, '', getEndpoint),
+  route('POST', 'endpoints', true, '', updateEndpoint),
+  route('DELETE', 'endpoints', true, '', deleteEndpoint),
+  route('POST', 'endpoints', true, 'attach', attach),
+  route('POST', 'endpoints', true, 'detach', detach),
+  route('GET', 'endpointstats', true, '', endpointStats),
+  route('GET', 'policylists', false, '', listPolicyLists),
+  route('POST', 'policylists', false, '', createPolicyListRoute),
+  route('GET', 'policylists', true, '', getPolicyListRoute),
+  route('DELETE', 'policylists', true, '', deletePolicyListRoute),
+  route('GET', 'namespaces', false, '', listNamespaces),
+  route('POST', 'namespaces', false, '', createNamespace),
+  route('GET', 'namespaces', true, '', getNamespace),
+  route('DELETE', 'namespaces', true, '', deleteNamespace),
+  route('POST', 'namespaces', true, 'addresource', namespaceResource('Add')),
+  route('POST', 'namespaces', true, 'removeresource', namespaceResource('Remove')),
+  route('GET', 'globals', true, '', version),
+];
+
+/** `globals/version` is routed as resource `globals` with ID segment `version`. */
+function matches(r: Route, method: HnsMethod, resource: string, idText: string, action: string): boolean {
+  if (r.method !== method || r.resource !== resource || r.action !== action) return false;
+  if (r.resource === 'globals') return idText.toLowerCase() === 'version';
+  return r.withId === (idText !== '');
+}
+
+function readMethod(method: unknown): HnsMethod {
+  const m = typeof method === 'string' ? METHODS.find((x) => x === method.toUpperCase()) : undefined;
+  if (!m) throw hnsError('E_INVALIDARG', `method ${JSON.stringify(method)} is not GET, POST or DELETE`);
+  return m;
+}
+
+function readPath(path: unknown): { resource: string; idText: string; action: string } {
+  if (typeof path !== 'string') throw hnsError('E_INVALIDARG', 'path must be a string');
+  const parts = path.split('/').filter((s) => s !== '');
+  if (parts.length === 0 || parts.length > 3) throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `path "${path}"`);
+  return {
+    resource: parts[0]!.toLowerCase(),
+    idText: parts[1] ?? '',
+    action: (parts[2] ?? '').toLowerCase(),
+  };
+}
+
+/** The request: absent, null or "" = none; a string is parsed as JSON; an object is copied. */
+function readBody(request: unknown): Json | undefined {
+  if (request === undefined || request === null) return undefined;
+  if (typeof request === 'string' && request.trim() === '') return undefined;
+  return toJson(request, 'HCN_E_INVALID_JSON');
+}
+
+/** The text HNS v1 puts in `Error`: the Windows message as a sentence, then a space (§0.1, §3.2). */
+export function v1ErrorText(e: HnsError): string {
+  const m = e.windowsMessage;
+  return `${m.endsWith('.') ? m : `${m}.`} `;
+}
+
+/** `{"Success":false,"Error":…,"ErrorCode":…}`; ErrorCode is the HRESULT as a signed int32 (hcsshim `hnsResponse`). */
+export function v1Failure(e: HnsError): HnsResponse {
+  return { Success: false, Error: v1ErrorText(e), ErrorCode: e.hresult | 0 };
+}
+
+/** HNSCall. See the module comment for the response and for when the call itself fails. */
+export function hnsCall(hns: HnsService, method: unknown, path: unknown, request: unknown): HnsResponse {
+  const m = readMethod(method);
+  const p = readPath(path);
+  const body = readBody(request);
+  const r = ROUTES.find((x) => matches(x, m, p.resource, p.idText, p.action));
+  if (!r) throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `${m} ${String(path)}`);
+  let obj: JsonObject = {};
+  if (r.needsBody && body !== undefined) {
+    if (!isJsonObject(body))
+      throw hnsError('HCN_E_INVALID_JSON', `the ${m} ${String(path)} request must be a JSON object`);
+    obj = body;
+  }
+  try {
+    const output = r.handler({ hns, idText: p.idText, body: obj });
+    return output === undefined ? { Success: true } : { Success: true, Output: output };
+  } catch (e) {
+    if (e instanceof HnsError) return v1Failure(e);
+    throw e;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * A fresh HNS service with the flat API for the v1 tests, and helpers that call `HNSCall` the way
+ * hcsshim's `internal/hns` does (JSON strings in, `{Success, Error, Output}` out).
+ */
+import { expect } from 'vitest';
+import { FlatApi, isFailure, type HcnResult } from '../../../src/api/flat.js';
+import { Clock } from '../../../src/core/clock.js';
+import { HRESULTS, type HResultName } from '../../../src/core/errors.js';
+import { EventBus } from '../../../src/core/events.js';
+import type { Json, JsonObject } from '../../../src/core/json.js';
+import { Rng } from '../../../src/core/rng.js';
+import { HnsService } from '../../../src/hns/service.js';
+import { PROFILES } from '../../../src/hns/versions.js';
+import {
+  v1EndpointView,
+  v1NamespaceView,
+  v1NetworkView,
+  v1PolicyListView,
+} from '../../../src/hns/v1/views.js';
+
+export const GUID_UPPER = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/;
+
+export interface Host {
+  readonly hns: HnsService;
+  readonly api: FlatApi;
+  /** HNSCall with a JSON-string request (objects are marshalled first, as hcsshim does); the call must not fail. */
+  call(method: string, path: string, request?: Json): JsonObject;
+  /** A successful HNSCall's Output. */
+  ok(method: string, path: string, request?: Json): Json;
+}
+
+export function makeHost(profile = 'ws2022', seed = 1): Host {
+  const hns = new HnsService({
+    profile: PROFILES[profile]!,
+    rng: new Rng(seed),
+    clock: new Clock(),
+    events: new EventBus(),
+  });
+  const api = new FlatApi(hns);
+  const call = (method: string, path: string, request?: Json): JsonObject => {
+    const body = request === undefined ? '' : typeof request === 'string' ? request : JSON.stringify(request);
+    return unwrap(api.HNSCall(method, path, body));
+  };
+  const ok = (method: string, path: string, request?: Json): Json => {
+    const r = call(method, path, request);
+    expect(r, `${method} ${path}`).toMatchObject({ Success: true });
+    return r['Output'] ?? null;
+  };
+  return { hns, api, call, ok };
+}
+
+export function unwrap<T>(r: HcnResult<T>): T {
+  if (isFailure(r)) throw new Error(`call failed: ${r.name} ${r.message}`);
+  return r.result;
+}
+
+/** The v1 failure response for a registered HRESULT: message as a sentence plus a space, signed code. */
+export function v1Error(name: HResultName): JsonObject {
+  const m: string = HRESULTS[name].message;
+  return { Success: false, Error: `${m.endsWith('.') ? m : `${m}.`} `, ErrorCode: HRESULTS[name].code | 0 };
+}
+
+/** What hcsshim's internal/hns hnsCall returns as the Go error text for a Success:false response. */
+export function hcsshimError(response: JsonObject): string {
+  return `hns failed with error : ${String(response['Error'])}`;
+}
+
+/** Everything observable in the store, for "a failed call leaves no trace" checks. */
+export function snapshot(h: Host): string {
+  const s = h.hns.store;
+  return JSON.stringify({
+    networks: [...s.networks.values()].map((n) => v1NetworkView(h.hns, n)),
+    endpoints: [...s.endpoints.values()].map((e) => v1EndpointView(h.hns, e)),
+    namespaces: [...s.namespaces.values()].map(v1NamespaceView),
+    policyLists: [...s.policyLists.values()].map(v1PolicyListView),
+    lbClaims: [...s.lbClaims],
+    refs: [...s.endpointRefs].map(([k, v]) => [k, [...v]]),
+    claims: [...s.alloc].map(([k, a]) => [k, [...a.claims], a.pools.map((p) => p.used), a.macs.used]),
+    seq: s.seq,
+    rng: h.hns.deps.rng.state(),
+  });
+}
+
+export const asObj = (v: Json | undefined): JsonObject => v as JsonObject;
+export const asArr = (v: Json | undefined): JsonObject[] => v as JsonObject[];
