@@ -141,7 +141,7 @@ export class FaultInjector implements HnsTransport {
       rule.hits++;
       if (rule.kind === 'fail') {
         const e = new HnsError(rule.code, rule.detail ?? `injected fault on ${call.method}`);
-        return { hr: e.hresult, name: e.code, message: e.message, errorRecord: e.errorRecord() };
+        return { ok: false, hr: e.hresult, name: e.code, message: e.message, errorRecord: e.errorRecord() };
       }
       if (rule.kind === 'delay') {
         await new Promise<void>((resolve) => this.clock.schedule(rule.ms, resolve));

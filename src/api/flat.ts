@@ -23,10 +23,12 @@ import { hnsCall } from '../hns/v1/router.js';
 import type { AnyRec } from '../hns/model.js';
 
 export interface HcnSuccess<T> {
+  readonly ok: true;
   readonly hr: 0;
   readonly result: T;
 }
 export interface HcnFailure {
+  readonly ok: false;
   readonly hr: number;
   readonly name: HResultName;
   readonly message: string;
@@ -35,8 +37,11 @@ export interface HcnFailure {
 export type HcnResult<T> = HcnSuccess<T> | HcnFailure;
 
 export function isFailure<T>(r: HcnResult<T>): r is HcnFailure {
-  return r.hr !== 0;
+  return !r.ok;
 }
+
+/** An HCN object as a query returns it: any JSON object, with its upper-case GUID `ID`. */
+export type HcnDocument = JsonObject & { readonly ID: string };
 
 /** Names of every flat API function (the JSON-RPC methods, with Snapshot/Restore). */
 export const FLAT_API_METHODS = [
@@ -70,13 +75,13 @@ export const FLAT_API_METHODS = [
 export type FlatApiMethod = (typeof FLAT_API_METHODS)[number];
 
 function failure(e: HnsError): HcnFailure {
-  return { hr: e.hresult, name: e.code, message: e.message, errorRecord: e.errorRecord() };
+  return { ok: false, hr: e.hresult, name: e.code, message: e.message, errorRecord: e.errorRecord() };
 }
 
 /** Run `fn`, turning an HnsError into data; anything else is a bug surfaced as E_FAIL with its text. */
 export function capture<T>(fn: () => T): HcnResult<T> {
   try {
-    return { hr: 0, result: fn() };
+    return { ok: true, hr: 0, result: fn() };
   } catch (e) {
     if (e instanceof HnsError) return failure(e);
     return failure(hnsError('E_FAIL', `internal error: ${(e as Error)?.message ?? String(e)}`));
@@ -94,24 +99,43 @@ export class FlatApi {
 
   private id(input: unknown, kind: Kind): string {
     const id = argGuid(input);
-    if (!id) throw hnsError(kind === 'Network' ? 'HCN_E_NETWORK_NOT_FOUND' : kind === 'Endpoint' ? 'HCN_E_ENDPOINT_NOT_FOUND' : 'ERROR_NOT_FOUND', 'no ID given');
+    if (!id)
+      throw hnsError(
+        kind === 'Network'
+          ? 'HCN_E_NETWORK_NOT_FOUND'
+          : kind === 'Endpoint'
+            ? 'HCN_E_ENDPOINT_NOT_FOUND'
+            : 'ERROR_NOT_FOUND',
+        'no ID given',
+      );
     return id;
   }
 
   private v2Guard(): void {
-    if (!this.hns.profile.version || this.hns.profile.version.major < 9 || (this.hns.profile.version.major === 9 && this.hns.profile.version.minor < 2)) {
+    if (
+      !this.hns.profile.version ||
+      this.hns.profile.version.major < 9 ||
+      (this.hns.profile.version.major === 9 && this.hns.profile.version.minor < 2)
+    ) {
       throw hnsError('E_NOTIMPL', 'the HCN v2 API needs HNS 9.2 (Windows Server 2019)');
     }
   }
 
   /** Serialise a record for a query: v1 shape for SchemaVersion 1, else v2. */
-  view(rec: AnyRec, q: Pick<ParsedQuery, 'schema' | 'detailed'>): JsonObject {
+  view(rec: AnyRec, q: Pick<ParsedQuery, 'schema' | 'detailed'>): HcnDocument {
+    return this.viewJson(rec, q) as HcnDocument;
+  }
+
+  private viewJson(rec: AnyRec, q: Pick<ParsedQuery, 'schema' | 'detailed'>): JsonObject {
     const v1 = q.schema.Major === 1;
     switch (rec.kind) {
       case 'Network':
         return v1
           ? v1NetworkView(this.hns, rec)
-          : serializeNetwork(rec, { detailed: q.detailed, endpointCount: this.hns.store.alloc.get(rec.ID)?.endpoints.size ?? 0 });
+          : serializeNetwork(rec, {
+              detailed: q.detailed,
+              endpointCount: this.hns.store.alloc.get(rec.ID)?.endpoints.size ?? 0,
+            });
       case 'Endpoint':
         return v1 ? v1EndpointView(this.hns, rec) : serializeEndpoint(rec, q.detailed);
       case 'Namespace':
@@ -144,7 +168,8 @@ export class FlatApi {
     const table = this.table(kind);
     let candidates: Iterable<AnyRec>;
     const byId = filterGuid(q.filter, 'ID', 'Id');
-    const byNet = kind === 'Endpoint' ? filterGuid(q.filter, 'HostComputeNetwork', 'VirtualNetwork') : undefined;
+    const byNet =
+      kind === 'Endpoint' ? filterGuid(q.filter, 'HostComputeNetwork', 'VirtualNetwork') : undefined;
     if (byId === null || byNet === null) return [];
     if (byId) {
       const r = table.get(byId);
@@ -152,7 +177,11 @@ export class FlatApi {
     } else if (byNet) {
       const ids = this.hns.store.alloc.get(byNet)?.endpoints ?? new Set<string>();
       candidates = [...ids].map((i) => this.hns.store.endpoints.get(i)!);
-    } else if (kind === 'Network' && typeof q.filter.Name === 'string' && Object.keys(q.filter).length === 1) {
+    } else if (
+      kind === 'Network' &&
+      typeof q.filter.Name === 'string' &&
+      Object.keys(q.filter).length === 1
+    ) {
       const id = this.hns.store.networkByName.get(this.hns.store.nameKey(q.filter.Name));
       const r = id ? table.get(id) : undefined;
       candidates = r && (r as { Name: string }).Name === q.filter.Name ? [r] : [];
@@ -169,7 +198,7 @@ export class FlatApi {
     return out;
   }
 
-  private query(kind: Kind, id: unknown, query: unknown): JsonObject {
+  private query(kind: Kind, id: unknown, query: unknown): HcnDocument {
     this.v2Guard();
     const q = parseQuery(query);
     const key = this.id(id, kind);
@@ -186,7 +215,7 @@ export class FlatApi {
     return this.view(rec, q);
   }
 
-  private created(rec: AnyRec): JsonObject {
+  private created(rec: AnyRec): HcnDocument {
     return this.view(rec, { schema: { Major: 2, Minor: 0 }, detailed: false });
   }
 
@@ -194,7 +223,7 @@ export class FlatApi {
   HcnEnumerateNetworks(query?: unknown): HcnResult<string[]> {
     return capture(() => this.enumerate('Network', query));
   }
-  HcnCreateNetwork(id: unknown, settings: unknown): HcnResult<JsonObject> {
+  HcnCreateNetwork(id: unknown, settings: unknown): HcnResult<HcnDocument> {
     return capture(() => {
       this.v2Guard();
       let doc = this.settings(settings);
@@ -202,7 +231,7 @@ export class FlatApi {
       return this.created(this.hns.createNetwork(id, doc));
     });
   }
-  HcnQueryNetworkProperties(id: unknown, query?: unknown): HcnResult<JsonObject> {
+  HcnQueryNetworkProperties(id: unknown, query?: unknown): HcnResult<HcnDocument> {
     return capture(() => this.query('Network', id, query));
   }
   HcnModifyNetwork(id: unknown, settings: unknown): HcnResult<null> {
@@ -225,7 +254,7 @@ export class FlatApi {
   HcnEnumerateEndpoints(query?: unknown): HcnResult<string[]> {
     return capture(() => this.enumerate('Endpoint', query));
   }
-  HcnCreateEndpoint(networkId: unknown, id: unknown, settings: unknown): HcnResult<JsonObject> {
+  HcnCreateEndpoint(networkId: unknown, id: unknown, settings: unknown): HcnResult<HcnDocument> {
     return capture(() => {
       this.v2Guard();
       let doc = this.settings(settings);
@@ -233,7 +262,7 @@ export class FlatApi {
       return this.created(this.hns.createEndpoint(networkId, id, doc));
     });
   }
-  HcnQueryEndpointProperties(id: unknown, query?: unknown): HcnResult<JsonObject> {
+  HcnQueryEndpointProperties(id: unknown, query?: unknown): HcnResult<HcnDocument> {
     return capture(() => this.query('Endpoint', id, query));
   }
   HcnModifyEndpoint(id: unknown, settings: unknown): HcnResult<null> {
@@ -256,13 +285,13 @@ export class FlatApi {
   HcnEnumerateNamespaces(query?: unknown): HcnResult<string[]> {
     return capture(() => this.enumerate('Namespace', query));
   }
-  HcnCreateNamespace(id: unknown, settings: unknown): HcnResult<JsonObject> {
+  HcnCreateNamespace(id: unknown, settings: unknown): HcnResult<HcnDocument> {
     return capture(() => {
       this.v2Guard();
       return this.created(this.hns.createNamespace(id, this.settings(settings)));
     });
   }
-  HcnQueryNamespaceProperties(id: unknown, query?: unknown): HcnResult<JsonObject> {
+  HcnQueryNamespaceProperties(id: unknown, query?: unknown): HcnResult<HcnDocument> {
     return capture(() => this.query('Namespace', id, query));
   }
   HcnModifyNamespace(id: unknown, settings: unknown): HcnResult<null> {
@@ -285,13 +314,13 @@ export class FlatApi {
   HcnEnumerateLoadBalancers(query?: unknown): HcnResult<string[]> {
     return capture(() => this.enumerate('LoadBalancer', query));
   }
-  HcnCreateLoadBalancer(id: unknown, settings: unknown): HcnResult<JsonObject> {
+  HcnCreateLoadBalancer(id: unknown, settings: unknown): HcnResult<HcnDocument> {
     return capture(() => {
       this.v2Guard();
       return this.created(this.hns.createLoadBalancer(id, this.settings(settings)));
     });
   }
-  HcnQueryLoadBalancerProperties(id: unknown, query?: unknown): HcnResult<JsonObject> {
+  HcnQueryLoadBalancerProperties(id: unknown, query?: unknown): HcnResult<HcnDocument> {
     return capture(() => this.query('LoadBalancer', id, query));
   }
   HcnModifyLoadBalancer(id: unknown, settings: unknown): HcnResult<null> {
@@ -314,13 +343,13 @@ export class FlatApi {
   HcnEnumerateSdnRoutes(query?: unknown): HcnResult<string[]> {
     return capture(() => this.enumerate('SdnRoute', query));
   }
-  HcnCreateSdnRoute(id: unknown, settings: unknown): HcnResult<JsonObject> {
+  HcnCreateSdnRoute(id: unknown, settings: unknown): HcnResult<HcnDocument> {
     return capture(() => {
       this.v2Guard();
       return this.created(this.hns.createSdnRoute(id, this.settings(settings)));
     });
   }
-  HcnQuerySdnRouteProperties(id: unknown, query?: unknown): HcnResult<JsonObject> {
+  HcnQuerySdnRouteProperties(id: unknown, query?: unknown): HcnResult<HcnDocument> {
     return capture(() => this.query('SdnRoute', id, query));
   }
   HcnModifySdnRoute(id: unknown, settings: unknown): HcnResult<null> {

@@ -15,71 +15,102 @@ function r(code: number, message: string): HResultInfo {
   return { code: code >>> 0, message };
 }
 
-/** Every HRESULT the simulator can return, by its Windows symbolic name. */
+/**
+ * Every HRESULT the simulator can return, by its Windows symbolic name. HCN messages are the
+ * documented descriptions (HCNHResult.md) with the full stop the system message text carries, as
+ * observed in real ErrorRecords ("An address provided is invalid or reserved. ").
+ */
 export const HRESULTS = {
   S_OK: r(0x00000000, 'The operation completed successfully.'),
   // HCN (computenetwork.dll), HCNHResult.md
-  HCN_E_NETWORK_NOT_FOUND: r(0x803b0001, 'The network was not found'),
-  HCN_E_ENDPOINT_NOT_FOUND: r(0x803b0002, 'The endpoint was not found'),
+  HCN_E_NETWORK_NOT_FOUND: r(0x803b0001, 'The network was not found.'),
+  HCN_E_ENDPOINT_NOT_FOUND: r(0x803b0002, 'The endpoint was not found.'),
   HCN_E_LAYER_NOT_FOUND: r(0x803b0003, "The network's underlying layer was not found"),
-  HCN_E_SWITCH_NOT_FOUND: r(0x803b0004, 'The virtual switch was not found'),
-  HCN_E_SUBNET_NOT_FOUND: r(0x803b0005, 'The network does not have a subnet for this endpoint'),
-  HCN_E_ADAPTER_NOT_FOUND: r(0x803b0006, 'An adapter was not found'),
-  HCN_E_PORT_NOT_FOUND: r(0x803b0007, 'The switch-port was not found'),
-  HCN_E_POLICY_NOT_FOUND: r(0x803b0008, 'An expected policy was not found'),
-  HCN_E_VFP_PORTSETTING_NOT_FOUND: r(0x803b0009, 'A required VFP port setting was not found'),
-  HCN_E_INVALID_NETWORK: r(0x803b000a, 'The provided network configuration is invalid or missing parameters'),
-  HCN_E_INVALID_NETWORK_TYPE: r(0x803b000b, 'Invalid network type'),
-  HCN_E_INVALID_ENDPOINT: r(0x803b000c, 'The provided endpoint configuration is invalid or missing parameters'),
-  HCN_E_INVALID_POLICY: r(0x803b000d, 'The provided policy configuration is invalid or missing parameters'),
-  HCN_E_INVALID_POLICY_TYPE: r(0x803b000e, 'Invalid policy type'),
-  HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION: r(0x803b000f, 'This requested operation is invalid for a remote endpoint'),
-  HCN_E_NETWORK_ALREADY_EXISTS: r(0x803b0010, 'A network with this name already exists'),
-  HCN_E_LAYER_ALREADY_EXISTS: r(0x803b0011, 'A network with this name already exists'),
-  HCN_E_POLICY_ALREADY_EXISTS: r(0x803b0012, 'Policy information already exists on this object'),
-  HCN_E_PORT_ALREADY_EXISTS: r(0x803b0013, 'The specified port already exists'),
-  HCN_E_ENDPOINT_ALREADY_ATTACHED: r(0x803b0014, 'This endpoint is already attached to the switch'),
-  HCN_E_REQUEST_UNSUPPORTED: r(0x803b0015, 'The specified request is unsupported'),
-  HCN_E_MAPPING_NOT_SUPPORTED: r(0x803b0016, 'Port mapping is not supported on the given network'),
-  HCN_E_DEGRADED_OPERATION: r(0x803b0017, 'There was an operation attempted on a degraded object'),
-  HCN_E_SHARED_SWITCH_MODIFICATION: r(0x803b0018, 'Cannot modify a switch shared by multiple networks'),
-  HCN_E_GUID_CONVERSION_FAILURE: r(0x803b0019, 'Failed to interpret a parameter as a GUID'),
-  HCN_E_REGKEY_FAILURE: r(0x803b001a, 'Failed to process registry key'),
-  HCN_E_INVALID_JSON: r(0x803b001b, 'Invalid JSON document string'),
-  HCN_E_INVALID_JSON_REFERENCE: r(0x803b001c, 'The reference is invalid in the JSON document'),
-  HCN_E_ENDPOINT_SHARING_DISABLED: r(0x803b001d, 'Endpoint sharing is disabled'),
-  HCN_E_INVALID_IP: r(0x803b001e, 'IP address is either invalid or not part of any configured subnet(s)'),
-  HCN_E_SWITCH_EXTENSION_NOT_FOUND: r(0x803b001f, 'The specified switch extension does not exist on this switch'),
-  HCN_E_MANAGER_STOPPED: r(0x803b0020, 'Operation cannot be performed while service is stopping'),
-  GCN_E_MODULE_NOT_FOUND: r(0x803b0021, 'General error: module not found'),
-  GCN_E_NO_REQUEST_HANDLERS: r(0x803b0022, 'No request handlers for the guest request'),
-  GCN_E_REQUEST_UNSUPPORTED: r(0x803b0023, 'The guest request is unsupported'),
-  GCN_E_RUNTIMEKEYS_FAILED: r(0x803b0024, 'Failed to process runtime keys in the guest'),
-  GCN_E_NETADAPTER_TIMEOUT: r(0x803b0025, 'Timed out waiting for the guest network adapter'),
-  GCN_E_NETADAPTER_NOT_FOUND: r(0x803b0026, 'The guest network adapter was not found'),
-  GCN_E_NETCOMPARTMENT_NOT_FOUND: r(0x803b0027, 'The guest network compartment was not found'),
-  GCN_E_NETINTERFACE_NOT_FOUND: r(0x803b0028, 'The guest network interface was not found'),
-  GCN_E_DEFAULTNAMESPACE_EXISTS: r(0x803b0029, 'The guest default namespace already exists'),
+  HCN_E_SWITCH_NOT_FOUND: r(0x803b0004, 'The virtual switch was not found.'),
+  HCN_E_SUBNET_NOT_FOUND: r(0x803b0005, 'The network does not have a subnet for this endpoint.'),
+  HCN_E_ADAPTER_NOT_FOUND: r(0x803b0006, 'An adapter was not found.'),
+  HCN_E_PORT_NOT_FOUND: r(0x803b0007, 'The switch-port was not found.'),
+  HCN_E_POLICY_NOT_FOUND: r(0x803b0008, 'An expected policy was not found.'),
+  HCN_E_VFP_PORTSETTING_NOT_FOUND: r(0x803b0009, 'A required VFP port setting was not found.'),
+  HCN_E_INVALID_NETWORK: r(
+    0x803b000a,
+    'The provided network configuration is invalid or missing parameters.',
+  ),
+  HCN_E_INVALID_NETWORK_TYPE: r(0x803b000b, 'Invalid network type.'),
+  HCN_E_INVALID_ENDPOINT: r(
+    0x803b000c,
+    'The provided endpoint configuration is invalid or missing parameters.',
+  ),
+  HCN_E_INVALID_POLICY: r(0x803b000d, 'The provided policy configuration is invalid or missing parameters.'),
+  HCN_E_INVALID_POLICY_TYPE: r(0x803b000e, 'Invalid policy type.'),
+  HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION: r(
+    0x803b000f,
+    'This requested operation is invalid for a remote endpoint.',
+  ),
+  HCN_E_NETWORK_ALREADY_EXISTS: r(0x803b0010, 'A network with this name already exists.'),
+  HCN_E_LAYER_ALREADY_EXISTS: r(0x803b0011, 'A network with this name already exists.'),
+  HCN_E_POLICY_ALREADY_EXISTS: r(0x803b0012, 'Policy information already exists on this object.'),
+  HCN_E_PORT_ALREADY_EXISTS: r(0x803b0013, 'The specified port already exists.'),
+  HCN_E_ENDPOINT_ALREADY_ATTACHED: r(0x803b0014, 'This endpoint is already attached to the switch.'),
+  HCN_E_REQUEST_UNSUPPORTED: r(0x803b0015, 'The specified request is unsupported.'),
+  HCN_E_MAPPING_NOT_SUPPORTED: r(0x803b0016, 'Port mapping is not supported on the given network.'),
+  HCN_E_DEGRADED_OPERATION: r(0x803b0017, 'There was an operation attempted on a degraded object.'),
+  HCN_E_SHARED_SWITCH_MODIFICATION: r(0x803b0018, 'Cannot modify a switch shared by multiple networks.'),
+  HCN_E_GUID_CONVERSION_FAILURE: r(0x803b0019, 'Failed to interpret a parameter as a GUID.'),
+  HCN_E_REGKEY_FAILURE: r(0x803b001a, 'Failed to process registry key.'),
+  HCN_E_INVALID_JSON: r(0x803b001b, 'Invalid JSON document string.'),
+  HCN_E_INVALID_JSON_REFERENCE: r(0x803b001c, 'The reference is invalid in the JSON document.'),
+  HCN_E_ENDPOINT_SHARING_DISABLED: r(0x803b001d, 'Endpoint sharing is disabled.'),
+  HCN_E_INVALID_IP: r(0x803b001e, 'IP address is either invalid or not part of any configured subnet(s).'),
+  HCN_E_SWITCH_EXTENSION_NOT_FOUND: r(
+    0x803b001f,
+    'The specified switch extension does not exist on this switch.',
+  ),
+  HCN_E_MANAGER_STOPPED: r(0x803b0020, 'Operation cannot be performed while service is stopping.'),
+  GCN_E_MODULE_NOT_FOUND: r(0x803b0021, 'Operation cannot be performed while service module not found.'),
+  GCN_E_NO_REQUEST_HANDLERS: r(0x803b0022, 'Request Handlers not present to handle the JSON request.'),
+  GCN_E_REQUEST_UNSUPPORTED: r(0x803b0023, 'The specified request is unsupported.'),
+  GCN_E_RUNTIMEKEYS_FAILED: r(0x803b0024, 'Add runtime keys to container failed.'),
+  GCN_E_NETADAPTER_TIMEOUT: r(
+    0x803b0025,
+    'Timeout while waiting for network adapter with the given instance id.',
+  ),
+  GCN_E_NETADAPTER_NOT_FOUND: r(0x803b0026, 'Network adapter not found for the given instance id.'),
+  GCN_E_NETCOMPARTMENT_NOT_FOUND: r(0x803b0027, 'Network compartment not found for the given id.'),
+  GCN_E_NETINTERFACE_NOT_FOUND: r(0x803b0028, 'Network interface not found for the given id.'),
+  GCN_E_DEFAULTNAMESPACE_EXISTS: r(0x803b0029, 'Default Namespace already exists.'),
   HCN_E_ICS_DISABLED: r(
     0x803b002a,
-    'Internet Connection Sharing service (SharedAccess) is disabled and cannot be started',
+    'Internet Connection Sharing service (SharedAccess) is disabled and cannot be started.',
   ),
   HCN_E_ENDPOINT_NAMESPACE_ALREADY_EXISTS: r(
     0x803b002b,
-    'This requested operation is invalid as endpoint is already part of a network namespace',
+    'This requested operation is invalid as endpoint is already part of a network namespace.',
   ),
-  HCN_E_ENTITY_HAS_REFERENCES: r(0x803b002c, 'The specified entity cannot be removed while it still has references'),
-  HCN_E_INVALID_INTERNAL_PORT: r(0x803b002d, 'The internal port must exist and cannot be zero'),
-  HCN_E_NAMESPACE_ATTACH_FAILED: r(0x803b002e, 'The requested operation for attach namespace failed'),
-  HCN_E_ADDR_INVALID_OR_RESERVED: r(0x803b002f, 'An address provided is invalid or reserved'),
-  HCN_E_INVALID_PREFIX: r(0x803b0030, 'The prefix provided is invalid'),
-  HCN_E_OBJECT_USED_AFTER_UNLOAD: r(0x803b0031, 'A call was performed against an object that was torn down'),
-  HCN_E_INVALID_SUBNET: r(0x803b0032, 'The provided subnet configuration is invalid or missing parameters'),
-  HCN_E_INVALID_IP_SUBNET: r(0x803b0033, 'The provided IP subnet configuration is invalid or missing parameters'),
-  HCN_E_ENDPOINT_NOT_ATTACHED: r(0x803b0034, 'The endpoint must be attached to complete the operation'),
-  HCN_E_ENDPOINT_NOT_LOCAL: r(0x803b0035, 'The endpoint must be local to complete the operation'),
-  HCN_INTERFACEPARAMETERS_ALREADY_APPLIED: r(0x803b0036, 'Cannot apply more than one InterfaceParameters policy'),
-  HCN_E_VFP_NOT_ALLOWED: r(0x803b0037, 'A network of this type can not be created because VFP is not available'),
+  HCN_E_ENTITY_HAS_REFERENCES: r(
+    0x803b002c,
+    'The specified entity cannot be removed while it still has references.',
+  ),
+  HCN_E_INVALID_INTERNAL_PORT: r(0x803b002d, 'The internal port must exist and cannot be zero.'),
+  HCN_E_NAMESPACE_ATTACH_FAILED: r(0x803b002e, 'The requested operation for attach namespace failed.'),
+  HCN_E_ADDR_INVALID_OR_RESERVED: r(0x803b002f, 'An address provided is invalid or reserved.'),
+  HCN_E_INVALID_PREFIX: r(0x803b0030, 'The prefix provided is invalid.'),
+  HCN_E_OBJECT_USED_AFTER_UNLOAD: r(0x803b0031, 'A call was performed against an object that was torn down.'),
+  HCN_E_INVALID_SUBNET: r(0x803b0032, 'The provided subnet configuration is invalid or missing parameters.'),
+  HCN_E_INVALID_IP_SUBNET: r(
+    0x803b0033,
+    'The provided IP subnet configuration is invalid or missing parameters.',
+  ),
+  HCN_E_ENDPOINT_NOT_ATTACHED: r(0x803b0034, 'The endpoint must be attached to complete the operation.'),
+  HCN_E_ENDPOINT_NOT_LOCAL: r(0x803b0035, 'The endpoint must be local to complete the operation.'),
+  HCN_INTERFACEPARAMETERS_ALREADY_APPLIED: r(
+    0x803b0036,
+    'Cannot apply more than one InterfaceParameters policy.',
+  ),
+  HCN_E_VFP_NOT_ALLOWED: r(
+    0x803b0037,
+    'A network of this type can not be created because VFP is not available.',
+  ),
   // Generic Win32 / COM codes seen from HNS
   ERROR_NOT_FOUND: r(0x80070490, 'Element not found.'),
   E_INVALIDARG: r(0x80070057, 'The parameter is incorrect.'),
@@ -89,33 +120,87 @@ export const HRESULTS = {
   E_PENDING: r(0x8000000a, 'The data necessary to complete this operation is not yet available.'),
   ERROR_GEN_FAILURE: r(0x8007001f, 'A device attached to the system is not functioning.'),
   // HCS (vmcompute / computecore), HCSHResult.md. v2 spelling 0x8037…, v1 spelling 0xC037… (ERROR_VMCOMPUTE_*).
-  HCS_E_TERMINATED_DURING_START: r(0x80370100, 'The virtual machine or container exited unexpectedly while starting.'),
-  HCS_E_IMAGE_MISMATCH: r(0x80370101, 'The container operating system does not match the host operating system.'),
-  HCS_E_HYPERV_NOT_INSTALLED: r(0x80370102, 'The virtual machine could not be started because a required feature is not installed.'),
-  HCS_E_INVALID_STATE: r(0x80370105, 'The requested virtual machine or container operation is not valid in the current state.'),
+  HCS_E_TERMINATED_DURING_START: r(
+    0x80370100,
+    'The virtual machine or container exited unexpectedly while starting.',
+  ),
+  HCS_E_IMAGE_MISMATCH: r(
+    0x80370101,
+    'The container operating system does not match the host operating system.',
+  ),
+  HCS_E_HYPERV_NOT_INSTALLED: r(
+    0x80370102,
+    'The virtual machine could not be started because a required feature is not installed.',
+  ),
+  HCS_E_INVALID_STATE: r(
+    0x80370105,
+    'The requested virtual machine or container operation is not valid in the current state.',
+  ),
   HCS_E_UNEXPECTED_EXIT: r(0x80370106, 'The virtual machine or container exited unexpectedly.'),
   HCS_E_TERMINATED: r(0x80370107, 'The virtual machine or container was forcefully exited.'),
-  HCS_E_CONNECT_FAILED: r(0x80370108, 'A connection could not be established with the container or virtual machine.'),
-  HCS_E_CONNECTION_TIMEOUT: r(0x80370109, 'The operation timed out because a response was not received from the virtual machine or container.'),
+  HCS_E_CONNECT_FAILED: r(
+    0x80370108,
+    'A connection could not be established with the container or virtual machine.',
+  ),
+  HCS_E_CONNECTION_TIMEOUT: r(
+    0x80370109,
+    'The operation timed out because a response was not received from the virtual machine or container.',
+  ),
   HCS_E_CONNECTION_CLOSED: r(0x8037010a, 'The connection with the virtual machine or container was closed.'),
-  HCS_E_UNKNOWN_MESSAGE: r(0x8037010b, 'An unknown internal message was received by the virtual machine or container.'),
-  HCS_E_UNSUPPORTED_PROTOCOL_VERSION: r(0x8037010c, 'The virtual machine or container does not support an available version of the communication protocol with the host.'),
+  HCS_E_UNKNOWN_MESSAGE: r(
+    0x8037010b,
+    'An unknown internal message was received by the virtual machine or container.',
+  ),
+  HCS_E_UNSUPPORTED_PROTOCOL_VERSION: r(
+    0x8037010c,
+    'The virtual machine or container does not support an available version of the communication protocol with the host.',
+  ),
   HCS_E_INVALID_JSON: r(0x8037010d, 'The virtual machine or container JSON document is invalid.'),
-  HCS_E_SYSTEM_NOT_FOUND: r(0x8037010e, 'A virtual machine or container with the specified identifier does not exist.'),
-  HCS_E_SYSTEM_ALREADY_EXISTS: r(0x8037010f, 'A virtual machine or container with the specified identifier already exists.'),
-  HCS_E_SYSTEM_ALREADY_STOPPED: r(0x80370110, 'The virtual machine or container with the specified identifier is not running.'),
-  HCS_E_PROTOCOL_ERROR: r(0x80370111, 'A communication protocol error has occurred between the virtual machine or container and the host.'),
+  HCS_E_SYSTEM_NOT_FOUND: r(
+    0x8037010e,
+    'A virtual machine or container with the specified identifier does not exist.',
+  ),
+  HCS_E_SYSTEM_ALREADY_EXISTS: r(
+    0x8037010f,
+    'A virtual machine or container with the specified identifier already exists.',
+  ),
+  HCS_E_SYSTEM_ALREADY_STOPPED: r(
+    0x80370110,
+    'The virtual machine or container with the specified identifier is not running.',
+  ),
+  HCS_E_PROTOCOL_ERROR: r(
+    0x80370111,
+    'A communication protocol error has occurred between the virtual machine or container and the host.',
+  ),
   HCS_E_INVALID_LAYER: r(0x80370112, 'The container image contains a layer with an unrecognized format.'),
-  HCS_E_WINDOWS_INSIDER_REQUIRED: r(0x80370113, 'To use this container image, you must join the Windows Insider Program.'),
-  HCS_E_SERVICE_NOT_AVAILABLE: r(0x80370114, 'The operation could not be started because a required feature is not installed.'),
+  HCS_E_WINDOWS_INSIDER_REQUIRED: r(
+    0x80370113,
+    'To use this container image, you must join the Windows Insider Program.',
+  ),
+  HCS_E_SERVICE_NOT_AVAILABLE: r(
+    0x80370114,
+    'The operation could not be started because a required feature is not installed.',
+  ),
   HCS_E_OPERATION_NOT_STARTED: r(0x80370115, 'The operation has not started.'),
   HCS_E_OPERATION_ALREADY_STARTED: r(0x80370116, 'The operation is already running.'),
   HCS_E_OPERATION_PENDING: r(0x80370117, 'The operation is still running.'),
   HCS_E_OPERATION_TIMEOUT: r(0x80370118, 'The operation did not complete in time.'),
-  HCS_E_OPERATION_SYSTEM_CALLBACK_ALREADY_SET: r(0x80370119, 'An event callback has already been registered on this handle.'),
-  HCS_E_OPERATION_RESULT_ALLOCATION_FAILED: r(0x8037011a, 'Not enough memory available to return the result of the operation.'),
-  HCS_E_ACCESS_DENIED: r(0x8037011b, 'Insufficient privileges. Only administrators or users that are members of the Hyper-V Administrators user group are permitted to access virtual machines or containers.'),
-  HCS_E_GUEST_CRITICAL_ERROR: r(0x8037011c, 'The virtual machine or container reported a critical error and was stopped or restarted.'),
+  HCS_E_OPERATION_SYSTEM_CALLBACK_ALREADY_SET: r(
+    0x80370119,
+    'An event callback has already been registered on this handle.',
+  ),
+  HCS_E_OPERATION_RESULT_ALLOCATION_FAILED: r(
+    0x8037011a,
+    'Not enough memory available to return the result of the operation.',
+  ),
+  HCS_E_ACCESS_DENIED: r(
+    0x8037011b,
+    'Insufficient privileges. Only administrators or users that are members of the Hyper-V Administrators user group are permitted to access virtual machines or containers.',
+  ),
+  HCS_E_GUEST_CRITICAL_ERROR: r(
+    0x8037011c,
+    'The virtual machine or container reported a critical error and was stopped or restarted.',
+  ),
   HCS_E_PROCESS_INFO_NOT_AVAILABLE: r(0x8037011d, 'The process information is not available.'),
   HCS_E_SERVICE_DISCONNECT: r(0x8037011e, 'The host compute system service has disconnected unexpectedly.'),
   HCS_E_PROCESS_ALREADY_STOPPED: r(0x8037011f, 'The process has already exited.'),
@@ -152,8 +237,8 @@ export interface ErrorRecord {
 
 /**
  * A failure of the simulated Windows services. `hresult` is unsigned 32-bit, `name` the registered
- * symbolic name; `detail` says what in the input caused it (our addition, never part of `message`'s
- * Windows text but appended after it).
+ * symbolic name; `detail` says what in the input caused it (our addition: `message` is the Windows
+ * text followed by the detail in parentheses; `windowsMessage` and the ErrorRecord carry only Windows text).
  */
 export class HnsError extends Error {
   override readonly name = 'HnsError';
@@ -164,7 +249,7 @@ export class HnsError extends Error {
 
   constructor(code: HResultName, detail?: string) {
     const info = HRESULTS[code];
-    super(detail ? `${info.message}: ${detail}` : info.message);
+    super(detail ? `${info.message} (${detail})` : info.message);
     this.code = code;
     this.hresult = info.code;
     this.windowsMessage = info.message;

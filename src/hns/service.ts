@@ -536,7 +536,7 @@ export class HnsService {
         const next = applyPolicyRequest(e.Policies, policies, requestType);
         // claims: recompute for this endpoint
         const mine = new Set<string>();
-        for (const [k, owner] of alloc.claims) if (owner === id) mine.add(k);
+        for (const k of this.claimsOf(e)) mine.add(k);
         const wanted: { key: string; error: HResultName }[] = [];
         for (const p of next) for (const c of policyClaims(p)) wanted.push(c);
         const seen = new Set<string>();
@@ -594,11 +594,18 @@ export class HnsService {
     const alloc = this.store.alloc.get(e.HostComputeNetwork)!;
     for (const c of e.IpConfigurations) if (c.pooled && c.subnet >= 0) alloc.pools[c.subnet]!.release(c.addr);
     if (e.macPooled) alloc.macs.release(e.mac);
-    for (const [k, owner] of [...alloc.claims]) if (owner === id) alloc.claims.delete(k);
+    for (const k of this.claimsOf(e)) alloc.claims.delete(k);
     alloc.endpoints.delete(id);
     if (e.HostComputeNamespace) this.detachFromNamespace(e.HostComputeNamespace, id);
     this.store.endpoints.delete(id);
     this.change('Endpoint', 'delete', id, e.Name);
+  }
+
+  /** The unique-claim keys an endpoint's policies hold (derived, so removal never scans the network). */
+  private claimsOf(e: EndpointRec): string[] {
+    const out: string[] = [];
+    for (const p of e.Policies) for (const c of policyClaims(p)) out.push(c.key);
+    return out;
   }
 
   // ───────────────────────────── namespaces ─────────────────────────────
@@ -797,7 +804,7 @@ export class HnsService {
       const { d, claims } = this.validateLb(doc, id);
       const { givenId: _g, ...rest } = d;
       const rec: LoadBalancerRec = { kind: 'LoadBalancer', ...rest, ID: id, seq: old.seq };
-      for (const [k, owner] of [...this.store.lbClaims]) if (owner === id) this.store.lbClaims.delete(k);
+      for (const k of loadBalancerClaims(old)) this.store.lbClaims.delete(k);
       for (const c of claims) this.store.lbClaims.set(c, id);
       for (const ep of old.HostComputeEndpoints) this.store.dropRef(ep, id);
       for (const ep of rec.HostComputeEndpoints) this.store.addRef(ep, id);
@@ -810,7 +817,7 @@ export class HnsService {
   deleteLoadBalancer(id: string): void {
     this.atomic(() => {
       const lb = this.getLoadBalancer(id);
-      for (const [k, owner] of [...this.store.lbClaims]) if (owner === id) this.store.lbClaims.delete(k);
+      for (const k of loadBalancerClaims(lb)) this.store.lbClaims.delete(k);
       for (const ep of lb.HostComputeEndpoints) this.store.dropRef(ep, id);
       this.store.loadBalancers.delete(id);
       this.change('LoadBalancer', 'delete', id);
@@ -900,7 +907,7 @@ export class HnsService {
           seen.add(c.key);
         }
       }
-      for (const [k, owner] of [...alloc.claims]) if (owner === epId) alloc.claims.delete(k);
+      for (const k of this.claimsOf(e)) alloc.claims.delete(k);
       for (const k of seen) alloc.claims.set(k, epId);
       const rec = { ...e, Policies: policies, ...(dns ? { Dns: dns } : {}) };
       this.store.endpoints.set(epId, rec);
