@@ -60,7 +60,8 @@ export function applyRestart(hns: HnsService, policy: RestartPolicy): void {
   const doomedNetworks = new Set<string>();
   for (const n of s.networks.values()) {
     if (policy.networks === 'remove') doomedNetworks.add(n.ID);
-    if (policy.networks === 'keepPersistent' && n.Flags & NetworkFlags.EnableNonPersistent) doomedNetworks.add(n.ID);
+    if (policy.networks === 'keepPersistent' && n.Flags & NetworkFlags.EnableNonPersistent)
+      doomedNetworks.add(n.ID);
   }
   const doomedEndpoints = new Set<string>();
   for (const e of s.endpoints.values()) {
@@ -68,7 +69,8 @@ export function applyRestart(hns: HnsService, policy: RestartPolicy): void {
   }
   const touchesDoomed = (eps: readonly string[]) => eps.some((ep) => doomedEndpoints.has(ep));
   for (const lb of [...s.loadBalancers.values()]) {
-    if (policy.loadBalancers === 'remove' || touchesDoomed(lb.HostComputeEndpoints)) hns.deleteLoadBalancer(lb.ID);
+    if (policy.loadBalancers === 'remove' || touchesDoomed(lb.HostComputeEndpoints))
+      hns.deleteLoadBalancer(lb.ID);
   }
   for (const rt of [...s.routes.values()]) {
     if (policy.routes === 'remove' || touchesDoomed(rt.HostComputeEndpoints)) hns.deleteSdnRoute(rt.ID);
@@ -105,6 +107,7 @@ export interface HnsSnapshot extends JsonObject {
   loadBalancers: Json[];
   routes: Json[];
   policyLists: Json[];
+  accelnetMacs: string[];
 }
 
 /** bigint-safe plain-JSON encoding of records (bigint → {"$big":"…"}). */
@@ -145,7 +148,10 @@ function encNetwork(hns: HnsService, n: NetworkRec): Json {
     rec: {
       ...n,
       Policies: encPolicies(n.Policies),
-      Ipams: n.Ipams.map((i) => ({ ...i, Subnets: i.Subnets.map((sb) => ({ ...sb, Policies: encPolicies(sb.Policies) })) })),
+      Ipams: n.Ipams.map((i) => ({
+        ...i,
+        Subnets: i.Subnets.map((sb) => ({ ...sb, Policies: encPolicies(sb.Policies) })),
+      })),
     },
     pools: alloc.pools.map((p) => p.toJSON()),
     macs: alloc.macs.toJSON(),
@@ -169,6 +175,7 @@ export function takeSnapshot(hns: HnsService): HnsSnapshot {
     loadBalancers: [...s.loadBalancers.values()].map(enc),
     routes: [...s.routes.values()].map(enc),
     policyLists: [...s.policyLists.values()].map(enc),
+    accelnetMacs: [...s.accelnetMacs],
   };
 }
 
@@ -179,7 +186,10 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
   }
   const snap = input as HnsSnapshot;
   if (snap.version !== formatVersion(hns.profile.version)) {
-    throw hnsError('E_INVALIDARG', `snapshot of HNS ${snap.version} restored on HNS ${formatVersion(hns.profile.version)}`);
+    throw hnsError(
+      'E_INVALIDARG',
+      `snapshot of HNS ${snap.version} restored on HNS ${formatVersion(hns.profile.version)}`,
+    );
   }
   const version = hns.profile.version;
   // build everything first, then swap in
@@ -187,7 +197,10 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
   try {
     const networks = snap.networks.map((raw) => {
       const x = dec(raw) as {
-        rec: NetworkRec & { Policies: Json; Ipams: { Type: 'Static' | 'Dhcp'; Subnets: { Policies: Json }[] }[] };
+        rec: NetworkRec & {
+          Policies: Json;
+          Ipams: { Type: 'Static' | 'Dhcp'; Subnets: { Policies: Json }[] }[];
+        };
         pools: unknown[];
         macs: unknown;
         claims: [string, string][];
@@ -216,7 +229,10 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
       const e = dec(raw) as EndpointRec & { Policies: Json };
       const networkType = netType.get(e.HostComputeNetwork);
       if (!networkType) throw new Error(`endpoint ${e.ID} names a missing network`);
-      return { ...e, Policies: decPolicies(e.Policies, { version, scope: 'endpoint', networkType }) } as EndpointRec;
+      return {
+        ...e,
+        Policies: decPolicies(e.Policies, { version, scope: 'endpoint', networkType }),
+      } as EndpointRec;
     });
     built = {
       networks,
@@ -242,6 +258,7 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
   for (const rt of built.routes) s.routes.set(rt.ID, rt);
   for (const pl of built.policyLists) s.policyLists.set(pl.ID, pl);
   rebuildIndexes(hns);
+  s.accelnetMacs = Array.isArray(snap.accelnetMacs) ? snap.accelnetMacs.map(String) : [];
   s.seq = snap.seq;
   s.nextCompartment = snap.nextCompartment;
   hns.deps.rng.setState(snap.rng as [number, number, number, number]);

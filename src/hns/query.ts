@@ -22,7 +22,8 @@ export function parseQuery(input: unknown): ParsedQuery {
   const doc = toJsonObject(input, true);
   const r = new Reader(doc, 'HCN_E_INVALID_JSON');
   const schema = readSchemaVersion(r);
-  if (schema.Major !== 1 && schema.Major !== 2) throw r.err(`SchemaVersion ${schema.Major}.${schema.Minor} is not supported`);
+  if (schema.Major !== 1 && schema.Major !== 2)
+    throw r.err(`SchemaVersion ${schema.Major}.${schema.Minor} is not supported`);
   const flags = r.uint('Flags', 0xffffffff);
   if (flags & ~1) throw r.err(`query Flags ${flags} has unknown bits`);
   const f = r.raw('Filter');
@@ -44,12 +45,17 @@ function jsonEqual(a: Json | undefined, b: Json): boolean {
     const ga = parseGuid(a);
     return ga !== undefined && ga === parseGuid(b);
   }
-  if (a === undefined || a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return a === b;
+  if (a === undefined || a === null || b === null || typeof a !== 'object' || typeof b !== 'object')
+    return a === b;
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** Whether the serialised object matches every key of the filter. */
-export function matchesFilter(obj: JsonObject, filter: JsonObject, aliases: Readonly<Record<string, string>> = {}): boolean {
+export function matchesFilter(
+  obj: JsonObject,
+  filter: JsonObject,
+  aliases: Readonly<Record<string, string>> = {},
+): boolean {
   for (const [k, want] of Object.entries(filter)) {
     const key = aliases[k] ?? k;
     let have = obj[key];

@@ -27,6 +27,8 @@ export class HnsStore {
   readonly policyLists = new Map<string, PolicyListRec>();
   /** Endpoint ID → IDs of LBs, routes and policy lists that reference it. */
   readonly endpointRefs = new Map<string, Set<string>>();
+  /** Accelnet management MAC addresses (v1 `/accelnet/`, HNS ≥ 15.4), canonical dash form. */
+  accelnetMacs: string[] = [];
   seq = 0;
   nextCompartment = 2;
 
@@ -74,6 +76,7 @@ export class HnsStore {
     this.routes.clear();
     this.policyLists.clear();
     this.endpointRefs.clear();
+    this.accelnetMacs = [];
   }
 }
 

@@ -43,7 +43,10 @@ export const FEATURES = {
   HostRoute: { ranges: [from(9, 2)], display: 'Host Route' },
   DSR: { ranges: [within(9, 3), from(10, 2)], display: 'Direct Server Return (DSR)' },
   Slash32EndpointPrefixes: { ranges: [within(9, 3), from(10, 4)], display: 'Slash 32 Endpoint prefixes' },
-  AclSupportForProtocol252: { ranges: [from(11, 0)], display: 'HNS ACL Policies to support protocol 252 for VXLAN' },
+  AclSupportForProtocol252: {
+    ranges: [from(11, 0)],
+    display: 'HNS ACL Policies to support protocol 252 for VXLAN',
+  },
   SessionAffinity: { ranges: [from(12, 0)], display: 'Session Affinity' },
   IPv6DualStack: { ranges: [from(11, 10)], display: 'IPv6 DualStack' },
   SetPolicy: { ranges: [from(13, 0)], display: 'SetPolicy' },
@@ -133,7 +136,8 @@ export const PROFILES: Readonly<Record<string, HostProfile>> = {
     version: v(9, 5),
     schema: v(2, 0),
     build: 17763,
-    evidence: 'issue report: kube-proxy logs version {9 5} on 1809 (kubernetes#137530); 9.2/9.3 on earlier servicing',
+    evidence:
+      'issue report: kube-proxy logs version {9 5} on 1809 (kubernetes#137530); 9.2/9.3 on earlier servicing',
   },
   ws2022: {
     name: 'ws2022',

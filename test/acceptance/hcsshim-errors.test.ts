@@ -84,27 +84,24 @@ describe('hcsshim hcn/hcnerrors_test.go', () => {
     );
   });
 
-  it(
-    'the ErrorRecord text is the system message with its full stop and a trailing space (reference §0.1 [O])',
-    () => {
-      // observed: {"Success":false,"Error":"The specified request is unsupported. ","ErrorCode":2151350293}
-      // (microsoft/Windows-Containers#485), "An address provided is invalid or reserved. " (sig-windows-tools#71),
-      // and for this code "The specified port already exists. (0x803b0013)" (microsoft/service-fabric-issues#1647)
-      const hcn = flow();
-      const netId = String(hcn.createNetwork(overlayNetwork()).ID);
-      const doc = testEndpoint(netId, [PORT_MAPPING_POLICY]);
-      hcn.createEndpoint(netId, doc);
-      const f = expectHcnFailure(
-        hcn.host,
-        () => hcn.host.api.HcnCreateEndpoint(netId, ZERO_GUID, JSON.stringify(doc)),
-        0x803b0013,
-        'HCN_E_PORT_ALREADY_EXISTS',
-      );
-      expect(f.errorRecord).toEqual({
-        Success: false,
-        Error: 'The specified port already exists. ',
-        ErrorCode: 2151350291,
-      });
-    },
-  );
+  it('the ErrorRecord text is the system message with its full stop and a trailing space (reference §0.1 [O])', () => {
+    // observed: {"Success":false,"Error":"The specified request is unsupported. ","ErrorCode":2151350293}
+    // (microsoft/Windows-Containers#485), "An address provided is invalid or reserved. " (sig-windows-tools#71),
+    // and for this code "The specified port already exists. (0x803b0013)" (microsoft/service-fabric-issues#1647)
+    const hcn = flow();
+    const netId = String(hcn.createNetwork(overlayNetwork()).ID);
+    const doc = testEndpoint(netId, [PORT_MAPPING_POLICY]);
+    hcn.createEndpoint(netId, doc);
+    const f = expectHcnFailure(
+      hcn.host,
+      () => hcn.host.api.HcnCreateEndpoint(netId, ZERO_GUID, JSON.stringify(doc)),
+      0x803b0013,
+      'HCN_E_PORT_ALREADY_EXISTS',
+    );
+    expect(f.errorRecord).toEqual({
+      Success: false,
+      Error: 'The specified port already exists. ',
+      ErrorCode: 2151350291,
+    });
+  });
 });

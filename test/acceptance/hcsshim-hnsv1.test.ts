@@ -125,8 +125,7 @@ describe('hcsshim hcn/hnsv1_test.go', () => {
     expect(hcn.host.snapshot()).toEqual(before);
   });
 
-  // SIMULATOR GAP (reported): the v1 router has no /accelnet/ route (reference §0.3, §3.5, §4 Accelnet ≥ 15.4).
-  it.fails('TestAccelnetNnvManagementMacAddresses on ws2025 (Accelnet needs HNS 15.4)', () => {
+  it('TestAccelnetNnvManagementMacAddresses on ws2025 (Accelnet needs HNS 15.4)', () => {
     const hcn = flow('ws2025');
     const net = createTestNetwork(hcn);
     const count = (out: Json | undefined): number =>
@@ -136,5 +135,16 @@ describe('hcsshim hcn/hnsv1_test.go', () => {
     expect(count(hcn.hnsCallOk('DELETE', '/accelnet/'))).toBe(0);
     expect(count(hcn.hnsCallOk('GET', '/accelnet/'))).toBe(0);
     hcn.hnsCallOk('DELETE', `/networks/${String(net.ID)}`);
+  });
+
+  it('accelnet is refused below HNS 15.4 and an empty list is refused', () => {
+    const old = flow('ws2022');
+    const r = old.hnsCall('GET', '/accelnet/');
+    expect(r).toMatchObject({ Success: false, ErrorCode: 0x803b0015 | 0 });
+    const hcn = flow('ws2025');
+    expect(hcn.hnsCall('POST', '/accelnet/', { MacAddressList: [] })).toMatchObject({
+      Success: false,
+      ErrorCode: 0x80070057 | 0,
+    });
   });
 });

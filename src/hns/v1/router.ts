@@ -18,6 +18,8 @@ import { HnsError, hnsError, type HResultName } from '../../core/errors.js';
 import { parseGuid } from '../../core/guid.js';
 import { isJsonObject, Reader, toJson, type Json, type JsonObject } from '../../core/json.js';
 import { parsePolicies } from '../policy/registry.js';
+import { formatMac, parseMac } from '../../addr/mac.js';
+import { supports } from '../versions.js';
 import { readDns } from '../schema/common.js';
 import type { HnsService } from '../service.js';
 import { attachEndpoint, detachEndpoint, readAttachRequest } from './attach.js';
@@ -290,6 +292,37 @@ function version(c: Call): Json {
   return { Major: v.major, Minor: v.minor };
 }
 
+// ─────────────────────────────── accelnet ───────────────────────────────
+
+/**
+ * `/accelnet/` (reference §3.5): the management MAC addresses for accelerated networking, HNS ≥ 15.4.
+ * POST replaces the list (`{"MacAddressList":[{"MacAddress":"00-15-5D-0A-B7-C6"}]}`; an empty list →
+ * E_INVALIDARG, as hcsshim refuses it client-side), GET reads it, DELETE clears it; each answers with
+ * the list as it then stands.
+ */
+function accelnet(op: 'GET' | 'POST' | 'DELETE'): Handler {
+  return (c) => {
+    if (!supports(c.hns.profile.version, 'Accelnet')) {
+      throw hnsError('HCN_E_REQUEST_UNSUPPORTED', 'accelnet needs HNS 15.4');
+    }
+    const store = c.hns.store;
+    if (op === 'POST') {
+      const r = new Reader(c.body, 'HCN_E_INVALID_JSON');
+      const macs = r.objs('MacAddressList').map((m) => {
+        const text = m.str('MacAddress');
+        const mac = parseMac(text);
+        if (mac === undefined) throw m.err(`MacAddress "${text}" is not a MAC address`, 'E_INVALIDARG');
+        return formatMac(mac);
+      });
+      if (macs.length === 0) throw hnsError('E_INVALIDARG', 'management mac_address list is empty');
+      store.accelnetMacs = [...new Set(macs)];
+    } else if (op === 'DELETE') {
+      store.accelnetMacs = [];
+    }
+    return { MacAddressList: store.accelnetMacs.map((m) => ({ MacAddress: m })) };
+  };
+}
+
 // ─────────────────────────────── the table ───────────────────────────────
 
 function route(
@@ -329,6 +362,9 @@ export const ROUTES: readonly Route[] = [
   route('POST', 'namespaces', true, 'addresource', namespaceResource('Add')),
   route('POST', 'namespaces', true, 'removeresource', namespaceResource('Remove')),
   route('GET', 'globals', true, '', version),
+  route('GET', 'accelnet', false, '', accelnet('GET')),
+  route('POST', 'accelnet', false, '', accelnet('POST')),
+  route('DELETE', 'accelnet', false, '', accelnet('DELETE')),
 ];
 
 /** `globals/version` is routed as resource `globals` with ID segment `version`. */
@@ -362,10 +398,12 @@ function readBody(request: unknown): Json | undefined {
   return toJson(request, 'HCN_E_INVALID_JSON');
 }
 
-/** The text HNS v1 puts in `Error`: the Windows message as a sentence, then a space (§0.1, §3.2). */
+/**
+ * The text HNS v1 puts in `Error`: the same text as the HCN ErrorRecord (the Windows message and a
+ * space, e.g. "The endpoint was not found. "; reference §0.1, §3.2).
+ */
 export function v1ErrorText(e: HnsError): string {
-  const m = e.windowsMessage;
-  return `${m.endsWith('.') ? m : `${m}.`} `;
+  return e.errorRecord().Error;
 }
 
 /** `{"Success":false,"Error":…,"ErrorCode":…}`; ErrorCode is the HRESULT as a signed int32 (hcsshim `hnsResponse`). */

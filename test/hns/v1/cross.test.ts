@@ -6,7 +6,6 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isFailure } from '../../../src/api/flat.js';
-import type { JsonObject } from '../../../src/core/json.js';
 import { asArr, asObj, GUID_UPPER, makeHost, unwrap, v1Error, type Host } from './harness.js';
 
 const V1_QUERY = '{"SchemaVersion":{"Major":1,"Minor":0}}';
@@ -75,7 +74,7 @@ describe('v1-schema JSON on v2 calls (hcnv1schema_test.go)', () => {
     const v2 = h.api.HcnCreateEndpoint(net, null, bad);
     expect(isFailure(v2) && [v2.name, v2.errorRecord]).toEqual([
       'HCN_E_INVALID_POLICY_TYPE',
-      { Success: false, Error: 'Invalid policy type ', ErrorCode: 0x803b000e },
+      { Success: false, Error: 'Invalid policy type. ', ErrorCode: 0x803b000e },
     ]);
     expect(h.call('POST', '/endpoints/', bad)).toEqual(v1Error('HCN_E_INVALID_POLICY_TYPE'));
     // a v1 endpoint naming another network than the call's → HCN_E_INVALID_ENDPOINT
@@ -203,9 +202,8 @@ describe('created through v2, read through v1', () => {
 
   it('the overlay network in v1 form', () => {
     const v1 = asObj(h.ok('GET', `/networks/${netId}`));
-    const subnetId = (
-      unwrap(h.api.HcnQueryNetworkProperties(netId, '')) as { Ipams: { Subnets: JsonObject[] }[] }
-    ).Ipams[0]!.Subnets[0]!['ID'];
+    const ipams = asArr(unwrap(h.api.HcnQueryNetworkProperties(netId, ''))['Ipams']);
+    const subnetId = asArr(ipams[0]!['Subnets'])[0]!['ID'];
     expect(Object.keys(v1)).toEqual([
       'ID',
       'Name',
@@ -254,7 +252,6 @@ describe('created through v2, read through v1', () => {
         HostComputeNetwork: netId,
         Policies: [
           { Type: 'PortMapping', Settings: { Protocol: 17, InternalPort: 45678, ExternalPort: 56789 } },
-          { Type: 'EncapOverhead', Settings: { Overhead: 50 } },
           {
             Type: 'ACL',
             Settings: {
@@ -266,6 +263,8 @@ describe('created through v2, read through v1', () => {
               Priority: 200,
             },
           },
+          // last: the v1 form lifts it to the EncapOverhead field, which reads back as the last policy
+          { Type: 'EncapOverhead', Settings: { Overhead: 50 } },
         ],
         Dns: { Search: ['svc.cluster.local', 'cluster.local'], ServerList: ['10.96.0.10'] },
         Flags: 8,

@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import { FlatApi, isFailure, type HcnResult } from '../../../src/api/flat.js';
 import { Clock } from '../../../src/core/clock.js';
-import { HRESULTS, type HResultName } from '../../../src/core/errors.js';
+import { HnsError, HRESULTS, type HResultName } from '../../../src/core/errors.js';
 import { EventBus } from '../../../src/core/events.js';
 import type { Json, JsonObject } from '../../../src/core/json.js';
 import { Rng } from '../../../src/core/rng.js';
@@ -24,9 +24,9 @@ export interface Host {
   readonly hns: HnsService;
   readonly api: FlatApi;
   /** HNSCall with a JSON-string request (objects are marshalled first, as hcsshim does); the call must not fail. */
-  call(method: string, path: string, request?: Json): JsonObject;
+  call(method: string, path: string, request?: unknown): JsonObject;
   /** A successful HNSCall's Output. */
-  ok(method: string, path: string, request?: Json): Json;
+  ok(method: string, path: string, request?: unknown): Json;
 }
 
 export function makeHost(profile = 'ws2022', seed = 1): Host {
@@ -37,11 +37,11 @@ export function makeHost(profile = 'ws2022', seed = 1): Host {
     events: new EventBus(),
   });
   const api = new FlatApi(hns);
-  const call = (method: string, path: string, request?: Json): JsonObject => {
+  const call = (method: string, path: string, request?: unknown): JsonObject => {
     const body = request === undefined ? '' : typeof request === 'string' ? request : JSON.stringify(request);
     return unwrap(api.HNSCall(method, path, body));
   };
-  const ok = (method: string, path: string, request?: Json): Json => {
+  const ok = (method: string, path: string, request?: unknown): Json => {
     const r = call(method, path, request);
     expect(r, `${method} ${path}`).toMatchObject({ Success: true });
     return r['Output'] ?? null;
@@ -54,10 +54,13 @@ export function unwrap<T>(r: HcnResult<T>): T {
   return r.result;
 }
 
-/** The v1 failure response for a registered HRESULT: message as a sentence plus a space, signed code. */
+/** The v1 failure response for a registered HRESULT: the ErrorRecord text, the code as a signed int32. */
 export function v1Error(name: HResultName): JsonObject {
-  const m: string = HRESULTS[name].message;
-  return { Success: false, Error: `${m.endsWith('.') ? m : `${m}.`} `, ErrorCode: HRESULTS[name].code | 0 };
+  return {
+    Success: false,
+    Error: new HnsError(name).errorRecord().Error,
+    ErrorCode: HRESULTS[name].code | 0,
+  };
 }
 
 /** What hcsshim's internal/hns hnsCall returns as the Go error text for a Success:false response. */

@@ -195,7 +195,8 @@ describe('endpoints', () => {
     const r = h.call('DELETE', '/endpoints/6f1a2b3c-0000-4000-8000-000000000001');
     expect(r).toEqual(v1Error('HCN_E_ENDPOINT_NOT_FOUND'));
     expect(r['ErrorCode']).toBe(-2143617022); // 0x803B0002 as hcsshim's int32 ErrorCode
-    expect(hcsshimError(r)).toContain('The endpoint was not found');
+    // ACN#715 logs "hns failed with error : The endpoint was not found. ." (their wrapper adds the last ".")
+    expect(hcsshimError(r)).toBe('hns failed with error : The endpoint was not found. ');
   });
 
   it('a path ID that is not a GUID is Success:false HCN_E_GUID_CONVERSION_FAILURE', () => {
@@ -426,6 +427,20 @@ describe('attach / detach (EndpointAttachDetachRequest)', () => {
     expect(h.call('POST', `/endpoints/${id}/detach`, { SystemType: 'Host' })).toEqual(
       v1Error('HCN_E_ENDPOINT_NOT_ATTACHED'),
     );
+  });
+
+  it('HostAttach(1) joins an existing HostDefault namespace instead of creating one', () => {
+    const def = unwrap(h.api.HcnCreateNamespace(null, { Type: 'HostDefault' }));
+    expect(def['NamespaceId']).toBe(1);
+    expect(h.call('POST', `/endpoints/${id}/attach`, { SystemType: 'Host', CompartmentId: 1 })).toEqual({
+      Success: true,
+    });
+    expect(h.hns.store.namespaces.size).toBe(1);
+    expect(unwrap(h.api.HcnQueryEndpointProperties(id, ''))['HostComputeNamespace']).toBe(def['ID']);
+    // CompartmentId omitted (0) also means the default compartment
+    h.ok('POST', `/endpoints/${id}/detach`, { SystemType: 'Host' });
+    expect(h.call('POST', `/endpoints/${id}/attach`, { SystemType: 'Host' })).toEqual({ Success: true });
+    expect(unwrap(h.api.HcnQueryEndpointProperties(id, ''))['HostComputeNamespace']).toBe(def['ID']);
   });
 
   it('VirtualMachineNICAttach/Detach add and remove the VM switch port', () => {
