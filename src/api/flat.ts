@@ -93,6 +93,16 @@ type Kind = 'Network' | 'Endpoint' | 'Namespace' | 'LoadBalancer' | 'SdnRoute';
 export class FlatApi {
   constructor(private readonly hns: HnsService) {}
 
+  /** Run one API call: failures become data, and every call is reported as an `api.call` event. */
+  private run<T>(method: FlatApiMethod, fn: () => T): HcnResult<T> {
+    const r = capture(fn);
+    const events = this.hns.deps.events;
+    if (events.listenerCount('api.call') > 0) {
+      events.emit('api.call', { method, hresult: r.hr, time: this.hns.deps.clock.now() });
+    }
+    return r;
+  }
+
   private settings(input: unknown): JsonObject {
     return toJsonObject(input);
   }
@@ -221,10 +231,10 @@ export class FlatApi {
 
   // networks
   HcnEnumerateNetworks(query?: unknown): HcnResult<string[]> {
-    return capture(() => this.enumerate('Network', query));
+    return this.run('HcnEnumerateNetworks', () => this.enumerate('Network', query));
   }
   HcnCreateNetwork(id: unknown, settings: unknown): HcnResult<HcnDocument> {
-    return capture(() => {
+    return this.run('HcnCreateNetwork', () => {
       this.v2Guard();
       let doc = this.settings(settings);
       if (isV1Document(doc, 'Network')) doc = v1NetworkToV2(doc, this.hns.profile.version);
@@ -232,10 +242,10 @@ export class FlatApi {
     });
   }
   HcnQueryNetworkProperties(id: unknown, query?: unknown): HcnResult<HcnDocument> {
-    return capture(() => this.query('Network', id, query));
+    return this.run('HcnQueryNetworkProperties', () => this.query('Network', id, query));
   }
   HcnModifyNetwork(id: unknown, settings: unknown): HcnResult<null> {
-    return capture(() => {
+    return this.run('HcnModifyNetwork', () => {
       this.v2Guard();
       const key = this.id(id, 'Network');
       this.hns.modifyNetwork(key, this.settings(settings));
@@ -243,7 +253,7 @@ export class FlatApi {
     });
   }
   HcnDeleteNetwork(id: unknown): HcnResult<null> {
-    return capture(() => {
+    return this.run('HcnDeleteNetwork', () => {
       this.v2Guard();
       this.hns.deleteNetwork(this.id(id, 'Network'));
       return null;
@@ -252,10 +262,10 @@ export class FlatApi {
 
   // endpoints
   HcnEnumerateEndpoints(query?: unknown): HcnResult<string[]> {
-    return capture(() => this.enumerate('Endpoint', query));
+    return this.run('HcnEnumerateEndpoints', () => this.enumerate('Endpoint', query));
   }
   HcnCreateEndpoint(networkId: unknown, id: unknown, settings: unknown): HcnResult<HcnDocument> {
-    return capture(() => {
+    return this.run('HcnCreateEndpoint', () => {
       this.v2Guard();
       let doc = this.settings(settings);
       if (isV1Document(doc, 'Endpoint')) doc = v1EndpointToV2(doc, this.hns.profile.version);
@@ -263,10 +273,10 @@ export class FlatApi {
     });
   }
   HcnQueryEndpointProperties(id: unknown, query?: unknown): HcnResult<HcnDocument> {
-    return capture(() => this.query('Endpoint', id, query));
+    return this.run('HcnQueryEndpointProperties', () => this.query('Endpoint', id, query));
   }
   HcnModifyEndpoint(id: unknown, settings: unknown): HcnResult<null> {
-    return capture(() => {
+    return this.run('HcnModifyEndpoint', () => {
       this.v2Guard();
       const key = this.id(id, 'Endpoint');
       this.hns.modifyEndpoint(key, this.settings(settings));
@@ -274,7 +284,7 @@ export class FlatApi {
     });
   }
   HcnDeleteEndpoint(id: unknown): HcnResult<null> {
-    return capture(() => {
+    return this.run('HcnDeleteEndpoint', () => {
       this.v2Guard();
       this.hns.deleteEndpoint(this.id(id, 'Endpoint'));
       return null;
@@ -283,19 +293,19 @@ export class FlatApi {
 
   // namespaces
   HcnEnumerateNamespaces(query?: unknown): HcnResult<string[]> {
-    return capture(() => this.enumerate('Namespace', query));
+    return this.run('HcnEnumerateNamespaces', () => this.enumerate('Namespace', query));
   }
   HcnCreateNamespace(id: unknown, settings: unknown): HcnResult<HcnDocument> {
-    return capture(() => {
+    return this.run('HcnCreateNamespace', () => {
       this.v2Guard();
       return this.created(this.hns.createNamespace(id, this.settings(settings)));
     });
   }
   HcnQueryNamespaceProperties(id: unknown, query?: unknown): HcnResult<HcnDocument> {
-    return capture(() => this.query('Namespace', id, query));
+    return this.run('HcnQueryNamespaceProperties', () => this.query('Namespace', id, query));
   }
   HcnModifyNamespace(id: unknown, settings: unknown): HcnResult<null> {
-    return capture(() => {
+    return this.run('HcnModifyNamespace', () => {
       this.v2Guard();
       const key = this.id(id, 'Namespace');
       this.hns.modifyNamespace(key, this.settings(settings));
@@ -303,7 +313,7 @@ export class FlatApi {
     });
   }
   HcnDeleteNamespace(id: unknown): HcnResult<null> {
-    return capture(() => {
+    return this.run('HcnDeleteNamespace', () => {
       this.v2Guard();
       this.hns.deleteNamespace(this.id(id, 'Namespace'));
       return null;
@@ -312,19 +322,19 @@ export class FlatApi {
 
   // load balancers
   HcnEnumerateLoadBalancers(query?: unknown): HcnResult<string[]> {
-    return capture(() => this.enumerate('LoadBalancer', query));
+    return this.run('HcnEnumerateLoadBalancers', () => this.enumerate('LoadBalancer', query));
   }
   HcnCreateLoadBalancer(id: unknown, settings: unknown): HcnResult<HcnDocument> {
-    return capture(() => {
+    return this.run('HcnCreateLoadBalancer', () => {
       this.v2Guard();
       return this.created(this.hns.createLoadBalancer(id, this.settings(settings)));
     });
   }
   HcnQueryLoadBalancerProperties(id: unknown, query?: unknown): HcnResult<HcnDocument> {
-    return capture(() => this.query('LoadBalancer', id, query));
+    return this.run('HcnQueryLoadBalancerProperties', () => this.query('LoadBalancer', id, query));
   }
   HcnModifyLoadBalancer(id: unknown, settings: unknown): HcnResult<null> {
-    return capture(() => {
+    return this.run('HcnModifyLoadBalancer', () => {
       this.v2Guard();
       const key = this.id(id, 'LoadBalancer');
       this.hns.modifyLoadBalancer(key, this.settings(settings));
@@ -332,7 +342,7 @@ export class FlatApi {
     });
   }
   HcnDeleteLoadBalancer(id: unknown): HcnResult<null> {
-    return capture(() => {
+    return this.run('HcnDeleteLoadBalancer', () => {
       this.v2Guard();
       this.hns.deleteLoadBalancer(this.id(id, 'LoadBalancer'));
       return null;
@@ -341,19 +351,19 @@ export class FlatApi {
 
   // SDN routes
   HcnEnumerateSdnRoutes(query?: unknown): HcnResult<string[]> {
-    return capture(() => this.enumerate('SdnRoute', query));
+    return this.run('HcnEnumerateSdnRoutes', () => this.enumerate('SdnRoute', query));
   }
   HcnCreateSdnRoute(id: unknown, settings: unknown): HcnResult<HcnDocument> {
-    return capture(() => {
+    return this.run('HcnCreateSdnRoute', () => {
       this.v2Guard();
       return this.created(this.hns.createSdnRoute(id, this.settings(settings)));
     });
   }
   HcnQuerySdnRouteProperties(id: unknown, query?: unknown): HcnResult<HcnDocument> {
-    return capture(() => this.query('SdnRoute', id, query));
+    return this.run('HcnQuerySdnRouteProperties', () => this.query('SdnRoute', id, query));
   }
   HcnModifySdnRoute(id: unknown, settings: unknown): HcnResult<null> {
-    return capture(() => {
+    return this.run('HcnModifySdnRoute', () => {
       this.v2Guard();
       const key = this.id(id, 'SdnRoute');
       this.hns.modifySdnRoute(key, this.settings(settings));
@@ -361,7 +371,7 @@ export class FlatApi {
     });
   }
   HcnDeleteSdnRoute(id: unknown): HcnResult<null> {
-    return capture(() => {
+    return this.run('HcnDeleteSdnRoute', () => {
       this.v2Guard();
       this.hns.deleteSdnRoute(this.id(id, 'SdnRoute'));
       return null;
@@ -374,7 +384,7 @@ export class FlatApi {
    * request (bad method, bad JSON) fails the call itself.
    */
   HNSCall(method: unknown, path: unknown, request?: unknown): HcnResult<JsonObject> {
-    return capture(() => hnsCall(this.hns, method, path, request));
+    return this.run('HNSCall', () => hnsCall(this.hns, method, path, request));
   }
 
   /** Dispatch by name (JSON-RPC). Unknown names → undefined. */

@@ -23,6 +23,9 @@ import { parsePolicy, serializePolicy } from './policy/registry.js';
 import type { HnsService } from './service.js';
 import { formatVersion } from './versions.js';
 import { NetworkFlags } from './schema/network.js';
+import { loadBalancerClaims, parseLoadBalancer, serializeLoadBalancer } from './schema/loadbalancer.js';
+import { parseSdnRoute, serializeSdnRoute } from './schema/route.js';
+import { HnsStore } from './store.js';
 
 export interface RestartPolicy {
   /** keep: all networks survive; keepPersistent: all but EnableNonPersistent (Flags 8); remove: none. */
@@ -245,29 +248,43 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
   } catch (e) {
     throw hnsError('E_INVALIDARG', `corrupt snapshot: ${(e as Error).message}`);
   }
-  const s = hns.store;
-  s.clear();
-  for (const { rec, alloc } of built.networks) {
-    s.networks.set(rec.ID, rec);
-    s.alloc.set(rec.ID, alloc);
-    if (rec.Name !== '') s.networkByName.set(s.nameKey(rec.Name), rec.ID);
+  // Fill a fresh store, derive its indexes, validate it; only then swap it in.
+  const s = new HnsStore();
+  try {
+    for (const { rec, alloc } of built.networks) {
+      s.networks.set(rec.ID, rec);
+      s.alloc.set(rec.ID, alloc);
+      if (rec.Name !== '') s.networkByName.set(s.nameKey(rec.Name), rec.ID);
+    }
+    for (const e of built.endpoints) s.endpoints.set(e.ID, e);
+    for (const ns of built.namespaces) s.namespaces.set(ns.ID, ns);
+    for (const lb of built.loadBalancers) {
+      // re-parse: a corrupt load balancer fails here, not later in an index
+      parseLoadBalancer(serializeLoadBalancer(lb), version);
+      s.loadBalancers.set(lb.ID, lb);
+    }
+    for (const rt of built.routes) {
+      parseSdnRoute(serializeSdnRoute(rt));
+      s.routes.set(rt.ID, rt);
+    }
+    for (const pl of built.policyLists) s.policyLists.set(pl.ID, pl);
+    rebuildIndexes(s);
+    s.accelnetMacs = Array.isArray(snap.accelnetMacs) ? snap.accelnetMacs.map(String) : [];
+    s.seq = snap.seq;
+    s.nextCompartment = snap.nextCompartment;
+    if (!Array.isArray(snap.rng) || snap.rng.length !== 4 || typeof snap.clock !== 'number') {
+      throw new Error('bad rng or clock state');
+    }
+  } catch (e) {
+    throw hnsError('E_INVALIDARG', `corrupt snapshot: ${(e as Error).message}`);
   }
-  for (const e of built.endpoints) s.endpoints.set(e.ID, e);
-  for (const ns of built.namespaces) s.namespaces.set(ns.ID, ns);
-  for (const lb of built.loadBalancers) s.loadBalancers.set(lb.ID, lb);
-  for (const rt of built.routes) s.routes.set(rt.ID, rt);
-  for (const pl of built.policyLists) s.policyLists.set(pl.ID, pl);
-  rebuildIndexes(hns);
-  s.accelnetMacs = Array.isArray(snap.accelnetMacs) ? snap.accelnetMacs.map(String) : [];
-  s.seq = snap.seq;
-  s.nextCompartment = snap.nextCompartment;
+  hns.store.assign(s);
   hns.deps.rng.setState(snap.rng as [number, number, number, number]);
   hns.deps.clock.setNow(snap.clock);
 }
 
 /** Derived indexes: LB claims and endpoint back-references. */
-function rebuildIndexes(hns: HnsService): void {
-  const s = hns.store;
+function rebuildIndexes(s: HnsStore): void {
   for (const lb of s.loadBalancers.values()) {
     for (const ep of lb.HostComputeEndpoints) s.addRef(ep, lb.ID);
   }
@@ -275,5 +292,5 @@ function rebuildIndexes(hns: HnsService): void {
   for (const pl of s.policyLists.values()) {
     for (const r of pl.References) s.addRef(r.split('/').pop()!.toUpperCase(), pl.ID);
   }
-  hns.rebuildLbClaims();
+  for (const lb of s.loadBalancers.values()) for (const c of loadBalancerClaims(lb)) s.lbClaims.set(c, lb.ID);
 }

@@ -867,13 +867,6 @@ export class HnsService {
 
   // ───────────────────────────── helpers for other layers ─────────────────────────────
 
-  /** Recompute the LB frontend claim index from the load balancers (snapshot restore). */
-  rebuildLbClaims(): void {
-    this.store.lbClaims.clear();
-    for (const lb of this.store.loadBalancers.values())
-      for (const c of loadBalancerClaims(lb)) this.store.lbClaims.set(c, lb.ID);
-  }
-
   /** Subnets of a network with their pool usage (listings, audits). */
   subnetUsage(networkId: string): { subnet: SubnetRec; used: number; size: number }[] {
     const n = this.getNetwork(networkId);

@@ -65,6 +65,24 @@ export class HnsStore {
     );
   }
 
+  /** Take over every table of `other` (snapshot restore swaps a fully built store in). */
+  assign(other: HnsStore): void {
+    this.clear();
+    for (const [k, v] of other.networks) this.networks.set(k, v);
+    for (const [k, v] of other.alloc) this.alloc.set(k, v);
+    for (const [k, v] of other.networkByName) this.networkByName.set(k, v);
+    for (const [k, v] of other.endpoints) this.endpoints.set(k, v);
+    for (const [k, v] of other.namespaces) this.namespaces.set(k, v);
+    for (const [k, v] of other.loadBalancers) this.loadBalancers.set(k, v);
+    for (const [k, v] of other.lbClaims) this.lbClaims.set(k, v);
+    for (const [k, v] of other.routes) this.routes.set(k, v);
+    for (const [k, v] of other.policyLists) this.policyLists.set(k, v);
+    for (const [k, v] of other.endpointRefs) this.endpointRefs.set(k, v);
+    this.accelnetMacs = [...other.accelnetMacs];
+    this.seq = other.seq;
+    this.nextCompartment = other.nextCompartment;
+  }
+
   clear(): void {
     this.networks.clear();
     this.alloc.clear();

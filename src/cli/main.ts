@@ -1,0 +1,422 @@
+/**
+ * The `hnsim` command (DESIGN: cli/, "What a user runs"): quickstart, serve (JSON-RPC 2.0 on
+ * stdin/stdout), show (hnsdiag-like listings of a snapshot), version. Options are parsed with
+ * node:util parseArgs; a usage error prints one line to stderr and exits 2, a runtime failure exits 1.
+ *
+ *   process.exitCode = await main(process.argv.slice(2));
+ */
+import { readFileSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { isHnsError } from '../core/errors.js';
+import { isJsonObject } from '../core/json.js';
+import {
+  DEFAULT_PROFILE,
+  PROFILES,
+  formatVersion,
+  resolveProfile,
+  type HostProfile,
+} from '../hns/versions.js';
+import {
+  collectListing,
+  listingJson,
+  renderListing,
+  LISTING_KINDS,
+  type ListingKind,
+} from '../render/listing.js';
+import { renderWalkthrough, walkthroughJson } from '../render/narration.js';
+import { table } from '../render/table.js';
+
+// The model (host, service, API) is imported only by the commands that run it, so help, version
+// and usage errors answer without loading it.
+const loadHost = () => import('../host/host.js');
+
+export interface CliIo {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  /** Whether stdout is a terminal (colour is used only then, and only without NO_COLOR). */
+  readonly isTTY: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+/** A bad command line: reported in one line, exit code 2. */
+class UsageError {
+  constructor(
+    readonly message: string,
+    readonly command?: string,
+  ) {}
+}
+
+/** A failure while running a valid command (unreadable snapshot, …): exit code 1. */
+class CommandError {
+  constructor(readonly message: string) {}
+}
+
+export function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as unknown;
+    return isJsonObject(pkg) && typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+const COMMANDS = ['quickstart', 'serve', 'show', 'version', 'help'] as const;
+type Command = (typeof COMMANDS)[number];
+
+const profileNames = Object.keys(PROFILES).join(', ');
+
+const MAIN_USAGE = `hnsim: an in-memory simulator of Windows container networking (HNS/HCN v2 + v1, HCS)
+
+Usage: hnsim <command> [options]
+
+Commands:
+  quickstart   Walk one simulated host through HNS: networks, a namespace, endpoints,
+               a load balancer, a listing, one failure with its HRESULT, teardown
+  serve        Serve the flat HNS API as JSON-RPC 2.0 on stdin/stdout until EOF
+  show         List the HNS objects of a snapshot file (or of a fresh host), hnsdiag-style
+  version      Print the hnsim version and the host profiles it simulates
+  help [cmd]   Show this help, or a command's
+
+Options:
+  -h, --help      Show help (also after a command: hnsim <command> --help)
+  -V, --version   Same as 'hnsim version'
+
+Run 'hnsim <command> --help' for a command's options.
+`;
+
+const SEED_HELP =
+  '  --seed N          Seed of every ID and choice the host makes (integer 0..4294967295, default 1)';
+const PROFILE_HELP = `  --profile NAME    Host profile: ${profileNames}, or an HNS version such as 13.1 (default ${DEFAULT_PROFILE})`;
+
+const USAGE: Readonly<Record<Exclude<Command, 'help'>, string>> = {
+  quickstart: `Usage: hnsim quickstart [--seed N] [--profile NAME] [--format text|json]
+
+Build one simulated Windows host and narrate a real HNS walkthrough through the flat API:
+a NAT network (HNS picks its subnet), an Overlay network with a subnet and policies, a
+namespace, endpoints with HNS-assigned IPs and a PortMapping, attachment to the namespace,
+a load balancer with two backends, an hnsdiag-like listing, one object's JSON, a failing
+call with its HRESULT and ErrorRecord (state unchanged), and teardown in reverse order.
+Output is deterministic for a given seed and profile.
+
+Options:
+${SEED_HELP}
+${PROFILE_HELP}
+  --format FORMAT   text (default) or json
+  -h, --help        Show this help
+`,
+  serve: `Usage: hnsim serve [--seed N] [--profile NAME]
+
+Serve one simulated host as JSON-RPC 2.0 on stdin/stdout: one request per line in, one
+response per line out, until stdin ends. A method is a flat API function (HcnCreateNetwork,
+HcnQueryEndpointProperties, HNSCall, …) and "params" its positional arguments; an HNS
+failure is error -32000 with data {hresult, name, errorRecord}. Host methods: Snapshot,
+Restore(snapshot), RestartHns(policy?), Reboot(policy?), GetVersion, ListMethods.
+Requests without "id" are notifications (no response); batches (arrays) are supported.
+
+  echo '{"jsonrpc":"2.0","id":1,"method":"HcnEnumerateNetworks","params":[]}' | hnsim serve
+
+Options:
+${SEED_HELP}
+${PROFILE_HELP}
+  -h, --help        Show this help
+`,
+  show: `Usage: hnsim show [networks|endpoints|namespaces|loadbalancers|routes|all] [--snapshot FILE]
+                  [--seed N] [--profile NAME] [--format text|json]
+
+List HNS objects as HNS returns them, in hnsdiag-like tables: those of a snapshot file
+(the result of the JSON-RPC method Snapshot; "-" reads stdin), or of a fresh host.
+
+Options:
+  --snapshot FILE   Snapshot to list (default: a fresh host, which holds its HostDefault namespace)
+${SEED_HELP}
+${PROFILE_HELP.replace('(default', "(default: the snapshot's HNS version, else")}
+  --format FORMAT   text (default) or json
+  -h, --help        Show this help
+`,
+  version: `Usage: hnsim version [--format text|json]
+
+Print the hnsim package version and the host profiles (HNS versions) it simulates.
+
+Options:
+  --format FORMAT   text (default) or json
+  -h, --help        Show this help
+`,
+};
+
+function defaultIo(): CliIo {
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    isTTY: process.stdout.isTTY === true,
+    env: process.env,
+  };
+}
+
+function write(stream: Writable, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.write(text, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
+interface Flags {
+  seed?: string;
+  profile?: string;
+  format?: string;
+  snapshot?: string;
+  help?: boolean;
+}
+
+const OPTION_SPECS = {
+  seed: { type: 'string' },
+  profile: { type: 'string' },
+  format: { type: 'string' },
+  snapshot: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const ALLOWED: Readonly<Record<Exclude<Command, 'help'>, readonly (keyof Flags)[]>> = {
+  quickstart: ['seed', 'profile', 'format', 'help'],
+  serve: ['seed', 'profile', 'help'],
+  show: ['snapshot', 'seed', 'profile', 'format', 'help'],
+  version: ['format', 'help'],
+};
+
+function parse(
+  cmd: Exclude<Command, 'help'>,
+  args: string[],
+  maxPositionals: number,
+): { flags: Flags; positionals: string[] } {
+  const options = Object.fromEntries(ALLOWED[cmd].map((k) => [k, OPTION_SPECS[k]]));
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    const msg = (e as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '');
+    throw new UsageError(`${cmd}: ${msg}`, cmd);
+  }
+  const flags = parsed.values as Flags;
+  if (!flags.help && parsed.positionals.length > maxPositionals) {
+    throw new UsageError(`${cmd}: unexpected argument "${parsed.positionals[maxPositionals]}"`, cmd);
+  }
+  return { flags, positionals: parsed.positionals };
+}
+
+function readSeed(cmd: string, flags: Flags): number {
+  if (flags.seed === undefined) return 1;
+  if (!/^\d{1,10}$/.test(flags.seed) || Number(flags.seed) > 0xffffffff) {
+    throw new UsageError(`${cmd}: --seed must be an integer 0..4294967295, got "${flags.seed}"`, cmd);
+  }
+  return Number(flags.seed);
+}
+
+function readProfile(cmd: string, flags: Flags): HostProfile | undefined {
+  if (flags.profile === undefined) return undefined;
+  const p = resolveProfile(flags.profile);
+  if (!p) {
+    throw new UsageError(
+      `${cmd}: unknown --profile "${flags.profile}" (use ${profileNames} or an HNS version like 13.1)`,
+      cmd,
+    );
+  }
+  return p;
+}
+
+function readFormat(cmd: string, flags: Flags): 'text' | 'json' {
+  const f = flags.format ?? 'text';
+  if (f !== 'text' && f !== 'json') {
+    throw new UsageError(`${cmd}: --format must be text or json, got "${f}"`, cmd);
+  }
+  return f;
+}
+
+function useColor(io: CliIo): boolean {
+  return io.isTTY && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === '');
+}
+
+async function cmdQuickstart(args: string[], io: CliIo): Promise<number> {
+  const { flags } = parse('quickstart', args, 0);
+  if (flags.help) return write(io.stdout, USAGE.quickstart).then(() => EXIT_OK);
+  const seed = readSeed('quickstart', flags);
+  const profile = readProfile('quickstart', flags);
+  const format = readFormat('quickstart', flags);
+  const { runQuickstart } = await import('./quickstart.js');
+  const w = runQuickstart({ seed, ...(profile ? { profile } : {}) });
+  const text =
+    format === 'json'
+      ? JSON.stringify(walkthroughJson(w), null, 2) + '\n'
+      : renderWalkthrough(w, { color: useColor(io) });
+  await write(io.stdout, text);
+  return w.completed ? EXIT_OK : EXIT_FAILURE;
+}
+
+async function cmdServe(args: string[], io: CliIo): Promise<number> {
+  const { flags } = parse('serve', args, 0);
+  if (flags.help) return write(io.stdout, USAGE.serve).then(() => EXIT_OK);
+  const seed = readSeed('serve', flags);
+  const profile = readProfile('serve', flags);
+  const [{ createHost }, { serveStdio }] = await Promise.all([loadHost(), import('../api/rpc.js')]);
+  const host = createHost({ seed, ...(profile ? { profile } : {}) });
+  await serveStdio(host, io.stdin, io.stdout);
+  return EXIT_OK;
+}
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The profile a snapshot was taken on: a named profile with its HNS version, else that version. */
+function profileOfSnapshot(snapshot: unknown): HostProfile | undefined {
+  if (!isJsonObject(snapshot) || typeof snapshot.version !== 'string') return undefined;
+  const v = snapshot.version;
+  return Object.values(PROFILES).find((p) => formatVersion(p.version) === v) ?? resolveProfile(v);
+}
+
+async function cmdShow(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parse('show', args, 1);
+  if (flags.help) return write(io.stdout, USAGE.show).then(() => EXIT_OK);
+  const what = positionals[0] ?? 'all';
+  const kinds: readonly ListingKind[] =
+    what === 'all'
+      ? LISTING_KINDS
+      : (LISTING_KINDS as readonly string[]).includes(what)
+        ? [what as ListingKind]
+        : [];
+  if (kinds.length === 0) {
+    throw new UsageError(
+      `show: unknown object kind "${what}" (use ${LISTING_KINDS.join(', ')} or all)`,
+      'show',
+    );
+  }
+  const seed = readSeed('show', flags);
+  let profile = readProfile('show', flags);
+  const format = readFormat('show', flags);
+  let snapshot: unknown;
+  if (flags.snapshot !== undefined) {
+    let text: string;
+    try {
+      text = flags.snapshot === '-' ? await readAll(io.stdin) : readFileSync(flags.snapshot, 'utf8');
+    } catch (e) {
+      throw new CommandError(`cannot read snapshot ${flags.snapshot}: ${(e as Error).message}`);
+    }
+    try {
+      snapshot = JSON.parse(text);
+    } catch (e) {
+      throw new CommandError(`snapshot ${flags.snapshot} is not JSON: ${(e as Error).message}`);
+    }
+    profile ??= profileOfSnapshot(snapshot);
+  }
+  const { createHost } = await loadHost();
+  const host = createHost({ seed, ...(profile ? { profile } : {}) });
+  if (snapshot !== undefined) {
+    try {
+      host.restore(snapshot);
+    } catch (e) {
+      throw new CommandError(`cannot restore snapshot ${flags.snapshot}: ${(e as Error).message}`);
+    }
+  }
+  const listing = collectListing(host.api);
+  const text =
+    format === 'json'
+      ? JSON.stringify(listingJson(listing, kinds), null, 2) + '\n'
+      : renderListing(listing, kinds, { color: useColor(io) }) + '\n';
+  await write(io.stdout, text);
+  return EXIT_OK;
+}
+
+async function cmdVersion(args: string[], io: CliIo): Promise<number> {
+  const { flags } = parse('version', args, 0);
+  if (flags.help) return write(io.stdout, USAGE.version).then(() => EXIT_OK);
+  const format = readFormat('version', flags);
+  const version = packageVersion();
+  const profiles = Object.values(PROFILES);
+  if (format === 'json') {
+    const doc = {
+      hnsim: version,
+      defaultProfile: DEFAULT_PROFILE,
+      profiles: profiles.map((p) => ({
+        name: p.name,
+        description: p.description,
+        hns: formatVersion(p.version),
+        schema: formatVersion(p.schema),
+        build: p.build,
+      })),
+    };
+    await write(io.stdout, JSON.stringify(doc, null, 2) + '\n');
+    return EXIT_OK;
+  }
+  const rows = profiles.map((p) => [
+    p.name + (p.name === DEFAULT_PROFILE ? ' *' : ''),
+    formatVersion(p.version),
+    formatVersion(p.schema),
+    String(p.build),
+    p.description,
+  ]);
+  const text = [
+    `hnsim ${version}`,
+    '',
+    'Host profiles (--profile NAME, or an HNS version such as 13.1; * = default):',
+    table(['Profile', 'HNS', 'Schema', 'Build', 'Description'], rows, { color: useColor(io) }),
+    '',
+  ].join('\n');
+  await write(io.stdout, text);
+  return EXIT_OK;
+}
+
+function isCommand(s: string): s is Command {
+  return (COMMANDS as readonly string[]).includes(s);
+}
+
+/** Run the CLI; resolves to the exit code. Never throws for bad input. */
+export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
+  const [first, ...rest] = argv;
+  try {
+    if (first === undefined || first === '-h' || first === '--help') {
+      await write(io.stdout, MAIN_USAGE);
+      return EXIT_OK;
+    }
+    if (first === '-V' || first === '--version') return await cmdVersion(rest, io);
+    if (first.startsWith('-')) throw new UsageError(`unknown option "${first}"`);
+    if (!isCommand(first)) throw new UsageError(`unknown command "${first}"`);
+    switch (first) {
+      case 'help': {
+        const topic = rest[0];
+        if (topic === undefined) {
+          await write(io.stdout, MAIN_USAGE);
+          return EXIT_OK;
+        }
+        if (!isCommand(topic) || topic === 'help') throw new UsageError(`help: unknown command "${topic}"`);
+        await write(io.stdout, USAGE[topic]);
+        return EXIT_OK;
+      }
+      case 'quickstart':
+        return await cmdQuickstart(rest, io);
+      case 'serve':
+        return await cmdServe(rest, io);
+      case 'show':
+        return await cmdShow(rest, io);
+      case 'version':
+        return await cmdVersion(rest, io);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      await write(io.stderr, `hnsim: ${e.message} (see 'hnsim ${e.command ? e.command + ' ' : ''}--help')\n`);
+      return EXIT_USAGE;
+    }
+    if (e instanceof CommandError) {
+      await write(io.stderr, `hnsim: ${e.message}\n`);
+      return EXIT_FAILURE;
+    }
+    const what = isHnsError(e) ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e);
+    await write(io.stderr, `hnsim: ${what}\n`);
+    return EXIT_FAILURE;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * hnsim's public entry (DESIGN: "The typed client and the flat API"): build a simulated Windows host,
+ * call the flat DLL-named API (documents in, documents out, HRESULT failures as data), serve it as
+ * JSON-RPC 2.0, inject faults, and read the HRESULT registry and the HNS version profiles.
+ *
+ *   import { createHost } from 'hnsim';
+ *   const host = createHost({ seed: 7, profile: 'ws2025' });
+ *   const r = host.api.HcnCreateNetwork(null, { Name: 'nat', Type: 'NAT' });
+ */
+
+// host
+export { createHost, Host, TOKENS, type HostOptions } from './host/host.js';
+export {
+  SERVICE_RESTART_DEFAULT,
+  REBOOT_DEFAULT,
+  SNAPSHOT_FORMAT,
+  type RestartPolicy,
+  type HnsSnapshot,
+} from './hns/lifecycle.js';
+
+// flat API, transport, faults, JSON-RPC
+export {
+  FlatApi,
+  FLAT_API_METHODS,
+  isFailure,
+  capture,
+  type FlatApiMethod,
+  type HcnResult,
+  type HcnSuccess,
+  type HcnFailure,
+  type HcnDocument,
+} from './api/flat.js';
+export { DirectTransport, type HnsCall, type HnsTransport } from './api/transport.js';
+export { FaultInjector, Gate, type CallPredicate, type RuleHandle, type RuleOptions } from './api/faults.js';
+export {
+  RpcServer,
+  serveStdio,
+  RpcErrorCode,
+  RPC_METHODS,
+  HOST_RPC_METHODS,
+  type RpcId,
+  type RpcError,
+  type RpcResponse,
+  type HostRpcMethod,
+} from './api/rpc.js';
+
+// errors
+export {
+  HnsError,
+  HRESULTS,
+  hnsError,
+  isHnsError,
+  hresultName,
+  isRegisteredHResult,
+  formatHResult,
+  type HResultName,
+  type HResultInfo,
+  type ErrorRecord,
+} from './core/errors.js';
+
+// events
+export {
+  EventBus,
+  HcnNotification,
+  type HcnNotificationName,
+  type HnsNotificationEvent,
+  type HnsChangeEvent,
+  type ApiCallEvent,
+  type HostEvents,
+} from './core/events.js';
+
+// versions and profiles
+export {
+  PROFILES,
+  DEFAULT_PROFILE,
+  FEATURES,
+  resolveProfile,
+  supports,
+  supportedFeatures,
+  compareVersion,
+  formatVersion,
+  type HostProfile,
+  type HnsVersion,
+  type FeatureName,
+  type SupportedFeatures,
+} from './hns/versions.js';
+
+// the typed client (hcsshim's hcn package): `hcn.HostComputeNetwork`, `hcn.isNotFoundError`, …
+export * as hcn from './api/hcn/index.js';
+export { HcnClient, type HcnClientOptions } from './api/hcn/index.js';
