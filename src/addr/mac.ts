@@ -7,6 +7,7 @@
  * MACs are reused first, oldest release first (same engine as IP pools, alloc.ts); ranges that
  * overlap, run backwards or contain a multicast address are HCN_E_INVALID_NETWORK.
  */
+import { HEX_BYTE } from '../core/guid.js';
 import { hnsError } from '../core/errors.js';
 import { Reader, toJsonObject } from '../core/json.js';
 import type { Rng } from '../core/rng.js';
@@ -56,8 +57,16 @@ export function isValidMac(n: number): boolean {
 /** HNS form: `00-15-5D-52-C0-00`. A number that is not a MAC is E_INVALIDARG. */
 export function formatMac(n: number): string {
   if (!isValidMac(n)) throw hnsError('E_INVALIDARG', `${String(n)} is not a 48-bit MAC address`);
-  const hex = n.toString(16).toUpperCase().padStart(12, '0');
-  return `${hex.slice(0, 2)}-${hex.slice(2, 4)}-${hex.slice(4, 6)}-${hex.slice(6, 8)}-${hex.slice(8, 10)}-${hex.slice(10, 12)}`;
+  const hi = Math.floor(n / 0x1000000);
+  const lo = n % 0x1000000;
+  return [
+    HEX_BYTE[hi >>> 16],
+    HEX_BYTE[(hi >>> 8) & 255],
+    HEX_BYTE[hi & 255],
+    HEX_BYTE[lo >>> 16],
+    HEX_BYTE[(lo >>> 8) & 255],
+    HEX_BYTE[lo & 255],
+  ].join('-');
 }
 
 /** Individual (not group) address: the low bit of the first octet is clear. */

@@ -5,16 +5,38 @@
  */
 import type { Rng } from './rng.js';
 
-const GUID_RE = /^\{?([0-9a-fA-F]{8})-([0-9a-fA-F]{4})-([0-9a-fA-F]{4})-([0-9a-fA-F]{4})-([0-9a-fA-F]{12})\}?$/;
+/** Two upper-case hex digits per byte value. */
+export const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, i) =>
+  i.toString(16).toUpperCase().padStart(2, '0'),
+);
 
 export const NULL_GUID = '00000000-0000-0000-0000-000000000000';
 
-/** Canonical (upper-case, no braces) form, or undefined when `s` is not a GUID. */
+function isHex(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+}
+
+/** Canonical (upper-case, no braces) form, or undefined when `s` is not a GUID. Hot path: no regex. */
 export function parseGuid(s: string): string | undefined {
-  const m = GUID_RE.exec(s);
-  if (!m) return undefined;
-  if (s.startsWith('{') !== s.endsWith('}')) return undefined;
-  return `${m[1]}-${m[2]}-${m[3]}-${m[4]}-${m[5]}`.toUpperCase();
+  let body = s;
+  if (s.length === 38) {
+    if (s.charCodeAt(0) !== 123 || s.charCodeAt(37) !== 125) return undefined;
+    body = s.slice(1, 37);
+  } else if (s.length !== 36) {
+    return undefined;
+  }
+  let lower = false;
+  for (let i = 0; i < 36; i++) {
+    const c = body.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 45) return undefined;
+    } else if (!isHex(c)) {
+      return undefined;
+    } else if (c >= 97) {
+      lower = true;
+    }
+  }
+  return lower ? body.toUpperCase() : body;
 }
 
 export function isNullGuid(canonical: string): boolean {
@@ -22,16 +44,28 @@ export function isNullGuid(canonical: string): boolean {
 }
 
 function hex8(n: number): string {
-  return (n >>> 0).toString(16).toUpperCase().padStart(8, '0');
+  return HEX_BYTE[n >>> 24]! + HEX_BYTE[(n >>> 16) & 255]! + HEX_BYTE[(n >>> 8) & 255]! + HEX_BYTE[n & 255]!;
 }
 
-/** A fresh version-4 GUID drawn from `rng`. */
+/** A fresh version-4 GUID drawn from `rng` (built flat: IDs are kept per object). */
 export function newGuid(rng: Rng): string {
   const a = hex8(rng.nextU32());
   const b = hex8(rng.nextU32());
-  const c = hex8(rng.nextU32());
+  const w2 = rng.nextU32();
+  const c = hex8(w2);
   const d = hex8(rng.nextU32());
-  const version = '4' + b.slice(5, 8);
-  const variant = ((parseInt(c[0]!, 16) & 0x3) | 0x8).toString(16).toUpperCase() + c.slice(1, 4);
-  return `${a}-${b.slice(0, 4)}-${version}-${variant}-${c.slice(4, 8)}${d}`;
+  const variant = '89AB'[(w2 >>> 28) & 3]!;
+  return [
+    a,
+    '-',
+    b.slice(0, 4),
+    '-4',
+    b.slice(5, 8),
+    '-',
+    variant,
+    c.slice(1, 4),
+    '-',
+    c.slice(4, 8),
+    d,
+  ].join('');
 }

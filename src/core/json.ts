@@ -69,7 +69,11 @@ export function toJson(input: unknown, code: HResultName = 'HCN_E_INVALID_JSON')
  * A settings document: a JSON object given as a string or object. An empty string or null/undefined
  * is treated as `{}` when `allowEmpty` (HNS accepts an empty query), else HCN_E_INVALID_JSON.
  */
-export function toJsonObject(input: unknown, allowEmpty = false, code: HResultName = 'HCN_E_INVALID_JSON'): JsonObject {
+export function toJsonObject(
+  input: unknown,
+  allowEmpty = false,
+  code: HResultName = 'HCN_E_INVALID_JSON',
+): JsonObject {
   if (allowEmpty && (input === undefined || input === null || input === '')) return {};
   const v = toJson(input, code);
   if (!isJsonObject(v)) throw hnsError(code, 'expected a JSON object');
@@ -179,7 +183,8 @@ export class Reader {
   optEnum<T extends string>(key: string, values: readonly T[], code: HResultName = this.code): T | undefined {
     const v = this.optStr(key);
     if (v === undefined || v === '') return undefined;
-    if (!(values as readonly string[]).includes(v)) this.fail(`${key} "${v}" is not one of ${values.join(', ')}`, code);
+    if (!(values as readonly string[]).includes(v))
+      this.fail(`${key} "${v}" is not one of ${values.join(', ')}`, code);
     return v as T;
   }
 

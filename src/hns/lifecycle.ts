@@ -220,6 +220,7 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
         })),
       } as unknown as NetworkRec;
       const alloc = {
+        subnets: rec.Ipams.flatMap((i) => [...i.Subnets]),
         pools: x.pools.map((p) => IpPool.fromJSON(p)),
         macs: MacPool.fromJSON(x.macs),
         claims: new Map(x.claims),

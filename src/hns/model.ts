@@ -192,6 +192,8 @@ export interface PolicyListRec {
 
 /** Per-network allocation state, mutated only in commit phases. */
 export interface NetworkAlloc {
+  /** The network's subnets, flattened over Ipams in order (derived; kept beside the pools). */
+  readonly subnets: SubnetRec[];
   /** One pool per subnet, flattened over Ipams in order. */
   readonly pools: IpPool[];
   readonly macs: MacPool;

@@ -46,6 +46,10 @@ export interface HnsServiceDeps {
 }
 
 type RequestType = 'Add' | 'Remove' | 'Update' | 'Refresh';
+
+/** Shared empty list: most endpoints never get a v1 container attachment. */
+const NO_CONTAINERS: readonly string[] = Object.freeze([]);
+const NO_ADDR: IpAddr = { family: 4, value: 0 };
 const REQUEST_TYPES: readonly RequestType[] = ['Add', 'Remove', 'Update', 'Refresh'];
 
 /** Flattened subnets of a network with their pools, in Ipams order. */
@@ -94,6 +98,7 @@ export class HnsService {
   }
 
   private notify(notification: HcnNotificationName, data: Record<string, string | number>): void {
+    if (this.deps.events.listenerCount('hns.notification') === 0) return;
     this.deps.events.emit('hns.notification', {
       notification,
       code: HcnNotification[notification],
@@ -103,13 +108,9 @@ export class HnsService {
   }
 
   private change(kind: HnsChangeEvent['kind'], op: HnsChangeEvent['op'], id: string, detail?: string): void {
-    this.deps.events.emit('hns.change', {
-      kind,
-      op,
-      id,
-      time: this.deps.clock.now(),
-      ...(detail ? { detail } : {}),
-    });
+    if (this.deps.events.listenerCount('hns.change') === 0) return;
+    const time = this.deps.clock.now();
+    this.deps.events.emit('hns.change', detail ? { kind, op, id, time, detail } : { kind, op, id, time });
   }
 
   // ───────────────────────────── networks ─────────────────────────────
@@ -159,8 +160,10 @@ export class HnsService {
   }
 
   private freshAlloc(n: NetworkRec): NetworkAlloc {
+    const subnets = subnetsOf(n);
     return {
-      pools: subnetsOf(n).map((s) => this.poolFor(s)),
+      subnets,
+      pools: subnets.map((s) => this.poolFor(s)),
       macs: new MacPool(n.MacRanges.map((m) => ({ start: m.start, end: m.end }))),
       claims: new Map(),
       endpoints: new Set(),
@@ -318,6 +321,7 @@ export class HnsService {
       return i >= 0 ? alloc.pools[i]! : this.poolFor(s);
     });
     alloc.pools.splice(0, alloc.pools.length, ...pools);
+    alloc.subnets.splice(0, alloc.subnets.length, ...subnetsOf(after));
     // endpoint subnet indexes follow the new order
     for (const epId of alloc.endpoints) {
       const e = this.store.endpoints.get(epId)!;
@@ -395,7 +399,7 @@ export class HnsService {
 
   private commitEndpoint(n: NetworkRec, givenId: string | undefined, d: EndpointDraft): EndpointRec {
     const alloc = this.store.alloc.get(n.ID)!;
-    const subs = subnetsOf(n);
+    const subs = alloc.subnets;
     const remote = isRemote(d);
     // validate addresses
     const plan: {
@@ -431,17 +435,25 @@ export class HnsService {
         });
       }
     } else if (!remote) {
-      const staticSubs = n.Ipams.filter((i) => i.Type === 'Static').flatMap((i) => i.Subnets);
+      // one address per family, from the first Static subnet of that family with a free address
       for (const family of [4, 6] as const) {
-        const candidates = staticSubs.filter((s) => s.prefix.family === family);
-        if (!candidates.length) continue;
-        const idx = subs.findIndex(
-          (s) =>
-            candidates.includes(s) && alloc.pools[subs.indexOf(s)]!.used < alloc.pools[subs.indexOf(s)]!.size,
-        );
+        let seen = false;
+        let idx = -1;
+        let i = 0;
+        for (const ipam of n.Ipams) {
+          for (const sub of ipam.Subnets) {
+            if (idx < 0 && ipam.Type === 'Static' && sub.prefix.family === family) {
+              seen = true;
+              const pool = alloc.pools[i]!;
+              if (pool.used < pool.size) idx = i;
+            }
+            i++;
+          }
+        }
+        if (!seen) continue;
         if (idx < 0) throw hnsError('HCN_E_SUBNET_NOT_FOUND', `no free IPv${family} address in ${n.ID}`);
         plan.push({
-          cfg: { IpAddress: '', PrefixLength: subs[idx]!.prefix.len, addr: { family: 4, value: 0 } },
+          cfg: { IpAddress: '', PrefixLength: subs[idx]!.prefix.len, addr: NO_ADDR },
           subnet: idx,
           pool: 'allocate',
         });
@@ -495,7 +507,13 @@ export class HnsService {
     for (const c of claims) alloc.claims.set(c, id);
     let Routes = d.Routes;
     if (!Routes.length && !remote) {
-      Routes = IpConfigurations.flatMap((c) => (c.subnet >= 0 ? subs[c.subnet]!.Routes : []));
+      // shared with the subnet when there is one address (records are immutable)
+      Routes =
+        IpConfigurations.length === 1
+          ? IpConfigurations[0]!.subnet >= 0
+            ? subs[IpConfigurations[0]!.subnet]!.Routes
+            : Routes
+          : IpConfigurations.flatMap((c) => (c.subnet >= 0 ? subs[c.subnet]!.Routes : []));
     }
     const Dns: DnsRec = dnsIsEmpty(d.Dns) && !remote ? n.Dns : d.Dns;
     const rec: EndpointRec = {
@@ -503,6 +521,7 @@ export class HnsService {
       ID: id,
       Name: d.Name,
       HostComputeNetwork: n.ID,
+      HostComputeNamespace: undefined,
       Policies: d.Policies,
       IpConfigurations,
       Dns,
@@ -512,7 +531,8 @@ export class HnsService {
       macPooled,
       Flags: d.Flags,
       SchemaVersion: d.SchemaVersion,
-      SharedContainers: [],
+      VmPort: undefined,
+      SharedContainers: NO_CONTAINERS,
       seq: this.nextSeq(),
     };
     this.store.endpoints.set(id, rec);
@@ -567,7 +587,7 @@ export class HnsService {
         }
         if (requestType === 'Remove') {
           if (!e.VmPort) throw hnsError('HCN_E_ENDPOINT_NOT_ATTACHED', id);
-          const { VmPort: _p, ...rest } = e;
+          const rest: EndpointRec = { ...e, VmPort: undefined };
           this.store.endpoints.set(id, rest);
           this.change('Endpoint', 'modify', id, 'Port Remove');
           return rest;
@@ -671,8 +691,7 @@ export class HnsService {
     const ns = this.store.namespaces.get(nsId);
     const e = this.store.endpoints.get(epId);
     if (e && e.HostComputeNamespace === nsId) {
-      const { HostComputeNamespace: _n, ...rest } = e;
-      this.store.endpoints.set(epId, rest);
+      this.store.endpoints.set(epId, { ...e, HostComputeNamespace: undefined });
     }
     if (ns) {
       this.store.namespaces.set(nsId, {

@@ -117,7 +117,9 @@ export class Host {
 /** Build a host. Costs one inversify container (~50 µs). */
 export function createHost(options: HostOptions = {}): Host {
   const profile =
-    typeof options.profile === 'object' ? options.profile : resolveProfile(options.profile ?? DEFAULT_PROFILE);
+    typeof options.profile === 'object'
+      ? options.profile
+      : resolveProfile(options.profile ?? DEFAULT_PROFILE);
   if (!profile) throw hnsError('E_INVALIDARG', `unknown host profile "${String(options.profile)}"`);
   const c = new Container({ defaultScope: 'Singleton' });
   c.bind(TOKENS.Options).toConstantValue(options);

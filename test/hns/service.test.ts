@@ -5,13 +5,13 @@ import type { HcnResult } from '../../src/api/flat.js';
 import type { Json, JsonObject } from '../../src/core/json.js';
 
 function ok<T>(r: HcnResult<T>): T {
-  if (r.hr !== 0) throw new Error(`expected success, got ${r.name}: ${r.message}`);
+  if (!r.ok) throw new Error(`expected success, got ${r.name}: ${r.message}`);
   return r.result;
 }
 function fails<T>(host: Host, r: () => HcnResult<T>, name: string, hr?: number): void {
   const before = JSON.stringify(host.snapshot());
   const res = r();
-  expect(res.hr === 0 ? 'success' : res.name).toBe(name);
+  expect(res.ok ? 'success' : res.name).toBe(name);
   if (hr !== undefined) expect(res.hr).toBe(hr);
   expect(JSON.stringify(host.snapshot())).toBe(before);
 }
@@ -353,7 +353,7 @@ describe('endpoints', () => {
     expect(host.api.HcnQueryNamespaceProperties(g, '').hr).toBe(0x80070490);
     expect(host.api.HcnQueryLoadBalancerProperties(g, '').hr).toBe(0x80070490);
     expect(host.api.HcnQuerySdnRouteProperties(g, '').hr).toBe(0x80070490);
-    expect(host.api.HcnQueryNetworkProperties('not-a-guid', '').name).toBe('HCN_E_GUID_CONVERSION_FAILURE');
+    expect(host.api.HcnQueryNetworkProperties('not-a-guid', '')).toMatchObject({ ok: false, name: 'HCN_E_GUID_CONVERSION_FAILURE' });
   });
 
   it('includes allocator details on a Detailed query', () => {
@@ -565,6 +565,16 @@ describe('restart, reboot and snapshots', () => {
     const next2 = ok(other.api.HcnCreateEndpoint(netId, null, '{}'));
     expect(next2).toEqual(next1);
     expect(() => other.restore({ format: 'nope' })).toThrow(/snapshot/);
+    // a corrupt snapshot is refused with E_INVALIDARG and leaves the state as it was
+    const before = other.snapshot();
+    const corrupt = JSON.parse(JSON.stringify(snap));
+    corrupt.endpoints[0].IpConfigurations = 'garbage';
+    const bad = JSON.parse(JSON.stringify(before));
+    bad.networks = [];
+    for (const s of [corrupt, bad]) {
+      expect(() => other.restore(s)).toThrow(expect.objectContaining({ code: 'E_INVALIDARG' }));
+      expect(other.snapshot()).toEqual(before);
+    }
     expect(other.snapshot()).not.toEqual(snap); // the failed restore changed nothing: the new endpoint is still there
   });
 });

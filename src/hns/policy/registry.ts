@@ -150,9 +150,38 @@ export function parsePolicy(raw: Json, ctx: PolicyContext): ParsedPolicy {
   if (settings !== undefined && settings !== null && !isJsonObject(settings)) {
     throw hnsError('HCN_E_INVALID_POLICY', `${m.type} Settings must be an object`);
   }
-  const reader = new Reader(settings ?? {}, 'HCN_E_INVALID_POLICY', `${m.type}.Settings`);
-  return { type: m.type, settings: m.parse(reader, ctx) };
+  // Parsed policies are immutable, so identical ones are shared: most endpoints of a network carry
+  // the same OutBoundNAT and ACL settings (memory per endpoint, DESIGN contract 5). Types that claim
+  // something unique (PortMapping host ports) differ per object by design and are not interned.
+  if (m.claims)
+    return {
+      type: m.type,
+      settings: m.parse(new Reader(settings ?? {}, 'HCN_E_INVALID_POLICY', m.type + '.Settings'), ctx),
+    };
+  const key =
+    m.type +
+    '\u0000' +
+    ctx.scope +
+    '\u0000' +
+    ctx.networkType +
+    '\u0000' +
+    ctx.version.major +
+    '.' +
+    ctx.version.minor +
+    '\u0000' +
+    (settings == null ? '{}' : JSON.stringify(settings));
+  const hit = INTERNED.get(key);
+  if (hit) return hit;
+  const reader = new Reader(settings ?? {}, 'HCN_E_INVALID_POLICY', m.type + '.Settings');
+  const parsed: ParsedPolicy = { type: m.type, settings: m.parse(reader, ctx) };
+  if (INTERNED.size >= INTERN_LIMIT) INTERNED.clear();
+  INTERNED.set(key, parsed);
+  return parsed;
 }
+
+/** Interned parsed policies, by type, context and settings text (bounded; cleared when full). */
+const INTERNED = new Map<string, ParsedPolicy>();
+const INTERN_LIMIT = 8192;
 
 /** The registered error for a second instance of a single-instance (`multiple: false`) type. */
 export function duplicateInstanceError(type: string): HResultName {

@@ -76,12 +76,8 @@ export function parseEndpoint(doc: JsonObject, network: NetworkRec, version: Hns
       throw hnsError('HCN_E_INVALID_PREFIX', `${c.path}.PrefixLength ${PrefixLength}`);
     }
     const IpSubnetId = readGuid(c, 'IpSubnetId');
-    const d: IpConfigDraft = { IpAddress, addr };
-    return {
-      ...d,
-      ...(PrefixLength !== undefined ? { PrefixLength } : {}),
-      ...(IpSubnetId ? { IpSubnetId } : {}),
-    };
+    const d: IpConfigDraft = { IpAddress, PrefixLength, IpSubnetId, addr };
+    return d;
   });
   const families = IpConfigurations.map((c) => c.addr.family);
   if (IpConfigurations.length > 2 || new Set(families).size !== families.length) {
@@ -100,14 +96,14 @@ export function parseEndpoint(doc: JsonObject, network: NetworkRec, version: Hns
   }
   const SchemaVersion = readSchemaVersion(r);
   return {
-    ...(givenId ? { givenId } : {}),
+    givenId,
     Name,
-    ...(HostComputeNetwork ? { HostComputeNetwork } : {}),
+    HostComputeNetwork,
     Policies,
     IpConfigurations,
     Dns,
     Routes,
-    ...(MacAddress ? { MacAddress } : {}),
+    MacAddress,
     Flags,
     SchemaVersion,
   };

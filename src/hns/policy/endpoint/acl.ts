@@ -52,7 +52,25 @@ export function parseAclSettings(r: Reader, ctx: PolicyContext): AclSettings {
   const direction = readDirection(r);
   const ruleType = r.optEnum('RuleType', ACL_RULE_TYPES);
   const match = readRuleMatch(r, ctx, { allowSetIds: true });
-  return { ...match, id, action, direction, ruleType, effectiveRuleType: ruleType ?? 'Switch' };
+  // built field by field (not spread): one hidden class for every ACL record
+  return {
+    protocols: match.protocols,
+    localAddresses: match.localAddresses,
+    remoteAddresses: match.remoteAddresses,
+    localPorts: match.localPorts,
+    remotePorts: match.remotePorts,
+    priority: match.priority,
+    protocolSet: match.protocolSet,
+    local: match.local,
+    remote: match.remote,
+    localPortRanges: match.localPortRanges,
+    remotePortRanges: match.remotePortRanges,
+    id,
+    action,
+    direction,
+    ruleType,
+    effectiveRuleType: ruleType ?? 'Switch',
+  };
 }
 
 /** hcsshim `AclPolicySetting` order; Action and Direction are never omitted. */
