@@ -4,6 +4,8 @@
  * §1, §2). Settings travel as raw JSON (`json.RawMessage` in Go); the interfaces type them.
  */
 import type { Json } from '../../core/json.js';
+import { EndpointFlags } from '../../hns/schema/endpoint.js';
+import { NetworkFlags, SubnetFlags } from '../../hns/schema/network.js';
 
 type ValueOf<T> = T[keyof T];
 
@@ -69,26 +71,9 @@ export const NetworkType = {
 export type NetworkType = ValueOf<typeof NetworkType>;
 
 /** hcsshim defines None, EnableNonPersistent, DisableHostPort and EnableIov; the rest from the schema. */
-export const NetworkFlags = {
-  None: 0,
-  EnableDns: 1,
-  EnableDhcp: 2,
-  EnableMirroring: 4,
-  EnableNonPersistent: 8,
-  EnablePersistent: 16,
-  IsolateVSwitch: 32,
-  EnableFlowSteering: 64,
-  DisableSharing: 128,
-  EnableFirewall: 256,
-  SuppressMediaDisconnect: 512,
-  DisableHostPort: 1024,
-  WeakHostReceiveAdapter: 2048,
-  WeakHostSendAdapter: 4096,
-  EnableIov: 8192,
-} as const;
+export { NetworkFlags, SubnetFlags };
 export type NetworkFlags = number;
 
-export const SubnetFlags = { None: 0, DoNotReserveGatewayAddress: 1 } as const;
 export type SubnetFlags = number;
 
 export const NetworkPolicyType = {
@@ -125,15 +110,7 @@ export interface SubnetPolicy {
 // ───────────────────────────── endpoints ─────────────────────────────
 
 /** hcsshim defines None and RemoteEndpoint; the rest from microsoft/SDN hns.v2.psm1. */
-export const EndpointFlags = {
-  None: 0,
-  RemoteEndpoint: 1,
-  DisableInterComputeCommunication: 2,
-  EnableMirroring: 4,
-  EnableLowInterfaceMetric: 8,
-  OverrideDNSServerOrder: 16,
-  EnableDhcp: 32,
-} as const;
+export { EndpointFlags };
 export type EndpointFlags = number;
 
 export const EndpointPolicyType = {
