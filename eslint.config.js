@@ -10,7 +10,10 @@ const determinism = {
   ],
   'no-restricted-syntax': [
     'error',
-    { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Use the simulated Clock.' },
+    {
+      selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+      message: 'Use the simulated Clock.',
+    },
   ],
 };
 

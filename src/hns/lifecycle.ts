@@ -26,6 +26,8 @@ import { NetworkFlags } from './schema/network.js';
 import { loadBalancerClaims, parseLoadBalancer, serializeLoadBalancer } from './schema/loadbalancer.js';
 import { parseSdnRoute, serializeSdnRoute } from './schema/route.js';
 import { HnsStore } from './store.js';
+import { auditStore } from './audit.js';
+import { deletePolicyList, policyListClaims, policyListEndpoints } from './v1/policylist.js';
 
 export interface RestartPolicy {
   /** keep: all networks survive; keepPersistent: all but EnableNonPersistent (Flags 8); remove: none. */
@@ -79,11 +81,8 @@ export function applyRestart(hns: HnsService, policy: RestartPolicy): void {
     if (policy.routes === 'remove' || touchesDoomed(rt.HostComputeEndpoints)) hns.deleteSdnRoute(rt.ID);
   }
   for (const pl of [...s.policyLists.values()]) {
-    const refs = pl.References.map((r) => r.split('/').pop()!.toUpperCase());
-    if (policy.policyLists === 'remove' || touchesDoomed(refs)) {
-      for (const ep of refs) s.dropRef(ep, pl.ID);
-      s.policyLists.delete(pl.ID);
-    }
+    if (policy.policyLists === 'remove' || touchesDoomed(policyListEndpoints(pl)))
+      deletePolicyList(hns, pl.ID);
   }
   for (const id of doomedEndpoints) hns.deleteEndpoint(id);
   if (policy.namespaces === 'remove') {
@@ -233,10 +232,28 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
       const e = dec(raw) as EndpointRec & { Policies: Json };
       const networkType = netType.get(e.HostComputeNetwork);
       if (!networkType) throw new Error(`endpoint ${e.ID} names a missing network`);
-      return {
-        ...e,
-        Policies: decPolicies(e.Policies, { version, scope: 'endpoint', networkType }),
-      } as EndpointRec;
+      // the key order of a freshly created record, so later changes serialise identically
+      const shape = {
+        kind: 'Endpoint',
+        ID: '',
+        Name: '',
+        HostComputeNetwork: '',
+        HostComputeNamespace: undefined,
+        Policies: [],
+        IpConfigurations: [],
+        Dns: undefined,
+        Routes: [],
+        MacAddress: '',
+        mac: -1,
+        macPooled: false,
+        Flags: 0,
+        SchemaVersion: undefined,
+        VmPort: undefined,
+        SharedContainers: [],
+        seq: 0,
+      };
+      const policies = decPolicies(e.Policies, { version, scope: 'endpoint', networkType });
+      return Object.assign(shape, e, { Policies: policies }) as unknown as EndpointRec;
     });
     built = {
       networks,
@@ -276,6 +293,8 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
     if (!Array.isArray(snap.rng) || snap.rng.length !== 4 || typeof snap.clock !== 'number') {
       throw new Error('bad rng or clock state');
     }
+    const problems = auditStore(s);
+    if (problems.length) throw new Error(problems.slice(0, 3).join('; '));
   } catch (e) {
     throw hnsError('E_INVALIDARG', `corrupt snapshot: ${(e as Error).message}`);
   }
@@ -284,14 +303,29 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
   hns.deps.clock.setNow(snap.clock);
 }
 
-/** Derived indexes: LB claims and endpoint back-references. */
+/** Derived indexes: frontend claims and endpoint back-references, in creation order of their owners. */
 function rebuildIndexes(s: HnsStore): void {
+  const owners: { seq: number; id: string; endpoints: readonly string[]; claims: readonly string[] }[] = [];
   for (const lb of s.loadBalancers.values()) {
-    for (const ep of lb.HostComputeEndpoints) s.addRef(ep, lb.ID);
+    owners.push({
+      seq: lb.seq,
+      id: lb.ID,
+      endpoints: lb.HostComputeEndpoints,
+      claims: loadBalancerClaims(lb),
+    });
   }
-  for (const rt of s.routes.values()) for (const ep of rt.HostComputeEndpoints) s.addRef(ep, rt.ID);
+  for (const rt of s.routes.values()) {
+    owners.push({ seq: rt.seq, id: rt.ID, endpoints: [...new Set(rt.HostComputeEndpoints)], claims: [] });
+  }
   for (const pl of s.policyLists.values()) {
-    for (const r of pl.References) s.addRef(r.split('/').pop()!.toUpperCase(), pl.ID);
+    owners.push({ seq: pl.seq, id: pl.ID, endpoints: policyListEndpoints(pl), claims: policyListClaims(pl) });
   }
-  for (const lb of s.loadBalancers.values()) for (const c of loadBalancerClaims(lb)) s.lbClaims.set(c, lb.ID);
+  owners.sort((a, b) => a.seq - b.seq);
+  for (const o of owners) {
+    for (const ep of o.endpoints) s.addRef(ep, o.id);
+    for (const c of o.claims) {
+      if (s.lbClaims.has(c)) throw new Error(`frontend ${c} is claimed twice`);
+      s.lbClaims.set(c, o.id);
+    }
+  }
 }

@@ -353,7 +353,7 @@ export class HnsService {
         if (this.store.refsOf(epId).size) {
           throw hnsError(
             'HCN_E_ENTITY_HAS_REFERENCES',
-            `endpoint ${epId} is used by ${[...this.store.refsOf(epId)].join(', ')}`,
+            `endpoint ${epId} is used by ${[...this.store.refsOf(epId)].sort().join(', ')}`,
           );
         }
       }
@@ -603,7 +603,7 @@ export class HnsService {
     this.atomic(() => {
       this.getEndpoint(id);
       const refs = this.store.refsOf(id);
-      if (refs.size) throw hnsError('HCN_E_ENTITY_HAS_REFERENCES', `used by ${[...refs].join(', ')}`);
+      if (refs.size) throw hnsError('HCN_E_ENTITY_HAS_REFERENCES', `used by ${[...refs].sort().join(', ')}`);
       this.removeEndpoint(id);
     });
   }

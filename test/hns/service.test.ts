@@ -353,7 +353,10 @@ describe('endpoints', () => {
     expect(host.api.HcnQueryNamespaceProperties(g, '').hr).toBe(0x80070490);
     expect(host.api.HcnQueryLoadBalancerProperties(g, '').hr).toBe(0x80070490);
     expect(host.api.HcnQuerySdnRouteProperties(g, '').hr).toBe(0x80070490);
-    expect(host.api.HcnQueryNetworkProperties('not-a-guid', '')).toMatchObject({ ok: false, name: 'HCN_E_GUID_CONVERSION_FAILURE' });
+    expect(host.api.HcnQueryNetworkProperties('not-a-guid', '')).toMatchObject({
+      ok: false,
+      name: 'HCN_E_GUID_CONVERSION_FAILURE',
+    });
   });
 
   it('includes allocator details on a Detailed query', () => {

@@ -90,8 +90,7 @@ export function parseEndpoint(doc: JsonObject, network: NetworkRec, version: Hns
   if (macText !== undefined && macText !== '') {
     const mac = parseMac(macText);
     if (mac === undefined) throw r.err(`MacAddress "${macText}" is not a MAC address`);
-    if (Math.floor(mac / 0x10000000000) & 1)
-      throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', `multicast MAC ${macText}`);
+    if (!isUnicastMac(mac)) throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', `multicast MAC ${macText}`);
     MacAddress = { text: formatMac(mac), mac };
   }
   const SchemaVersion = readSchemaVersion(r);

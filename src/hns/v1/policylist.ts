@@ -154,12 +154,35 @@ export function getPolicyList(hns: HnsService, id: string): PolicyListRec {
   return pl;
 }
 
+/**
+ * The ELB frontend claims of a stored policy list (its Policies were validated on create), keyed as
+ * HCN load balancer claims: `<protocol>/<external port>/<VIP as integer or *>`; port 0 claims nothing.
+ */
+export function policyListClaims(pl: Pick<PolicyListRec, 'Policies'>): string[] {
+  const out: string[] = [];
+  for (const p of pl.Policies) {
+    if (p['Type'] !== 'ELB') continue;
+    const port = typeof p['ExternalPort'] === 'number' ? p['ExternalPort'] : 0;
+    if (port === 0) continue;
+    const protocol = typeof p['Protocol'] === 'number' ? p['Protocol'] : 0;
+    const vips = Array.isArray(p['VIPs']) ? p['VIPs'] : [];
+    const keys = vips.length ? vips.map((v) => parseIp(String(v))?.value.toString() ?? String(v)) : ['*'];
+    for (const v of keys) out.push(`${protocol}/${port}/${v}`);
+  }
+  return out;
+}
+
+/** The endpoint IDs a stored policy list references. */
+export function policyListEndpoints(pl: Pick<PolicyListRec, 'References'>): string[] {
+  return pl.References.map((ref) => readReference(ref).id);
+}
+
 /** Delete a policy list, releasing its endpoint references and ELB frontends. */
 export function deletePolicyList(hns: HnsService, id: string): void {
   const store = hns.store;
   const pl = getPolicyList(hns, id);
-  for (const ref of pl.References) store.dropRef(readReference(ref).id, id);
-  for (const [k, owner] of [...store.lbClaims]) if (owner === id) store.lbClaims.delete(k);
+  for (const ep of policyListEndpoints(pl)) store.dropRef(ep, id);
+  for (const k of policyListClaims(pl)) if (store.lbClaims.get(k) === id) store.lbClaims.delete(k);
   store.policyLists.delete(id);
   hns.deps.events.emit('hns.change', { kind: 'PolicyList', op: 'delete', id, time: hns.deps.clock.now() });
 }

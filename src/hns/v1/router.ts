@@ -376,7 +376,11 @@ function matches(r: Route, method: HnsMethod, resource: string, idText: string, 
 
 function readMethod(method: unknown): HnsMethod {
   const m = typeof method === 'string' ? METHODS.find((x) => x === method.toUpperCase()) : undefined;
-  if (!m) throw hnsError('E_INVALIDARG', `method ${JSON.stringify(method)} is not GET, POST or DELETE`);
+  if (!m)
+    throw hnsError(
+      'E_INVALIDARG',
+      `method ${typeof method === 'string' ? JSON.stringify(method) : typeof method} is not GET, POST or DELETE`,
+    );
   return m;
 }
 
