@@ -31,5 +31,4 @@ export default tseslint.config(
     },
   },
   { files: ['src/core/**'], rules: { 'no-restricted-properties': 'off', 'no-restricted-syntax': 'off' } },
-  { files: ['bench/**'], rules: { 'no-restricted-properties': 'off' } },
 );

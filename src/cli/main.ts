@@ -71,7 +71,7 @@ type Command = (typeof COMMANDS)[number];
 
 const profileNames = Object.keys(PROFILES).join(', ');
 
-const MAIN_USAGE = `hnsim: an in-memory simulator of Windows container networking (HNS/HCN v2 + v1, HCS)
+const MAIN_USAGE = `hnsim: an in-memory simulator of Windows container networking (HNS: the HCN v2 API and the v1 HNSCall API)
 
 Usage: hnsim <command> [options]
 
