@@ -158,30 +158,41 @@ export function parsePolicy(raw: Json, ctx: PolicyContext): ParsedPolicy {
       type: m.type,
       settings: m.parse(new Reader(settings ?? {}, 'HCN_E_INVALID_POLICY', m.type + '.Settings'), ctx),
     };
-  const key =
-    m.type +
-    '\u0000' +
-    ctx.scope +
-    '\u0000' +
-    ctx.networkType +
-    '\u0000' +
-    ctx.version.major +
-    '.' +
-    ctx.version.minor +
-    '\u0000' +
-    (settings == null ? '{}' : JSON.stringify(settings));
-  const hit = INTERNED.get(key);
+  const table = internTable(ctx, m.type);
+  const key = settings == null ? '{}' : JSON.stringify(settings);
+  const hit = table.get(key);
   if (hit) return hit;
   const reader = new Reader(settings ?? {}, 'HCN_E_INVALID_POLICY', m.type + '.Settings');
   const parsed: ParsedPolicy = { type: m.type, settings: m.parse(reader, ctx) };
-  if (INTERNED.size >= INTERN_LIMIT) INTERNED.clear();
-  INTERNED.set(key, parsed);
+  if (++interned > INTERN_LIMIT) {
+    INTERNED.clear();
+    interned = 1;
+  }
+  table.set(key, parsed);
   return parsed;
 }
 
-/** Interned parsed policies, by type, context and settings text (bounded; cleared when full). */
-const INTERNED = new Map<string, ParsedPolicy>();
+/**
+ * Interned parsed policies: scope → network type → HNS version → policy type → Settings JSON text.
+ * Nested maps keep every lookup key short; the whole cache is dropped when it passes its bound.
+ */
+type Table = Map<string, ParsedPolicy>;
+const INTERNED = new Map<string, Map<string, Map<number, Map<string, Table>>>>();
 const INTERN_LIMIT = 8192;
+let interned = 0;
+
+function internTable(ctx: PolicyContext, type: string): Table {
+  let byNet = INTERNED.get(ctx.scope);
+  if (!byNet) INTERNED.set(ctx.scope, (byNet = new Map()));
+  let byVersion = byNet.get(ctx.networkType);
+  if (!byVersion) byNet.set(ctx.networkType, (byVersion = new Map()));
+  const v = ctx.version.major * 0x10000 + ctx.version.minor;
+  let byType = byVersion.get(v);
+  if (!byType) byVersion.set(v, (byType = new Map()));
+  let table = byType.get(type);
+  if (!table) byType.set(type, (table = new Map()));
+  return table;
+}
 
 /** The registered error for a second instance of a single-instance (`multiple: false`) type. */
 export function duplicateInstanceError(type: string): HResultName {
