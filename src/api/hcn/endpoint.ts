@@ -6,6 +6,7 @@
 import type { JsonObject } from '../../core/json.js';
 import { create, enumerate, modify, remove } from './calls.js';
 import type { HcnClient } from './client.js';
+import { HcnResource } from './resource.js';
 import { EndpointNotFoundError, HcnClientError } from './errors.js';
 import {
   defaultQuery,
@@ -77,7 +78,7 @@ export const ENDPOINT_SPEC: Spec = [
   ['SchemaVersion', { obj: VERSION_SPEC }],
 ];
 
-export class HostComputeEndpoint implements Required<HostComputeEndpointDoc> {
+export class HostComputeEndpoint extends HcnResource implements Required<HostComputeEndpointDoc> {
   ID = '';
   Name = '';
   HostComputeNetwork = '';
@@ -90,10 +91,9 @@ export class HostComputeEndpoint implements Required<HostComputeEndpointDoc> {
   Flags = 0;
   Health: Health = {};
   SchemaVersion: SchemaVersion = { Major: 0, Minor: 0 };
-  readonly #client: HcnClient;
 
   constructor(client: HcnClient, doc: HostComputeEndpointDoc = {}) {
-    this.#client = client;
+    super(client, ENDPOINT_SPEC);
     if (doc.ID !== undefined) this.ID = doc.ID;
     if (doc.Name !== undefined) this.Name = doc.Name;
     if (doc.HostComputeNetwork !== undefined) this.HostComputeNetwork = doc.HostComputeNetwork;
@@ -112,22 +112,6 @@ export class HostComputeEndpoint implements Required<HostComputeEndpointDoc> {
     return new HostComputeEndpoint(client, unmarshal(ENDPOINT_SPEC, json) as HostComputeEndpointDoc);
   }
 
-  get client(): HcnClient {
-    return this.#client;
-  }
-
-  /** hcsshim's Go field name for `ID`. */
-  get Id(): string {
-    return this.ID;
-  }
-  set Id(v: string) {
-    this.ID = v;
-  }
-
-  toJSON(): JsonObject {
-    return marshal(ENDPOINT_SPEC, this);
-  }
-
   /** Create on the network named by `HostComputeNetwork`; `HostComputeNamespace` must be empty. */
   async create(): Promise<HostComputeEndpoint> {
     if (this.HostComputeNamespace !== '') {
@@ -136,16 +120,16 @@ export class HostComputeEndpoint implements Required<HostComputeEndpointDoc> {
         'endpoint create error, endpoint json HostComputeNamespace is read only and should not be set',
       );
     }
-    return createEndpoint(this.#client, this.HostComputeNetwork, this.toJSON());
+    return createEndpoint(this.client, this.HostComputeNetwork, this.toJSON());
   }
 
   async delete(): Promise<void> {
-    await remove(this.#client, 'Endpoint', this.ID);
+    await remove(this.client, 'Endpoint', this.ID);
   }
 
   /** Send a ModifyEndpointSettingRequest (Policy or Port) for this endpoint. */
   async modifyEndpointSettings(request: ModifyEndpointSettingRequest): Promise<void> {
-    await modifyEndpointSettings(this.#client, this.ID, request);
+    await modifyEndpointSettings(this.client, this.ID, request);
   }
 
   /** Add, remove or replace (`Update`) the endpoint's policies, or refresh them. */
@@ -159,12 +143,12 @@ export class HostComputeEndpoint implements Required<HostComputeEndpointDoc> {
 
   /** Add this endpoint to a namespace. */
   async namespaceAttach(namespaceId: string): Promise<void> {
-    await addNamespaceEndpoint(this.#client, namespaceId, this.ID);
+    await addNamespaceEndpoint(this.client, namespaceId, this.ID);
   }
 
   /** Remove this endpoint from a namespace. */
   async namespaceDetach(namespaceId: string): Promise<void> {
-    await removeNamespaceEndpoint(this.#client, namespaceId, this.ID);
+    await removeNamespaceEndpoint(this.client, namespaceId, this.ID);
   }
 }
 

@@ -4,9 +4,9 @@
  * HcnModifyLoadBalancer; `addEndpoint`/`removeEndpoint` delete the load balancer and create it
  * again from the changed document, as hcsshim does.
  */
-import type { JsonObject } from '../../core/json.js';
 import { create, enumerate, modify, remove } from './calls.js';
 import type { HcnClient } from './client.js';
+import { HcnResource } from './resource.js';
 import { LoadBalancerNotFoundError } from './errors.js';
 import {
   defaultQuery,
@@ -16,7 +16,7 @@ import {
   type HostComputeQuery,
   type SchemaVersion,
 } from './hcn.js';
-import { copyData, marshal, unmarshal, type Spec } from './marshal.js';
+import { copyData, unmarshal, type Spec } from './marshal.js';
 import type { LoadBalancerDistribution, LoadBalancerFlags, LoadBalancerPortMappingFlags } from './policy.js';
 
 export interface LoadBalancerPortMapping {
@@ -59,7 +59,7 @@ export const LOAD_BALANCER_SPEC: Spec = [
   ['Flags', 'num'],
 ];
 
-export class HostComputeLoadBalancer implements Required<HostComputeLoadBalancerDoc> {
+export class HostComputeLoadBalancer extends HcnResource implements Required<HostComputeLoadBalancerDoc> {
   ID = '';
   HostComputeEndpoints: string[] = [];
   SourceVIP = '';
@@ -67,10 +67,9 @@ export class HostComputeLoadBalancer implements Required<HostComputeLoadBalancer
   PortMappings: LoadBalancerPortMapping[] = [];
   SchemaVersion: SchemaVersion = { Major: 0, Minor: 0 };
   Flags = 0;
-  readonly #client: HcnClient;
 
   constructor(client: HcnClient, doc: HostComputeLoadBalancerDoc = {}) {
-    this.#client = client;
+    super(client, LOAD_BALANCER_SPEC);
     if (doc.ID !== undefined) this.ID = doc.ID;
     if (doc.HostComputeEndpoints !== undefined) this.HostComputeEndpoints = [...doc.HostComputeEndpoints];
     if (doc.SourceVIP !== undefined) this.SourceVIP = doc.SourceVIP;
@@ -87,39 +86,23 @@ export class HostComputeLoadBalancer implements Required<HostComputeLoadBalancer
     );
   }
 
-  get client(): HcnClient {
-    return this.#client;
-  }
-
-  /** hcsshim's Go field name for `ID`. */
-  get Id(): string {
-    return this.ID;
-  }
-  set Id(v: string) {
-    this.ID = v;
-  }
-
-  toJSON(): JsonObject {
-    return marshal(LOAD_BALANCER_SPEC, this);
-  }
-
   async create(): Promise<HostComputeLoadBalancer> {
     return HostComputeLoadBalancer.fromJSON(
-      this.#client,
-      await create(this.#client, 'LoadBalancer', this.toJSON()),
+      this.client,
+      await create(this.client, 'LoadBalancer', this.toJSON()),
     );
   }
 
   /** Replace the load balancer `hnsLoadbalancerID` with this document (HNS 15.4+ accepts it). */
   async update(hnsLoadbalancerID: string): Promise<HostComputeLoadBalancer> {
     return HostComputeLoadBalancer.fromJSON(
-      this.#client,
-      await modify(this.#client, 'LoadBalancer', hnsLoadbalancerID, this.toJSON()),
+      this.client,
+      await modify(this.client, 'LoadBalancer', hnsLoadbalancerID, this.toJSON()),
     );
   }
 
   async delete(): Promise<void> {
-    await remove(this.#client, 'LoadBalancer', this.ID);
+    await remove(this.client, 'LoadBalancer', this.ID);
   }
 
   /**

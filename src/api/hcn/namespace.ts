@@ -3,9 +3,10 @@
  * network compartment holding endpoints and containers; endpoints join and leave through
  * ModifyNamespaceSettingRequest. `Sync` only matters for Guest namespaces (see `sync`).
  */
-import { isJsonObject, type Json, type JsonObject } from '../../core/json.js';
+import { isJsonObject, type Json } from '../../core/json.js';
 import { create, enumerate, modify, remove } from './calls.js';
 import type { HcnClient } from './client.js';
+import { HcnResource } from './resource.js';
 import { HcnClientError, NamespaceNotFoundError } from './errors.js';
 import {
   defaultQuery,
@@ -60,16 +61,15 @@ export const NAMESPACE_SPEC: Spec = [
   ['SchemaVersion', { obj: VERSION_SPEC }],
 ];
 
-export class HostComputeNamespace implements Required<HostComputeNamespaceDoc> {
+export class HostComputeNamespace extends HcnResource implements Required<HostComputeNamespaceDoc> {
   ID = '';
   NamespaceId = 0;
   Type: NamespaceType | string = '';
   Resources: NamespaceResource[] = [];
   SchemaVersion: SchemaVersion = { Major: 0, Minor: 0 };
-  readonly #client: HcnClient;
 
   constructor(client: HcnClient, doc: HostComputeNamespaceDoc = {}) {
-    this.#client = client;
+    super(client, NAMESPACE_SPEC);
     if (doc.ID !== undefined) this.ID = doc.ID;
     if (doc.NamespaceId !== undefined) this.NamespaceId = doc.NamespaceId;
     if (doc.Type !== undefined) this.Type = doc.Type;
@@ -81,36 +81,17 @@ export class HostComputeNamespace implements Required<HostComputeNamespaceDoc> {
     return new HostComputeNamespace(client, unmarshal(NAMESPACE_SPEC, json) as HostComputeNamespaceDoc);
   }
 
-  get client(): HcnClient {
-    return this.#client;
-  }
-
-  /** hcsshim's Go field name for `ID`. */
-  get Id(): string {
-    return this.ID;
-  }
-  set Id(v: string) {
-    this.ID = v;
-  }
-
-  toJSON(): JsonObject {
-    return marshal(NAMESPACE_SPEC, this);
-  }
-
   async create(): Promise<HostComputeNamespace> {
-    return HostComputeNamespace.fromJSON(
-      this.#client,
-      await create(this.#client, 'Namespace', this.toJSON()),
-    );
+    return HostComputeNamespace.fromJSON(this.client, await create(this.client, 'Namespace', this.toJSON()));
   }
 
   async delete(): Promise<void> {
-    await remove(this.#client, 'Namespace', this.ID);
+    await remove(this.client, 'Namespace', this.ID);
   }
 
   /** Send a ModifyNamespaceSettingRequest for this namespace. */
   async modifyNamespaceSettings(request: ModifyNamespaceSettingRequest): Promise<void> {
-    await modifyNamespaceSettings(this.#client, this.ID, request);
+    await modifyNamespaceSettings(this.client, this.ID, request);
   }
 
   /**
@@ -122,7 +103,7 @@ export class HostComputeNamespace implements Required<HostComputeNamespaceDoc> {
    */
   async sync(): Promise<void> {
     if (this.Type !== NamespaceType.Guest) return;
-    const hook = this.#client.syncGuestNamespace;
+    const hook = this.client.syncGuestNamespace;
     if (hook) await hook(this);
   }
 }

@@ -6,6 +6,7 @@
 import type { JsonObject } from '../../core/json.js';
 import { create, enumerate, modify, remove, type Invoker } from './calls.js';
 import type { HcnClient } from './client.js';
+import { HcnResource } from './resource.js';
 import { createEndpoint, HostComputeEndpoint, type HostComputeEndpointDoc } from './endpoint.js';
 import { HcnClientError, NetworkNotFoundError } from './errors.js';
 import {
@@ -115,7 +116,7 @@ export const NETWORK_SPEC: Spec = [
   ['SchemaVersion', { obj: VERSION_SPEC }],
 ];
 
-export class HostComputeNetwork implements Required<HostComputeNetworkDoc> {
+export class HostComputeNetwork extends HcnResource implements Required<HostComputeNetworkDoc> {
   ID = '';
   Name = '';
   Type: NetworkType | string = '';
@@ -126,10 +127,9 @@ export class HostComputeNetwork implements Required<HostComputeNetworkDoc> {
   Flags = 0;
   Health: Health = {};
   SchemaVersion: SchemaVersion = { Major: 0, Minor: 0 };
-  readonly #client: HcnClient;
 
   constructor(client: HcnClient, doc: HostComputeNetworkDoc = {}) {
-    this.#client = client;
+    super(client, NETWORK_SPEC);
     if (doc.ID !== undefined) this.ID = doc.ID;
     if (doc.Name !== undefined) this.Name = doc.Name;
     if (doc.Type !== undefined) this.Type = doc.Type;
@@ -146,24 +146,6 @@ export class HostComputeNetwork implements Required<HostComputeNetworkDoc> {
   static fromJSON(client: HcnClient, json: unknown): HostComputeNetwork {
     const doc = unmarshal(NETWORK_SPEC, json) as HostComputeNetworkDoc;
     return new HostComputeNetwork(client, { Type: NetworkType.NAT, ...doc });
-  }
-
-  /** The client this network calls through. */
-  get client(): HcnClient {
-    return this.#client;
-  }
-
-  /** hcsshim's Go field name for `ID`. */
-  get Id(): string {
-    return this.ID;
-  }
-  set Id(v: string) {
-    this.ID = v;
-  }
-
-  /** The document as hcsshim marshals it (omitempty scalars dropped, `Dns`/`Health`/… kept). */
-  toJSON(): JsonObject {
-    return marshal(NETWORK_SPEC, this);
   }
 
   /**
@@ -188,16 +170,16 @@ export class HostComputeNetwork implements Required<HostComputeNetworkDoc> {
         if (!hasDefault) throw new HcnClientError('E_INVALIDARG', 'network create error, no default gateway');
       }
     }
-    return HostComputeNetwork.fromJSON(this.#client, await create(this.#client, 'Network', this.toJSON()));
+    return HostComputeNetwork.fromJSON(this.client, await create(this.client, 'Network', this.toJSON()));
   }
 
   async delete(): Promise<void> {
-    await remove(this.#client, 'Network', this.ID);
+    await remove(this.client, 'Network', this.ID);
   }
 
   /** Send a ModifyNetworkSettingRequest (Policy, DNS, Extension, …). */
   async modifyNetworkSettings(request: ModifyNetworkSettingRequest): Promise<void> {
-    await modifyNetwork(this.#client, this.ID, request);
+    await modifyNetwork(this.client, this.ID, request);
   }
 
   /** Add policies (e.g. RemoteSubnetRoute, HostRoute) to the network. */
@@ -224,9 +206,9 @@ export class HostComputeNetwork implements Required<HostComputeNetworkDoc> {
    */
   async createEndpoint(endpoint: HostComputeEndpoint | HostComputeEndpointDoc): Promise<HostComputeEndpoint> {
     const ep =
-      endpoint instanceof HostComputeEndpoint ? endpoint : new HostComputeEndpoint(this.#client, endpoint);
+      endpoint instanceof HostComputeEndpoint ? endpoint : new HostComputeEndpoint(this.client, endpoint);
     ep.HostComputeNetwork = this.ID;
-    return createEndpoint(this.#client, this.ID, ep.toJSON());
+    return createEndpoint(this.client, this.ID, ep.toJSON());
   }
 
   /** Create a remote endpoint: `createEndpoint` with the RemoteEndpoint flag ORed in. */
@@ -234,7 +216,7 @@ export class HostComputeNetwork implements Required<HostComputeNetworkDoc> {
     endpoint: HostComputeEndpoint | HostComputeEndpointDoc,
   ): Promise<HostComputeEndpoint> {
     const ep =
-      endpoint instanceof HostComputeEndpoint ? endpoint : new HostComputeEndpoint(this.#client, endpoint);
+      endpoint instanceof HostComputeEndpoint ? endpoint : new HostComputeEndpoint(this.client, endpoint);
     ep.Flags = EndpointFlags.RemoteEndpoint | ep.Flags;
     return this.createEndpoint(ep);
   }

@@ -3,9 +3,9 @@
  * settings live under hcsshim's key `Setting`. Routes cannot be modified, so adding or removing an
  * endpoint deletes and re-creates; `delete` first looks the route up and succeeds if it is gone.
  */
-import type { JsonObject } from '../../core/json.js';
 import { create, enumerate, remove } from './calls.js';
 import type { HcnClient } from './client.js';
+import { HcnResource } from './resource.js';
 import { HcnClientError, RouteNotFoundError } from './errors.js';
 import {
   defaultQuery,
@@ -16,7 +16,7 @@ import {
   type HostComputeQuery,
   type SchemaVersion,
 } from './hcn.js';
-import { copyData, marshal, unmarshal, type Spec } from './marshal.js';
+import { copyData, unmarshal, type Spec } from './marshal.js';
 import type { SDNRoutePolicySetting } from './policy.js';
 
 export interface HostComputeRouteDoc {
@@ -42,15 +42,14 @@ export const ROUTE_DOC_SPEC: Spec = [
   ['SchemaVersion', { obj: VERSION_SPEC }],
 ];
 
-export class HostComputeRoute implements Required<HostComputeRouteDoc> {
+export class HostComputeRoute extends HcnResource implements Required<HostComputeRouteDoc> {
   ID = '';
   HostComputeEndpoints: string[] = [];
   Setting: SDNRoutePolicySetting[] = [];
   SchemaVersion: SchemaVersion = { Major: 0, Minor: 0 };
-  readonly #client: HcnClient;
 
   constructor(client: HcnClient, doc: HostComputeRouteDoc = {}) {
-    this.#client = client;
+    super(client, ROUTE_DOC_SPEC);
     if (doc.ID !== undefined) this.ID = doc.ID;
     if (doc.HostComputeEndpoints !== undefined) this.HostComputeEndpoints = [...doc.HostComputeEndpoints];
     if (doc.Setting !== undefined) this.Setting = copyData(doc.Setting);
@@ -61,27 +60,19 @@ export class HostComputeRoute implements Required<HostComputeRouteDoc> {
     return new HostComputeRoute(client, unmarshal(ROUTE_DOC_SPEC, json) as HostComputeRouteDoc);
   }
 
-  get client(): HcnClient {
-    return this.#client;
-  }
-
-  toJSON(): JsonObject {
-    return marshal(ROUTE_DOC_SPEC, this);
-  }
-
   async create(): Promise<HostComputeRoute> {
-    return HostComputeRoute.fromJSON(this.#client, await create(this.#client, 'SdnRoute', this.toJSON()));
+    return HostComputeRoute.fromJSON(this.client, await create(this.client, 'SdnRoute', this.toJSON()));
   }
 
   /** Delete the route if a lookup by ID finds it; any lookup failure counts as "already gone". */
   async delete(): Promise<void> {
     let existing: HostComputeRoute | undefined;
     try {
-      existing = await getRouteByID(this.#client, this.ID);
+      existing = await getRouteByID(this.client, this.ID);
     } catch {
       existing = undefined;
     }
-    if (existing) await remove(this.#client, 'SdnRoute', this.ID);
+    if (existing) await remove(this.client, 'SdnRoute', this.ID);
   }
 
   /** Delete, append the endpoint to this object's list, create again. */
