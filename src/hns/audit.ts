@@ -43,6 +43,9 @@ export function auditStore(s: HnsStore): string[] {
     ['SdnRoute', s.routes],
     ['PolicyList', s.policyLists],
   ];
+  const allIds = new Set<string>();
+  for (const [, table] of tables) for (const id of table.keys()) allIds.add(id);
+  if (!sameSet(allIds, s.ids)) out.push(`ID index holds ${s.ids.size} IDs, tables hold ${allIds.size}`);
   const owner = new Map<string, string>();
   const seqs = new Map<number, string>();
   for (const [kind, table] of tables) {

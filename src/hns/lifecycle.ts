@@ -286,6 +286,7 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
       s.routes.set(rt.ID, rt);
     }
     for (const pl of built.policyLists) s.policyLists.set(pl.ID, pl);
+    s.reindexIds();
     rebuildIndexes(s);
     s.accelnetMacs = Array.isArray(snap.accelnetMacs) ? snap.accelnetMacs.map(String) : [];
     s.seq = snap.seq;

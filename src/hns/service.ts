@@ -151,6 +151,7 @@ export class HnsService {
       // commit
       this.notify('NetworkPreCreate', { ID: id });
       this.store.networks.set(id, rec);
+      this.store.ids.add(id);
       if (rec.Name !== '') this.store.networkByName.set(key, id);
       this.store.alloc.set(id, this.freshAlloc(rec));
       this.notify('NetworkCreate', { ID: id });
@@ -360,6 +361,7 @@ export class HnsService {
       this.notify('NetworkPreDelete', { ID: id });
       for (const epId of [...alloc.endpoints]) this.removeEndpoint(epId);
       this.store.networks.delete(id);
+      this.store.ids.delete(id);
       this.store.alloc.delete(id);
       if (n.Name !== '' && this.store.networkByName.get(this.store.nameKey(n.Name)) === id) {
         this.store.networkByName.delete(this.store.nameKey(n.Name));
@@ -536,6 +538,7 @@ export class HnsService {
       seq: this.nextSeq(),
     };
     this.store.endpoints.set(id, rec);
+    this.store.ids.add(id);
     alloc.endpoints.add(id);
     this.change('Endpoint', 'create', id, rec.Name);
     return rec;
@@ -618,6 +621,7 @@ export class HnsService {
     alloc.endpoints.delete(id);
     if (e.HostComputeNamespace) this.detachFromNamespace(e.HostComputeNamespace, id);
     this.store.endpoints.delete(id);
+    this.store.ids.delete(id);
     this.change('Endpoint', 'delete', id, e.Name);
   }
 
@@ -658,6 +662,7 @@ export class HnsService {
         seq: this.nextSeq(),
       };
       this.store.namespaces.set(id, rec);
+      this.store.ids.add(id);
       this.notify('NamespaceCreate', { ID: id, NamespaceId: rec.NamespaceId });
       this.change('Namespace', 'create', id);
       for (const r of d.resources) {
@@ -768,6 +773,7 @@ export class HnsService {
       const ns = this.getNamespace(id);
       for (const r of ns.Resources) if (r.Type === 'Endpoint') this.detachFromNamespace(id, r.ID);
       this.store.namespaces.delete(id);
+      this.store.ids.delete(id);
       this.notify('NamespaceDelete', { ID: id, NamespaceId: ns.NamespaceId });
       this.change('Namespace', 'delete', id);
     });
@@ -806,6 +812,7 @@ export class HnsService {
       const { givenId: _g, ...rest } = d;
       const rec: LoadBalancerRec = { kind: 'LoadBalancer', ...rest, ID: id, seq: this.nextSeq() };
       this.store.loadBalancers.set(id, rec);
+      this.store.ids.add(id);
       for (const c of claims) this.store.lbClaims.set(c, id);
       for (const ep of rec.HostComputeEndpoints) this.store.addRef(ep, id);
       this.change('LoadBalancer', 'create', id);
@@ -839,6 +846,7 @@ export class HnsService {
       for (const k of loadBalancerClaims(lb)) this.store.lbClaims.delete(k);
       for (const ep of lb.HostComputeEndpoints) this.store.dropRef(ep, id);
       this.store.loadBalancers.delete(id);
+      this.store.ids.delete(id);
       this.change('LoadBalancer', 'delete', id);
     });
   }
@@ -864,6 +872,7 @@ export class HnsService {
       const { givenId: _g, ...rest } = d;
       const rec: SdnRouteRec = { kind: 'SdnRoute', ...rest, ID: id, seq: this.nextSeq() };
       this.store.routes.set(id, rec);
+      this.store.ids.add(id);
       for (const ep of new Set(rec.HostComputeEndpoints)) this.store.addRef(ep, id);
       this.change('SdnRoute', 'create', id);
       return rec;
@@ -880,6 +889,7 @@ export class HnsService {
       const rt = this.getSdnRoute(id);
       for (const ep of new Set(rt.HostComputeEndpoints)) this.store.dropRef(ep, id);
       this.store.routes.delete(id);
+      this.store.ids.delete(id);
       this.change('SdnRoute', 'delete', id);
     });
   }

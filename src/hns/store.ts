@@ -53,16 +53,26 @@ export class HnsStore {
     return this.endpointRefs.get(endpointId) ?? EMPTY;
   }
 
-  /** Whether an ID is taken by any object kind (IDs are unique across kinds). */
+  /** Every live object ID, of any kind (IDs are unique across kinds): one lookup per new ID. */
+  readonly ids = new Set<string>();
+
+  /** Rebuild the ID index from the tables (after filling them directly). */
+  reindexIds(): void {
+    this.ids.clear();
+    const tables = [
+      this.networks,
+      this.endpoints,
+      this.namespaces,
+      this.loadBalancers,
+      this.routes,
+      this.policyLists,
+    ];
+    for (const table of tables) for (const id of table.keys()) this.ids.add(id);
+  }
+
+  /** Whether an ID is taken by any object kind. */
   idTaken(id: string): boolean {
-    return (
-      this.networks.has(id) ||
-      this.endpoints.has(id) ||
-      this.namespaces.has(id) ||
-      this.loadBalancers.has(id) ||
-      this.routes.has(id) ||
-      this.policyLists.has(id)
-    );
+    return this.ids.has(id);
   }
 
   /** Take over every table of `other` (snapshot restore swaps a fully built store in). */
@@ -78,6 +88,7 @@ export class HnsStore {
     for (const [k, v] of other.routes) this.routes.set(k, v);
     for (const [k, v] of other.policyLists) this.policyLists.set(k, v);
     for (const [k, v] of other.endpointRefs) this.endpointRefs.set(k, v);
+    this.reindexIds();
     this.accelnetMacs = [...other.accelnetMacs];
     this.seq = other.seq;
     this.nextCompartment = other.nextCompartment;
@@ -94,6 +105,7 @@ export class HnsStore {
     this.routes.clear();
     this.policyLists.clear();
     this.endpointRefs.clear();
+    this.ids.clear();
     this.accelnetMacs = [];
   }
 }

@@ -140,6 +140,7 @@ export function createPolicyList(hns: HnsService, body: JsonObject): PolicyListR
       seq: ++store.seq,
     };
     store.policyLists.set(id, rec);
+    store.ids.add(id);
     for (const epId of ids) store.addRef(epId, id);
     for (const c of claims) store.lbClaims.set(c, id);
     hns.deps.events.emit('hns.change', { kind: 'PolicyList', op: 'create', id, time: hns.deps.clock.now() });
@@ -184,5 +185,6 @@ export function deletePolicyList(hns: HnsService, id: string): void {
   for (const ep of policyListEndpoints(pl)) store.dropRef(ep, id);
   for (const k of policyListClaims(pl)) if (store.lbClaims.get(k) === id) store.lbClaims.delete(k);
   store.policyLists.delete(id);
+  store.ids.delete(id);
   hns.deps.events.emit('hns.change', { kind: 'PolicyList', op: 'delete', id, time: hns.deps.clock.now() });
 }
