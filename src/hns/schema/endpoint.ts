@@ -79,8 +79,8 @@ export function parseEndpoint(doc: JsonObject, network: NetworkRec, version: Hns
     const d: IpConfigDraft = { IpAddress, PrefixLength, IpSubnetId, addr };
     return d;
   });
-  const families = IpConfigurations.map((c) => c.addr.family);
-  if (IpConfigurations.length > 2 || new Set(families).size !== families.length) {
+  const n = IpConfigurations.length;
+  if (n > 2 || (n === 2 && IpConfigurations[0]!.addr.family === IpConfigurations[1]!.addr.family)) {
     throw r.err('at most one IPv4 and one IPv6 IpConfiguration');
   }
   const Dns = readDns(r);
