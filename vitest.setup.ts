@@ -1,0 +1,7 @@
+// Property tests run with a fixed fast-check seed so that CI is reproducible; set HNSIM_FC_RANDOM=1
+// to explore with fresh seeds (fast-check prints the seed and path of any failure to replay it).
+import fc from 'fast-check';
+
+if (!process.env.HNSIM_FC_RANDOM) {
+  fc.configureGlobal({ seed: Number(process.env.HNSIM_FC_SEED ?? 20261129) });
+}
