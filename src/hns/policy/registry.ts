@@ -159,24 +159,56 @@ export function parsePolicy(raw: Json, ctx: PolicyContext): ParsedPolicy {
       settings: m.parse(new Reader(settings ?? {}, 'HCN_E_INVALID_POLICY', m.type + '.Settings'), ctx),
     };
   const table = internTable(ctx, m.type);
-  const key = settings == null ? '{}' : JSON.stringify(settings);
-  const hit = table.get(key);
-  if (hit) return hit;
-  const reader = new Reader(settings ?? {}, 'HCN_E_INVALID_POLICY', m.type + '.Settings');
-  const parsed: ParsedPolicy = { type: m.type, settings: m.parse(reader, ctx) };
-  if (++interned > INTERN_LIMIT) {
-    INTERNED.clear();
-    interned = 1;
+  const given = settings ?? EMPTY_SETTINGS;
+  // fast path: the same settings as the previous policy of this type (most endpoints of a network)
+  if (table.last && jsonEqual(given, table.last.raw)) return table.last.parsed;
+  const key = JSON.stringify(given);
+  let parsed = table.byText.get(key);
+  if (!parsed) {
+    const reader = new Reader(given, 'HCN_E_INVALID_POLICY', m.type + '.Settings');
+    parsed = { type: m.type, settings: m.parse(reader, ctx) };
+    if (++interned > INTERN_LIMIT) {
+      INTERNED.clear();
+      interned = 1;
+    }
+    table.byText.set(key, parsed);
   }
-  table.set(key, parsed);
+  table.last = { raw: JSON.parse(key) as JsonObject, parsed };
   return parsed;
+}
+
+const EMPTY_SETTINGS: JsonObject = {};
+
+/** Deep equality of two JSON values (object key order ignored). */
+function jsonEqual(a: Json, b: Json): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i]!, b[i]!)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  let n = 0;
+  for (const k in a) {
+    const bv = b[k];
+    if (bv === undefined || !jsonEqual(a[k]!, bv)) return false;
+    n++;
+  }
+  for (const _k in b) n--;
+  return n === 0;
 }
 
 /**
  * Interned parsed policies: scope → network type → HNS version → policy type → Settings JSON text.
  * Nested maps keep every lookup key short; the whole cache is dropped when it passes its bound.
  */
-type Table = Map<string, ParsedPolicy>;
+interface Table {
+  /** Parsed policies by the JSON text of their Settings. */
+  readonly byText: Map<string, ParsedPolicy>;
+  /** The last Settings seen (a private copy) and their parse: compared before any stringify. */
+  last?: { readonly raw: JsonObject; readonly parsed: ParsedPolicy };
+}
 const INTERNED = new Map<string, Map<string, Map<number, Map<string, Table>>>>();
 const INTERN_LIMIT = 8192;
 let interned = 0;
@@ -190,7 +222,7 @@ function internTable(ctx: PolicyContext, type: string): Table {
   let byType = byVersion.get(v);
   if (!byType) byVersion.set(v, (byType = new Map()));
   let table = byType.get(type);
-  if (!table) byType.set(type, (table = new Map()));
+  if (!table) byType.set(type, (table = { byText: new Map() }));
   return table;
 }
 
