@@ -116,6 +116,7 @@ export const HRESULTS = {
   E_INVALIDARG: r(0x80070057, 'The parameter is incorrect.'),
   E_NOTIMPL: r(0x80004001, 'Not implemented'),
   ERROR_ALREADY_EXISTS: r(0x800700b7, 'Cannot create a file when that file already exists.'),
+  ERROR_OBJECT_ALREADY_EXISTS: r(0x80071392, 'The object already exists.'),
   E_FAIL: r(0x80004005, 'Unspecified error'),
   E_PENDING: r(0x8000000a, 'The data necessary to complete this operation is not yet available.'),
   ERROR_GEN_FAILURE: r(0x8007001f, 'A device attached to the system is not functioning.'),

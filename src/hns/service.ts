@@ -424,8 +424,13 @@ export class HnsService {
         }
         const s = subs[idx]!;
         const pool = alloc.pools[idx]!;
-        if (pool.isAllocated(c.addr) || pool.isReserved(c.addr)) {
-          throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', `${c.IpAddress} is reserved or in use`);
+        // an address another endpoint holds: "The object already exists." (0x1392, seen from win-bridge
+        // and flannel when a pod got the cbr0 gateway endpoint's address); a reserved one: 0x803B002F
+        if (pool.isAllocated(c.addr)) {
+          throw hnsError('ERROR_OBJECT_ALREADY_EXISTS', `${c.IpAddress} is held by another endpoint`);
+        }
+        if (pool.isReserved(c.addr)) {
+          throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', `${c.IpAddress} is reserved`);
         }
         if (c.IpSubnetId && !s.IpSubnets.some((x) => x.ID === c.IpSubnetId)) {
           throw hnsError('HCN_E_INVALID_IP_SUBNET', `IpSubnetId ${c.IpSubnetId}`);

@@ -108,7 +108,8 @@ describe('addressing', () => {
     fails(
       host,
       () => host.api.HcnCreateEndpoint(netId, null, ip('192.168.100.50')),
-      'HCN_E_ADDR_INVALID_OR_RESERVED',
+      'ERROR_OBJECT_ALREADY_EXISTS',
+      0x80071392,
     );
   });
 

@@ -415,6 +415,13 @@ export function v1Failure(e: HnsError): HnsResponse {
   return { Success: false, Error: v1ErrorText(e), ErrorCode: e.hresult | 0 };
 }
 
+/**
+ * Failures that fail the HNSCall itself rather than answering Success:false: a duplicate IP on v1
+ * endpoint create surfaces in hcsshim as `hnsCall failed in Win32: The object already exists.
+ * (0x1392)` (kubernetes#74766, microsoft/SDN#333; reference cni-windows.md §P2).
+ */
+const CALL_LEVEL_FAILURES: ReadonlySet<HResultName> = new Set<HResultName>(['ERROR_OBJECT_ALREADY_EXISTS']);
+
 /** HNSCall. See the module comment for the response and for when the call itself fails. */
 export function hnsCall(hns: HnsService, method: unknown, path: unknown, request: unknown): HnsResponse {
   const m = readMethod(method);
@@ -432,7 +439,7 @@ export function hnsCall(hns: HnsService, method: unknown, path: unknown, request
     const output = r.handler({ hns, idText: p.idText, body: obj });
     return output === undefined ? { Success: true } : { Success: true, Output: output };
   } catch (e) {
-    if (e instanceof HnsError) return v1Failure(e);
+    if (e instanceof HnsError && !CALL_LEVEL_FAILURES.has(e.code)) return v1Failure(e);
     throw e;
   }
 }

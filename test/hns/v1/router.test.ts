@@ -247,6 +247,28 @@ describe('endpoints', () => {
     expect(snapshot(h)).toBe(before);
   });
 
+  it('an IP another endpoint holds fails the call itself with 0x80071392 (kubernetes#74766: "hnsCall failed in Win32: The object already exists. (0x1392)")', () => {
+    const net = createTestNetwork(h);
+    h.api.HNSCall('POST', '/endpoints/', {
+      Name: 'cbr0_ep',
+      VirtualNetwork: net['ID'],
+      IPAddress: '192.168.100.2',
+    });
+    const before = snapshot(h);
+    const r = h.api.HNSCall('POST', '/endpoints/', {
+      Name: 'pod',
+      VirtualNetwork: net['ID'],
+      IPAddress: '192.168.100.2',
+    });
+    expect(r).toMatchObject({
+      ok: false,
+      hr: 0x80071392,
+      name: 'ERROR_OBJECT_ALREADY_EXISTS',
+      message: expect.stringMatching(/^The object already exists\./),
+    });
+    expect(snapshot(h)).toBe(before);
+  });
+
   it('VirtualNetworkName finds the network; unknown or contradicting names fail', () => {
     const net = createTestNetwork(h);
     const ep = asObj(h.ok('POST', '/endpoints/', { Name: 'e', VirtualNetworkName: 'GoTestNat' }));
