@@ -6,8 +6,9 @@
  * The response is `{"Success":true,"Output":…}` (Output omitted when there is nothing to return:
  * DELETE, attach, detach) or `{"Success":false,"Error":"<message>","ErrorCode":<int32 HRESULT>}`:
  * hcsshim turns the latter into `hns failed with error : <Error>`. The call itself fails (throws an
- * HnsError) on a duplicate endpoint IP (0x80071392, as Windows does) and when it is malformed: a method other than GET/POST/DELETE or a path that is not a
- * string → E_INVALIDARG; a request that is not JSON, or not a JSON object where a body is needed →
+ * HnsError) on a duplicate endpoint IP (0x80071392, as Windows does) and when it is malformed: a
+ * method other than GET/POST/DELETE or a path that is not a string → E_INVALIDARG; a request that
+ * is not JSON, or not a JSON object where a body is needed →
  * HCN_E_INVALID_JSON; a path no route matches → HCN_E_REQUEST_UNSUPPORTED (our choice; hcsshim then
  * reports `hnsCall failed in Win32: …`). Paths are case-insensitive, a trailing slash is optional,
  * GUIDs are read in any case and emitted upper-case.
