@@ -56,6 +56,19 @@ describe('createHost', () => {
     expect(times).toEqual([1234]);
   });
 
+  it('reports every flat API call as an api.call event with its HRESULT and simulated time', () => {
+    const host = createHost({ seed: 1 });
+    const seen: [string, number, number][] = [];
+    host.events.on('api.call', (e) => seen.push([e.method, e.hresult, e.time]));
+    host.clock.advance(50);
+    host.api.HcnCreateNetwork(null, '{"Name":"n"}');
+    host.api.HcnQueryNetworkProperties('11111111-2222-4333-8444-555555555555', '');
+    expect(seen).toEqual([
+      ['HcnCreateNetwork', 0, 50],
+      ['HcnQueryNetworkProperties', 0x803b0001, 50],
+    ]);
+  });
+
   it('gives independent hosts: same seed, same IDs; no shared state', () => {
     const a = createHost({ seed: 9 });
     const b = createHost({ seed: 9 });
