@@ -10,7 +10,7 @@ import type { Reader } from '../../core/json.js';
 import { parseIp, parsePrefix } from '../../addr/ip.js';
 import type { DnsRec, RouteRec, SchemaVersion } from '../model.js';
 
-export const SCHEMA_V2: SchemaVersion = { Major: 2, Minor: 0 };
+export const SCHEMA_V2: SchemaVersion = Object.freeze({ Major: 2, Minor: 0 });
 
 /** `SchemaVersion` as given; absent or `{0,0}` means 2.0. Major 1 selects the v1 shape. */
 export function readSchemaVersion(r: Reader): SchemaVersion {
@@ -18,7 +18,7 @@ export function readSchemaVersion(r: Reader): SchemaVersion {
   if (!sv) return SCHEMA_V2;
   const Major = sv.uint('Major', 0xffff);
   const Minor = sv.uint('Minor', 0xffff);
-  if (Major === 0 && Minor === 0) return SCHEMA_V2;
+  if ((Major === 0 && Minor === 0) || (Major === 2 && Minor === 0)) return SCHEMA_V2; // shared, immutable
   return { Major, Minor };
 }
 
