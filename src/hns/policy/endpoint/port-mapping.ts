@@ -83,7 +83,11 @@ function vipText(s: PortMappingSettings): string {
 function claims(s: PortMappingSettings): readonly UniqueClaim[] {
   if (s.externalPort === 0) return [];
   return [
-    { key: `PortMapping/${s.protocol}/${s.externalPort}/${vipText(s)}`, error: 'HCN_E_PORT_ALREADY_EXISTS' },
+    // joined, not templated: a flat string hashes without first being flattened (hot path)
+    {
+      key: ['PortMapping', s.protocol, s.externalPort, vipText(s)].join('/'),
+      error: 'HCN_E_PORT_ALREADY_EXISTS',
+    },
   ];
 }
 
