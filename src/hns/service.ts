@@ -97,6 +97,26 @@ export class HnsService {
     return id;
   }
 
+  /**
+   * `newId` that also enters the ID in the index, in one hash operation (the endpoint hot path). Only
+   * for the last step of validation: nothing after it may throw.
+   */
+  private takeNewId(given: string | undefined, existsCode: HResultName): string {
+    const ids = this.store.ids;
+    if (given) {
+      const before = ids.size;
+      ids.add(given);
+      if (ids.size === before) throw hnsError(existsCode, `ID ${given} is in use`);
+      return given;
+    }
+    for (;;) {
+      const id = newGuid(this.deps.rng);
+      const before = ids.size;
+      ids.add(id);
+      if (ids.size !== before) return id;
+    }
+  }
+
   private notify(notification: HcnNotificationName, data: Record<string, string | number>): void {
     if (this.deps.events.listenerCount('hns.notification') === 0) return;
     this.deps.events.emit('hns.notification', {
@@ -492,7 +512,7 @@ export class HnsService {
         throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', 'the MAC pool is exhausted');
       macPooled = true;
     }
-    const id = this.newId(givenId, 'ERROR_ALREADY_EXISTS');
+    const id = this.takeNewId(givenId, 'ERROR_ALREADY_EXISTS'); // last check; enters the ID index
     // commit (nothing below throws)
     const IpConfigurations: IpConfigRec[] = plan.map((p) => {
       const pool = p.subnet >= 0 ? alloc.pools[p.subnet]! : undefined;
@@ -543,7 +563,6 @@ export class HnsService {
       seq: this.nextSeq(),
     };
     this.store.endpoints.set(id, rec);
-    this.store.ids.add(id);
     alloc.endpoints.add(id);
     this.change('Endpoint', 'create', id, rec.Name);
     return rec;
