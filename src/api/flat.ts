@@ -21,6 +21,7 @@ import { isV1Document, v1EndpointToV2, v1NetworkToV2 } from '../hns/v1/convert.j
 import { v1EndpointView, v1NamespaceView, v1NetworkView } from '../hns/v1/views.js';
 import { hnsCall } from '../hns/v1/router.js';
 import type { AnyRec } from '../hns/model.js';
+import { supports } from '../hns/versions.js';
 
 export interface HcnSuccess<T> {
   readonly ok: true;
@@ -122,11 +123,7 @@ export class FlatApi {
   }
 
   private v2Guard(): void {
-    if (
-      !this.hns.profile.version ||
-      this.hns.profile.version.major < 9 ||
-      (this.hns.profile.version.major === 9 && this.hns.profile.version.minor < 2)
-    ) {
+    if (!supports(this.hns.profile.version, 'V2')) {
       throw hnsError('E_NOTIMPL', 'the HCN v2 API needs HNS 9.2 (Windows Server 2019)');
     }
   }

@@ -67,8 +67,3 @@ export class Clock {
     this.nowMs = ms;
   }
 }
-
-/** Wall-clock reading for benchmarks and CLI timing only: never feeds simulated behaviour. */
-export function wallClockMs(): number {
-  return Date.now();
-}

@@ -192,8 +192,3 @@ export class Reader {
     return new Reader(this.obj, code, this.path);
   }
 }
-
-/** Stable stringify (keys in insertion order, which the serialisers fix), for snapshots. */
-export function stringify(v: Json): string {
-  return JSON.stringify(v);
-}

@@ -8,15 +8,11 @@
  */
 import { formatIp, ipKey, parseIp, prefixContains } from '../addr/ip.js';
 import { formatMac } from '../addr/mac.js';
-import type { AnyRec, NetworkRec, SubnetRec } from './model.js';
+import { subnetsOf, type AnyRec } from './model.js';
 import { policyClaims } from './policy/registry.js';
 import { loadBalancerClaims } from './schema/loadbalancer.js';
 import type { HnsStore } from './store.js';
 import { policyListClaims, policyListEndpoints } from './v1/policylist.js';
-
-function subnetsOf(n: NetworkRec): SubnetRec[] {
-  return n.Ipams.flatMap((i) => [...i.Subnets]);
-}
 
 function sameSet(a: Iterable<string>, b: Iterable<string>): boolean {
   const x = new Set(a);

@@ -18,6 +18,7 @@ import type {
   PolicyListRec,
   SdnRouteRec,
 } from './model.js';
+import { subnetsOf } from './model.js';
 import type { ParsedPolicy, PolicyContext, PolicyScope, NetworkType } from './policy/contracts.js';
 import { parsePolicy, serializePolicy } from './policy/registry.js';
 import type { HnsService } from './service.js';
@@ -219,7 +220,7 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
         })),
       } as unknown as NetworkRec;
       const alloc = {
-        subnets: rec.Ipams.flatMap((i) => [...i.Subnets]),
+        subnets: subnetsOf(rec),
         pools: x.pools.map((p) => IpPool.fromJSON(p)),
         macs: MacPool.fromJSON(x.macs),
         claims: new Map(x.claims),

@@ -203,4 +203,11 @@ export interface NetworkAlloc {
   readonly endpoints: Set<string>;
 }
 
+/** A network's subnets, flattened over its Ipams in order (the order of its pools). */
+export function subnetsOf(n: Pick<NetworkRec, 'Ipams'>): SubnetRec[] {
+  const out: SubnetRec[] = [];
+  for (const ipam of n.Ipams) for (const sub of ipam.Subnets) out.push(sub);
+  return out;
+}
+
 export type AnyRec = NetworkRec | EndpointRec | NamespaceRec | LoadBalancerRec | SdnRouteRec | PolicyListRec;

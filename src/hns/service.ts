@@ -27,6 +27,7 @@ import type {
   SdnRouteRec,
   SubnetRec,
 } from './model.js';
+import { subnetsOf } from './model.js';
 import type { ParsedPolicy, PolicyContext } from './policy/contracts.js';
 import { assertSingleInstances, parsePolicies, policyClaims, policyKey } from './policy/registry.js';
 import { dnsIsEmpty, argGuid, readDns } from './schema/common.js';
@@ -36,7 +37,7 @@ import { parseNamespace } from './schema/namespace.js';
 import { parseNetwork, parseSubnetDoc, type HostContext } from './schema/network.js';
 import { parseSdnRoute } from './schema/route.js';
 import { HnsStore } from './store.js';
-import { supports, type HostProfile } from './versions.js';
+import { compareVersion, supports, type HostProfile } from './versions.js';
 
 export interface HnsServiceDeps {
   readonly profile: HostProfile;
@@ -51,13 +52,6 @@ type RequestType = 'Add' | 'Remove' | 'Update' | 'Refresh';
 const NO_CONTAINERS: readonly string[] = Object.freeze([]);
 const NO_ADDR: IpAddr = { family: 4, value: 0 };
 const REQUEST_TYPES: readonly RequestType[] = ['Add', 'Remove', 'Update', 'Refresh'];
-
-/** Flattened subnets of a network with their pools, in Ipams order. */
-function subnetsOf(n: NetworkRec): SubnetRec[] {
-  const out: SubnetRec[] = [];
-  for (const ipam of n.Ipams) for (const s of ipam.Subnets) out.push(s);
-  return out;
-}
 
 export class HnsService {
   readonly store = new HnsStore();
@@ -297,9 +291,8 @@ export class HnsService {
   }
 
   private modifySubnets(n: NetworkRec, settings: Reader, requestType: RequestType): NetworkRec {
-    const feature =
-      this.profile.schema.major > 2 || (this.profile.schema.major === 2 && this.profile.schema.minor >= 6);
-    if (!feature) throw hnsError('HCN_E_REQUEST_UNSUPPORTED', 'Subnet modification needs HCN schema 2.6');
+    if (compareVersion(this.profile.schema, { major: 2, minor: 6 }) < 0)
+      throw hnsError('HCN_E_REQUEST_UNSUPPORTED', 'Subnet modification needs HCN schema 2.6');
     const subs = settings
       .objs('Subnets', 'HCN_E_INVALID_SUBNET')
       .map((s) => parseSubnetDoc(s, this.host, n.Type));
@@ -490,14 +483,7 @@ export class HnsService {
       throw hnsError('HCN_E_INVALID_ENDPOINT', 'dual-stack endpoints need HNS 11.10');
     }
     // duplicate addresses among remote endpoints are not checked (kube-proxy reprograms them freely)
-    // policy claims
-    const claims: string[] = [];
-    for (const p of d.Policies) {
-      for (const c of policyClaims(p)) {
-        if (alloc.claims.has(c.key) || claims.includes(c.key)) throw hnsError(c.error, c.key);
-        claims.push(c.key);
-      }
-    }
+    const claims = this.checkClaims(alloc, d.Policies, undefined);
     // MAC
     let mac: number | undefined = d.MacAddress?.mac;
     let macPooled = false;
@@ -576,28 +562,11 @@ export class HnsService {
       const resourceType = r.optStr('ResourceType') ?? '';
       const requestType = this.requestType(r);
       const settings = r.optObj('Settings') ?? new Reader({}, 'HCN_E_INVALID_JSON', '$.Settings');
-      const alloc = this.store.alloc.get(n.ID)!;
       if (resourceType === 'Policy') {
         const ctx: PolicyContext = { version: this.profile.version, scope: 'endpoint', networkType: n.Type };
         const policies = parsePolicies(settings.optArr('Policies'), ctx);
         const next = applyPolicyRequest(e.Policies, policies, requestType);
-        // claims: recompute for this endpoint
-        const mine = new Set<string>();
-        for (const k of this.claimsOf(e)) mine.add(k);
-        const wanted: { key: string; error: HResultName }[] = [];
-        for (const p of next) for (const c of policyClaims(p)) wanted.push(c);
-        const seen = new Set<string>();
-        for (const c of wanted) {
-          const owner = alloc.claims.get(c.key);
-          if ((owner !== undefined && owner !== id) || seen.has(c.key)) throw hnsError(c.error, c.key);
-          seen.add(c.key);
-        }
-        for (const k of mine) alloc.claims.delete(k);
-        for (const k of seen) alloc.claims.set(k, id);
-        const rec = { ...e, Policies: next };
-        this.store.endpoints.set(id, rec);
-        this.change('Endpoint', 'modify', id, `Policy ${requestType}`);
-        return rec;
+        return this.rebindPolicies(e, next, undefined, `Policy ${requestType}`);
       }
       if (resourceType === 'Port') {
         if (requestType === 'Add') {
@@ -920,17 +889,6 @@ export class HnsService {
 
   // ───────────────────────────── helpers for other layers ─────────────────────────────
 
-  /** Subnets of a network with their pool usage (listings, audits). */
-  subnetUsage(networkId: string): { subnet: SubnetRec; used: number; size: number }[] {
-    const n = this.getNetwork(networkId);
-    const alloc = this.store.alloc.get(networkId)!;
-    return subnetsOf(n).map((subnet, i) => ({
-      subnet,
-      used: alloc.pools[i]!.used,
-      size: alloc.pools[i]!.size,
-    }));
-  }
-
   /** v1 attach bookkeeping (EndpointAttachDetachRequest). */
   setSharedContainers(epId: string, containers: readonly string[]): EndpointRec {
     const e = this.getEndpoint(epId);
@@ -942,24 +900,44 @@ export class HnsService {
 
   /** Whole-endpoint replacement keeping addresses (v1 POST /endpoints/<id> update of policies/DNS). */
   replaceEndpointPolicies(epId: string, policies: readonly ParsedPolicy[], dns?: DnsRec): EndpointRec {
-    return this.atomic(() => {
-      const e = this.getEndpoint(epId);
-      const alloc = this.store.alloc.get(e.HostComputeNetwork)!;
-      const seen = new Set<string>();
-      for (const p of policies) {
-        for (const c of policyClaims(p)) {
-          const owner = alloc.claims.get(c.key);
-          if ((owner !== undefined && owner !== epId) || seen.has(c.key)) throw hnsError(c.error, c.key);
-          seen.add(c.key);
-        }
+    return this.atomic(() => this.rebindPolicies(this.getEndpoint(epId), policies, dns, 'update'));
+  }
+
+  /**
+   * The unique-claim keys `policies` would hold on endpoint `selfId` (undefined: a new endpoint). A
+   * key another endpoint holds, or one claimed twice, fails with that claim's error.
+   */
+  private checkClaims(
+    alloc: NetworkAlloc,
+    policies: readonly ParsedPolicy[],
+    selfId: string | undefined,
+  ): string[] {
+    const keys: string[] = [];
+    for (const p of policies) {
+      for (const c of policyClaims(p)) {
+        const owner = alloc.claims.get(c.key);
+        if ((owner !== undefined && owner !== selfId) || keys.includes(c.key)) throw hnsError(c.error, c.key);
+        keys.push(c.key);
       }
-      for (const k of this.claimsOf(e)) alloc.claims.delete(k);
-      for (const k of seen) alloc.claims.set(k, epId);
-      const rec = { ...e, Policies: policies, ...(dns ? { Dns: dns } : {}) };
-      this.store.endpoints.set(epId, rec);
-      this.change('Endpoint', 'modify', epId, 'update');
-      return rec;
-    });
+    }
+    return keys;
+  }
+
+  /** Give an endpoint a new policy list (and DNS): validate its claims, then move them. */
+  private rebindPolicies(
+    e: EndpointRec,
+    policies: readonly ParsedPolicy[],
+    dns: DnsRec | undefined,
+    detail: string,
+  ): EndpointRec {
+    const alloc = this.store.alloc.get(e.HostComputeNetwork)!;
+    const keys = this.checkClaims(alloc, policies, e.ID);
+    for (const k of this.claimsOf(e)) alloc.claims.delete(k);
+    for (const k of keys) alloc.claims.set(k, e.ID);
+    const rec: EndpointRec = { ...e, Policies: policies, Dns: dns ?? e.Dns };
+    this.store.endpoints.set(e.ID, rec);
+    this.change('Endpoint', 'modify', e.ID, detail);
+    return rec;
   }
 }
 

@@ -579,7 +579,6 @@ describe('restart, reboot and snapshots', () => {
       expect(() => other.restore(s)).toThrow(expect.objectContaining({ code: 'E_INVALIDARG' }));
       expect(other.snapshot()).toEqual(before);
     }
-    expect(other.snapshot()).not.toEqual(snap); // the failed restore changed nothing: the new endpoint is still there
   });
 });
 

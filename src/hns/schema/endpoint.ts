@@ -52,11 +52,6 @@ export interface EndpointDraft {
   readonly SchemaVersion: SchemaVersion;
 }
 
-/** Read only the network reference, to find the network before full parsing. */
-export function endpointNetworkRef(doc: JsonObject): string | undefined {
-  return readGuid(new Reader(doc, 'HCN_E_INVALID_ENDPOINT'), 'HostComputeNetwork');
-}
-
 export function parseEndpoint(doc: JsonObject, network: NetworkRec, version: HnsVersion): EndpointDraft {
   const r = new Reader(doc, 'HCN_E_INVALID_ENDPOINT');
   const givenId = readGuid(r, 'ID');

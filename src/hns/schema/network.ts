@@ -7,7 +7,7 @@ import { hnsError } from '../../core/errors.js';
 import { newGuid } from '../../core/guid.js';
 import { Reader, type JsonObject } from '../../core/json.js';
 import type { Rng } from '../../core/rng.js';
-import { formatIp, parseIp, parsePrefix, prefixContains, prefixLast, prefixOverlaps } from '../../addr/ip.js';
+import { formatIp, parsePrefix, prefixContains, prefixLast, prefixOverlaps } from '../../addr/ip.js';
 import { formatMac, MacPool, parseMac } from '../../addr/mac.js';
 import type {
   IpamRec,
@@ -227,10 +227,6 @@ function readSubnet(s: Reader, host: HostContext, type: NetworkType): SubnetRec 
 /** Parse a single Subnet object (network modify, ResourceType Subnet). */
 export function parseSubnetDoc(s: Reader, host: HostContext, type: NetworkType): SubnetRec {
   return readSubnet(s, host, type);
-}
-
-export function isValidIp(s: string): boolean {
-  return parseIp(s) !== undefined;
 }
 
 export interface SerializeOptions {
