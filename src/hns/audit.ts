@@ -12,6 +12,7 @@ import { subnetsOf, type AnyRec } from './model.js';
 import { policyClaims } from './policy/registry.js';
 import { loadBalancerClaims } from './schema/loadbalancer.js';
 import type { HnsStore } from './store.js';
+import { auditNics } from './adapters.js';
 import { policyListClaims, policyListEndpoints } from './v1/policylist.js';
 
 function sameSet(a: Iterable<string>, b: Iterable<string>): boolean {
@@ -78,6 +79,14 @@ export function auditStore(s: HnsStore): string[] {
   }
   if (!sameSet(s.alloc.keys(), s.networks.keys())) {
     out.push(`allocation state exists for ${list(s.alloc.keys())}, networks are ${list(s.networks.keys())}`);
+  }
+
+  // ── adapters and vSwitches: each network with a switch carries its ID as SwitchGuid
+  out.push(...auditNics(s.nics, new Set(s.networks.keys())));
+  for (const n of s.networks.values()) {
+    const swId = s.nics.networkSwitch.get(n.ID);
+    if (swId !== undefined && swId !== n.SwitchGuid)
+      out.push(`network ${n.ID}: SwitchGuid ${n.SwitchGuid} is not its switch ${swId}`);
   }
 
   for (const n of s.networks.values()) {

@@ -27,6 +27,9 @@ import { NetworkFlags } from './schema/network.js';
 import { loadBalancerClaims, parseLoadBalancer, serializeLoadBalancer } from './schema/loadbalancer.js';
 import { parseSdnRoute, serializeSdnRoute } from './schema/route.js';
 import { HnsStore } from './store.js';
+import { HostNics, parseAdapterSpecs } from './adapters.js';
+import { Rng } from '../core/rng.js';
+import type { NetAdapterNameSettings } from './policy/network/net-adapter-name.js';
 import { auditStore } from './audit.js';
 import { deletePolicyList, policyListClaims, policyListEndpoints } from './v1/policylist.js';
 
@@ -111,6 +114,8 @@ export interface HnsSnapshot extends JsonObject {
   routes: Json[];
   policyLists: Json[];
   accelnetMacs: string[];
+  /** Adapters and vSwitches (absent in snapshots of hnsim 0.1.0: rebuilt from the networks). */
+  nics: Json;
 }
 
 /** bigint-safe plain-JSON encoding of records (bigint → {"$big":"…"}). */
@@ -179,6 +184,7 @@ export function takeSnapshot(hns: HnsService): HnsSnapshot {
     routes: [...s.routes.values()].map(enc),
     policyLists: [...s.policyLists.values()].map(enc),
     accelnetMacs: [...s.accelnetMacs],
+    nics: s.nics.toJSON(),
   };
 }
 
@@ -268,7 +274,19 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
     throw hnsError('E_INVALIDARG', `corrupt snapshot: ${(e as Error).message}`);
   }
   // Fill a fresh store, derive its indexes, validate it; only then swap it in.
-  const s = new HnsStore();
+  let s: HnsStore;
+  try {
+    s = new HnsStore(
+      snap.nics !== undefined
+        ? HostNics.fromJSON(snap.nics)
+        : legacyNics(
+            hns,
+            built.networks.map((n) => n.rec),
+          ),
+    );
+  } catch (e) {
+    throw hnsError('E_INVALIDARG', `corrupt snapshot: ${(e as Error).message}`);
+  }
   try {
     for (const { rec, alloc } of built.networks) {
       s.networks.set(rec.ID, rec);
@@ -303,6 +321,40 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
   hns.store.assign(s);
   hns.deps.rng.setState(snap.rng as [number, number, number, number]);
   hns.deps.clock.setNow(snap.clock);
+}
+
+/**
+ * Adapters and switches for a snapshot taken before hnsim modelled them: the host's physical
+ * adapters, with each network (in creation order) put on the switch it would get now. A network
+ * joining an existing switch takes that switch's ID as its SwitchGuid (records are rewritten in place,
+ * before anything is swapped in).
+ */
+function legacyNics(hns: HnsService, networks: NetworkRec[]): HostNics {
+  const nics = HostNics.create(hns.deps.adapters ?? parseAdapterSpecs(undefined, 1));
+  const rng = new Rng(0);
+  const order = [...networks].sort((a, b) => a.seq - b.seq);
+  for (const n of order) {
+    const ad = n.Policies.find((p) => p.type === 'NetAdapterName');
+    const sub = subnetsOf(n).find((x) => x.gateway?.family === 4);
+    const plan = nics.plan(
+      {
+        networkId: n.ID,
+        name: n.Name,
+        type: n.Type,
+        ...(ad ? { adapterName: (ad.settings as NetAdapterNameSettings).networkAdapterName } : {}),
+        ...(sub?.gateway
+          ? { gateway: { addr: sub.gateway.value as number, prefixLength: sub.prefix.len } }
+          : {}),
+      },
+      rng,
+      n.SwitchGuid,
+    );
+    nics.commit(plan);
+    if (plan.switchId && plan.switchId !== n.SwitchGuid) {
+      (n as { SwitchGuid: string }).SwitchGuid = plan.switchId;
+    }
+  }
+  return nics;
 }
 
 /** Derived indexes: frontend claims and endpoint back-references, in creation order of their owners. */

@@ -13,12 +13,14 @@ import { Reader, type JsonObject } from '../core/json.js';
 import type { Rng } from '../core/rng.js';
 import { formatIp, prefixContains, prefixOverlaps, type IpAddr, type Prefix } from '../addr/ip.js';
 import { IpPool } from '../addr/pool.js';
-import { MacPool, defaultMacRange, formatMac } from '../addr/mac.js';
+import { HYPERV_OUI, MacPool, defaultMacRange, formatMac } from '../addr/mac.js';
 import type {
   DnsRec,
   EndpointRec,
   IpConfigRec,
+  IpamRec,
   LoadBalancerRec,
+  MacRangeRec,
   NamespaceRec,
   NamespaceResourceRec,
   NetworkAlloc,
@@ -28,7 +30,8 @@ import type {
   SubnetRec,
 } from './model.js';
 import { subnetsOf } from './model.js';
-import type { ParsedPolicy, PolicyContext } from './policy/contracts.js';
+import type { NetworkType, ParsedPolicy, PolicyContext } from './policy/contracts.js';
+import type { NetAdapterNameSettings } from './policy/network/net-adapter-name.js';
 import { assertSingleInstances, parsePolicies, policyClaims, policyKey } from './policy/registry.js';
 import { dnsIsEmpty, argGuid, readDns } from './schema/common.js';
 import { parseEndpoint, isRemote, type EndpointDraft } from './schema/endpoint.js';
@@ -37,6 +40,7 @@ import { parseNamespace } from './schema/namespace.js';
 import { parseNetwork, parseSubnetDoc, type HostContext } from './schema/network.js';
 import { parseSdnRoute } from './schema/route.js';
 import { HnsStore } from './store.js';
+import { HostNics, parseAdapterSpecs, type NetAdapterRec, type SwitchPlan } from './adapters.js';
 import { compareVersion, supports, type HostProfile } from './versions.js';
 
 export interface HnsServiceDeps {
@@ -44,6 +48,8 @@ export interface HnsServiceDeps {
   readonly rng: Rng;
   readonly clock: Clock;
   readonly events: EventBus;
+  /** The host's physical adapters (parseAdapterSpecs); default: one seed-1 `Ethernet`. */
+  readonly adapters?: readonly NetAdapterRec[];
 }
 
 type RequestType = 'Add' | 'Remove' | 'Update' | 'Refresh';
@@ -54,9 +60,11 @@ const NO_ADDR: IpAddr = { family: 4, value: 0 };
 const REQUEST_TYPES: readonly RequestType[] = ['Add', 'Remove', 'Update', 'Refresh'];
 
 export class HnsService {
-  readonly store = new HnsStore();
+  readonly store: HnsStore;
 
-  constructor(readonly deps: HnsServiceDeps) {}
+  constructor(readonly deps: HnsServiceDeps) {
+    this.store = new HnsStore(HostNics.create(deps.adapters ?? parseAdapterSpecs(undefined, 1)));
+  }
 
   get profile(): HostProfile {
     return this.deps.profile;
@@ -151,19 +159,31 @@ export class HnsService {
       }
       const id = this.newId(given ?? draft.givenId, 'HCN_E_NETWORK_ALREADY_EXISTS');
       const macRanges = draft.MacRanges.length ? draft.MacRanges : [this.defaultMacRange()];
+      const plan = this.store.nics.plan(
+        {
+          networkId: id,
+          name: draft.Name,
+          type: draft.Type,
+          ...adapterNameOf(draft.Policies),
+          ...gatewayOf(ipams),
+        },
+        this.deps.rng,
+      );
       const { givenId: _g, ...rest } = draft;
       const rec: NetworkRec = {
         ...rest,
+        Policies: [...draft.Policies, ...this.hnsAddedPolicies(draft, plan, macRanges)],
         ID: id,
         Ipams: ipams,
         MacRanges: macRanges,
-        SwitchGuid: newGuid(this.deps.rng),
+        SwitchGuid: plan.switchId ?? newGuid(this.deps.rng),
         LayeredOn: newGuid(this.deps.rng),
         defaultSubnet,
         seq: this.nextSeq(),
       };
       // commit
       this.notify('NetworkPreCreate', { ID: id });
+      this.store.nics.commit(plan);
       this.store.networks.set(id, rec);
       this.store.ids.add(id);
       if (rec.Name !== '') this.store.networkByName.set(key, id);
@@ -222,6 +242,42 @@ export class HnsService {
       };
     }
     throw hnsError('HCN_E_SUBNET_NOT_FOUND', 'no free 172.16.0.0/12 subnet for a default NAT network');
+  }
+
+  /**
+   * Policies HNS adds to a network it creates (reference vfp-dataplane.md §5): an Overlay network on
+   * an adapter with an address gains `ProviderAddress` (the management IP) and `DrMacAddress` (the
+   * distributed-router MAC, a Hyper-V MAC outside every network's pool), unless the caller gave them.
+   */
+  private hnsAddedPolicies(
+    draft: { readonly Type: NetworkType; readonly Policies: readonly ParsedPolicy[] },
+    plan: SwitchPlan,
+    macRanges: readonly MacRangeRec[],
+  ): ParsedPolicy[] {
+    if (draft.Type !== 'Overlay') return [];
+    const vnic =
+      plan.create?.vnic ?? (plan.switchId ? this.store.nics.hostVNicOfSwitch(plan.switchId) : undefined);
+    const ip = vnic?.IPv4?.IPAddress;
+    if (!ip) return [];
+    const out: JsonObject[] = [];
+    if (!draft.Policies.some((p) => p.type === 'ProviderAddress')) {
+      out.push({ Type: 'ProviderAddress', Settings: { ProviderAddress: ip } });
+    }
+    if (!draft.Policies.some((p) => p.type === 'DrMacAddress')) {
+      out.push({ Type: 'DrMacAddress', Settings: { Address: formatMac(this.drMac(macRanges)) } });
+    }
+    const ctx: PolicyContext = { version: this.profile.version, scope: 'network', networkType: 'Overlay' };
+    return parsePolicies(out, ctx);
+  }
+
+  /** A fresh Hyper-V MAC (00-15-5D) in no network's MacPool range. */
+  private drMac(own: readonly MacRangeRec[]): number {
+    const ranges: { start: number; end: number }[] = [...own];
+    for (const n of this.store.networks.values()) ranges.push(...n.MacRanges);
+    for (;;) {
+      const mac = HYPERV_OUI * 0x1000000 + this.deps.rng.nextInt(0x1000000);
+      if (!ranges.some((r) => mac >= r.start && mac <= r.end)) return mac;
+    }
   }
 
   private defaultMacRange(): NetworkRec['MacRanges'][number] {
@@ -376,6 +432,7 @@ export class HnsService {
       this.store.networks.delete(id);
       this.store.ids.delete(id);
       this.store.alloc.delete(id);
+      this.store.nics.release(id);
       if (n.Name !== '' && this.store.networkByName.get(this.store.nameKey(n.Name)) === id) {
         this.store.networkByName.delete(this.store.nameKey(n.Name));
       }
@@ -984,4 +1041,21 @@ export function applyPolicyRequest(
     case 'Refresh':
       return [...current];
   }
+}
+
+/** The adapter a network names in its `NetAdapterName` policy, as a SwitchRequest field. */
+function adapterNameOf(policies: readonly ParsedPolicy[]): { adapterName?: string } {
+  const p = policies.find((x) => x.type === 'NetAdapterName');
+  return p ? { adapterName: (p.settings as NetAdapterNameSettings).networkAdapterName } : {};
+}
+
+/** The gateway of a network's first IPv4 subnet that has one, as a SwitchRequest field. */
+function gatewayOf(ipams: readonly IpamRec[]): { gateway?: { addr: number; prefixLength: number } } {
+  for (const ipam of ipams) {
+    for (const s of ipam.Subnets) {
+      if (s.gateway && s.gateway.family === 4)
+        return { gateway: { addr: s.gateway.value, prefixLength: s.prefix.len } };
+    }
+  }
+  return {};
 }

@@ -4,6 +4,7 @@
  * balancers, SDN routes and policy lists that name them. Maps keep insertion order, which is
  * creation order: enumeration order.
  */
+import { HostNics } from './adapters.js';
 import type {
   EndpointRec,
   LoadBalancerRec,
@@ -15,6 +16,10 @@ import type {
 } from './model.js';
 
 export class HnsStore {
+  constructor(nics: HostNics = HostNics.create([])) {
+    this.nics = nics;
+  }
+
   readonly networks = new Map<string, NetworkRec>();
   readonly alloc = new Map<string, NetworkAlloc>();
   readonly networkByName = new Map<string, string>();
@@ -29,6 +34,8 @@ export class HnsStore {
   readonly endpointRefs = new Map<string, Set<string>>();
   /** Accelnet management MAC addresses (v1 `/accelnet/`, HNS ≥ 15.4), canonical dash form. */
   accelnetMacs: string[] = [];
+  /** The host's adapters and the vSwitches networks sit on (src/hns/adapters.ts). */
+  readonly nics: HostNics;
   seq = 0;
   nextCompartment = 2;
 
@@ -90,6 +97,7 @@ export class HnsStore {
     for (const [k, v] of other.endpointRefs) this.endpointRefs.set(k, v);
     this.reindexIds();
     this.accelnetMacs = [...other.accelnetMacs];
+    this.nics.assign(other.nics);
     this.seq = other.seq;
     this.nextCompartment = other.nextCompartment;
   }

@@ -25,6 +25,8 @@ import {
   type RestartPolicy,
 } from '../hns/lifecycle.js';
 import { HnsService } from '../hns/service.js';
+import { adapterJson, parseAdapterSpecs, type AdapterSpec, type NetAdapterRec } from '../hns/adapters.js';
+import type { JsonObject } from '../core/json.js';
 import { DEFAULT_PROFILE, resolveProfile, type HostProfile } from '../hns/versions.js';
 
 export interface HostOptions {
@@ -40,6 +42,11 @@ export interface HostOptions {
   readonly serviceRestart?: Partial<RestartPolicy>;
   /** What a host reboot keeps (defaults: REBOOT_DEFAULT). */
   readonly reboot?: Partial<RestartPolicy>;
+  /**
+   * The host's physical network adapters (default: one `Ethernet` with an IPv4 address, gateway and
+   * MAC derived from the seed). External-switch networks bind to them (src/hns/adapters.ts).
+   */
+  readonly adapters?: readonly AdapterSpec[];
   /** Replace bindings after the defaults are bound: `(c) => c.rebind(TOKENS.Clock).toConstantValue(…)`. */
   readonly override?: (container: Container) => void;
 }
@@ -105,6 +112,25 @@ export class Host {
     this.events.emit('hns.service', { what: 'reboot', time: this.clock.now() });
   }
 
+  /**
+   * The host's network adapters as data, as `Get-NetAdapter` and `Get-NetIPAddress` show them:
+   * physical NICs, then the host vNICs (`vEthernet (…)`) of the vSwitches HNS created.
+   */
+  adapters(): JsonObject[] {
+    return this.hns.store.nics.list().map((a) => adapterJson(a));
+  }
+
+  /** The vSwitches HNS created, with the networks on each. */
+  switches(): JsonObject[] {
+    return [...this.hns.store.nics.switches.values()].map((s) => {
+      const o: JsonObject = { ID: s.ID, Name: s.Name, SwitchType: s.SwitchType };
+      if (s.NetAdapterName) o.NetAdapterName = s.NetAdapterName;
+      if (s.HostVNic) o.HostVNic = s.HostVNic;
+      o.Networks = [...s.Networks];
+      return o;
+    });
+  }
+
   snapshot(): HnsSnapshot {
     return takeSnapshot(this.hns);
   }
@@ -121,6 +147,7 @@ export function createHost(options: HostOptions = {}): Host {
       ? options.profile
       : resolveProfile(options.profile ?? DEFAULT_PROFILE);
   if (!profile) throw hnsError('E_INVALIDARG', `unknown host profile "${String(options.profile)}"`);
+  const adapters: readonly NetAdapterRec[] = parseAdapterSpecs(options.adapters, options.seed ?? 1);
   const c = new Container({ defaultScope: 'Singleton' });
   c.bind(TOKENS.Options).toConstantValue(options);
   c.bind(TOKENS.Profile).toConstantValue(profile);
@@ -134,6 +161,7 @@ export function createHost(options: HostOptions = {}): Host {
         rng: ctx.get<Rng>(TOKENS.Rng),
         clock: ctx.get<Clock>(TOKENS.Clock),
         events: ctx.get<EventBus>(TOKENS.Events),
+        adapters,
       }),
   );
   c.bind(TOKENS.FlatApi).toDynamicValue((ctx) => new FlatApi(ctx.get<HnsService>(TOKENS.Hns)));

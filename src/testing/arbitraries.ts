@@ -140,7 +140,7 @@ const POLICY_SETTINGS: Readonly<Record<string, fc.Arbitrary<JsonObject>>> = {
   // network
   HostRoute: fc.constant({}),
   AutomaticDNS: fc.boolean().map((Enable) => ({ Enable })),
-  NetAdapterName: pick(['Ethernet', 'vEthernet (Ethernet)']).map((n) => ({ NetworkAdapterName: n })),
+  NetAdapterName: pick(['Ethernet', 'ethernet']).map((n) => ({ NetworkAdapterName: n })),
   VxlanPort: pick([4789, 4790]).map((Port) => ({ Port })),
   SourceMacAddress: pick(HNS_ARB.drMacs).map((m) => ({ SourceMacAddress: m.toUpperCase() })),
   DrMacAddress: pick(HNS_ARB.drMacs).map((Address) => ({ Address })),

@@ -27,8 +27,12 @@ const DEFAULT_SUBNET_VIEW = {
   Routes: [{ NextHop: '192.168.100.1', DestinationPrefix: '0.0.0.0/0' }],
 };
 
+/** The node's NIC: Overlay networks report its address as their ProviderAddress. */
+const HOST_NIC = { name: 'Ethernet', ipAddress: '10.1.0.5/24', gateway: '10.1.0.1' };
+const DR_MAC = /^00-15-5D-[0-9A-F]{2}-[0-9A-F]{2}-[0-9A-F]{2}$/;
+
 function flow(profile = 'ws2022'): HcsshimFlow {
-  return new HcsshimFlow(createHost({ seed: 7, profile }));
+  return new HcsshimFlow(createHost({ seed: 7, profile, adapters: [HOST_NIC] }));
 }
 
 /** The network as hcsshim sees it, with the HNS-chosen Health.Extra checked separately. */
@@ -111,6 +115,11 @@ describe('hcsshim hcn/hcnnetwork_test.go', () => {
       ID: anyGuid(),
       Name: 'GoTestOverlay',
       Type: 'Overlay',
+      // HNS adds the management IP as ProviderAddress and a distributed-router MAC (vfp-dataplane.md §5)
+      Policies: [
+        { Type: 'ProviderAddress', Settings: { ProviderAddress: '10.1.0.5' } },
+        { Type: 'DrMacAddress', Settings: { Address: expect.stringMatching(DR_MAC) } },
+      ],
       MacPool: TEST_MAC_POOL,
       Dns: {},
       Ipams: [
@@ -155,9 +164,11 @@ describe('hcsshim hcn/hcnnetwork_test.go', () => {
     const id = String(net.ID);
     const sent = request.Policies as JsonObject[];
 
+    const hnsAdded = net.Policies as JsonObject[];
+    expect(hnsAdded.map((p) => p.Type)).toEqual(['ProviderAddress', 'DrMacAddress']);
     hcn.modifyNetwork(id, policyModify('Add', request));
     const [added] = hcn.byId('Network', id);
-    expect(added!.Policies).toEqual(sent);
+    expect(added!.Policies).toEqual([...hnsAdded, ...sent]);
 
     hcn.modifyNetwork(id, policyModify('Remove', request));
     const [removed] = hcn.byId('Network', id);

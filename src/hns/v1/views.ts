@@ -54,7 +54,8 @@ const LIFTED_NETWORK_POLICIES = new Set(['NetAdapterName', 'SourceMacAddress', '
  * HNSNetwork: `ID, Name, Type, NetworkAdapterName, SourceMac, Policies, MacPools, Subnets[{AddressPrefix,
  * GatewayAddress, Policies, ID, Flags, IpSubnets}], DNSSuffix, DNSServerList, ManagementIP, AutomaticDNS`,
  * then `CurrentEndpointCount, Extensions, Flags, IPv6, LayeredOn, State`. `GatewayAddress` is the
- * next hop of the subnet's default route; `ManagementIP` the network's ProviderAddress policy;
+ * next hop of the subnet's default route; `ManagementIP` the address of the host vNIC of the
+ * network's external switch (src/hns/adapters.ts), else its ProviderAddress policy;
  * `DNSSuffix` is `Dns.Domain` (else the search list, comma-joined). `Type` is always shown.
  */
 export function v1NetworkView(hns: HnsService, n: NetworkRec): JsonObject {
@@ -96,7 +97,8 @@ export function v1NetworkView(hns: HnsService, n: NetworkRec): JsonObject {
   const suffix = n.Dns.Domain ?? (n.Dns.Search.length ? n.Dns.Search.join(',') : undefined);
   if (suffix) out['DNSSuffix'] = suffix;
   if (n.Dns.ServerList.length) out['DNSServerList'] = n.Dns.ServerList.join(',');
-  const managementIp = stringSetting(find('ProviderAddress'), 'ProviderAddress');
+  const managementIp =
+    hns.store.nics.managementIp(n.ID) ?? stringSetting(find('ProviderAddress'), 'ProviderAddress');
   if (managementIp) out['ManagementIP'] = managementIp;
   const autoDns = find('AutomaticDNS');
   if (autoDns && settingsOf(autoDns)['Enable'] === true) out['AutomaticDNS'] = true;

@@ -225,7 +225,15 @@ describe('created through v2, read through v1', () => {
       Name: 'GoTestOverlay',
       Type: 'Overlay',
       NetworkAdapterName: 'Ethernet',
-      Policies: [{ Type: 'PA', PA: '10.0.0.4' }, { Type: 'HostRoute' }],
+      // HNS adds the distributed-router MAC to an Overlay network (the PA was given)
+      Policies: [
+        { Type: 'PA', PA: '10.0.0.4' },
+        { Type: 'HostRoute' },
+        {
+          Type: 'DrMacAddress',
+          Address: expect.stringMatching(/^00-15-5D-[0-9A-F]{2}-[0-9A-F]{2}-[0-9A-F]{2}$/),
+        },
+      ],
       MacPools: [{ StartMacAddress: '00-15-5D-52-C0-00', EndMacAddress: '00-15-5D-52-CF-FF' }],
       Subnets: [
         {

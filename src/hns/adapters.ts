@@ -1,0 +1,603 @@
+/**
+ * The node's network adapters as HNS sees them, and the Hyper-V virtual switches HNS creates on them
+ * (reference hns-hcs.md §1.1 `NetAdapterName`, §3.1 `ManagementIP`; vfp-dataplane.md §5–§6;
+ * kubernetes-windows.md §1). A host has physical adapters (`Ethernet` by default); the first
+ * external-switch network (L2Bridge, L2Tunnel, Overlay, Transparent) on an adapter creates the
+ * external vSwitch and moves the host's addresses to the host vNIC `vEthernet (<adapter>)`; the last
+ * network leaving the switch removes it and gives the addresses back. NAT, ICS and Internal networks
+ * get an internal switch whose host vNIC `vEthernet (<network>)` holds the subnet gateway; Private
+ * networks a private switch with no host vNIC. The management IP of a network is the IPv4 address of
+ * its switch's host vNIC.
+ *
+ *   const nics = HostNics.create(parseAdapterSpecs([{ name: 'Ethernet', ipAddress: '10.0.0.4/24' }], 1));
+ *   const plan = nics.plan(net, rng);   // validation only: HCN_E_ADAPTER_NOT_FOUND for a bad name
+ *   nics.commit(plan);                  // the switch exists, the host IP is on vEthernet (Ethernet)
+ *
+ * Every mutation happens in `commit`/`release`, called from the service's commit phases.
+ */
+import { hnsError } from '../core/errors.js';
+import { newGuid } from '../core/guid.js';
+import { isJsonObject, type Json, type JsonObject } from '../core/json.js';
+import { Rng } from '../core/rng.js';
+import { formatIp, parseIp, parsePrefix, prefixContains, type IpAddr } from '../addr/ip.js';
+import { formatMac, isUnicastMac, parseMac } from '../addr/mac.js';
+import type { NetworkType } from './policy/contracts.js';
+
+/** How a host adapter is described in `createHost({ adapters })`, `hnsim serve --adapter` or a host file. */
+export interface AdapterSpec {
+  /** Interface alias, e.g. `Ethernet` or `Ethernet 2` (unique, compared case-insensitively). */
+  readonly name: string;
+  /** IPv4 address with its prefix length, e.g. `10.0.0.4/24`; omit for an adapter without an address. */
+  readonly ipAddress?: string;
+  /** IPv4 default gateway, inside the adapter's subnet. */
+  readonly gateway?: string;
+  /** `00-0D-3A-12-34-56` or `00:0d:3a:12:34:56`; default derived from the seed. */
+  readonly macAddress?: string;
+  /** Link MTU in bytes (576..9216, default 1500). */
+  readonly mtu?: number;
+  /** Interface description (default `Microsoft Hyper-V Network Adapter`). */
+  readonly description?: string;
+  /** Whether the NIC lets frames with other source MACs out (MAC address spoofing; default false). */
+  readonly macSpoofing?: boolean;
+}
+
+/** An IPv4 configuration of an interface. */
+export interface InterfaceIpRec {
+  readonly IPAddress: string;
+  readonly PrefixLength: number;
+  readonly DefaultGateway?: string;
+  readonly addr: number;
+}
+
+/** One adapter as `Get-NetAdapter` / `Get-NetIPAddress` would show it. */
+export interface NetAdapterRec {
+  readonly Name: string;
+  readonly InterfaceDescription: string;
+  readonly InterfaceGuid: string;
+  readonly ifIndex: number;
+  readonly MacAddress: string;
+  readonly MtuSize: number;
+  /** `Physical` for a NIC, `HostVNic` for a vEthernet adapter of a vSwitch. */
+  readonly Kind: 'Physical' | 'HostVNic';
+  readonly MacAddressSpoofing: boolean;
+  /** The address the interface holds now (moved to the host vNIC while an external switch is bound). */
+  readonly IPv4?: InterfaceIpRec;
+  /** The switch the adapter is bound to (physical: as uplink; host vNIC: as its port). */
+  readonly SwitchId?: string;
+}
+
+export type VSwitchType = 'External' | 'Internal' | 'Private';
+
+export interface VSwitchRec {
+  readonly ID: string;
+  readonly Name: string;
+  readonly SwitchType: VSwitchType;
+  /** External switches: the physical adapter they are bound to. */
+  readonly NetAdapterName?: string;
+  /** The host vNIC of the switch (`vEthernet (…)`), absent for private switches. */
+  readonly HostVNic?: string;
+  /** Networks on the switch, in the order they joined it. */
+  readonly Networks: readonly string[];
+}
+
+/** Network types that bind an external vSwitch to a host adapter (kubernetes-windows.md §1). */
+export const EXTERNAL_TYPES: ReadonlySet<NetworkType> = new Set([
+  'L2Bridge',
+  'L2Tunnel',
+  'Overlay',
+  'Transparent',
+]);
+/** Network types whose switch is internal: a host vNIC holding the gateway, no uplink. */
+const INTERNAL_TYPES: ReadonlySet<NetworkType> = new Set(['NAT', 'ICS', 'Internal', 'ConstrainedICS']);
+
+/** What the service needs to know about a network to give it a switch. */
+export interface SwitchRequest {
+  readonly networkId: string;
+  readonly name: string;
+  readonly type: NetworkType;
+  /** `NetAdapterName` policy value, if any. */
+  readonly adapterName?: string;
+  /** IPv4 gateway and prefix length of the network's first IPv4 subnet (internal switches). */
+  readonly gateway?: { readonly addr: number; readonly prefixLength: number };
+}
+
+/** A validated switch decision, applied by `commit` (nothing is changed before). */
+export interface SwitchPlan {
+  readonly request: SwitchRequest;
+  /** The switch to join, or undefined when the network gets no switch (Mirrored, Layered, …). */
+  readonly switchId?: string;
+  /** A switch to create (when `switchId` names no existing one). */
+  readonly create?: { readonly sw: VSwitchRec; readonly vnic?: NetAdapterRec; readonly uplink?: string };
+}
+
+const PHYSICAL_DESCRIPTION = 'Microsoft Hyper-V Network Adapter';
+const VNIC_DESCRIPTION = 'Hyper-V Virtual Ethernet Adapter';
+/** Microsoft's OUI used by Azure VM NICs (00-0D-3A): the seed-derived physical MACs live there, away from HNS pools. */
+const NIC_OUI = 0x000d3a;
+const TWO_24 = 0x1000000;
+/** The first interface index given to adapters (1 is the loopback pseudo-interface on Windows). */
+const FIRST_IF_INDEX = 4;
+
+function specError(i: number, what: string): never {
+  throw hnsError('E_INVALIDARG', `adapters[${i}]: ${what}`);
+}
+
+/** The IPv4 part of `a.b.c.d/len`, or an error. */
+function readIpv4Prefix(i: number, text: string): { addr: number; len: number } {
+  const p = parsePrefix(text);
+  if (!p || p.family !== 4)
+    specError(i, `ipAddress "${text}" is not an IPv4 address with a prefix (10.0.0.4/24)`);
+  const host = p.host;
+  if (host.family !== 4) specError(i, `ipAddress "${text}" is not IPv4`);
+  if (p.len < 1 || p.len > 32) specError(i, `ipAddress "${text}" has prefix length ${p.len}, not 1..32`);
+  const hostBits = 32 - p.len;
+  const mask = hostBits === 32 ? 0 : (0xffffffff << hostBits) >>> 0;
+  const hostPart = (host.value & ~mask) >>> 0;
+  if (p.len < 31 && (hostPart === 0 || hostPart === ~mask >>> 0)) {
+    specError(i, `ipAddress "${text}" is the network or broadcast address of its subnet`);
+  }
+  return { addr: host.value, len: p.len };
+}
+
+/**
+ * Validate adapter specs and fill in defaults derived from `seed` (a generator of its own, so the
+ * host's ID stream does not move). With no specs, one adapter `Ethernet` at `10.0.X.Y/16` with
+ * gateway `10.0.0.1` and a MAC in 00-0D-3A. Bad specs → E_INVALIDARG naming the field.
+ */
+export function parseAdapterSpecs(specs: readonly AdapterSpec[] | undefined, seed: number): NetAdapterRec[] {
+  const rng = new Rng((seed ^ 0x4e494331) >>> 0);
+  const list: readonly AdapterSpec[] =
+    specs && specs.length ? specs : [{ name: 'Ethernet', ...defaultAddressing(rng) }];
+  if (!Array.isArray(list)) throw hnsError('E_INVALIDARG', 'adapters must be an array');
+  const seenNames = new Set<string>();
+  const seenMacs = new Set<number>();
+  const seenIps = new Set<number>();
+  return list.map((spec, i): NetAdapterRec => {
+    if (!isJsonObject(spec as unknown as Json)) specError(i, 'must be an object');
+    for (const k of Object.keys(spec)) if (!SPEC_KEYS.has(k)) specError(i, `unknown key "${k}"`);
+    const name = spec.name;
+    if (typeof name !== 'string' || name.trim() === '' || name.length > 256)
+      specError(i, 'name must be a non-empty string');
+    if (/^vEthernet \(/i.test(name)) specError(i, `name "${name}" is reserved for host vNICs`);
+    if (seenNames.has(name.toLowerCase())) specError(i, `name "${name}" is used twice`);
+    seenNames.add(name.toLowerCase());
+    let mac: number;
+    if (spec.macAddress !== undefined) {
+      const m = typeof spec.macAddress === 'string' ? parseMac(spec.macAddress) : undefined;
+      if (m === undefined || !isUnicastMac(m) || m === 0)
+        specError(i, `macAddress "${String(spec.macAddress)}" is not a unicast MAC`);
+      mac = m;
+    } else {
+      do mac = NIC_OUI * TWO_24 + rng.nextInt(TWO_24);
+      while (seenMacs.has(mac));
+    }
+    if (seenMacs.has(mac)) specError(i, `macAddress ${formatMac(mac)} is used twice`);
+    seenMacs.add(mac);
+    let ipv4: InterfaceIpRec | undefined;
+    if (spec.ipAddress !== undefined) {
+      if (typeof spec.ipAddress !== 'string') specError(i, 'ipAddress must be a string');
+      const { addr, len } = readIpv4Prefix(i, spec.ipAddress);
+      if (seenIps.has(addr)) specError(i, `ipAddress ${formatIp({ family: 4, value: addr })} is used twice`);
+      seenIps.add(addr);
+      let gw: string | undefined;
+      if (spec.gateway !== undefined) {
+        const g = typeof spec.gateway === 'string' ? parseIp(spec.gateway) : undefined;
+        if (!g || g.family !== 4) specError(i, `gateway "${String(spec.gateway)}" is not an IPv4 address`);
+        if (!prefixContains({ family: 4, addr: addr & maskOf(len), len }, g)) {
+          specError(i, `gateway ${spec.gateway} is outside ${spec.ipAddress}`);
+        }
+        if (g.value === addr) specError(i, `gateway ${spec.gateway} is the adapter's own address`);
+        gw = formatIp(g);
+      }
+      ipv4 = {
+        IPAddress: formatIp({ family: 4, value: addr }),
+        PrefixLength: len,
+        ...(gw ? { DefaultGateway: gw } : {}),
+        addr,
+      };
+    } else if (spec.gateway !== undefined) {
+      specError(i, 'gateway needs an ipAddress');
+    }
+    const mtu = spec.mtu ?? 1500;
+    if (!Number.isInteger(mtu) || mtu < 576 || mtu > 9216)
+      specError(i, `mtu ${String(spec.mtu)} is not an integer in 576..9216`);
+    if (spec.description !== undefined && typeof spec.description !== 'string')
+      specError(i, 'description must be a string');
+    if (spec.macSpoofing !== undefined && typeof spec.macSpoofing !== 'boolean')
+      specError(i, 'macSpoofing must be a boolean');
+    return {
+      Name: name,
+      InterfaceDescription:
+        spec.description ?? (i === 0 ? PHYSICAL_DESCRIPTION : `${PHYSICAL_DESCRIPTION} #${i + 1}`),
+      InterfaceGuid: newGuid(rng),
+      ifIndex: FIRST_IF_INDEX + i,
+      MacAddress: formatMac(mac),
+      MtuSize: mtu,
+      Kind: 'Physical',
+      MacAddressSpoofing: spec.macSpoofing ?? false,
+      ...(ipv4 ? { IPv4: ipv4 } : {}),
+    };
+  });
+}
+
+const SPEC_KEYS = new Set([
+  'name',
+  'ipAddress',
+  'gateway',
+  'macAddress',
+  'mtu',
+  'description',
+  'macSpoofing',
+]);
+
+function maskOf(len: number): number {
+  return len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
+}
+
+/** The default adapter's addressing: 10.0.X.Y/16 (Y in 4..254), gateway 10.0.0.1. */
+function defaultAddressing(rng: Rng): { ipAddress: string; gateway: string } {
+  const x = rng.nextInt(256);
+  const y = 4 + rng.nextInt(251);
+  return { ipAddress: `10.0.${x}.${y}/16`, gateway: '10.0.0.1' };
+}
+
+/** The adapters and switches of one host. Records are replaced, never edited in place. */
+export class HostNics {
+  /** Adapters by lower-case name, physical first in configured order, then host vNICs in creation order. */
+  readonly adapters = new Map<string, NetAdapterRec>();
+  readonly switches = new Map<string, VSwitchRec>();
+  /** Network ID → switch ID. */
+  readonly networkSwitch = new Map<string, string>();
+  nextIfIndex: number;
+
+  private constructor(physical: readonly NetAdapterRec[]) {
+    for (const a of physical) this.adapters.set(a.Name.toLowerCase(), a);
+    this.nextIfIndex = FIRST_IF_INDEX + physical.length + 10;
+  }
+
+  static create(physical: readonly NetAdapterRec[]): HostNics {
+    return new HostNics(physical);
+  }
+
+  /** Every adapter, physical then host vNICs. */
+  list(): NetAdapterRec[] {
+    return [...this.adapters.values()];
+  }
+
+  physical(): NetAdapterRec[] {
+    return this.list().filter((a) => a.Kind === 'Physical');
+  }
+
+  /**
+   * The physical adapter an external network binds to: the one `name` names (a physical adapter, or
+   * the host vNIC of an external switch, which stands for that switch's uplink), else the default
+   * one (the first with a default gateway, else the first). Unknown → HCN_E_ADAPTER_NOT_FOUND.
+   */
+  resolveUplink(name: string | undefined): NetAdapterRec {
+    if (name === undefined || name === '') {
+      const phys = this.physical();
+      const dflt = phys.find((a) => a.IPv4?.DefaultGateway) ?? phys[0];
+      if (!dflt) throw hnsError('HCN_E_ADAPTER_NOT_FOUND', 'the host has no network adapter');
+      return dflt;
+    }
+    const a = this.adapters.get(name.toLowerCase());
+    if (!a) throw hnsError('HCN_E_ADAPTER_NOT_FOUND', `no adapter named "${name}"`);
+    if (a.Kind === 'Physical') return a;
+    const sw = a.SwitchId ? this.switches.get(a.SwitchId) : undefined;
+    if (!sw || sw.SwitchType !== 'External' || !sw.NetAdapterName) {
+      throw hnsError(
+        'HCN_E_ADAPTER_NOT_FOUND',
+        `"${name}" is the host vNIC of an ${sw?.SwitchType ?? 'unknown'} switch`,
+      );
+    }
+    return this.adapters.get(sw.NetAdapterName.toLowerCase())!;
+  }
+
+  /** Decide a network's switch; throws before anything changes. Draws GUIDs/MACs from `rng` only for a new switch. */
+  plan(req: SwitchRequest, rng: Rng, forcedId?: string): SwitchPlan {
+    if (EXTERNAL_TYPES.has(req.type)) {
+      const uplink = this.resolveUplink(req.adapterName);
+      if (uplink.SwitchId) return { request: req, switchId: uplink.SwitchId };
+      const id = forcedId ?? newGuid(rng);
+      const vnicName = `vEthernet (${uplink.Name})`;
+      const vnic: NetAdapterRec = {
+        Name: vnicName,
+        InterfaceDescription: `${VNIC_DESCRIPTION} #${this.vnicCount() + 1}`,
+        InterfaceGuid: newGuid(rng),
+        ifIndex: this.nextIfIndex,
+        MacAddress: uplink.MacAddress,
+        MtuSize: uplink.MtuSize,
+        Kind: 'HostVNic',
+        MacAddressSpoofing: false,
+        ...(uplink.IPv4 ? { IPv4: uplink.IPv4 } : {}),
+        SwitchId: id,
+      };
+      const sw: VSwitchRec = {
+        ID: id,
+        Name: uplink.Name,
+        SwitchType: 'External',
+        NetAdapterName: uplink.Name,
+        HostVNic: vnicName,
+        Networks: [],
+      };
+      return { request: req, switchId: id, create: { sw, vnic, uplink: uplink.Name } };
+    }
+    if (INTERNAL_TYPES.has(req.type) || req.type === 'Private') {
+      const id = forcedId ?? newGuid(rng);
+      const swName = req.name !== '' ? req.name : req.networkId;
+      if (req.type === 'Private') {
+        return {
+          request: req,
+          switchId: id,
+          create: { sw: { ID: id, Name: swName, SwitchType: 'Private', Networks: [] } },
+        };
+      }
+      let vnicName = `vEthernet (${swName})`;
+      for (let k = 2; this.adapters.has(vnicName.toLowerCase()); k++) vnicName = `vEthernet (${swName}) ${k}`;
+      const mac = 0x00155d * TWO_24 + rng.nextInt(TWO_24);
+      const gw = req.gateway;
+      const vnic: NetAdapterRec = {
+        Name: vnicName,
+        InterfaceDescription: `${VNIC_DESCRIPTION} #${this.vnicCount() + 1}`,
+        InterfaceGuid: newGuid(rng),
+        ifIndex: this.nextIfIndex,
+        MacAddress: formatMac(mac),
+        MtuSize: 1500,
+        Kind: 'HostVNic',
+        MacAddressSpoofing: false,
+        ...(gw
+          ? {
+              IPv4: {
+                IPAddress: formatIp({ family: 4, value: gw.addr }),
+                PrefixLength: gw.prefixLength,
+                addr: gw.addr,
+              },
+            }
+          : {}),
+        SwitchId: id,
+      };
+      return {
+        request: req,
+        switchId: id,
+        create: {
+          sw: { ID: id, Name: swName, SwitchType: 'Internal', HostVNic: vnicName, Networks: [] },
+          vnic,
+        },
+      };
+    }
+    return { request: req };
+  }
+
+  private vnicCount(): number {
+    let n = 0;
+    for (const a of this.adapters.values()) if (a.Kind === 'HostVNic') n++;
+    return n;
+  }
+
+  /** Apply a plan: create the switch (moving the uplink's address to the host vNIC) and/or join it. */
+  commit(plan: SwitchPlan): void {
+    const id = plan.switchId;
+    if (!id) return;
+    if (plan.create) {
+      const { sw, vnic, uplink } = plan.create;
+      this.switches.set(sw.ID, sw);
+      if (uplink) {
+        const a = this.adapters.get(uplink.toLowerCase())!;
+        const { IPv4: _moved, ...rest } = a;
+        this.adapters.set(uplink.toLowerCase(), { ...rest, SwitchId: sw.ID });
+      }
+      if (vnic) {
+        this.adapters.set(vnic.Name.toLowerCase(), vnic);
+        this.nextIfIndex++;
+      }
+    }
+    const sw = this.switches.get(id)!;
+    this.switches.set(id, { ...sw, Networks: [...sw.Networks, plan.request.networkId] });
+    this.networkSwitch.set(plan.request.networkId, id);
+  }
+
+  /** A network leaves its switch; the last one out removes the switch and gives the uplink its address back. */
+  release(networkId: string): VSwitchRec | undefined {
+    const id = this.networkSwitch.get(networkId);
+    if (!id) return undefined;
+    this.networkSwitch.delete(networkId);
+    const sw = this.switches.get(id)!;
+    const Networks = sw.Networks.filter((n) => n !== networkId);
+    if (Networks.length) {
+      this.switches.set(id, { ...sw, Networks });
+      return undefined;
+    }
+    this.switches.delete(id);
+    const vnic = sw.HostVNic ? this.adapters.get(sw.HostVNic.toLowerCase()) : undefined;
+    if (sw.HostVNic) this.adapters.delete(sw.HostVNic.toLowerCase());
+    if (sw.NetAdapterName) {
+      const a = this.adapters.get(sw.NetAdapterName.toLowerCase())!;
+      const { SwitchId: _s, ...rest } = a;
+      this.adapters.set(sw.NetAdapterName.toLowerCase(), vnic?.IPv4 ? { ...rest, IPv4: vnic.IPv4 } : rest);
+    }
+    return sw;
+  }
+
+  switchOf(networkId: string): VSwitchRec | undefined {
+    const id = this.networkSwitch.get(networkId);
+    return id ? this.switches.get(id) : undefined;
+  }
+
+  /** The host vNIC of a network's switch. */
+  hostVNicOf(networkId: string): NetAdapterRec | undefined {
+    const sw = this.switchOf(networkId);
+    return sw?.HostVNic ? this.adapters.get(sw.HostVNic.toLowerCase()) : undefined;
+  }
+
+  /** The host vNIC of a switch. */
+  hostVNicOfSwitch(switchId: string): NetAdapterRec | undefined {
+    const sw = this.switches.get(switchId);
+    return sw?.HostVNic ? this.adapters.get(sw.HostVNic.toLowerCase()) : undefined;
+  }
+
+  /** The management IP of an external-switch network: its host vNIC's IPv4 address. */
+  managementIp(networkId: string): string | undefined {
+    const sw = this.switchOf(networkId);
+    if (!sw || sw.SwitchType !== 'External') return undefined;
+    return this.hostVNicOf(networkId)?.IPv4?.IPAddress;
+  }
+
+  /** The physical adapter an external network is bound to. */
+  uplinkOf(networkId: string): NetAdapterRec | undefined {
+    const sw = this.switchOf(networkId);
+    return sw?.NetAdapterName ? this.adapters.get(sw.NetAdapterName.toLowerCase()) : undefined;
+  }
+
+  /** Plain-JSON state for snapshots. */
+  toJSON(): JsonObject {
+    return {
+      adapters: this.list().map((a) => adapterJson(a, true)),
+      switches: [...this.switches.values()].map(
+        (s) => ({ ...s, Networks: [...s.Networks] }) as unknown as JsonObject,
+      ),
+      nextIfIndex: this.nextIfIndex,
+    };
+  }
+
+  static fromJSON(v: unknown): HostNics {
+    if (!isJsonObject(v) || !Array.isArray(v.adapters) || !Array.isArray(v.switches)) {
+      throw new Error('adapters: expected {adapters, switches}');
+    }
+    const adapters = v.adapters.map((a) => readAdapterJson(a));
+    const nics = new HostNics([]);
+    for (const a of adapters) nics.adapters.set(a.Name.toLowerCase(), a);
+    for (const s of v.switches) {
+      if (
+        !isJsonObject(s) ||
+        typeof s.ID !== 'string' ||
+        typeof s.Name !== 'string' ||
+        !Array.isArray(s.Networks)
+      ) {
+        throw new Error('adapters: bad switch');
+      }
+      const type = s.SwitchType;
+      if (type !== 'External' && type !== 'Internal' && type !== 'Private')
+        throw new Error('adapters: bad SwitchType');
+      const sw: VSwitchRec = {
+        ID: s.ID,
+        Name: s.Name,
+        SwitchType: type,
+        ...(typeof s.NetAdapterName === 'string' ? { NetAdapterName: s.NetAdapterName } : {}),
+        ...(typeof s.HostVNic === 'string' ? { HostVNic: s.HostVNic } : {}),
+        Networks: s.Networks.map(String),
+      };
+      nics.switches.set(sw.ID, sw);
+      for (const n of sw.Networks) nics.networkSwitch.set(n, sw.ID);
+    }
+    if (typeof v.nextIfIndex !== 'number') throw new Error('adapters: bad nextIfIndex');
+    nics.nextIfIndex = v.nextIfIndex;
+    return nics;
+  }
+
+  /** Take over another instance's state (snapshot restore swaps a fully built one in). */
+  assign(other: HostNics): void {
+    this.adapters.clear();
+    this.switches.clear();
+    this.networkSwitch.clear();
+    for (const [k, a] of other.adapters) this.adapters.set(k, a);
+    for (const [k, s] of other.switches) this.switches.set(k, s);
+    for (const [k, s] of other.networkSwitch) this.networkSwitch.set(k, s);
+    this.nextIfIndex = other.nextIfIndex;
+  }
+}
+
+/** An adapter as data (`Get-NetAdapter` + its IPv4 configuration); `internal` adds the switch binding. */
+export function adapterJson(a: NetAdapterRec, internal = false): JsonObject {
+  const out: JsonObject = {
+    Name: a.Name,
+    InterfaceDescription: a.InterfaceDescription,
+    InterfaceGuid: a.InterfaceGuid,
+    ifIndex: a.ifIndex,
+    MacAddress: a.MacAddress,
+    MtuSize: a.MtuSize,
+    Kind: a.Kind,
+    Status: 'Up',
+  };
+  if (a.MacAddressSpoofing) out.MacAddressSpoofing = true;
+  if (a.IPv4) {
+    out.IPv4Address = a.IPv4.IPAddress;
+    out.PrefixLength = a.IPv4.PrefixLength;
+    if (a.IPv4.DefaultGateway) out.DefaultGateway = a.IPv4.DefaultGateway;
+  }
+  if (a.SwitchId) out[internal ? 'SwitchId' : 'VSwitchId'] = a.SwitchId;
+  return out;
+}
+
+function readAdapterJson(v: unknown): NetAdapterRec {
+  if (!isJsonObject(v)) throw new Error('adapters: bad adapter');
+  const str = (k: string): string => {
+    const x = v[k];
+    if (typeof x !== 'string') throw new Error(`adapters: ${k} must be a string`);
+    return x;
+  };
+  const num = (k: string): number => {
+    const x = v[k];
+    if (typeof x !== 'number' || !Number.isInteger(x)) throw new Error(`adapters: ${k} must be an integer`);
+    return x;
+  };
+  const kind = v.Kind;
+  if (kind !== 'Physical' && kind !== 'HostVNic') throw new Error('adapters: bad Kind');
+  let IPv4: InterfaceIpRec | undefined;
+  if (typeof v.IPv4Address === 'string') {
+    const ip = parseIp(v.IPv4Address);
+    if (!ip || ip.family !== 4) throw new Error('adapters: bad IPv4Address');
+    IPv4 = {
+      IPAddress: formatIp(ip),
+      PrefixLength: num('PrefixLength'),
+      ...(typeof v.DefaultGateway === 'string' ? { DefaultGateway: v.DefaultGateway } : {}),
+      addr: (ip as IpAddr & { family: 4 }).value,
+    };
+  }
+  const mac = parseMac(str('MacAddress'));
+  if (mac === undefined) throw new Error('adapters: bad MacAddress');
+  return {
+    Name: str('Name'),
+    InterfaceDescription: str('InterfaceDescription'),
+    InterfaceGuid: str('InterfaceGuid'),
+    ifIndex: num('ifIndex'),
+    MacAddress: formatMac(mac),
+    MtuSize: num('MtuSize'),
+    Kind: kind,
+    MacAddressSpoofing: v.MacAddressSpoofing === true,
+    ...(IPv4 ? { IPv4 } : {}),
+    ...(typeof v.SwitchId === 'string' ? { SwitchId: v.SwitchId } : {}),
+  };
+}
+
+/** Consistency of adapters, switches and the networks that use them (for auditStore). */
+export function auditNics(nics: HostNics, networkIds: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const [netId, swId] of nics.networkSwitch) {
+    if (!networkIds.has(netId)) out.push(`switch ${swId} lists a missing network ${netId}`);
+    const sw = nics.switches.get(swId);
+    if (!sw) out.push(`network ${netId} is on a missing switch ${swId}`);
+    else if (!sw.Networks.includes(netId)) out.push(`switch ${swId} does not list its network ${netId}`);
+  }
+  for (const sw of nics.switches.values()) {
+    if (!sw.Networks.length) out.push(`switch ${sw.ID} has no network but still exists`);
+    for (const n of sw.Networks)
+      if (nics.networkSwitch.get(n) !== sw.ID) out.push(`switch ${sw.ID} lists network ${n} filed elsewhere`);
+    if (sw.HostVNic) {
+      const v = nics.adapters.get(sw.HostVNic.toLowerCase());
+      if (!v || v.SwitchId !== sw.ID)
+        out.push(`switch ${sw.ID}: host vNIC ${sw.HostVNic} is missing or not bound`);
+    }
+    if (sw.NetAdapterName) {
+      const a = nics.adapters.get(sw.NetAdapterName.toLowerCase());
+      if (!a || a.SwitchId !== sw.ID)
+        out.push(`switch ${sw.ID}: uplink ${sw.NetAdapterName} is missing or not bound`);
+      else if (a.IPv4) out.push(`switch ${sw.ID}: uplink ${a.Name} still holds ${a.IPv4.IPAddress}`);
+    }
+  }
+  for (const a of nics.adapters.values()) {
+    if (a.SwitchId && !nics.switches.has(a.SwitchId))
+      out.push(`adapter ${a.Name} is bound to a missing switch`);
+    if (a.Kind === 'HostVNic' && !a.SwitchId) out.push(`host vNIC ${a.Name} has no switch`);
+  }
+  return out;
+}
