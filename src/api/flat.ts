@@ -7,7 +7,7 @@
  *   const r = api.HcnCreateNetwork(null, '{"Name":"nat","Type":"NAT"}');
  *   if (r.hr === 0) console.log(r.result.ID);
  */
-import { HnsError, hnsError, type ErrorRecord, type HResultName } from '../core/errors.js';
+import { HnsError, hnsError, type ErrorRecord, type HResultLabel } from '../core/errors.js';
 import { toJsonObject, type Json, type JsonObject } from '../core/json.js';
 import type { HnsService } from '../hns/service.js';
 import { argGuid } from '../hns/schema/common.js';
@@ -31,7 +31,8 @@ export interface HcnSuccess<T> {
 export interface HcnFailure {
   readonly ok: false;
   readonly hr: number;
-  readonly name: HResultName;
+  /** The registered HRESULT name (a hex code only for an unregistered code injected by a fault). */
+  readonly name: HResultLabel;
   readonly message: string;
   readonly errorRecord: ErrorRecord;
 }

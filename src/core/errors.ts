@@ -118,6 +118,21 @@ export const HRESULTS = {
   ERROR_ALREADY_EXISTS: r(0x800700b7, 'Cannot create a file when that file already exists.'),
   ERROR_OBJECT_ALREADY_EXISTS: r(0x80071392, 'The object already exists.'),
   E_FAIL: r(0x80004005, 'Unspecified error'),
+  E_UNEXPECTED: r(0x8000ffff, 'Catastrophic failure'),
+  E_ABORT: r(0x80004004, 'Operation aborted'),
+  E_ACCESSDENIED: r(0x80070005, 'Access is denied.'),
+  E_OUTOFMEMORY: r(0x8007000e, 'Not enough memory resources are available to complete this operation.'),
+  ERROR_INVALID_HANDLE: r(0x80070006, 'The handle is invalid.'),
+  ERROR_INVALID_DATA: r(0x8007000d, 'The data is invalid.'),
+  ERROR_NOT_SUPPORTED: r(0x80070032, 'The request is not supported.'),
+  ERROR_SERVICE_NOT_ACTIVE: r(0x80070426, 'The service has not been started.'),
+  ERROR_SHUTDOWN_IN_PROGRESS: r(0x8007045b, 'A system shutdown is in progress.'),
+  ERROR_TIMEOUT: r(0x800705b4, 'This operation returned because the timeout period expired.'),
+  // RPC: what a client of a stopped (or crashing) service sees
+  RPC_S_UNKNOWN_IF: r(0x800706b5, 'The interface is unknown.'),
+  RPC_S_SERVER_UNAVAILABLE: r(0x800706ba, 'The RPC server is unavailable.'),
+  RPC_S_CALL_FAILED: r(0x800706be, 'The remote procedure call failed.'),
+  EPT_S_NOT_REGISTERED: r(0x800706d9, 'There are no more endpoints available from the endpoint mapper.'),
   E_PENDING: r(0x8000000a, 'The data necessary to complete this operation is not yet available.'),
   ERROR_GEN_FAILURE: r(0x8007001f, 'A device attached to the system is not functioning.'),
   // HCS (vmcompute / computecore), HCSHResult.md. v2 spelling 0x8037…, v1 spelling 0xC037… (ERROR_VMCOMPUTE_*).
@@ -210,6 +225,12 @@ export const HRESULTS = {
 
 export type HResultName = keyof typeof HRESULTS;
 
+/**
+ * What names a failure: a registered HRESULT, or — only for codes a caller injects through the fault
+ * layer that the registry does not hold — the code itself in hex (`0x80070020`).
+ */
+export type HResultLabel = HResultName | `0x${string}`;
+
 const byCode = new Map<number, HResultName>();
 for (const [name, info] of Object.entries(HRESULTS) as [HResultName, HResultInfo][]) {
   if (!byCode.has(info.code)) byCode.set(info.code, name);
@@ -222,6 +243,11 @@ export function hresultName(code: number): HResultName | undefined {
 
 export function isRegisteredHResult(code: number): boolean {
   return byCode.has(code >>> 0);
+}
+
+/** Whether `code` is a 32-bit integer HRESULT with the failure bit set. */
+export function isFailureCode(code: number): boolean {
+  return Number.isInteger(code) && code >= -0x80000000 && code <= 0xffffffff && code >>> 0 >= 0x80000000;
 }
 
 /** `0x803B0013` */
@@ -244,14 +270,34 @@ export interface ErrorRecord {
 export class HnsError extends Error {
   override readonly name = 'HnsError';
   readonly hresult: number;
-  readonly code: HResultName;
+  readonly code: HResultLabel;
   readonly windowsMessage: string;
   readonly detail: string | undefined;
 
-  constructor(code: HResultName, detail?: string) {
-    const info = HRESULTS[code];
+  /**
+   * `code` is a registered name, or a number: a registered code takes its name and message; any
+   * other failure code (bit 31 set) is kept as given, named by its hex form, with the text Windows
+   * prints for a code it has no message for.
+   */
+  constructor(code: HResultName | number, detail?: string) {
+    let label: HResultLabel;
+    let info: HResultInfo;
+    if (typeof code === 'number') {
+      const known = hresultName(code);
+      if (known) {
+        label = known;
+        info = HRESULTS[known];
+      } else {
+        if (!isFailureCode(code)) throw new TypeError(`${String(code)} is not a failing HRESULT`);
+        label = formatHResult(code) as `0x${string}`;
+        info = { code: code >>> 0, message: `Unknown error ${formatHResult(code)}.` };
+      }
+    } else {
+      label = code;
+      info = HRESULTS[code];
+    }
     super(detail ? `${info.message} (${detail})` : info.message);
-    this.code = code;
+    this.code = label;
     this.hresult = info.code;
     this.windowsMessage = info.message;
     this.detail = detail;

@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ROUTES } from '../../src/hns/v1/router.js';
 import { FLAT_API_METHODS, isFailure, type FlatApiMethod, type HcnResult } from '../../src/api/flat.js';
-import { HRESULTS, isRegisteredHResult } from '../../src/core/errors.js';
+import { HRESULTS, isRegisteredHResult, type HResultName } from '../../src/core/errors.js';
 import { cloneJson, type Json, type JsonObject } from '../../src/core/json.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import type { HnsSnapshot } from '../../src/hns/lifecycle.js';
@@ -484,7 +484,7 @@ function check(
     return;
   }
   if (!isRegisteredHResult(r.hr)) expect.fail(`${where()}: unregistered HRESULT ${r.hr}`);
-  if (HRESULTS[r.name]?.code !== r.hr >>> 0)
+  if (HRESULTS[r.name as HResultName]?.code !== r.hr >>> 0)
     expect.fail(`${where()}: name ${r.name} does not match hr ${r.hr}`);
   if (r.name === 'E_FAIL' && r.message.includes('internal error')) {
     expect.fail(`${where()}: an exception escaped the service: ${r.message}`);

@@ -377,11 +377,14 @@ function ensure(cond: boolean, what: string): void {
 
 function checkFailure(label: string, f: HcnFailure): void {
   ensure(isRegisteredHResult(f.hr), `${label}: unregistered HRESULT ${f.hr}`);
-  ensure(HRESULTS[f.name]?.code === f.hr >>> 0, `${label}: name ${f.name} does not match hr ${f.hr}`);
+  ensure(
+    HRESULTS[f.name as HResultName]?.code === f.hr >>> 0,
+    `${label}: name ${f.name} does not match hr ${f.hr}`,
+  );
   ensure(!/internal error/.test(f.message), `${label}: an exception escaped the service: ${f.message}`);
   same(
     f.errorRecord,
-    { Success: false, Error: `${HRESULTS[f.name].message} `, ErrorCode: f.hr >>> 0 },
+    { Success: false, Error: `${HRESULTS[f.name as HResultName].message} `, ErrorCode: f.hr >>> 0 },
     `${label}: ErrorRecord`,
   );
 }

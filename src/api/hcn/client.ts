@@ -129,11 +129,11 @@ export class HcnClient implements Invoker {
       r = await this.#transport.call({ method, args });
     } catch (e) {
       if (e instanceof HnsError && !(e instanceof HcnError))
-        throw new HcnError(title, e.code, { detail: e.message });
+        throw new HcnError(title, e.hresult, { detail: e.message });
       throw e;
     }
     if (!r.ok) {
-      throw new HcnError(title, r.name, {
+      throw new HcnError(title, r.hr, {
         detail: r.message,
         ...(method === 'HNSCall' ? {} : { record: r.errorRecord }),
       });
@@ -348,7 +348,7 @@ export class HcnClient implements Invoker {
     } catch (e) {
       const cause = e instanceof Error ? e.message : String(e);
       throw new HcnClientError(
-        e instanceof HnsError ? e.code : 'E_FAIL',
+        e instanceof HnsError ? e.hresult : 'E_FAIL',
         `failed to query HCN version number: this is expected on pre 1803 builds.: ${cause}`,
         { cause: e },
       );

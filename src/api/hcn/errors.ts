@@ -30,8 +30,7 @@ export const ErrorCode = {
 } as const;
 
 /** The system message Windows formats for an HRESULT: the registered text, ending in a period. */
-function systemMessage(code: HResultName): string {
-  const m: string = HRESULTS[code].message;
+function systemMessage(m: string): string {
   return m.endsWith('.') ? m : `${m}.`;
 }
 
@@ -47,7 +46,11 @@ export class HcnError extends HnsError {
   readonly errorCode: number;
   readonly #record: ErrorRecord | undefined;
 
-  constructor(title: string, code: HResultName, opts: { record?: ErrorRecord; detail?: string } = {}) {
+  constructor(
+    title: string,
+    code: HResultName | number,
+    opts: { record?: ErrorRecord; detail?: string } = {},
+  ) {
     super(code, opts.detail);
     setName(this, 'HcnError');
     this.title = title;
@@ -55,7 +58,7 @@ export class HcnError extends HnsError {
     this.#record = opts.record;
     let s = title;
     if (s.length > 0 && !s.endsWith(' ')) s += ' ';
-    s += `failed in Win32: ${systemMessage(code)} (0x${this.errorCode.toString(16)})`;
+    s += `failed in Win32: ${systemMessage(this.windowsMessage)} (0x${this.errorCode.toString(16)})`;
     if (opts.record) s += ` ${JSON.stringify(opts.record)}`;
     this.message = s;
   }
@@ -71,7 +74,7 @@ export class HcnError extends HnsError {
  * `message` is hcsshim's exact text; `code` a registered HRESULT we chose for it (docs/model.md).
  */
 export class HcnClientError extends HnsError {
-  constructor(code: HResultName, message: string, options?: { cause?: unknown }) {
+  constructor(code: HResultName | number, message: string, options?: { cause?: unknown }) {
     super(code);
     setName(this, 'HcnClientError');
     this.message = message;

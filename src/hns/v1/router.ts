@@ -15,7 +15,7 @@
  *
  *   hnsCall(hns, 'GET', '/globals/version', '') // {"Success":true,"Output":{"Major":15,"Minor":0}}
  */
-import { HnsError, hnsError, type HResultName } from '../../core/errors.js';
+import { HnsError, hnsError, type HResultLabel, type HResultName } from '../../core/errors.js';
 import { parseGuid } from '../../core/guid.js';
 import { isJsonObject, Reader, toJson, type Json, type JsonObject } from '../../core/json.js';
 import { parsePolicies } from '../policy/registry.js';
@@ -421,7 +421,7 @@ export function v1Failure(e: HnsError): HnsResponse {
  * endpoint create surfaces in hcsshim as `hnsCall failed in Win32: The object already exists.
  * (0x1392)` (kubernetes#74766, microsoft/SDN#333; reference cni-windows.md §P2).
  */
-const CALL_LEVEL_FAILURES: ReadonlySet<HResultName> = new Set<HResultName>(['ERROR_OBJECT_ALREADY_EXISTS']);
+const CALL_LEVEL_FAILURES: ReadonlySet<HResultLabel> = new Set<HResultLabel>(['ERROR_OBJECT_ALREADY_EXISTS']);
 
 /** HNSCall. See the module comment for the response and for when the call itself fails. */
 export function hnsCall(hns: HnsService, method: unknown, path: unknown, request: unknown): HnsResponse {

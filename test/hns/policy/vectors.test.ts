@@ -5,7 +5,7 @@
  * single-instance types.
  */
 import { describe, expect, it } from 'vitest';
-import { HnsError, HRESULTS, type HResultName } from '../../../src/core/errors.js';
+import { HnsError, HRESULTS, type HResultLabel } from '../../../src/core/errors.js';
 import type { Json } from '../../../src/core/json.js';
 import type { NetworkType, PolicyContext, PolicyScope } from '../../../src/hns/policy/contracts.js';
 import {
@@ -28,7 +28,7 @@ function v(major: number, minor: number): HnsVersion {
 function ctx(scope: PolicyScope, version = v(15, 4), networkType: NetworkType = 'Overlay'): PolicyContext {
   return { version, scope, networkType };
 }
-function errorOf(f: () => unknown): HResultName | undefined {
+function errorOf(f: () => unknown): HResultLabel | undefined {
   try {
     f();
   } catch (e) {
