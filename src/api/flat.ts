@@ -17,10 +17,18 @@ import { serializeNamespace } from '../hns/schema/namespace.js';
 import { serializeNetwork } from '../hns/schema/network.js';
 import { serializeSdnRoute } from '../hns/schema/route.js';
 import { filterGuid, matchesFilter, parseQuery, type ParsedQuery } from '../hns/query.js';
-import { isV1Document, v1EndpointToV2, v1NetworkToV2 } from '../hns/v1/convert.js';
+import {
+  completeV1Gateways,
+  isV1Document,
+  v1EndpointExtras,
+  v1EndpointToV2,
+  v1NetworkExtras,
+  v1NetworkToV2,
+} from '../hns/v1/convert.js';
 import { v1EndpointView, v1NamespaceView, v1NetworkView } from '../hns/v1/views.js';
 import { hnsCall } from '../hns/v1/router.js';
-import type { AnyRec } from '../hns/model.js';
+import type { AnyRec, NetworkRec } from '../hns/model.js';
+import { parseGuid } from '../core/guid.js';
 import { supports } from '../hns/versions.js';
 
 export interface HcnSuccess<T> {
@@ -129,6 +137,17 @@ export class FlatApi {
     }
   }
 
+  /** The network an endpoint create names, if it exists (argument first); never throws. */
+  private networkOf(arg: unknown, fromDoc: unknown): NetworkRec | undefined {
+    for (const v of [arg, fromDoc]) {
+      if (typeof v !== 'string') continue;
+      const id = parseGuid(v);
+      const n = id ? this.hns.store.networks.get(id) : undefined;
+      if (n) return n;
+    }
+    return undefined;
+  }
+
   /** Serialise a record for a query: v1 shape for SchemaVersion 1, else v2. */
   view(rec: AnyRec, q: Pick<ParsedQuery, 'schema' | 'detailed'>): HcnDocument {
     return this.viewJson(rec, q) as HcnDocument;
@@ -143,6 +162,7 @@ export class FlatApi {
           : serializeNetwork(rec, {
               detailed: q.detailed,
               endpointCount: this.hns.store.alloc.get(rec.ID)?.endpoints.size ?? 0,
+              managementIp: this.hns.store.nics.managementIp(rec.ID),
             });
       case 'Endpoint':
         return v1 ? v1EndpointView(this.hns, rec) : serializeEndpoint(rec, q.detailed);
@@ -234,8 +254,11 @@ export class FlatApi {
   HcnCreateNetwork(id: unknown, settings: unknown): HcnResult<HcnDocument> {
     return this.run('HcnCreateNetwork', () => {
       this.v2Guard();
-      let doc = this.settings(settings);
-      if (isV1Document(doc, 'Network')) doc = v1NetworkToV2(doc, this.hns.profile.version);
+      const doc = this.settings(settings);
+      if (isV1Document(doc, 'Network')) {
+        const v2 = v1NetworkToV2(doc, this.hns.profile.version);
+        return this.created(this.hns.createNetwork(id, v2, v1NetworkExtras(doc)));
+      }
       return this.created(this.hns.createNetwork(id, doc));
     });
   }
@@ -265,8 +288,13 @@ export class FlatApi {
   HcnCreateEndpoint(networkId: unknown, id: unknown, settings: unknown): HcnResult<HcnDocument> {
     return this.run('HcnCreateEndpoint', () => {
       this.v2Guard();
-      let doc = this.settings(settings);
-      if (isV1Document(doc, 'Endpoint')) doc = v1EndpointToV2(doc, this.hns.profile.version);
+      const doc = this.settings(settings);
+      if (isV1Document(doc, 'Endpoint')) {
+        let v2 = v1EndpointToV2(doc, this.hns.profile.version);
+        const net = this.networkOf(networkId, v2['HostComputeNetwork']);
+        if (net) v2 = completeV1Gateways(v2, net);
+        return this.created(this.hns.createEndpoint(networkId, id, v2, v1EndpointExtras(doc)));
+      }
       return this.created(this.hns.createEndpoint(networkId, id, doc));
     });
   }

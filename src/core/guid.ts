@@ -69,3 +69,25 @@ export function newGuid(rng: Rng): string {
     d,
   ].join('');
 }
+
+/**
+ * A GUID derived from another (and a salt) without drawing from any Rng: a stable companion ID,
+ * e.g. the `ActivityId` HNS shows beside an object's `ID`. Same input → same output.
+ */
+export function derivedGuid(id: string, salt: number): string {
+  const hex = id.replace(/-/g, '');
+  let h = (salt ^ 0x9e3779b9) >>> 0;
+  const words: number[] = [];
+  for (let w = 0; w < 4; w++) {
+    const chunk = parseInt(hex.slice(w * 8, w * 8 + 8), 16) >>> 0;
+    h = Math.imul(h ^ chunk, 0x85ebca6b) >>> 0;
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
+    h = (h ^ (h >>> 16)) >>> 0;
+    words.push(h);
+  }
+  const [a, b, c, d] = words as [number, number, number, number];
+  const b1 = hex8(b);
+  const c1 = hex8(c);
+  const variant = '89AB'[(c >>> 28) & 3]!;
+  return `${hex8(a)}-${b1.slice(0, 4)}-4${b1.slice(5, 8)}-${variant}${c1.slice(1, 4)}-${c1.slice(4, 8)}${hex8(d)}`;
+}

@@ -257,6 +257,8 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
         SchemaVersion: undefined,
         VmPort: undefined,
         SharedContainers: [],
+        v1Extras: undefined,
+        created: 0,
         seq: 0,
       };
       const policies = decPolicies(e.Policies, { version, scope: 'endpoint', networkType });

@@ -65,6 +65,22 @@ export interface ExtensionRec {
   readonly IsEnabled: boolean;
 }
 
+/**
+ * v1 fields a caller gave that have no HCN v2 home, kept so the v1 view echoes them (reference
+ * hns-hcs.md §3.1): Azure CNS sends `ManagementIP` and `DNSServerCompartment`; a network-level
+ * VLAN/VSID policy stays in the v1 network's `Policies` (the v2 form carries it on every subnet).
+ */
+export interface V1NetworkExtras {
+  readonly ManagementIP?: string;
+  readonly DNSServerCompartment?: number;
+  readonly NetworkPolicies?: readonly JsonObject[];
+}
+
+/** v1 endpoint fields with no v2 home (`EnableInternalDNS`), echoed by the v1 view. */
+export interface V1EndpointExtras {
+  readonly EnableInternalDNS?: boolean;
+}
+
 export interface NetworkRec {
   readonly kind: 'Network';
   readonly ID: string;
@@ -82,6 +98,15 @@ export interface NetworkRec {
   readonly LayeredOn: string;
   /** Set when HNS chose the subnet itself (NAT network created without Ipams). */
   readonly defaultSubnet: boolean;
+  /**
+   * The distributed-router MAC HNS gives an Overlay network. The v2 view shows it as a
+   * `DrMacAddress` policy (with the management IP as `ProviderAddress`) unless the caller gave one;
+   * the v1 view as the top-level `DrMacAddress` field (sig-windows-tools#378, rke2#3517).
+   */
+  readonly DrMacAddress?: string;
+  readonly v1Extras?: V1NetworkExtras;
+  /** Simulated time (ms) of creation: the v1 `Health.LastUpdateTime`. */
+  readonly created: number;
   /** Creation sequence number: enumeration order. */
   readonly seq: number;
 }
@@ -121,6 +146,9 @@ export interface EndpointRec {
   readonly VmPort?: VmPortRec;
   /** v1 attachments: container IDs sharing this endpoint (EndpointAttachDetachRequest). */
   readonly SharedContainers: readonly string[];
+  readonly v1Extras: V1EndpointExtras | undefined;
+  /** Simulated time (ms) of creation: the v1 `Health.LastUpdateTime`. */
+  readonly created: number;
   readonly seq: number;
 }
 

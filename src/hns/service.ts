@@ -28,11 +28,23 @@ import type {
   RouteRec,
   SdnRouteRec,
   SubnetRec,
+  V1EndpointExtras,
+  V1NetworkExtras,
 } from './model.js';
 import { subnetsOf } from './model.js';
 import type { NetworkType, ParsedPolicy, PolicyContext } from './policy/contracts.js';
 import type { NetAdapterNameSettings } from './policy/network/net-adapter-name.js';
-import { assertSingleInstances, parsePolicies, policyClaims, policyKey } from './policy/registry.js';
+import type { SetPolicySettings } from './policy/network/set-policy.js';
+import type { AclSettings } from './policy/endpoint/acl.js';
+import type { TierAclSettings } from './policy/endpoint/tier-acl.js';
+import type { RuleMatch } from './policy/rule-match.js';
+import {
+  assertSingleInstances,
+  parsePolicies,
+  policyClaims,
+  policyKey,
+  updateMode,
+} from './policy/registry.js';
 import { dnsIsEmpty, argGuid, readDns } from './schema/common.js';
 import { parseEndpoint, isRemote, type EndpointDraft } from './schema/endpoint.js';
 import { parseLoadBalancer, loadBalancerClaims } from './schema/loadbalancer.js';
@@ -143,7 +155,8 @@ export class HnsService {
     return n;
   }
 
-  createNetwork(idArg: unknown, doc: JsonObject): NetworkRec {
+  /** Create a network; `v1Extras` are v1 fields with no v2 home (HNSCall and v1-shaped documents). */
+  createNetwork(idArg: unknown, doc: JsonObject, v1Extras?: V1NetworkExtras): NetworkRec {
     return this.atomic(() => {
       const given = argGuid(idArg);
       const draft = parseNetwork(doc, this.host);
@@ -172,13 +185,16 @@ export class HnsService {
       const { givenId: _g, ...rest } = draft;
       const rec: NetworkRec = {
         ...rest,
-        Policies: [...draft.Policies, ...this.hnsAddedPolicies(draft, plan, macRanges)],
         ID: id,
         Ipams: ipams,
         MacRanges: macRanges,
         SwitchGuid: plan.switchId ?? newGuid(this.deps.rng),
         LayeredOn: newGuid(this.deps.rng),
         defaultSubnet,
+        // HNS gives an Overlay network a distributed-router MAC (vfp-dataplane.md §5)
+        ...(draft.Type === 'Overlay' ? { DrMacAddress: formatMac(this.drMac(macRanges)) } : {}),
+        ...(v1Extras ? { v1Extras } : {}),
+        created: this.deps.clock.now(),
         seq: this.nextSeq(),
       };
       // commit
@@ -244,32 +260,6 @@ export class HnsService {
     throw hnsError('HCN_E_SUBNET_NOT_FOUND', 'no free 172.16.0.0/12 subnet for a default NAT network');
   }
 
-  /**
-   * Policies HNS adds to a network it creates (reference vfp-dataplane.md §5): an Overlay network on
-   * an adapter with an address gains `ProviderAddress` (the management IP) and `DrMacAddress` (the
-   * distributed-router MAC, a Hyper-V MAC outside every network's pool), unless the caller gave them.
-   */
-  private hnsAddedPolicies(
-    draft: { readonly Type: NetworkType; readonly Policies: readonly ParsedPolicy[] },
-    plan: SwitchPlan,
-    macRanges: readonly MacRangeRec[],
-  ): ParsedPolicy[] {
-    if (draft.Type !== 'Overlay') return [];
-    const vnic =
-      plan.create?.vnic ?? (plan.switchId ? this.store.nics.hostVNicOfSwitch(plan.switchId) : undefined);
-    const ip = vnic?.IPv4?.IPAddress;
-    if (!ip) return [];
-    const out: JsonObject[] = [];
-    if (!draft.Policies.some((p) => p.type === 'ProviderAddress')) {
-      out.push({ Type: 'ProviderAddress', Settings: { ProviderAddress: ip } });
-    }
-    if (!draft.Policies.some((p) => p.type === 'DrMacAddress')) {
-      out.push({ Type: 'DrMacAddress', Settings: { Address: formatMac(this.drMac(macRanges)) } });
-    }
-    const ctx: PolicyContext = { version: this.profile.version, scope: 'network', networkType: 'Overlay' };
-    return parsePolicies(out, ctx);
-  }
-
   /** A fresh Hyper-V MAC (00-15-5D) in no network's MacPool range. */
   private drMac(own: readonly MacRangeRec[]): number {
     const ranges: { start: number; end: number }[] = [...own];
@@ -309,6 +299,7 @@ export class HnsService {
           const ctx: PolicyContext = { version: this.profile.version, scope: 'network', networkType: n.Type };
           const policies = parsePolicies(settings.optArr('Policies'), ctx);
           next = { ...n, Policies: applyPolicyRequest(n.Policies, policies, requestType) };
+          this.checkSetReferences(n, next.Policies, policies, requestType);
           break;
         }
         case 'DNS': {
@@ -344,6 +335,51 @@ export class HnsService {
       }
       return next;
     });
+  }
+
+  /**
+   * IP-set references on a network (reference vfp-dataplane.md §2.5): a NESTEDIPSET added or updated
+   * must name sets that exist (HCN_E_POLICY_NOT_FOUND), and a set still named by a NESTEDIPSET, a
+   * NetworkACL or an ACL/TierAcl of one of the network's endpoints cannot be removed
+   * (HCN_E_ENTITY_HAS_REFERENCES). Azure NPM orders its calls so (members first; ACLs cleared
+   * before sets), and ACN's own HNS fake enforces both rules.
+   */
+  private checkSetReferences(
+    n: NetworkRec,
+    next: readonly ParsedPolicy[],
+    given: readonly ParsedPolicy[],
+    requestType: RequestType,
+  ): void {
+    const sets = (ps: readonly ParsedPolicy[]) =>
+      ps.filter((p) => p.type === 'SetPolicy').map((p) => p.settings as SetPolicySettings);
+    const nextSets = sets(next);
+    if (requestType === 'Add' || requestType === 'Update') {
+      const ids = new Set(nextSets.map((s) => s.id));
+      for (const s of sets(given)) {
+        for (const m of s.memberSetIds) {
+          if (!ids.has(m))
+            throw hnsError('HCN_E_POLICY_NOT_FOUND', `set ${s.id} names a missing member set ${m}`);
+        }
+      }
+      return;
+    }
+    if (requestType !== 'Remove') return;
+    const removed = new Set(sets(given).map((s) => s.id));
+    if (!removed.size) return;
+    const referrers: string[] = [];
+    for (const s of nextSets)
+      for (const m of s.memberSetIds) if (removed.has(m)) referrers.push(`set ${s.id}`);
+    for (const p of next) if (p.type === 'NetworkACL' && namesSet(p, removed)) referrers.push('a NetworkACL');
+    for (const epId of this.store.alloc.get(n.ID)?.endpoints ?? []) {
+      const e = this.store.endpoints.get(epId)!;
+      if (e.Policies.some((p) => namesSet(p, removed))) referrers.push(`endpoint ${epId}`);
+    }
+    if (referrers.length) {
+      throw hnsError(
+        'HCN_E_ENTITY_HAS_REFERENCES',
+        `${[...removed].join(', ')} still used by ${referrers.join(', ')}`,
+      );
+    }
   }
 
   private modifySubnets(n: NetworkRec, settings: Reader, requestType: RequestType): NetworkRec {
@@ -449,7 +485,13 @@ export class HnsService {
     return e;
   }
 
-  createEndpoint(networkArg: unknown, idArg: unknown, doc: JsonObject): EndpointRec {
+  /** Create an endpoint; `v1Extras` are v1 fields with no v2 home (HNSCall and v1-shaped documents). */
+  createEndpoint(
+    networkArg: unknown,
+    idArg: unknown,
+    doc: JsonObject,
+    v1Extras?: V1EndpointExtras,
+  ): EndpointRec {
     return this.atomic(() => {
       const netFromArg = argGuid(networkArg);
       const given = argGuid(idArg);
@@ -465,11 +507,16 @@ export class HnsService {
       if (!networkId) throw hnsError('HCN_E_NETWORK_NOT_FOUND', 'no network given');
       const n = this.getNetwork(networkId);
       const draft = parseEndpoint(doc, n, this.profile.version);
-      return this.commitEndpoint(n, given ?? draft.givenId, draft);
+      return this.commitEndpoint(n, given ?? draft.givenId, draft, v1Extras);
     });
   }
 
-  private commitEndpoint(n: NetworkRec, givenId: string | undefined, d: EndpointDraft): EndpointRec {
+  private commitEndpoint(
+    n: NetworkRec,
+    givenId: string | undefined,
+    d: EndpointDraft,
+    v1Extras: V1EndpointExtras | undefined,
+  ): EndpointRec {
     const alloc = this.store.alloc.get(n.ID)!;
     const subs = alloc.subnets;
     const remote = isRemote(d);
@@ -596,13 +643,15 @@ export class HnsService {
       IpConfigurations,
       Dns,
       Routes,
-      MacAddress: mac === undefined ? '' : formatMac(mac),
+      MacAddress: d.MacAddress ? d.MacAddress.text : mac === undefined ? '' : formatMac(mac),
       mac: mac ?? -1,
       macPooled,
       Flags: d.Flags,
       SchemaVersion: d.SchemaVersion,
       VmPort: undefined,
       SharedContainers: NO_CONTAINERS,
+      v1Extras,
+      created: this.deps.clock.now(),
       seq: this.nextSeq(),
     };
     this.store.endpoints.set(id, rec);
@@ -1001,9 +1050,9 @@ export class HnsService {
 /**
  * Policy request semantics (hcsshim comments on ModifyEndpointSettingRequest): Add appends (the same
  * policy twice → HCN_E_POLICY_ALREADY_EXISTS); Remove drops each given policy (absent →
- * HCN_E_POLICY_NOT_FOUND); Update replaces every existing policy of each Type present in the request
- * (our reading of "replace settings with the ones provided", docs/model.md); Refresh re-applies and
- * changes nothing.
+ * HCN_E_POLICY_NOT_FOUND); Update replaces the policies the request identifies — a SetPolicy the set
+ * with its Id, any other policy every existing policy of its Type (docs/model.md, with the Azure NPM
+ * and Calico evidence); Refresh re-applies and changes nothing.
  */
 export function applyPolicyRequest(
   current: readonly ParsedPolicy[],
@@ -1033,8 +1082,24 @@ export function applyPolicyRequest(
       return current.filter((p) => !drop.has(policyKey(p)));
     }
     case 'Update': {
-      const types = new Set(given.map((p) => p.type));
-      const merged = [...current.filter((p) => !types.has(p.type)), ...given];
+      // a keyed policy (SetPolicy) replaces the one with its identity, in place; any other replaces
+      // every existing policy of its Type (Calico's ACL-only Update keeps OutBoundNAT and PA)
+      const byKey = new Map<string, ParsedPolicy>();
+      const types = new Set<string>();
+      for (const p of given) {
+        if (updateMode(p) === 'key') {
+          const k = policyKey(p);
+          if (!keys.has(k)) throw hnsError('HCN_E_POLICY_NOT_FOUND', `${p.type} ${k} is not on the object`);
+          if (byKey.has(k)) throw hnsError('HCN_E_POLICY_ALREADY_EXISTS', `${p.type} ${k} is given twice`);
+          byKey.set(k, p);
+        } else types.add(p.type);
+      }
+      const merged: ParsedPolicy[] = [];
+      for (const p of current) {
+        if (types.has(p.type)) continue;
+        merged.push(byKey.get(policyKey(p)) ?? p);
+      }
+      for (const p of given) if (types.has(p.type)) merged.push(p);
       assertSingleInstances(merged);
       return merged;
     }
@@ -1058,4 +1123,13 @@ function gatewayOf(ipams: readonly IpamRec[]): { gateway?: { addr: number; prefi
     }
   }
   return {};
+}
+
+/** Whether an ACL, NetworkACL or TierAcl policy names one of `ids` in its address fields. */
+function namesSet(p: ParsedPolicy, ids: ReadonlySet<string>): boolean {
+  const hit = (m: RuleMatch) =>
+    m.local.setIds.some((x) => ids.has(x)) || m.remote.setIds.some((x) => ids.has(x));
+  if (p.type === 'ACL' || p.type === 'NetworkACL') return hit(p.settings as AclSettings);
+  if (p.type === 'TierAcl') return (p.settings as TierAclSettings).rules.some(hit);
+  return false;
 }

@@ -168,7 +168,8 @@ describe('hcsshim hcn/hcnnetwork_test.go', () => {
     expect(hnsAdded.map((p) => p.Type)).toEqual(['ProviderAddress', 'DrMacAddress']);
     hcn.modifyNetwork(id, policyModify('Add', request));
     const [added] = hcn.byId('Network', id);
-    expect(added!.Policies).toEqual([...hnsAdded, ...sent]);
+    // the caller's policies, then what HNS reports about the adapter
+    expect(added!.Policies).toEqual([...sent, ...hnsAdded]);
 
     hcn.modifyNetwork(id, policyModify('Remove', request));
     const [removed] = hcn.byId('Network', id);

@@ -66,6 +66,11 @@ export interface PolicyModule<S = unknown> {
    * requests and for duplicate detection on one object.
    */
   key(settings: S): string;
+  /**
+   * What a policy in an `Update` request replaces: `type` (default) every existing policy of its
+   * Type; `key` only the existing policy with the same identity (none → HCN_E_POLICY_NOT_FOUND).
+   */
+  readonly update?: 'type' | 'key';
   /** Whether more than one policy of this type may sit on one object (default true). */
   readonly multiple?: boolean;
   /** Claims that must be unique across the endpoints of one network (PortMapping host ports). */

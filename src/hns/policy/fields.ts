@@ -4,6 +4,7 @@
  * Every failure goes through the module's Reader, so it throws HCN_E_INVALID_POLICY with a path.
  */
 import { formatPrefix, parseIp, parsePrefix, type IpAddr, type Prefix } from '../../addr/ip.js';
+import { formatMac, parseMac } from '../../addr/mac.js';
 import { parseGuid } from '../../core/guid.js';
 import { isJsonObject, type Json, type JsonObject, type Reader } from '../../core/json.js';
 import { supports } from '../versions.js';
@@ -31,7 +32,6 @@ export interface AddressMatch {
 
 /** A token that names a SetPolicy set (e.g. NPM's `azure-npm-3216600258`) rather than an address. */
 export const SET_ID_RE = /^[A-Za-z][A-Za-z0-9_.-]*$/;
-const MAC_RE = /^[0-9A-Fa-f]{2}(-[0-9A-Fa-f]{2}){5}$/;
 const DECIMAL_RE = /^[0-9]{1,10}$/;
 const SID_RE = /^S-1(-[0-9]{1,10}){1,15}$/;
 
@@ -116,11 +116,14 @@ export function hostPrefix(ip: IpAddr): Prefix {
   return ip.family === 4 ? { family: 4, addr: ip.value, len: 32 } : { family: 6, addr: ip.value, len: 128 };
 }
 
-/** A MAC address in the dash form HNS uses (`00-15-5D-0A-B7-C6`, either case). */
+/**
+ * A MAC address, kept exactly as written: the dash form HNS uses (`00-15-5D-0A-B7-C6`) or the colon
+ * form Go's `net.HardwareAddr.String()` writes (`00:15:5d:0a:b7:c6`, what flannel sends), either case.
+ */
 export function optMac(r: Reader, key: string): string | undefined {
   const text = optString(r, key);
   if (text === undefined) return undefined;
-  if (!MAC_RE.test(text)) r.fail(`${key} "${text}" is not a MAC address (xx-xx-xx-xx-xx-xx)`);
+  if (parseMac(text) === undefined) r.fail(`${key} "${text}" is not a MAC address (xx-xx-xx-xx-xx-xx)`);
   return text;
 }
 
@@ -130,9 +133,10 @@ export function requiredMac(r: Reader, key: string): string {
   return v;
 }
 
-/** Canonical (upper-case) form of a dash MAC, for keys and comparisons. */
+/** Canonical form of a MAC written either way (`00-15-5D-0A-B7-C6`), for keys and comparisons. */
 export function canonicalMac(mac: string): string {
-  return mac.toUpperCase();
+  const n = parseMac(mac);
+  return n === undefined ? mac.toUpperCase() : formatMac(n);
 }
 
 export interface GuidField {

@@ -271,6 +271,11 @@ export function policyKey(p: ParsedPolicy): string {
   return `${p.type}/${moduleOf(p).key(p.settings)}`;
 }
 
+/** What an Update request's policy of this type replaces (PolicyModule.update). */
+export function updateMode(p: ParsedPolicy): 'type' | 'key' {
+  return moduleOf(p).update ?? 'type';
+}
+
 /** Claims that must be unique across the endpoints of one network (PortMapping host ports). */
 export function policyClaims(p: ParsedPolicy): readonly UniqueClaim[] {
   return moduleOf(p).claims?.(p.settings) ?? [];

@@ -6,7 +6,7 @@
 import { hnsError } from '../../core/errors.js';
 import { Reader, type JsonObject } from '../../core/json.js';
 import { parseIp, type IpAddr } from '../../addr/ip.js';
-import { formatMac, isUnicastMac, parseMac } from '../../addr/mac.js';
+import { isUnicastMac, parseMac } from '../../addr/mac.js';
 import type { DnsRec, EndpointRec, NetworkRec, RouteRec, SchemaVersion } from '../model.js';
 import type { ParsedPolicy, PolicyContext } from '../policy/contracts.js';
 import { parsePolicies, serializePolicy } from '../policy/registry.js';
@@ -86,7 +86,8 @@ export function parseEndpoint(doc: JsonObject, network: NetworkRec, version: Hns
     const mac = parseMac(macText);
     if (mac === undefined) throw r.err(`MacAddress "${macText}" is not a MAC address`);
     if (!isUnicastMac(mac)) throw hnsError('HCN_E_ADDR_INVALID_OR_RESERVED', `multicast MAC ${macText}`);
-    MacAddress = { text: formatMac(mac), mac };
+    // kept as written: HNS echoes a caller's MAC unchanged (calico#4682: "0E-2A-0a-01-12-43")
+    MacAddress = { text: macText, mac };
   }
   const SchemaVersion = readSchemaVersion(r);
   return {

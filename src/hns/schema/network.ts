@@ -91,7 +91,12 @@ export interface HostContext {
 export function parseNetwork(
   doc: JsonObject,
   host: HostContext,
-): Omit<NetworkRec, 'ID' | 'seq' | 'SwitchGuid' | 'LayeredOn' | 'defaultSubnet'> & { givenId?: string } {
+): Omit<
+  NetworkRec,
+  'ID' | 'seq' | 'SwitchGuid' | 'LayeredOn' | 'defaultSubnet' | 'created' | 'DrMacAddress'
+> & {
+  givenId?: string;
+} {
   const r = new Reader(doc, 'HCN_E_INVALID_NETWORK');
   const givenId = readGuid(r, 'ID');
   const Name = r.optStr('Name') ?? '';
@@ -232,12 +237,32 @@ export function parseSubnetDoc(s: Reader, host: HostContext, type: NetworkType):
 export interface SerializeOptions {
   readonly detailed?: boolean;
   readonly endpointCount?: number;
+  /** The network's management IP (its external switch's host vNIC address), if any. */
+  readonly managementIp?: string;
+}
+
+/**
+ * The policies a query shows: the stored ones, then what HNS reports about an Overlay network's
+ * adapter — `ProviderAddress` (the management IP) and `DrMacAddress` — unless the caller gave a
+ * policy of that type (flannel `device_windows.go` and Calico `GetDRMACAddr` read both).
+ */
+export function networkPoliciesView(n: NetworkRec, managementIp: string | undefined): JsonObject[] {
+  const out = n.Policies.map(serializePolicy);
+  if (n.Type !== 'Overlay') return out;
+  if (managementIp && !n.Policies.some((p) => p.type === 'ProviderAddress')) {
+    out.push({ Type: 'ProviderAddress', Settings: { ProviderAddress: managementIp } });
+  }
+  if (n.DrMacAddress && !n.Policies.some((p) => p.type === 'DrMacAddress')) {
+    out.push({ Type: 'DrMacAddress', Settings: { Address: n.DrMacAddress } });
+  }
+  return out;
 }
 
 export function serializeNetwork(n: NetworkRec, opts: SerializeOptions = {}): JsonObject {
   const out: JsonObject = { ID: n.ID, Name: n.Name };
   if (n.Type !== 'NAT') out.Type = n.Type;
-  if (n.Policies.length) out.Policies = n.Policies.map(serializePolicy);
+  const policies = networkPoliciesView(n, opts.managementIp);
+  if (policies.length) out.Policies = policies;
   out.MacPool = n.MacRanges.length
     ? {
         Ranges: n.MacRanges.map((m) => ({

@@ -10,10 +10,12 @@
  *   // {"Name":"nat","Type":"NAT","Ipams":[{"Type":"Static","Subnets":[{"IpAddressPrefix":
  *   //   "192.168.100.0/24","Routes":[{"NextHop":"192.168.100.1","DestinationPrefix":"0.0.0.0/0"}]}]}]}
  */
-import { parseIp } from '../../addr/ip.js';
+import { formatIp, parseIp, prefixContains } from '../../addr/ip.js';
+import { hnsError } from '../../core/errors.js';
 import { isJsonObject, Reader, type Json, type JsonObject } from '../../core/json.js';
+import { subnetsOf, type NetworkRec, type V1EndpointExtras, type V1NetworkExtras } from '../model.js';
 import type { HnsVersion } from '../versions.js';
-import { v1PolicyToV2 } from './policies.js';
+import { v1PolicyToV2, v2PolicyToV1 } from './policies.js';
 
 export { v1PolicyToV2, v2PolicyToV1, V1_POLICY_TYPES, type V1PolicyType } from './policies.js';
 
@@ -266,4 +268,60 @@ export function v1EndpointToV2(doc: JsonObject, _version: HnsVersion): JsonObjec
   if (r.optBool('EnableLowMetric')) flags |= 8;
   if (flags) out['Flags'] = flags;
   return out;
+}
+
+/**
+ * The v1 network fields HCN v2 has no place for, validated (HCN_E_INVALID_JSON for a wrong JSON
+ * type, HCN_E_INVALID_NETWORK for a bad value): `ManagementIP` (an IP; Azure CNS sends it),
+ * `DNSServerCompartment` (uint32), and the network-level `VLAN`/`VSID`/`Isolation` policies as
+ * given, which the v1 view keeps in the network's `Policies`. Undefined when there are none.
+ */
+export function v1NetworkExtras(doc: JsonObject): V1NetworkExtras | undefined {
+  const r = new Reader(doc, CODE, '$');
+  const out: { ManagementIP?: string; DNSServerCompartment?: number; NetworkPolicies?: JsonObject[] } = {};
+  const mgmt = optText(r, 'ManagementIP');
+  if (mgmt !== undefined) {
+    if (!parseIp(mgmt))
+      throw hnsError('HCN_E_INVALID_NETWORK', `ManagementIP "${mgmt}" is not an IP address`);
+    out.ManagementIP = mgmt;
+  }
+  const comp = r.optUint('DNSServerCompartment', 0xffffffff);
+  if (comp !== undefined) out.DNSServerCompartment = comp;
+  const lifted: JsonObject[] = [];
+  for (const p of r.arr('Policies')) {
+    const t = isJsonObject(p) && typeof p['Type'] === 'string' ? p['Type'].toLowerCase() : '';
+    if (t === 'vlan' || t === 'vsid' || t === 'isolation')
+      lifted.push(v2PolicyToV1(v1PolicyToV2(p, 'subnet')));
+  }
+  if (lifted.length) out.NetworkPolicies = lifted;
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** The v1 endpoint fields HCN v2 has no place for: `EnableInternalDNS`. Undefined when absent. */
+export function v1EndpointExtras(doc: JsonObject): V1EndpointExtras | undefined {
+  const r = new Reader(doc, CODE, '$');
+  const internalDns = r.optBool('EnableInternalDNS');
+  return internalDns === undefined ? undefined : { EnableInternalDNS: internalDns };
+}
+
+/**
+ * A v1 endpoint that gives a gateway for one family only still gets the other family's gateway from
+ * the subnet holding its address: Azure CNI's dual-stack v1 endpoint sends `GatewayAddressV6` but
+ * not `GatewayAddress`, and reads `GatewayAddress` back (`network/endpoint_windows.go`). `v2` is
+ * the converted document (v1EndpointToV2); returns it with the missing default route added.
+ */
+export function completeV1Gateways(v2: JsonObject, network: NetworkRec): JsonObject {
+  const routes = Array.isArray(v2['Routes']) ? v2['Routes'] : [];
+  const configs = Array.isArray(v2['IpConfigurations']) ? v2['IpConfigurations'] : [];
+  if (!routes.length || !configs.length) return v2; // no gateway at all: the subnet routes are inherited
+  const added: JsonObject[] = [];
+  for (const c of configs) {
+    const ip = isJsonObject(c) && typeof c['IpAddress'] === 'string' ? parseIp(c['IpAddress']) : undefined;
+    if (!ip) continue;
+    const dflt = ip.family === 4 ? '0.0.0.0/0' : '::/0';
+    if (routes.some((r) => isJsonObject(r) && r['DestinationPrefix'] === dflt)) continue;
+    const sub = subnetsOf(network).find((s) => s.gateway && prefixContains(s.prefix, ip));
+    if (sub?.gateway) added.push({ NextHop: formatIp(sub.gateway), DestinationPrefix: dflt });
+  }
+  return added.length ? { ...v2, Routes: [...added, ...routes] } : v2;
 }

@@ -22,9 +22,16 @@ import { parsePolicies } from '../policy/registry.js';
 import { formatMac, parseMac } from '../../addr/mac.js';
 import { supports } from '../versions.js';
 import { readDns } from '../schema/common.js';
-import type { HnsService } from '../service.js';
+import { applyPolicyRequest, type HnsService } from '../service.js';
 import { attachEndpoint, detachEndpoint, readAttachRequest } from './attach.js';
-import { V1_ENDPOINT_DNS_KEYS, v1EndpointToV2, v1NetworkToV2 } from './convert.js';
+import {
+  V1_ENDPOINT_DNS_KEYS,
+  completeV1Gateways,
+  v1EndpointExtras,
+  v1EndpointToV2,
+  v1NetworkExtras,
+  v1NetworkToV2,
+} from './convert.js';
 import { createPolicyList, deletePolicyList, getPolicyList } from './policylist.js';
 import { v1EndpointView, v1NamespaceView, v1NetworkView, v1PolicyListView } from './views.js';
 
@@ -77,7 +84,7 @@ function getNetwork(c: Call): Json {
 
 function createNetwork(c: Call): Json {
   const doc = v1NetworkToV2(c.body, c.hns.profile.version);
-  return v1NetworkView(c.hns, c.hns.createNetwork(null, doc));
+  return v1NetworkView(c.hns, c.hns.createNetwork(null, doc, v1NetworkExtras(c.body)));
 }
 
 /**
@@ -145,8 +152,8 @@ function networkOfBody(hns: HnsService, body: JsonObject): string {
 
 function createEndpoint(c: Call): Json {
   const networkId = networkOfBody(c.hns, c.body);
-  const doc = v1EndpointToV2(c.body, c.hns.profile.version);
-  return v1EndpointView(c.hns, c.hns.createEndpoint(networkId, null, doc));
+  const doc = completeV1Gateways(v1EndpointToV2(c.body, c.hns.profile.version), c.hns.getNetwork(networkId));
+  return v1EndpointView(c.hns, c.hns.createEndpoint(networkId, null, doc, v1EndpointExtras(c.body)));
 }
 
 /**
@@ -172,7 +179,10 @@ function updateEndpoint(c: Call): Json {
   });
   const hasDns = V1_ENDPOINT_DNS_KEYS.some((k) => c.body[k] !== undefined && c.body[k] !== null);
   const dns = hasDns ? readDns(new Reader(doc, 'HCN_E_INVALID_ENDPOINT', '$')) : undefined;
-  return v1EndpointView(c.hns, c.hns.replaceEndpointPolicies(id, policies, dns));
+  // the body's policies replace those of their types, as an HCN Update does: Felix posts only
+  // {"ID","Policies":[ACL…]} and the endpoint keeps its OutBoundNAT/ROUTE/PA (calico endpoint_mgr.go)
+  const next = applyPolicyRequest(e.Policies, policies, 'Update');
+  return v1EndpointView(c.hns, c.hns.replaceEndpointPolicies(id, next, dns));
 }
 
 function deleteEndpoint(c: Call): undefined {

@@ -5,6 +5,7 @@
  * real HNS adds to its output (§3.1 "observed real v1 output") where the store can derive them.
  * GUIDs are upper-case, as everywhere in the store.
  */
+import { derivedGuid } from '../../core/guid.js';
 import { cloneJson, type JsonObject } from '../../core/json.js';
 import type { EndpointRec, NamespaceRec, NetworkRec, PolicyListRec, RouteRec } from '../model.js';
 import type { ParsedPolicy } from '../policy/contracts.js';
@@ -48,7 +49,32 @@ function v1Policies(policies: readonly ParsedPolicy[]): JsonObject[] {
 }
 
 /** Network policy types shown as top-level v1 fields instead of in `Policies`. */
-const LIFTED_NETWORK_POLICIES = new Set(['NetAdapterName', 'SourceMacAddress', 'AutomaticDNS']);
+const LIFTED_NETWORK_POLICIES = new Set([
+  'NetAdapterName',
+  'SourceMacAddress',
+  'AutomaticDNS',
+  'DrMacAddress',
+]);
+
+/** The simulated host booted at 2026-01-01T00:00:00Z; FILETIME counts 100 ns ticks since 1601. */
+const BOOT_UNIX_MS = 1_767_225_600_000;
+const FILETIME_UNIX_OFFSET_MS = 11_644_473_600_000;
+
+/** `Health` as v1 objects carry it: no error, last update at the object's simulated creation time. */
+function v1Health(createdMs: number | undefined): JsonObject {
+  return {
+    LastErrorCode: 0,
+    LastUpdateTime: (BOOT_UNIX_MS + FILETIME_UNIX_OFFSET_MS + (createdMs ?? 0)) * 10_000,
+  };
+}
+
+/** The `ActivityId` HNS shows beside an object: a stable GUID derived from its ID. */
+function activityId(id: string): string {
+  return derivedGuid(id, 0x41435449);
+}
+
+/** The VXLAN overhead HNS reports on Overlay endpoints (AKS#1367, calico#4682, flannel's fixture: 50). */
+const OVERLAY_ENCAP_OVERHEAD = 50;
 
 /**
  * HNSNetwork: `ID, Name, Type, NetworkAdapterName, SourceMac, Policies, MacPools, Subnets[{AddressPrefix,
@@ -67,8 +93,13 @@ export function v1NetworkView(hns: HnsService, n: NetworkRec): JsonObject {
   if (adapter) out['NetworkAdapterName'] = adapter;
   const sourceMac = stringSetting(find('SourceMacAddress'), 'SourceMacAddress');
   if (sourceMac) out['SourceMac'] = sourceMac;
-  const others = n.Policies.filter((p) => !LIFTED_NETWORK_POLICIES.has(p.type));
-  if (others.length) out['Policies'] = v1Policies(others);
+  const networkLevel = n.v1Extras?.NetworkPolicies ?? [];
+  const others = [
+    ...networkLevel.map((p) => ({ ...p })),
+    ...v1Policies(n.Policies.filter((p) => !LIFTED_NETWORK_POLICIES.has(p.type))),
+  ];
+  if (others.length) out['Policies'] = others;
+  const liftedKeys = new Set(networkLevel.map((p) => JSON.stringify(p)));
   if (n.MacRanges.length) {
     out['MacPools'] = n.MacRanges.map((m) => ({
       StartMacAddress: m.StartMacAddress,
@@ -81,7 +112,9 @@ export function v1NetworkView(hns: HnsService, n: NetworkRec): JsonObject {
       const o: JsonObject = { AddressPrefix: s.IpAddressPrefix };
       const gw = gatewayOf(s.Routes, s.prefix.family);
       if (gw) o['GatewayAddress'] = gw;
-      if (s.Policies.length) o['Policies'] = v1Policies(s.Policies);
+      // a VLAN/VSID the caller gave on the network is shown there, not on each subnet
+      const own = v1Policies(s.Policies).filter((p) => !liftedKeys.has(JSON.stringify(p)));
+      if (own.length) o['Policies'] = own;
       o['ID'] = s.ID;
       if (s.Flags) o['Flags'] = s.Flags;
       if (s.IpSubnets.length) {
@@ -97,15 +130,24 @@ export function v1NetworkView(hns: HnsService, n: NetworkRec): JsonObject {
   const suffix = n.Dns.Domain ?? (n.Dns.Search.length ? n.Dns.Search.join(',') : undefined);
   if (suffix) out['DNSSuffix'] = suffix;
   if (n.Dns.ServerList.length) out['DNSServerList'] = n.Dns.ServerList.join(',');
+  if (n.v1Extras?.DNSServerCompartment !== undefined) {
+    out['DNSServerCompartment'] = n.v1Extras.DNSServerCompartment;
+  }
   const managementIp =
-    hns.store.nics.managementIp(n.ID) ?? stringSetting(find('ProviderAddress'), 'ProviderAddress');
+    hns.store.nics.managementIp(n.ID) ??
+    n.v1Extras?.ManagementIP ??
+    stringSetting(find('ProviderAddress'), 'ProviderAddress');
   if (managementIp) out['ManagementIP'] = managementIp;
   const autoDns = find('AutomaticDNS');
   if (autoDns && settingsOf(autoDns)['Enable'] === true) out['AutomaticDNS'] = true;
+  out['ActivityId'] = activityId(n.ID);
   out['CurrentEndpointCount'] = hns.store.alloc.get(n.ID)?.endpoints.size ?? 0;
+  const drMac = stringSetting(find('DrMacAddress'), 'Address') ?? n.DrMacAddress;
+  if (drMac) out['DrMacAddress'] = drMac;
   if (n.Extensions.length)
     out['Extensions'] = n.Extensions.map((e) => ({ Id: e.Id, IsEnabled: e.IsEnabled }));
   if (n.Flags) out['Flags'] = n.Flags;
+  out['Health'] = v1Health(n.created);
   if (subnets.some((s) => s.prefix.family === 6)) out['IPv6'] = true;
   out['LayeredOn'] = n.LayeredOn;
   out['State'] = NETWORK_STATE_CREATED;
@@ -150,6 +192,7 @@ export function v1EndpointView(hns: HnsService, e: EndpointRec): JsonObject {
   if (gw) out['GatewayAddress'] = gw;
   const gw6 = gatewayOf(e.Routes, 6);
   if (gw6) out['GatewayAddressV6'] = gw6;
+  if (e.v1Extras?.EnableInternalDNS !== undefined) out['EnableInternalDNS'] = e.v1Extras.EnableInternalDNS;
   if (e.Flags & 2) out['DisableICC'] = true;
   if (v4?.PrefixLength) out['PrefixLength'] = v4.PrefixLength;
   if (v6?.PrefixLength) out['IPv6PrefixLength'] = v6.PrefixLength;
@@ -162,12 +205,15 @@ export function v1EndpointView(hns: HnsService, e: EndpointRec): JsonObject {
     if (ns) o['CompartmentId'] = ns.NamespaceId;
     out['Namespace'] = o;
   }
-  if (encap) {
-    const overhead = settingsOf(encap)['Overhead'];
-    if (typeof overhead === 'number' && overhead) out['EncapOverhead'] = overhead;
+  const overhead = encap ? settingsOf(encap)['Overhead'] : undefined;
+  if (typeof overhead === 'number' && overhead) out['EncapOverhead'] = overhead;
+  else if (hns.store.networks.get(e.HostComputeNetwork)?.Type === 'Overlay') {
+    out['EncapOverhead'] = OVERLAY_ENCAP_OVERHEAD;
   }
   if (e.SharedContainers.length) out['SharedContainers'] = [...e.SharedContainers];
   out['State'] = endpointState(e);
+  out['ActivityId'] = activityId(e.ID);
+  out['Health'] = v1Health(e.created);
   return out;
 }
 

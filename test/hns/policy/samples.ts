@@ -65,10 +65,11 @@ const GUID = '5f0b1190-63be-4e0c-b974-bd0f55675a42';
 export const SAMPLES: Readonly<Record<string, ModuleSamples>> = {
   // ---- network
   SourceMacAddress: {
-    valid: [{ SourceMacAddress: '00-15-5D-52-C0-00' }],
+    // the colon form is Go's net.HardwareAddr.String(), which flannel and Calico send
+    valid: [{ SourceMacAddress: '00-15-5D-52-C0-00' }, { SourceMacAddress: '00:15:5d:52:c0:00' }],
     bad: [
       {},
-      { SourceMacAddress: '00:15:5d:52:c0:00' },
+      { SourceMacAddress: '00.15.5d.52.c0.00' },
       { SourceMacAddress: 5 },
       { SourceMacAddress: '00-15-5D-52-C0' },
     ],

@@ -6,7 +6,16 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isFailure } from '../../../src/api/flat.js';
-import { asArr, asObj, GUID_UPPER, makeHost, unwrap, v1Error, type Host } from './harness.js';
+import {
+  asArr,
+  asObj,
+  GUID_UPPER,
+  V1_HEALTH_AT_BOOT,
+  makeHost,
+  unwrap,
+  v1Error,
+  type Host,
+} from './harness.js';
 
 const V1_QUERY = '{"SchemaVersion":{"Major":1,"Minor":0}}';
 
@@ -215,8 +224,11 @@ describe('created through v2, read through v1', () => {
       'DNSSuffix',
       'DNSServerList',
       'ManagementIP',
+      'ActivityId',
       'CurrentEndpointCount',
+      'DrMacAddress',
       'Flags',
+      'Health',
       'LayeredOn',
       'State',
     ]);
@@ -225,15 +237,7 @@ describe('created through v2, read through v1', () => {
       Name: 'GoTestOverlay',
       Type: 'Overlay',
       NetworkAdapterName: 'Ethernet',
-      // HNS adds the distributed-router MAC to an Overlay network (the PA was given)
-      Policies: [
-        { Type: 'PA', PA: '10.0.0.4' },
-        { Type: 'HostRoute' },
-        {
-          Type: 'DrMacAddress',
-          Address: expect.stringMatching(/^00-15-5D-[0-9A-F]{2}-[0-9A-F]{2}-[0-9A-F]{2}$/),
-        },
-      ],
+      Policies: [{ Type: 'PA', PA: '10.0.0.4' }, { Type: 'HostRoute' }],
       MacPools: [{ StartMacAddress: '00-15-5D-52-C0-00', EndMacAddress: '00-15-5D-52-CF-FF' }],
       Subnets: [
         {
@@ -246,8 +250,12 @@ describe('created through v2, read through v1', () => {
       DNSSuffix: 'cluster.local',
       DNSServerList: '10.96.0.10,8.8.8.8',
       ManagementIP: '10.0.0.4',
+      ActivityId: expect.stringMatching(GUID_UPPER),
       CurrentEndpointCount: 0,
+      // v1 shows the distributed-router MAC HNS gave the Overlay network as a field (sig-windows-tools#378)
+      DrMacAddress: expect.stringMatching(/^00-15-5D-[0-9A-F]{2}-[0-9A-F]{2}-[0-9A-F]{2}$/),
       Flags: 8,
+      Health: V1_HEALTH_AT_BOOT,
       LayeredOn: expect.stringMatching(GUID_UPPER),
       State: 1,
     });
@@ -306,6 +314,8 @@ describe('created through v2, read through v1', () => {
       EnableLowMetric: true,
       EncapOverhead: 50,
       State: 1,
+      ActivityId: expect.stringMatching(GUID_UPPER),
+      Health: V1_HEALTH_AT_BOOT,
     };
     expect(h.ok('GET', `/endpoints/${id}`)).toEqual(expected);
     expect(unwrap(h.api.HcnQueryEndpointProperties(id, V1_QUERY))).toEqual(expected);

@@ -21,6 +21,12 @@ import {
 
 export const GUID_UPPER = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/;
 
+/**
+ * `Health` of a v1 object created at simulated time 0: the host boots at 2026-01-01T00:00:00Z, and
+ * LastUpdateTime is a FILETIME (100 ns ticks since 1601-01-01): (1767225600 + 11644473600) s × 10^7.
+ */
+export const V1_HEALTH_AT_BOOT = { LastErrorCode: 0, LastUpdateTime: 134116992000000000 };
+
 export interface Host {
   readonly hns: HnsService;
   readonly api: FlatApi;

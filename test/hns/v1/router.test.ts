@@ -11,6 +11,7 @@ import {
   asArr,
   asObj,
   GUID_UPPER,
+  V1_HEALTH_AT_BOOT,
   hcsshimError,
   makeHost,
   snapshot,
@@ -48,7 +49,9 @@ describe('networks', () => {
       'Type',
       'MacPools',
       'Subnets',
+      'ActivityId',
       'CurrentEndpointCount',
+      'Health',
       'LayeredOn',
       'State',
     ]);
@@ -69,7 +72,9 @@ describe('networks', () => {
           ID: expect.stringMatching(GUID_UPPER),
         },
       ],
+      ActivityId: expect.stringMatching(GUID_UPPER),
       CurrentEndpointCount: 0,
+      Health: V1_HEALTH_AT_BOOT,
       LayeredOn: expect.stringMatching(GUID_UPPER),
       State: 1,
     });
@@ -133,6 +138,8 @@ describe('endpoints', () => {
       GatewayAddress: '192.168.100.1',
       PrefixLength: 24,
       State: 1,
+      ActivityId: expect.stringMatching(GUID_UPPER),
+      Health: V1_HEALTH_AT_BOOT,
     });
     const id = String(ep['ID']);
     // HostAttach(1): {"SystemType":"Host","CompartmentId":1}
@@ -230,6 +237,8 @@ describe('endpoints', () => {
       GatewayAddress: '10.244.1.2',
       PrefixLength: 24,
       State: 1,
+      ActivityId: expect.stringMatching(GUID_UPPER),
+      Health: V1_HEALTH_AT_BOOT,
     });
     // the CNI result reads these: search = split(DNSSuffix), nameservers = split(DNSServerList)
     expect(String(ep['DNSSuffix']).split(',')).toEqual(['default.svc.cluster.local', 'svc.cluster.local']);
@@ -313,10 +322,15 @@ describe('endpoints', () => {
       VirtualNetwork: net['ID'],
       VirtualNetworkName: 'vxlan0',
       Policies: [{ Type: 'PA', PA: '10.0.0.5' }],
-      MacAddress: '0E-2A-0A-F4-02-05',
+      // echoed as given (calico#4682 shows HNS returning "0E-2A-0a-01-12-43" unchanged)
+      MacAddress: '0E-2A-0a-f4-02-05',
       IPAddress: '10.244.2.5',
       IsRemoteEndpoint: true,
+      // HNS reports the VXLAN overhead on Overlay endpoints (AKS#1367, calico#4682: 50)
+      EncapOverhead: 50,
       State: 1,
+      ActivityId: expect.stringMatching(GUID_UPPER),
+      Health: V1_HEALTH_AT_BOOT,
     });
     expect(h.call('POST', `/endpoints/${id}/attach`, { SystemType: 'Container', ContainerId: 'c1' })).toEqual(
       v1Error('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION'),

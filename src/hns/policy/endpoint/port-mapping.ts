@@ -78,14 +78,19 @@ function vipText(s: PortMappingSettings): string {
 /**
  * One host port per (protocol, external port, VIP) on a network. A mapping without an external
  * port claims nothing (HNS picks no host port for it; our choice, docs/model.md). The VIP is
- * compared exactly: a wildcard mapping and a VIP-specific one on the same port do not collide.
+ * compared exactly: a wildcard mapping and a VIP-specific one on the same port do not collide. A
+ * mapping claims the port of its address family only (NatFlags IPv6): the IPv6 twin of an IPv4
+ * mapping on the same port is no conflict (Azure CNI `cni/network/network_windows.go` and
+ * windows-container-networking `cni/cni.go` send both on dual-stack clusters).
  */
 function claims(s: PortMappingSettings): readonly UniqueClaim[] {
   if (s.externalPort === 0) return [];
   return [
     // joined, not templated: a flat string hashes without first being flattened (hot path)
     {
-      key: ['PortMapping', s.protocol, s.externalPort, vipText(s)].join('/'),
+      key: s.ipv6
+        ? ['PortMapping', s.protocol, s.externalPort, vipText(s), 'IPv6'].join('/')
+        : ['PortMapping', s.protocol, s.externalPort, vipText(s)].join('/'),
       error: 'HCN_E_PORT_ALREADY_EXISTS',
     },
   ];

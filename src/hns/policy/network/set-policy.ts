@@ -64,11 +64,15 @@ function serialize(s: SetPolicySettings): JsonObject {
   return { Id: s.id, Name: s.name, PolicyType: s.policyType, Values: s.values };
 }
 
-/** A set is identified by its Id: Update replaces the set with that Id, Remove removes it. */
+/**
+ * A set is identified by its Id: Update replaces only the sets it names (Azure NPM sends just the
+ * changed sets, `ipsetmanager_windows.go`), Remove removes the set with that Id.
+ */
 export const setPolicy: PolicyModule<SetPolicySettings> = {
   type: 'SetPolicy',
   scopes: ['network'],
   feature: 'SetPolicy',
+  update: 'key',
   parse,
   serialize,
   key: (s) => s.id,
