@@ -293,7 +293,9 @@ export class FlatApi {
         let v2 = v1EndpointToV2(doc, this.hns.profile.version);
         const net = this.networkOf(networkId, v2['HostComputeNetwork']);
         if (net) v2 = completeV1Gateways(v2, net);
-        return this.created(this.hns.createEndpoint(networkId, id, v2, v1EndpointExtras(doc)));
+        return this.created(
+          this.hns.createEndpoint(networkId, id, v2, { v1: true, v1Extras: v1EndpointExtras(doc) }),
+        );
       }
       return this.created(this.hns.createEndpoint(networkId, id, doc));
     });

@@ -147,7 +147,8 @@ function encPolicies(ps: readonly ParsedPolicy[]): Json {
 }
 
 function decPolicies(v: unknown, ctx: PolicyContext): ParsedPolicy[] {
-  return (v as Json[]).map((p) => parsePolicy(p, ctx));
+  // stored policies may include v1-only types (VNET, Isolation) created through HNSCall
+  return (v as Json[]).map((p) => parsePolicy(p, { ...ctx, v1: true }));
 }
 
 function encNetwork(hns: HnsService, n: NetworkRec): Json {

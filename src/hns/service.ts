@@ -485,12 +485,15 @@ export class HnsService {
     return e;
   }
 
-  /** Create an endpoint; `v1Extras` are v1 fields with no v2 home (HNSCall and v1-shaped documents). */
+  /**
+   * Create an endpoint. `v1` marks a document that came through HNSCall or is v1-shaped (v1-only
+   * policy types allowed); `v1Extras` are v1 fields with no v2 home.
+   */
   createEndpoint(
     networkArg: unknown,
     idArg: unknown,
     doc: JsonObject,
-    v1Extras?: V1EndpointExtras,
+    opts: { readonly v1?: boolean; readonly v1Extras?: V1EndpointExtras | undefined } = {},
   ): EndpointRec {
     return this.atomic(() => {
       const netFromArg = argGuid(networkArg);
@@ -506,8 +509,8 @@ export class HnsService {
       const networkId = netFromArg ?? netRef;
       if (!networkId) throw hnsError('HCN_E_NETWORK_NOT_FOUND', 'no network given');
       const n = this.getNetwork(networkId);
-      const draft = parseEndpoint(doc, n, this.profile.version);
-      return this.commitEndpoint(n, given ?? draft.givenId, draft, v1Extras);
+      const draft = parseEndpoint(doc, n, this.profile.version, opts.v1 === true);
+      return this.commitEndpoint(n, given ?? draft.givenId, draft, opts.v1Extras);
     });
   }
 
@@ -669,6 +672,8 @@ export class HnsService {
       const requestType = this.requestType(r);
       const settings = r.optObj('Settings') ?? new Reader({}, 'HCN_E_INVALID_JSON', '$.Settings');
       if (resourceType === 'Policy') {
+        // an endpoint created through v1 may already hold v1-only types (VNET, Isolation); requests
+        // through HCN v2 cannot add them
         const ctx: PolicyContext = { version: this.profile.version, scope: 'endpoint', networkType: n.Type };
         const policies = parsePolicies(settings.optArr('Policies'), ctx);
         const next = applyPolicyRequest(e.Policies, policies, requestType);
@@ -923,8 +928,10 @@ export class HnsService {
   modifyLoadBalancer(id: string, doc: JsonObject): LoadBalancerRec {
     return this.atomic(() => {
       const old = this.getLoadBalancer(id);
+      // E_NOTIMPL is what kube-proxy's fallback keys on (winkernel: hcn.IsNotImplemented(err) turns
+      // ModifyLoadbalancer off and deletes and re-creates the load balancer instead)
       if (!supports(this.profile.version, 'ModifyLoadbalancer')) {
-        throw hnsError('HCN_E_REQUEST_UNSUPPORTED', 'load balancer modification needs HNS 15.4');
+        throw hnsError('E_NOTIMPL', 'load balancer modification needs HNS 15.4');
       }
       const { d, claims } = this.validateLb(doc, id);
       const { givenId: _g, ...rest } = d;

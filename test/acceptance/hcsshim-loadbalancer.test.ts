@@ -82,12 +82,13 @@ describe('hcsshim hcn/hcnloadbalancer_test.go', () => {
     const lb = hcn.createLoadBalancer(testLoadBalancer([epId]));
     const second = String(hcn.createEndpoint(netId, testEndpoint(netId)).ID);
     const doc = { ...lb, HostComputeEndpoints: [...backends(lb), second] };
-    // ModifyLoadbalancer needs HNS 15.4 (reference §4); the code is the simulator's choice (docs/model.md)
+    // ModifyLoadbalancer needs HNS 15.4 (reference §4); below it the call is not implemented:
+    // E_NOTIMPL 0x80004001, which kube-proxy's hcn.IsNotImplemented fallback keys on
     expectHcnFailure(
       hcn.host,
       () => hcn.host.api.HcnModifyLoadBalancer(String(lb.ID), JSON.stringify(doc)),
-      0x803b0015,
-      'HCN_E_REQUEST_UNSUPPORTED',
+      0x80004001,
+      'E_NOTIMPL',
     );
     expect(backends(hcn.get('LoadBalancer', String(lb.ID)))).toEqual([sameGuid(epId)]);
   });

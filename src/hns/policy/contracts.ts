@@ -32,6 +32,8 @@ export interface PolicyContext {
   readonly scope: PolicyScope;
   /** The type of the network the policy is on (or the endpoint's network). */
   readonly networkType: NetworkType;
+  /** The policy came through the v1 API (or a v1-shaped document): v1-only types are allowed. */
+  readonly v1?: boolean;
 }
 
 /** A parsed, validated policy: the module that owns it and its normalised settings. */
@@ -71,6 +73,8 @@ export interface PolicyModule<S = unknown> {
    * Type; `key` only the existing policy with the same identity (none → HCN_E_POLICY_NOT_FOUND).
    */
   readonly update?: 'type' | 'key';
+  /** A v1 policy type with no HCN v2 counterpart (VNET, Isolation): only where `ctx.v1`. */
+  readonly v1Only?: boolean;
   /** Whether more than one policy of this type may sit on one object (default true). */
   readonly multiple?: boolean;
   /** Claims that must be unique across the endpoints of one network (PortMapping host ports). */

@@ -42,6 +42,7 @@ import { l4ProxyPolicy } from './shared/l4-proxy.js';
 import { providerAddressPolicy } from './shared/provider-address.js';
 import { vlanPolicy } from './shared/vlan.js';
 import { vsidPolicy } from './subnet/vsid.js';
+import { isolationPolicy, vnetPolicy } from './v1/vnet.js';
 
 /**
  * Every policy module. A Type name maps to exactly one module; a Type valid in two scopes
@@ -83,6 +84,9 @@ export const POLICY_MODULES: readonly PolicyModule[] = [
   vlanPolicy,
   // subnet
   vsidPolicy,
+  // v1 endpoint policies without a v2 counterpart (accepted only through v1)
+  vnetPolicy,
+  isolationPolicy,
 ];
 
 /** Lower-cased Type → module (Type names are unique; the contract battery checks it). */
@@ -132,7 +136,8 @@ export function parsePolicy(raw: Json, ctx: PolicyContext): ParsedPolicy {
     throw hnsError('HCN_E_INVALID_POLICY', 'a policy must be an object {"Type","Settings"}');
   const type = raw['Type'];
   if (typeof type !== 'string') throw hnsError('HCN_E_INVALID_POLICY', 'policy Type must be a string');
-  const m = getPolicyModule(type, ctx.scope);
+  const found = getPolicyModule(type, ctx.scope);
+  const m = found?.v1Only && !ctx.v1 ? undefined : found;
   if (!m) {
     const where = isKnownPolicyType(type) ? ` (not a ${ctx.scope} policy)` : '';
     throw hnsError('HCN_E_INVALID_POLICY_TYPE', `policy type "${type}"${where}`);

@@ -52,7 +52,13 @@ export interface EndpointDraft {
   readonly SchemaVersion: SchemaVersion;
 }
 
-export function parseEndpoint(doc: JsonObject, network: NetworkRec, version: HnsVersion): EndpointDraft {
+/** `v1`: the document came through the v1 API or is v1-shaped (v1-only policy types allowed). */
+export function parseEndpoint(
+  doc: JsonObject,
+  network: NetworkRec,
+  version: HnsVersion,
+  v1 = false,
+): EndpointDraft {
   const r = new Reader(doc, 'HCN_E_INVALID_ENDPOINT');
   const givenId = readGuid(r, 'ID');
   const Name = r.optStr('Name') ?? '';
@@ -60,7 +66,7 @@ export function parseEndpoint(doc: JsonObject, network: NetworkRec, version: Hns
   readGuid(r, 'HostComputeNamespace'); // read-only: validated, then ignored
   const Flags = r.uint('Flags', 0xffffffff);
   if (Flags & ~ALL_ENDPOINT_FLAGS) throw r.err(`Flags ${Flags} has unknown bits`);
-  const ctx: PolicyContext = { version, scope: 'endpoint', networkType: network.Type };
+  const ctx: PolicyContext = { version, scope: 'endpoint', networkType: network.Type, ...(v1 ? { v1 } : {}) };
   const Policies = parsePolicies(r.optArr('Policies'), ctx);
   const IpConfigurations = r.objs('IpConfigurations').map((c) => {
     const IpAddress = c.optStr('IpAddress') ?? '';

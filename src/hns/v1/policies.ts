@@ -74,10 +74,9 @@ function natProtocol(r: Reader): number {
   return r.fail(`Protocol ${JSON.stringify(v)} is not TCP or UDP`);
 }
 
-/** A port or protocol the v1 ACL gives as a number, in the v2 comma-list string form. */
-function numText(r: Reader, key: string): string | undefined {
-  const n = r.optUint(key, 0xffff);
-  return n ? String(n) : undefined;
+/** A v1 ACL number field (Protocol, ports): a JSON number, kept; 0 and absent are omitted. */
+function legacyNum(r: Reader, key: string): number | undefined {
+  return r.optUint(key, 0xffff) || undefined;
 }
 
 // ─────────────────────────────── v1 → v2 ───────────────────────────────
@@ -99,20 +98,27 @@ const TO_V2: Readonly<Record<string, ToV2>> = {
       }),
     );
   },
+  // the v1 single-value fields (Protocol, LocalPort, RemotePort, InternalPort, ServiceName) pass
+  // through as given: the ACL module matches on them and echoes them
   acl: (r) =>
     policy(
       'ACL',
       settings({
         Id: str(r, 'Id'),
-        Protocols: str(r, 'Protocols') ?? numText(r, 'Protocol'),
+        Protocols: str(r, 'Protocols'),
         Action: r.optStr('Action'),
         Direction: r.optStr('Direction'),
         LocalAddresses: str(r, 'LocalAddresses'),
         RemoteAddresses: str(r, 'RemoteAddresses'),
-        LocalPorts: str(r, 'LocalPorts') ?? numText(r, 'LocalPort') ?? numText(r, 'InternalPort'),
-        RemotePorts: str(r, 'RemotePorts') ?? numText(r, 'RemotePort'),
+        LocalPorts: str(r, 'LocalPorts'),
+        RemotePorts: str(r, 'RemotePorts'),
         RuleType: str(r, 'RuleType'),
         Priority: r.optUint('Priority', 0xffff),
+        Protocol: legacyNum(r, 'Protocol'),
+        InternalPort: legacyNum(r, 'InternalPort'),
+        LocalPort: legacyNum(r, 'LocalPort'),
+        RemotePort: legacyNum(r, 'RemotePort'),
+        ServiceName: str(r, 'ServiceName'),
       }),
     ),
   pa: (r) => policy('ProviderAddress', settings({ ProviderAddress: r.optStr('PA') })),
@@ -162,6 +168,8 @@ const TO_V2: Readonly<Record<string, ToV2>> = {
       }),
     ),
   isolation: (r, scope) => {
+    // an endpoint keeps the v1 Isolation policy as it is (no HCN v2 counterpart)
+    if (scope === 'endpoint') return policy('Isolation', withoutType(r.obj));
     const vlan = uint(r, 'VLAN', 0xffffffff);
     const vsid = uint(r, 'VSID', 0xffffffff);
     r.optBool('InDefaultIsolation');
@@ -173,8 +181,9 @@ const TO_V2: Readonly<Record<string, ToV2>> = {
     );
   },
   l2driver: (r) => policy('L2Driver', withoutType(r.obj)),
-  vnet: () => {
-    throw hnsError('HCN_E_INVALID_POLICY_TYPE', 'the v1 VNET policy has no HCN equivalent');
+  vnet: (_r, scope) => {
+    if (scope === 'endpoint') return policy('VNET', {});
+    throw hnsError('HCN_E_INVALID_POLICY_TYPE', `the v1 VNET policy has no HCN ${scope} equivalent`);
   },
   elb: () => {
     throw hnsError('HCN_E_INVALID_POLICY_TYPE', 'ELB policies belong in a policy list (/policylists)');
@@ -251,18 +260,26 @@ const TO_V1: Readonly<Record<string, ToV1>> = {
     putNum(out, 'Flags', flags & ~4);
     return out;
   },
+  // hcsshim v1 ACLPolicy key order: Type, Id, Protocol, Protocols, InternalPort, Action, Direction,
+  // LocalAddresses, RemoteAddresses, LocalPorts, LocalPort, RemotePorts, RemotePort, RuleType,
+  // Priority, ServiceName (Action and Direction always present)
   ACL: (s) => {
     const out: JsonObject = { Type: 'ACL' };
     putStr(out, 'Id', text(s, 'Id'));
+    putNum(out, 'Protocol', num(s, 'Protocol'));
     putStr(out, 'Protocols', text(s, 'Protocols'));
+    putNum(out, 'InternalPort', num(s, 'InternalPort'));
     out['Action'] = text(s, 'Action') ?? '';
     out['Direction'] = text(s, 'Direction') ?? '';
     putStr(out, 'LocalAddresses', text(s, 'LocalAddresses'));
     putStr(out, 'RemoteAddresses', text(s, 'RemoteAddresses'));
     putStr(out, 'LocalPorts', text(s, 'LocalPorts'));
+    putNum(out, 'LocalPort', num(s, 'LocalPort'));
     putStr(out, 'RemotePorts', text(s, 'RemotePorts'));
+    putNum(out, 'RemotePort', num(s, 'RemotePort'));
     putStr(out, 'RuleType', text(s, 'RuleType'));
     putNum(out, 'Priority', num(s, 'Priority'));
+    putStr(out, 'ServiceName', text(s, 'ServiceName'));
     return out;
   },
   ProviderAddress: (s) => ({ Type: 'PA', PA: text(s, 'ProviderAddress') ?? '' }),

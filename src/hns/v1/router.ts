@@ -153,7 +153,10 @@ function networkOfBody(hns: HnsService, body: JsonObject): string {
 function createEndpoint(c: Call): Json {
   const networkId = networkOfBody(c.hns, c.body);
   const doc = completeV1Gateways(v1EndpointToV2(c.body, c.hns.profile.version), c.hns.getNetwork(networkId));
-  return v1EndpointView(c.hns, c.hns.createEndpoint(networkId, null, doc, v1EndpointExtras(c.body)));
+  return v1EndpointView(
+    c.hns,
+    c.hns.createEndpoint(networkId, null, doc, { v1: true, v1Extras: v1EndpointExtras(c.body) }),
+  );
 }
 
 /**
@@ -176,6 +179,7 @@ function updateEndpoint(c: Call): Json {
     version: c.hns.profile.version,
     scope: 'endpoint',
     networkType: n.Type,
+    v1: true,
   });
   const hasDns = V1_ENDPOINT_DNS_KEYS.some((k) => c.body[k] !== undefined && c.body[k] !== null);
   const dns = hasDns ? readDns(new Reader(doc, 'HCN_E_INVALID_ENDPOINT', '$')) : undefined;

@@ -2,7 +2,7 @@
 // port conflicts, update (HNS 15.4) and add/remove endpoint as delete + re-create.
 import { describe, expect, it } from 'vitest';
 import type { HnsChangeEvent } from '../../../src/core/events.js';
-import type { HcnError } from '../../../src/api/hcn/index.js';
+import { isNotImplemented, type HcnError } from '../../../src/api/hcn/index.js';
 import {
   HostComputeLoadBalancer,
   isNotFoundError,
@@ -168,7 +168,9 @@ describe('HostComputeLoadBalancer', () => {
     const lb = await f.hcn.addLoadBalancer([a, b], 0, 0, '', ['1.1.1.2'], 6, 8080, 8090);
     lb.HostComputeEndpoints = [b.ID];
     const e = (await rejection(lb.update(lb.ID))) as HcnError;
-    expect(e.code).toBe('HCN_E_REQUEST_UNSUPPORTED');
+    // hcsshim's IsNotImplemented (CheckErrorWithCode with HCN_E_NOTIMPL = windows.E_NOTIMPL) matches
+    expect(e.code).toBe('E_NOTIMPL');
+    expect(isNotImplemented(e)).toBe(true);
     expect(e.title).toBe('hcnModifyLoadBalancer');
     expect((await f.hcn.getLoadBalancerByID(lb.ID)).HostComputeEndpoints).toHaveLength(2);
     await expect(f.hcn.modifyLoadbalancerSupported()).rejects.toThrow(

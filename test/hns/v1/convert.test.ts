@@ -308,27 +308,68 @@ const POLICY_VECTORS: [string, PolicyScope, JsonObject, JsonObject, JsonObject?]
       RuleType: 'Switch',
       Priority: 200,
     },
+    // the v1 single-value fields are kept as written (and echoed), not rewritten as lists
     {
       Type: 'ACL',
       Settings: {
-        Protocols: '6',
         Action: 'Allow',
         Direction: 'In',
         RemoteAddresses: '10.0.0.0/8',
-        LocalPorts: '80',
         RuleType: 'Switch',
         Priority: 200,
+        Protocol: 6,
+        LocalPort: 80,
       },
+    },
+  ],
+  [
+    'ACL (Felix allow-host-to-endpoint: Id, Protocol 256)',
+    'endpoint',
+    {
+      Type: 'ACL',
+      Id: 'allow-host-to-endpoint',
+      Protocol: 256,
+      Action: 'Allow',
+      Direction: 'In',
+      RemoteAddresses: '10.0.0.4/32,10.244.1.2/32',
+      RuleType: 'Switch',
+      Priority: 900,
     },
     {
       Type: 'ACL',
-      Protocols: '6',
-      Action: 'Allow',
-      Direction: 'In',
-      RemoteAddresses: '10.0.0.0/8',
-      LocalPorts: '80',
-      RuleType: 'Switch',
-      Priority: 200,
+      Settings: {
+        Id: 'allow-host-to-endpoint',
+        Action: 'Allow',
+        Direction: 'In',
+        RemoteAddresses: '10.0.0.4/32,10.244.1.2/32',
+        RuleType: 'Switch',
+        Priority: 900,
+        Protocol: 256,
+      },
+    },
+  ],
+  [
+    'ACL (InternalPort, RemotePort, ServiceName)',
+    'endpoint',
+    {
+      Type: 'ACL',
+      Protocol: 17,
+      InternalPort: 53,
+      Action: 'Block',
+      Direction: 'Out',
+      RemotePort: 5353,
+      ServiceName: 'dns',
+    },
+    {
+      Type: 'ACL',
+      Settings: {
+        Action: 'Block',
+        Direction: 'Out',
+        Protocol: 17,
+        InternalPort: 53,
+        RemotePort: 5353,
+        ServiceName: 'dns',
+      },
     },
   ],
   [
@@ -397,9 +438,10 @@ const POLICY_VECTORS: [string, PolicyScope, JsonObject, JsonObject, JsonObject?]
     'Isolation with a VLAN',
     'endpoint',
     { Type: 'Isolation', VLAN: 7, VSID: 0, InDefaultIsolation: false },
-    { Type: 'VLAN', Settings: { IsolationId: 7 } },
-    { Type: 'VLAN', VLAN: 7 },
+    // no HCN v2 counterpart on an endpoint: kept as the v1 policy it is
+    { Type: 'Isolation', Settings: { VLAN: 7, VSID: 0, InDefaultIsolation: false } },
   ],
+  ['VNET (endpoint)', 'endpoint', { Type: 'VNET' }, { Type: 'VNET', Settings: {} }],
   [
     'a v2-only type written flat (SDNROUTE, upper case)',
     'endpoint',
@@ -426,7 +468,7 @@ describe('policy mappers', () => {
   it.each(POLICY_VECTORS)('%s: v1 → v2 → stored → v1', (_name, scope, v1, v2, back) => {
     expect(v1PolicyToV2(v1, scope)).toEqual(v2);
     const stored = serializePolicy(
-      parsePolicy(v1PolicyToV2(v1, scope), { version: VERSION, scope, networkType: 'Overlay' }),
+      parsePolicy(v1PolicyToV2(v1, scope), { version: VERSION, scope, networkType: 'Overlay', v1: true }),
     );
     const shown = v2PolicyToV1(stored);
     expect(shown).toEqual(back ?? v1);
@@ -477,15 +519,9 @@ describe('policy mappers', () => {
 
   it.each<[string, Json, string]>([
     ['unknown type', { Type: 'Bogus' }, 'HCN_E_INVALID_POLICY_TYPE'],
-    ['VNET has no v2 form', { Type: 'VNET' }, 'HCN_E_INVALID_POLICY_TYPE'],
     [
       'ELB only in policy lists',
       { Type: 'ELB', InternalPort: 80, ExternalPort: 80 },
-      'HCN_E_INVALID_POLICY_TYPE',
-    ],
-    [
-      'Isolation with neither VLAN nor (subnet) VSID',
-      { Type: 'Isolation', VSID: 5000 },
       'HCN_E_INVALID_POLICY_TYPE',
     ],
     ['not an object', 'NAT', 'HCN_E_INVALID_POLICY'],
@@ -495,6 +531,16 @@ describe('policy mappers', () => {
     ['ExceptionList not strings', { Type: 'OutBoundNAT', ExceptionList: [1] }, 'HCN_E_INVALID_POLICY'],
   ])('%s → %s', (_n, raw, want) => {
     expect(code(() => v1PolicyToV2(raw, 'endpoint'))).toBe(want);
+  });
+
+  it('VNET and Isolation are endpoint policies only; a subnet Isolation without VLAN or VSID has no form', () => {
+    expect(code(() => v1PolicyToV2({ Type: 'VNET' }, 'network'))).toBe('HCN_E_INVALID_POLICY_TYPE');
+    expect(code(() => v1PolicyToV2({ Type: 'Isolation', InDefaultIsolation: true }, 'subnet'))).toBe(
+      'HCN_E_INVALID_POLICY_TYPE',
+    );
+    // an HCN v2 document cannot name them (they exist only through v1)
+    const v2ctx = { version: VERSION, scope: 'endpoint' as const, networkType: 'Overlay' as const };
+    expect(code(() => parsePolicy({ Type: 'VNET', Settings: {} }, v2ctx))).toBe('HCN_E_INVALID_POLICY_TYPE');
   });
 
   it('v1 NAT Protocol: names in any case, numbers and decimal strings; absent = TCP', () => {

@@ -6,7 +6,10 @@
 import type { JsonObject, Reader } from '../../../core/json.js';
 import { supports, type FeatureName } from '../../versions.js';
 import type { PolicyContext, PolicyModule, PolicyScope } from '../contracts.js';
-import { optString, putStr } from '../fields.js';
+import { optString, parsePortList, parseProtocolList, putStr, UINT16_MAX } from '../fields.js';
+
+/** Protocol 256 = any protocol (hcsshim#1059, Calico's "256 // any (as understood by hns)"). */
+const PROTOCOL_ANY = 256;
 import { putAddressesAndPorts, readRuleMatch, ruleMatchKey, type RuleMatch } from '../rule-match.js';
 
 export const ACL_ACTIONS = ['Allow', 'Block', 'Pass'] as const;
@@ -18,6 +21,19 @@ export const ACL_RULE_TYPES = ['Host', 'Switch'] as const;
 /** `Host` = WFP (Windows Firewall), `Switch` = VFP. */
 export type AclRuleType = (typeof ACL_RULE_TYPES)[number];
 
+/**
+ * The v1 ACL fields beside the schema's (hcsshim `internal/hns/hnspolicy.go` ACLPolicy): a numeric
+ * `Protocol` (Felix sends 256 = any), single `LocalPort`/`RemotePort`, `InternalPort` and
+ * `ServiceName`. Kept as written and echoed; when the schema field is absent they decide the match.
+ */
+export interface AclLegacyFields {
+  readonly Protocol?: number;
+  readonly InternalPort?: number;
+  readonly LocalPort?: number;
+  readonly RemotePort?: number;
+  readonly ServiceName?: string;
+}
+
 export interface AclSettings extends RuleMatch {
   /** Schema `Id` (RS4+, Calico writes one); not in hcsshim's struct. */
   readonly id: string | undefined;
@@ -27,6 +43,22 @@ export interface AclSettings extends RuleMatch {
   readonly ruleType: AclRuleType | undefined;
   /** What applies when `RuleType` is omitted: `Switch` (our choice, docs/model.md). */
   readonly effectiveRuleType: AclRuleType;
+  /** v1 fields as written (undefined when none was given). */
+  readonly legacy: AclLegacyFields | undefined;
+}
+
+/** Reads the v1 fields; a port of 0 counts as absent (Go's omitempty never sends it). */
+function readLegacy(r: Reader): AclLegacyFields | undefined {
+  const out: { -readonly [K in keyof AclLegacyFields]: AclLegacyFields[K] } = {};
+  const protocol = r.optUint('Protocol', PROTOCOL_ANY);
+  if (protocol !== undefined) out.Protocol = protocol;
+  for (const k of ['InternalPort', 'LocalPort', 'RemotePort'] as const) {
+    const v = r.optUint(k, UINT16_MAX);
+    if (v !== undefined) out[k] = v;
+  }
+  const service = optString(r, 'ServiceName');
+  if (service !== undefined) out.ServiceName = service;
+  return Object.keys(out).length ? out : undefined;
 }
 
 /**
@@ -52,6 +84,18 @@ export function parseAclSettings(r: Reader, ctx: PolicyContext): AclSettings {
   const direction = readDirection(r);
   const ruleType = r.optEnum('RuleType', ACL_RULE_TYPES);
   const match = readRuleMatch(r, ctx, { allowSetIds: true });
+  const legacy = readLegacy(r);
+  let { protocolSet, localPortRanges, remotePortRanges } = match;
+  if (legacy) {
+    // the v1 single-value fields stand in for absent schema fields
+    if (match.protocols === undefined && legacy.Protocol)
+      protocolSet = parseProtocolList(r, 'Protocol', String(legacy.Protocol), ctx);
+    const localPort = legacy.LocalPort || legacy.InternalPort;
+    if (match.localPorts === undefined && localPort)
+      localPortRanges = parsePortList(r, 'LocalPort', String(localPort));
+    if (match.remotePorts === undefined && legacy.RemotePort)
+      remotePortRanges = parsePortList(r, 'RemotePort', String(legacy.RemotePort));
+  }
   // built field by field (not spread): one hidden class for every ACL record
   return {
     protocols: match.protocols,
@@ -60,20 +104,24 @@ export function parseAclSettings(r: Reader, ctx: PolicyContext): AclSettings {
     localPorts: match.localPorts,
     remotePorts: match.remotePorts,
     priority: match.priority,
-    protocolSet: match.protocolSet,
+    protocolSet,
     local: match.local,
     remote: match.remote,
-    localPortRanges: match.localPortRanges,
-    remotePortRanges: match.remotePortRanges,
+    localPortRanges,
+    remotePortRanges,
     id,
     action,
     direction,
     ruleType,
     effectiveRuleType: ruleType ?? 'Switch',
+    legacy,
   };
 }
 
-/** hcsshim `AclPolicySetting` order; Action and Direction are never omitted. */
+/**
+ * hcsshim `AclPolicySetting` order; Action and Direction are never omitted. v1 fields given by the
+ * caller follow, in hcsshim's v1 ACLPolicy order (the v1 view re-orders them in place).
+ */
 export function serializeAclSettings(s: AclSettings): JsonObject {
   const out: JsonObject = {};
   putStr(out, 'Id', s.id);
@@ -83,6 +131,12 @@ export function serializeAclSettings(s: AclSettings): JsonObject {
   putAddressesAndPorts(out, s);
   putStr(out, 'RuleType', s.ruleType);
   if (s.priority !== 0) out['Priority'] = s.priority;
+  if (s.legacy) {
+    for (const k of ['Protocol', 'InternalPort', 'LocalPort', 'RemotePort', 'ServiceName'] as const) {
+      const v = s.legacy[k];
+      if (v !== undefined) out[k] = v;
+    }
+  }
   return out;
 }
 
