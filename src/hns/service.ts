@@ -32,7 +32,7 @@ import type {
   V1NetworkExtras,
 } from './model.js';
 import { subnetsOf } from './model.js';
-import type { NetworkType, ParsedPolicy, PolicyContext } from './policy/contracts.js';
+import type { ParsedPolicy, PolicyContext } from './policy/contracts.js';
 import type { NetAdapterNameSettings } from './policy/network/net-adapter-name.js';
 import type { SetPolicySettings } from './policy/network/set-policy.js';
 import type { AclSettings } from './policy/endpoint/acl.js';
@@ -52,7 +52,7 @@ import { parseNamespace } from './schema/namespace.js';
 import { parseNetwork, parseSubnetDoc, type HostContext } from './schema/network.js';
 import { parseSdnRoute } from './schema/route.js';
 import { HnsStore } from './store.js';
-import { HostNics, parseAdapterSpecs, type NetAdapterRec, type SwitchPlan } from './adapters.js';
+import { HostNics, parseAdapterSpecs, type NetAdapterRec } from './adapters.js';
 import { compareVersion, supports, type HostProfile } from './versions.js';
 
 export interface HnsServiceDeps {
