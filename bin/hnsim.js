@@ -1,16 +1,86 @@
 #!/usr/bin/env node
-// The `hnsim` command. Runs the compiled CLI when `npm run build` has produced dist/, else the
-// TypeScript sources through tsx (a runtime dependency), so it works right after `npm ci`.
-import { existsSync } from 'node:fs';
-import { URL, fileURLToPath } from 'node:url';
+// The `hnsim` command. It runs dist/cli/hnsim.js: the CLI that `npm run build` compiles with tsc and
+// bundles with esbuild into one file (`npm ci` and `npm install` build through the `prepare`
+// script; the published package ships it). One file instead of ~340 module files (inversify alone
+// is ~300) is what lets `hnsim serve` answer within a few node start-up times.
+//
+// In a source checkout (src/ next to dist/) the build can be missing (`npm ci --ignore-scripts`)
+// or older than the sources being edited. Then the TypeScript sources run through tsx, a
+// devDependency, so the command always runs the code in src/. Without tsx, a missing build is a
+// one-line error (exit 1) and a stale one runs after a one-line warning.
+//
+// HNSIM_RUN=dist runs the build whatever its age (what the start-up benchmark measures: an
+// installed package has no src/ to compare with); HNSIM_RUN=src runs the sources through tsx.
+import { readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const compiled = new URL('../dist/cli/main.js', import.meta.url);
-let cli;
-if (existsSync(fileURLToPath(compiled))) {
-  cli = await import(compiled.href);
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  cli = await import(new URL('../src/cli/main.ts', import.meta.url).href);
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const bundle = join(root, 'dist', 'cli', 'hnsim.js');
+
+/** Modification time in ms, or -1 when the file does not exist. */
+function mtimeOf(path) {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return -1;
+  }
 }
-process.exitCode = await cli.main(process.argv.slice(2));
+
+/**
+ * Whether a file or directory under src/ changed after `builtAt` (a directory's time moves when a
+ * file is added, removed or renamed). False when there is no src/: an installed package.
+ */
+function sourcesNewerThan(builtAt) {
+  const src = join(root, 'src');
+  let names;
+  try {
+    names = readdirSync(src, { recursive: true });
+  } catch {
+    return false;
+  }
+  if (mtimeOf(src) > builtAt) return true;
+  return names.some((name) => mtimeOf(join(src, name)) > builtAt);
+}
+
+/** tsx's ESM loader API, or null when tsx is not installed (an install without devDependencies). */
+async function importTsx() {
+  try {
+    return await import('tsx/esm/api');
+  } catch (e) {
+    if (e?.code === 'ERR_MODULE_NOT_FOUND') return null;
+    throw e;
+  }
+}
+
+const fileUrl = (path) => pathToFileURL(path).href;
+const missing = `hnsim: the compiled CLI (${bundle}) is missing; run \`npm run build\` in ${root} (npm ci and npm install build it unless run with --ignore-scripts)`;
+
+/** The module to run, or the one-line reason there is none. */
+async function entry() {
+  const mode = process.env.HNSIM_RUN;
+  const builtAt = mtimeOf(bundle);
+  if (mode === 'dist') return builtAt >= 0 ? { url: fileUrl(bundle) } : { error: missing };
+  if (mode !== 'src' && builtAt >= 0 && !sourcesNewerThan(builtAt)) return { url: fileUrl(bundle) };
+  const tsx = await importTsx();
+  if (tsx) {
+    tsx.register();
+    return { url: fileUrl(join(root, 'src', 'cli', 'main.ts')) };
+  }
+  if (mode === 'src')
+    return { error: `hnsim: HNSIM_RUN=src needs tsx (a devDependency); run \`npm install\` in ${root}` };
+  if (builtAt < 0) return { error: missing };
+  process.stderr.write(
+    'hnsim: warning: dist/ is older than src/; run `npm run build` to compile the sources\n',
+  );
+  return { url: fileUrl(bundle) };
+}
+
+const { url, error } = await entry();
+if (error !== undefined) {
+  process.stderr.write(error + '\n');
+  process.exitCode = 1;
+} else {
+  const cli = await import(url);
+  process.exitCode = await cli.main(process.argv.slice(2));
+}

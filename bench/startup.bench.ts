@@ -1,0 +1,250 @@
+/**
+ * Start-up of the `hnsim` command, against the start-up of node itself measured in the same run
+ * (the machine's speed and load cancel out of the ratio). Child processes, stdio pipes only:
+ *
+ *   (a) `node -e ''`, spawn → exit: the floor every command pays;
+ *   (b) `node bin/hnsim.js serve` with one JSON-RPC request written to its stdin at spawn, spawn →
+ *       its first response line (stdin is then closed and the server exits): target ≤ 4 × (a);
+ *   (c) `npm start --silent` (the quick-start walkthrough, npm's own start included), spawn →
+ *       exit: target ≤ 1 s.
+ *
+ * The three run interleaved, round after round, so a change of machine load hits all of them.
+ * The command under test is the compiled one, dist/cli/hnsim.js: when it is missing or older than
+ * src/, `npm run build` runs first, and (b) and (c) run with HNSIM_RUN=dist, so bin/hnsim.js runs
+ * the build as in an installed package even if src/ is edited during the run (in a checkout it
+ * would otherwise switch to the sources through tsx).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { median, quantile, type Report } from './harness.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin', 'hnsim.js');
+const bundle = join(root, 'dist', 'cli', 'hnsim.js');
+const REQUEST = '{"jsonrpc":"2.0","id":1,"method":"HcnEnumerateNetworks","params":[""]}\n';
+/** npm is npm.cmd on Windows, which only a shell runs. */
+const NPM_SHELL = process.platform === 'win32';
+/** The environment of (b) and (c): the compiled CLI, without bin/hnsim.js's source check. */
+const COMPILED = { ...process.env, HNSIM_RUN: 'dist' };
+
+/** Clock ticks per second of /proc times (USER_HZ, 100 on every Linux architecture node runs on). */
+const CLK_TCK = 100;
+
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return -1;
+  }
+}
+
+/** The rule bin/hnsim.js applies: the bundle exists and nothing under src/ is newer. */
+function buildIsFresh(): boolean {
+  const builtAt = mtimeOf(bundle);
+  if (builtAt < 0) return false;
+  const src = join(root, 'src');
+  if (mtimeOf(src) > builtAt) return false;
+  return readdirSync(src, { recursive: true }).every((name) => mtimeOf(join(src, String(name))) <= builtAt);
+}
+
+/**
+ * CPU time (user + system, ms) of this process's children that have exited and been waited for,
+ * grandchildren waited for by them included; undefined off Linux. Resolution: 1000 / CLK_TCK ms.
+ */
+function childCpuMs(): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // After "pid (comm) ": field 3 (state) is index 0, so cutime (16) and cstime (17) are 13 and 14.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLK_TCK;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Timing {
+  /** Spawn → the child exited and its stdio closed. */
+  readonly exitMs: number;
+  /** Spawn → the first complete line on stdout, if any. */
+  readonly firstLineMs: number | undefined;
+  readonly firstLine: string | undefined;
+  readonly cpuMs: number | undefined;
+  readonly code: number | null;
+  readonly stdoutChars: number;
+  readonly stderr: string;
+}
+
+/**
+ * Runs one child. With `request`, writes it to stdin at spawn and closes stdin once the first
+ * response line has arrived; without, stdin is closed at once.
+ */
+function timeChild(
+  command: string,
+  args: readonly string[],
+  opts: { readonly request?: string; readonly shell?: boolean; readonly env?: NodeJS.ProcessEnv } = {},
+): Promise<Timing> {
+  return new Promise((resolve, reject) => {
+    const cpu0 = childCpuMs();
+    const t0 = performance.now();
+    const child = spawn(command, args, {
+      cwd: root,
+      stdio: 'pipe',
+      shell: opts.shell ?? false,
+      env: opts.env ?? process.env,
+    });
+    let firstLineMs: number | undefined;
+    let firstLine: string | undefined;
+    let pending = '';
+    let stdoutChars = 0;
+    let stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      stdoutChars += chunk.length;
+      if (firstLine !== undefined) return;
+      pending += chunk;
+      const nl = pending.indexOf('\n');
+      if (nl < 0) return;
+      firstLineMs = performance.now() - t0;
+      firstLine = pending.slice(0, nl);
+      pending = '';
+      if (opts.request !== undefined) child.stdin.end();
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => (stderr += chunk));
+    child.stdin.on('error', () => {}); // a child that dies early: its exit code tells
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const exitMs = performance.now() - t0;
+      const cpu1 = childCpuMs();
+      const cpuMs = cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined;
+      resolve({ exitMs, firstLineMs, firstLine, cpuMs, code, stdoutChars, stderr });
+    });
+    if (opts.request !== undefined) child.stdin.write(opts.request);
+    else child.stdin.end();
+  });
+}
+
+function check(what: string, t: Timing, ok: boolean): void {
+  if (t.code !== 0 || !ok) {
+    throw new Error(
+      `${what} failed (exit code ${t.code}): ${t.stderr.trim() || `first line ${t.firstLine}`}`,
+    );
+  }
+}
+
+function isFirstResponse(line: string | undefined): boolean {
+  try {
+    const r = JSON.parse(line ?? '') as { jsonrpc?: unknown; id?: unknown; result?: unknown };
+    return r.jsonrpc === '2.0' && r.id === 1 && Array.isArray(r.result);
+  } catch {
+    return false;
+  }
+}
+
+const nodeBare = async (): Promise<Timing> => {
+  const t = await timeChild(process.execPath, ['-e', '']);
+  check("node -e ''", t, true);
+  return t;
+};
+
+const serveFirst = async (): Promise<Timing> => {
+  const t = await timeChild(process.execPath, [bin, 'serve'], { request: REQUEST, env: COMPILED });
+  check('hnsim serve', t, t.firstLineMs !== undefined && isFirstResponse(t.firstLine));
+  return t;
+};
+
+const npmStart = async (): Promise<Timing> => {
+  const t = await timeChild('npm', ['start', '--silent'], { shell: NPM_SHELL, env: COMPILED });
+  check('npm start', t, t.stdoutChars > 0);
+  return t;
+};
+
+/** CPU time of a series as a mean (its tick resolution divides by the number of runs). */
+function cpuMean(ts: readonly Timing[]): number | undefined {
+  if (ts.some((t) => t.cpuMs === undefined)) return undefined;
+  return ts.reduce((sum, t) => sum + t.cpuMs!, 0) / ts.length;
+}
+
+function spread(values: readonly number[]): string {
+  return `min ${Math.min(...values).toFixed(1)}, p95 ${quantile(values, 0.95).toFixed(1)} ms`;
+}
+
+export async function run(report: Report, opts: { quick?: boolean } = {}): Promise<void> {
+  const rounds = opts.quick ? 5 : 15;
+  if (!buildIsFresh()) {
+    process.stderr.write('bench: startup: dist/cli/hnsim.js is missing or older than src/: npm run build\n');
+    const b = spawnSync('npm', ['run', '-s', 'build'], {
+      cwd: root,
+      stdio: ['ignore', 2, 2],
+      shell: NPM_SHELL,
+    });
+    if (b.status !== 0 || mtimeOf(bundle) < 0) {
+      throw new Error('npm run build failed (see above); the start-up figures need dist/cli/hnsim.js');
+    }
+  }
+
+  // One untimed round loads the files into the page cache, then rounds of (a), (b), (c).
+  await nodeBare();
+  await serveFirst();
+  await npmStart();
+  const bare: Timing[] = [];
+  const serve: Timing[] = [];
+  const start: Timing[] = [];
+  for (let r = 0; r < rounds; r++) {
+    bare.push(await nodeBare());
+    serve.push(await serveFirst());
+    start.push(await npmStart());
+  }
+  const bareMs = bare.map((t) => t.exitMs);
+  const firstMs = serve.map((t) => t.firstLineMs!);
+  const startMs = start.map((t) => t.exitMs);
+  const nodeMedian = median(bareMs);
+  report({
+    name: "node -e '' start→exit median",
+    value: nodeMedian,
+    unit: 'ms',
+    note: `${rounds} rounds of (node, serve, npm start) after one untimed round; ${spread(bareMs)}`,
+  });
+  report({
+    name: 'hnsim serve spawn→first response median',
+    value: median(firstMs),
+    unit: 'ms',
+    note: `node bin/hnsim.js serve, HcnEnumerateNetworks written to stdin at spawn; ${spread(firstMs)}`,
+  });
+  report({
+    name: 'hnsim serve spawn→exit median',
+    value: median(serve.map((t) => t.exitMs)),
+    unit: 'ms',
+    note: 'stdin closed after the first response',
+  });
+  report({
+    name: 'hnsim serve first response / node start',
+    value: median(firstMs) / nodeMedian,
+    unit: '×',
+    target: { max: 4 },
+  });
+  report({
+    name: 'npm start start→exit median',
+    value: median(startMs),
+    unit: 'ms',
+    target: { max: 1000 },
+    note: `npm start --silent (npm's own start included), output piped; ${spread(startMs)}`,
+  });
+  report({ name: 'npm start / node start', value: median(startMs) / nodeMedian, unit: '×' });
+
+  const cpu = [cpuMean(bare), cpuMean(serve), cpuMean(start)] as const;
+  if (cpu[0] === undefined || cpu[1] === undefined || cpu[2] === undefined) return;
+  report({
+    name: "node -e '' cpu mean",
+    value: cpu[0],
+    unit: 'ms',
+    note: `user+system time of the exited children (/proc/self/stat cutime+cstime, ${1000 / CLK_TCK} ms ticks, mean of ${rounds})`,
+  });
+  report({ name: 'hnsim serve cpu mean', value: cpu[1], unit: 'ms', note: 'the whole process, to exit' });
+  report({ name: 'npm start cpu mean', value: cpu[2], unit: 'ms' });
+  report({ name: 'hnsim serve / node start (cpu)', value: cpu[1] / cpu[0], unit: '×' });
+}
