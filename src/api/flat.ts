@@ -105,7 +105,15 @@ export class FlatApi {
 
   /** Run one API call: failures become data, and every call is reported as an `api.call` event. */
   private run<T>(method: FlatApiMethod, fn: () => T): HcnResult<T> {
-    const r = capture(fn);
+    // a stopped service answers nothing: the RPC to it fails before any work (docs/model.md)
+    const r = this.hns.isDown()
+      ? failure(
+          hnsError(
+            'RPC_S_SERVER_UNAVAILABLE',
+            `the HNS service is restarting until ${this.hns.downUntil} ms (simulated)`,
+          ),
+        )
+      : capture(fn);
     const events = this.hns.deps.events;
     if (events.listenerCount('api.call') > 0) {
       events.emit('api.call', { method, hresult: r.hr, time: this.hns.deps.clock.now() });

@@ -12,10 +12,11 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { HnsError } from '../core/errors.js';
-import { isJsonObject, type Json, type JsonObject } from '../core/json.js';
+import { cloneJson, isJsonObject, type Json, type JsonObject } from '../core/json.js';
 import type { Host } from '../host/host.js';
 import type { RestartPolicy } from '../hns/lifecycle.js';
-import { FLAT_API_METHODS, isFailure, type FlatApi, type HcnResult } from './flat.js';
+import { readHResult, type CallMatcher, type HeldCall, type RuleOptions } from './faults.js';
+import { FLAT_API_METHODS, isFailure, type FlatApi, type FlatApiMethod, type HcnResult } from './flat.js';
 
 /** JSON-RPC 2.0 error codes (spec §5.1) and the server error code used for HNS failures. */
 export const RpcErrorCode = {
@@ -47,7 +48,18 @@ export const HOST_RPC_METHODS = [
   'RestartHns',
   'Reboot',
   'GetVersion',
+  'GetAdapters',
   'ListMethods',
+  'FaultFail',
+  'FaultDelay',
+  'FaultHang',
+  'FaultRelease',
+  'FaultRemove',
+  'FaultList',
+  'FaultHeld',
+  'FaultClear',
+  'ClockNow',
+  'ClockAdvance',
 ] as const;
 export type HostRpcMethod = (typeof HOST_RPC_METHODS)[number];
 
@@ -61,7 +73,18 @@ const HOST_ARITY: Readonly<Record<HostRpcMethod, number>> = {
   RestartHns: 1,
   Reboot: 1,
   GetVersion: 0,
+  GetAdapters: 0,
   ListMethods: 0,
+  FaultFail: 1,
+  FaultDelay: 1,
+  FaultHang: 1,
+  FaultRelease: 1,
+  FaultRemove: 1,
+  FaultList: 0,
+  FaultHeld: 0,
+  FaultClear: 0,
+  ClockNow: 0,
+  ClockAdvance: 1,
 };
 
 const RESTART_KEYS: Readonly<Record<keyof RestartPolicy, readonly string[]>> = {
@@ -72,6 +95,9 @@ const RESTART_KEYS: Readonly<Record<keyof RestartPolicy, readonly string[]>> = {
   routes: ['keep', 'remove'],
   policyLists: ['keep', 'remove'],
 };
+
+/** The matcher keys a fault rule object may carry beside its own options. */
+const MATCHER_KEYS = ['method', 'id', 'name', 'path', 'httpMethod'] as const;
 
 /** Thrown inside the server to answer with a protocol error. */
 class ProtocolError {
@@ -118,13 +144,23 @@ function flatArity(api: FlatApi, method: string): number {
   return typeof fn === 'function' ? fn.length : 0;
 }
 
-function readRestartPolicy(v: Json | undefined): Partial<RestartPolicy> {
+function readRestartPolicy(
+  v: Json | undefined,
+  allowDowntime: boolean,
+): Partial<RestartPolicy> & { downtimeMs?: number } {
   if (v === undefined || v === null) return {};
   if (!isJsonObject(v)) {
     throw new ProtocolError(RpcErrorCode.InvalidParams, 'restart policy must be an object');
   }
-  const out: Record<string, string> = {};
+  const out: Record<string, string | number> = {};
   for (const [k, x] of Object.entries(v)) {
+    if (k === 'downtimeMs' && allowDowntime) {
+      if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) {
+        throw new ProtocolError(RpcErrorCode.InvalidParams, 'downtimeMs must be a number ≥ 0');
+      }
+      out[k] = x;
+      continue;
+    }
     const allowed = (RESTART_KEYS as Record<string, readonly string[]>)[k];
     if (!Object.hasOwn(RESTART_KEYS, k) || !allowed) {
       throw new ProtocolError(RpcErrorCode.InvalidParams, `unknown restart policy key "${k}"`);
@@ -137,18 +173,71 @@ function readRestartPolicy(v: Json | undefined): Partial<RestartPolicy> {
     }
     out[k] = x;
   }
-  return out as Partial<RestartPolicy>;
+  return out as Partial<RestartPolicy> & { downtimeMs?: number };
+}
+
+function invalidParams(message: string): ProtocolError {
+  return new ProtocolError(RpcErrorCode.InvalidParams, `Invalid params: ${message}`);
+}
+
+/** The single object parameter of a fault or clock method. */
+function ruleParam(method: string, v: Json | undefined, allowed: readonly string[]): JsonObject {
+  if (!isJsonObject(v)) throw invalidParams(`${method} takes one object parameter`);
+  for (const k of Object.keys(v)) {
+    if (!allowed.includes(k)) throw invalidParams(`${method}: unknown key "${k}" (${allowed.join(', ')})`);
+  }
+  return v;
+}
+
+function matcherOf(o: JsonObject): CallMatcher {
+  const m: Record<string, Json> = {};
+  for (const k of MATCHER_KEYS) if (o[k] !== undefined) m[k] = o[k]!;
+  return m as CallMatcher;
+}
+
+function optTimes(method: string, o: JsonObject): RuleOptions {
+  if (o.times === undefined) return {};
+  if (typeof o.times !== 'number' || !Number.isInteger(o.times) || o.times < 1) {
+    throw invalidParams(`${method}: times must be a positive integer`);
+  }
+  return { times: o.times };
+}
+
+function ruleNumber(method: string, o: JsonObject): number {
+  if (typeof o.rule !== 'number' || !Number.isInteger(o.rule)) {
+    throw invalidParams(`${method}: rule must be the number FaultFail/FaultDelay/FaultHang returned`);
+  }
+  return o.rule;
+}
+
+/** Run a fault-layer call, turning its E_INVALIDARG (bad matcher, bad HRESULT) into invalid params. */
+function faultCall<T>(method: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof HnsError && e.code === 'E_INVALIDARG')
+      throw invalidParams(`${method}: ${e.detail ?? e.message}`);
+    throw e;
+  }
+}
+
+/** A held call as data: the rule, arrival order, method and arguments (documents as sent). */
+function heldJson(h: HeldCall & { readonly rule: number }): JsonObject {
+  const params = h.call.args.map((a) => (a === undefined || a === null ? null : (cloneJson(a) ?? String(a))));
+  return { rule: h.rule, seq: h.seq, method: h.call.method, params };
 }
 
 /**
- * A JSON-RPC 2.0 server over one host. `handle` never throws: every line gets exactly one response
- * line, except notifications (requests without `id`) and blank lines, which get none.
+ * A JSON-RPC 2.0 server over one host. `handle` never rejects: every line gets exactly one response
+ * line, except notifications (requests without `id`) and blank lines, which get none. Flat API
+ * calls go through the host's fault layer, so a held or delayed call is answered when it completes
+ * while other lines are answered meanwhile (match responses by `id`).
  */
 export class RpcServer {
   constructor(readonly host: Host) {}
 
   /** Answer one input line: the response line (no trailing newline), or undefined for none. */
-  handle(line: string): string | undefined {
+  async handle(line: string): Promise<string | undefined> {
     try {
       if (line.trim() === '') return undefined;
       let msg: unknown;
@@ -157,31 +246,28 @@ export class RpcServer {
       } catch {
         return JSON.stringify(rpcError(null, RpcErrorCode.ParseError, 'Parse error'));
       }
-      const out = this.dispatch(msg);
+      const out = await this.dispatch(msg);
       return out === undefined ? undefined : JSON.stringify(out);
     } catch (e) {
       return JSON.stringify(rpcError(null, RpcErrorCode.InternalError, `Internal error: ${describe(e)}`));
     }
   }
 
-  /** Answer a parsed message: a request, or a batch (array) of them. */
-  dispatch(msg: unknown): RpcResponse | RpcResponse[] | undefined {
+  /** Answer a parsed message: a request, or a batch (array) of them, run concurrently. */
+  async dispatch(msg: unknown): Promise<RpcResponse | RpcResponse[] | undefined> {
     if (Array.isArray(msg)) {
       if (msg.length === 0) {
         return rpcError(null, RpcErrorCode.InvalidRequest, 'Invalid Request: empty batch');
       }
-      const out: RpcResponse[] = [];
-      for (const m of msg as unknown[]) {
-        const r = this.request(m);
-        if (r) out.push(r);
-      }
+      const answers = await Promise.all((msg as unknown[]).map((m) => this.request(m)));
+      const out = answers.filter((r): r is RpcResponse => r !== undefined);
       return out.length ? out : undefined;
     }
     return this.request(msg);
   }
 
   /** Answer one request object; undefined for a notification. */
-  request(msg: unknown): RpcResponse | undefined {
+  async request(msg: unknown): Promise<RpcResponse | undefined> {
     if (!isJsonObject(msg)) {
       return rpcError(null, RpcErrorCode.InvalidRequest, 'Invalid Request: not an object');
     }
@@ -203,7 +289,7 @@ export class RpcServer {
     }
     let response: RpcResponse;
     try {
-      const result = this.call(msg.method, msg.params, Object.hasOwn(msg, 'params'));
+      const result = await this.call(msg.method, msg.params, Object.hasOwn(msg, 'params'));
       response =
         'error' in result
           ? { jsonrpc: '2.0', id: rid, error: result.error }
@@ -220,11 +306,11 @@ export class RpcServer {
   }
 
   /** Run a method by name with raw `params`; protocol problems throw ProtocolError. */
-  private call(
+  private async call(
     method: string,
     rawParams: Json | undefined,
     present: boolean,
-  ): { value: Json } | { error: RpcError } {
+  ): Promise<{ value: Json } | { error: RpcError }> {
     const isFlat = (FLAT_API_METHODS as readonly string[]).includes(method);
     const isHost = (HOST_RPC_METHODS as readonly string[]).includes(method);
     if (!isFlat && !isHost) {
@@ -244,7 +330,10 @@ export class RpcServer {
         `Invalid params: ${method} takes at most ${max} parameter${max === 1 ? '' : 's'}, got ${params.length}`,
       );
     }
-    if (isFlat) return this.flat(this.host.api.call(method, params));
+    if (isFlat) {
+      const r = await this.host.transport.call({ method: method as FlatApiMethod, args: params });
+      return this.flat(r);
+    }
     return { value: this.hostMethod(method as HostRpcMethod, params) };
   }
 
@@ -256,6 +345,7 @@ export class RpcServer {
 
   private hostMethod(method: HostRpcMethod, params: readonly Json[]): Json {
     const host = this.host;
+    const faults = host.faults;
     switch (method) {
       case 'Snapshot':
         return host.snapshot();
@@ -263,15 +353,72 @@ export class RpcServer {
         host.restore(params[0]);
         return null;
       case 'RestartHns':
-        host.restartHns(readRestartPolicy(params[0]));
+        host.restartHns(readRestartPolicy(params[0], true));
         return null;
       case 'Reboot':
-        host.reboot(readRestartPolicy(params[0]));
+        host.reboot(readRestartPolicy(params[0], false));
         return null;
       case 'GetVersion':
         return versionDocument(host);
+      case 'GetAdapters':
+        return { adapters: host.adapters(), switches: host.switches() };
       case 'ListMethods':
         return [...RPC_METHODS];
+      case 'FaultFail': {
+        const o = ruleParam(method, params[0], [...MATCHER_KEYS, 'hresult', 'times', 'detail']);
+        if (o.detail !== undefined && typeof o.detail !== 'string')
+          throw invalidParams(`${method}: detail must be a string`);
+        if (o.hresult === undefined)
+          throw invalidParams(`${method}: hresult is required (a name or a number)`);
+        const rule = faultCall(method, () =>
+          faults.fail(matcherOf(o), readHResult(o.hresult), {
+            ...optTimes(method, o),
+            ...(typeof o.detail === 'string' ? { detail: o.detail } : {}),
+          }),
+        );
+        return { rule: rule.id };
+      }
+      case 'FaultDelay': {
+        const o = ruleParam(method, params[0], [...MATCHER_KEYS, 'ms', 'times']);
+        if (typeof o.ms !== 'number')
+          throw invalidParams(`${method}: ms (simulated milliseconds) is required`);
+        const ms = o.ms;
+        const rule = faultCall(method, () => faults.delay(matcherOf(o), ms, optTimes(method, o)));
+        return { rule: rule.id };
+      }
+      case 'FaultHang': {
+        const o = ruleParam(method, params[0], [...MATCHER_KEYS, 'times']);
+        const gate = faultCall(method, () => faults.hang(matcherOf(o), optTimes(method, o)));
+        return { rule: gate.id };
+      }
+      case 'FaultRelease': {
+        const o = ruleParam(method, params[0], ['rule', 'one', 'stayOpen']);
+        const gate = faults.gate(ruleNumber(method, o));
+        if (!gate) throw invalidParams(`${method}: no hang rule ${String(o.rule)}`);
+        if (o.one === true) return { released: gate.releaseOne() ? 1 : 0 };
+        return { released: gate.release(o.stayOpen === true) };
+      }
+      case 'FaultRemove': {
+        const o = ruleParam(method, params[0], ['rule']);
+        return { removed: faults.remove(ruleNumber(method, o)) };
+      }
+      case 'FaultList':
+        return faults.list() as unknown as Json;
+      case 'FaultHeld':
+        return faults.held().map(heldJson);
+      case 'FaultClear':
+        faults.clear();
+        return null;
+      case 'ClockNow':
+        return { now: host.clock.now() };
+      case 'ClockAdvance': {
+        const ms = params[0];
+        if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+          throw invalidParams('ClockAdvance takes the simulated milliseconds to advance (a number ≥ 0)');
+        }
+        host.clock.advance(ms);
+        return { now: host.clock.now() };
+      }
     }
   }
 }
@@ -293,26 +440,50 @@ function describe(e: unknown): string {
 }
 
 /**
- * Serve JSON-RPC over a line stream until `input` ends: each line is answered in order, responses
- * written one per line. Resolves when the input is exhausted and every response has been written.
+ * Serve JSON-RPC over a line stream until `input` ends. Lines are read in order and each request
+ * starts before the next line is read; responses are written one per line as calls complete (in
+ * request order unless a fault rule holds or delays a call). When the input ends, calls still held
+ * are released and pending delays elapse, so every request is answered before this resolves.
  */
 export async function serveStdio(host: Host, input: Readable, output: Writable): Promise<void> {
   const server = new RpcServer(host);
   const lines = createInterface({ input, crlfDelay: Infinity, terminal: false });
+  const pending = new Set<Promise<void>>();
+  let writes: Promise<void> = Promise.resolve();
+  const write = (text: string): Promise<void> => {
+    writes = writes.then(
+      () =>
+        new Promise<void>((resolve) => {
+          if (output.write(text + '\n')) resolve();
+          else output.once('drain', resolve);
+        }),
+    );
+    return writes;
+  };
   for await (const line of lines) {
-    const out = server.handle(line);
-    if (out === undefined) continue;
-    if (!output.write(out + '\n')) await new Promise<void>((resolve) => output.once('drain', resolve));
+    const p: Promise<void> = server
+      .handle(line)
+      .then((out) => (out === undefined ? undefined : write(out)))
+      .finally(() => pending.delete(p));
+    pending.add(p);
+    // let a call that nothing holds finish (and answer) before the next line is read
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
+  for (let guard = 0; pending.size && guard < 10_000; guard++) {
+    host.faults.clear();
+    host.clock.runAll();
+    await Promise.race([...pending, new Promise<void>((resolve) => setImmediate(resolve))]);
+  }
+  await writes;
 }
 
 /** Convenience for in-process clients and tests: the parsed response to one request object. */
-export function callRpc(
+export async function callRpc(
   server: RpcServer,
   method: string,
   params: readonly Json[] = [],
   id: RpcId = 1,
-): RpcResponse {
-  const line = server.handle(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+): Promise<RpcResponse> {
+  const line = await server.handle(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
   return JSON.parse(line!) as RpcResponse;
 }

@@ -116,6 +116,8 @@ export interface HnsSnapshot extends JsonObject {
   accelnetMacs: string[];
   /** Adapters and vSwitches (absent in snapshots of hnsim 0.1.0: rebuilt from the networks). */
   nics: Json;
+  /** Simulated time until which the service is down after a restart (absent: up). */
+  downUntil: Json;
 }
 
 /** bigint-safe plain-JSON encoding of records (bigint → {"$big":"…"}). */
@@ -186,6 +188,7 @@ export function takeSnapshot(hns: HnsService): HnsSnapshot {
     policyLists: [...s.policyLists.values()].map(enc),
     accelnetMacs: [...s.accelnetMacs],
     nics: s.nics.toJSON(),
+    downUntil: hns.downUntil,
   };
 }
 
@@ -324,6 +327,7 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
   hns.store.assign(s);
   hns.deps.rng.setState(snap.rng as [number, number, number, number]);
   hns.deps.clock.setNow(snap.clock);
+  hns.downUntil = typeof snap.downUntil === 'number' ? snap.downUntil : 0;
 }
 
 /**

@@ -73,6 +73,10 @@ const REQUEST_TYPES: readonly RequestType[] = ['Add', 'Remove', 'Update', 'Refre
 
 export class HnsService {
   readonly store: HnsStore;
+  /** How many times the service has restarted (a call held across a restart is cut off). */
+  epoch = 0;
+  /** Simulated time until which the service is down after a restart (calls fail meanwhile). */
+  downUntil = 0;
 
   constructor(readonly deps: HnsServiceDeps) {
     this.store = new HnsStore(HostNics.create(deps.adapters ?? parseAdapterSpecs(undefined, 1)));
@@ -80,6 +84,25 @@ export class HnsService {
 
   get profile(): HostProfile {
     return this.deps.profile;
+  }
+
+  /** Whether the service is stopped (restarting): callers get RPC_S_SERVER_UNAVAILABLE. */
+  isDown(): boolean {
+    return this.deps.clock.now() < this.downUntil;
+  }
+
+  /** Mark a restart: in-flight calls are cut off, and the service is down for `downtimeMs`. */
+  beginRestart(downtimeMs: number): void {
+    this.epoch++;
+    this.downUntil = this.deps.clock.now() + downtimeMs;
+    this.notify('ServiceDisconnect', {});
+  }
+
+  /** The name of the object with this ID, if it has one (the fault layer's `name` matcher). */
+  nameOf(id: string): string | undefined {
+    const s = this.store;
+    const rec = s.networks.get(id) ?? s.endpoints.get(id);
+    return rec?.Name || undefined;
   }
 
   private get host(): HostContext {

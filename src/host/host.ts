@@ -38,8 +38,11 @@ export interface HostOptions {
   readonly name?: string;
   /** Create the HostDefault namespace (compartment 1) at boot, as Windows has one (default true). */
   readonly defaultNamespace?: boolean;
-  /** What an HNS service restart keeps (defaults: SERVICE_RESTART_DEFAULT). */
-  readonly serviceRestart?: Partial<RestartPolicy>;
+  /**
+   * What an HNS service restart keeps (defaults: SERVICE_RESTART_DEFAULT), and how long the service
+   * stays down (`downtimeMs`, simulated, default 0).
+   */
+  readonly serviceRestart?: Partial<RestartPolicy> & { readonly downtimeMs?: number };
   /** What a host reboot keeps (defaults: REBOOT_DEFAULT). */
   readonly reboot?: Partial<RestartPolicy>;
   /**
@@ -98,9 +101,22 @@ export class Host {
     this.hns.createNamespace(null, { Type: 'HostDefault', SchemaVersion: { Major: 2, Minor: 0 } });
   }
 
-  /** Restart the HNS service: what survives follows `serviceRestart` (docs/model.md). */
-  restartHns(policy: Partial<RestartPolicy> = {}): void {
-    applyRestart(this.hns, { ...SERVICE_RESTART_DEFAULT, ...this.options.serviceRestart, ...policy });
+  /**
+   * Restart the HNS service: what survives follows `serviceRestart` (docs/model.md). With
+   * `downtimeMs` (default `serviceRestart.downtimeMs`, else 0) the service stays down for that much
+   * simulated time: every call fails with RPC_S_SERVER_UNAVAILABLE (0x800706BA) until
+   * `clock.advance` passes it, and a call held by a fault rule across the restart fails with
+   * RPC_S_CALL_FAILED (0x800706BE) when released.
+   */
+  restartHns(policy: Partial<RestartPolicy> & { readonly downtimeMs?: number } = {}): void {
+    const { downtimeMs: given, ...keep } = policy;
+    const downtimeMs = given ?? this.options.serviceRestart?.downtimeMs ?? 0;
+    if (!Number.isFinite(downtimeMs) || downtimeMs < 0) {
+      throw hnsError('E_INVALIDARG', `downtimeMs must be a number ≥ 0, got ${String(downtimeMs)}`);
+    }
+    const { downtimeMs: _d, ...configured } = this.options.serviceRestart ?? {};
+    applyRestart(this.hns, { ...SERVICE_RESTART_DEFAULT, ...configured, ...keep });
+    this.hns.beginRestart(downtimeMs);
     this.events.emit('hns.service', { what: 'restart', time: this.clock.now() });
   }
 
@@ -166,9 +182,15 @@ export function createHost(options: HostOptions = {}): Host {
   );
   c.bind(TOKENS.FlatApi).toDynamicValue((ctx) => new FlatApi(ctx.get<HnsService>(TOKENS.Hns)));
   c.bind(TOKENS.Transport).toDynamicValue((ctx) => new DirectTransport(ctx.get<FlatApi>(TOKENS.FlatApi)));
-  c.bind(TOKENS.Faults).toDynamicValue(
-    (ctx) => new FaultInjector(ctx.get<HnsTransport>(TOKENS.Transport), ctx.get<Clock>(TOKENS.Clock)),
-  );
+  c.bind(TOKENS.Faults).toDynamicValue((ctx) => {
+    const hns = ctx.get<HnsService>(TOKENS.Hns);
+    return new FaultInjector(
+      ctx.get<HnsTransport>(TOKENS.Transport),
+      ctx.get<Clock>(TOKENS.Clock),
+      (id) => hns.nameOf(id),
+      () => hns.epoch,
+    );
+  });
   options.override?.(c);
   return new Host(c, options);
 }

@@ -15,15 +15,15 @@ function server(seed = 1, profile?: string): RpcServer {
   return new RpcServer(createHost({ seed, ...(profile ? { profile } : {}) }));
 }
 
-function send(s: RpcServer, msg: unknown): unknown {
-  const out = s.handle(typeof msg === 'string' ? msg : JSON.stringify(msg));
+async function send(s: RpcServer, msg: unknown): Promise<unknown> {
+  const out = await await s.handle(typeof msg === 'string' ? msg : JSON.stringify(msg));
   return out === undefined ? undefined : JSON.parse(out);
 }
 
-function call(s: RpcServer, method: string, params?: unknown, id: Json = 1): RpcResponse {
+async function call(s: RpcServer, method: string, params?: unknown, id: Json = 1): Promise<RpcResponse> {
   const msg: JsonObject = { jsonrpc: '2.0', id, method };
   if (params !== undefined) msg.params = params as Json;
-  return send(s, msg) as RpcResponse;
+  return (await send(s, msg)) as RpcResponse;
 }
 
 function result(r: RpcResponse): Json {
@@ -61,25 +61,28 @@ function isResponseLine(line: string): boolean {
 }
 
 describe('flat API round trips', () => {
-  it('creates, queries, enumerates and deletes networks and endpoints', () => {
+  it('creates, queries, enumerates and deletes networks and endpoints', async () => {
     const s = server();
     const net = result(
-      call(s, 'HcnCreateNetwork', [null, JSON.stringify({ Name: 'nat', Type: 'NAT', SchemaVersion: V2 })]),
+      await call(s, 'HcnCreateNetwork', [
+        null,
+        JSON.stringify({ Name: 'nat', Type: 'NAT', SchemaVersion: V2 }),
+      ]),
     ) as JsonObject;
     expect(net.Name).toBe('nat');
     expect(net.ID).toMatch(/^[0-9A-F-]{36}$/);
-    expect(result(call(s, 'HcnEnumerateNetworks', []))).toEqual([net.ID]);
-    expect(result(call(s, 'HcnEnumerateNetworks', [{ Filter: JSON.stringify({ Name: 'nat' }) }]))).toEqual([
-      net.ID,
-    ]);
-    expect(result(call(s, 'HcnEnumerateNetworks', [{ Filter: JSON.stringify({ Name: 'other' }) }]))).toEqual(
-      [],
-    );
+    expect(result(await call(s, 'HcnEnumerateNetworks', []))).toEqual([net.ID]);
+    expect(
+      result(await call(s, 'HcnEnumerateNetworks', [{ Filter: JSON.stringify({ Name: 'nat' }) }])),
+    ).toEqual([net.ID]);
+    expect(
+      result(await call(s, 'HcnEnumerateNetworks', [{ Filter: JSON.stringify({ Name: 'other' }) }])),
+    ).toEqual([]);
     // the query equals what create returned (both are default v2 queries)
-    expect(result(call(s, 'HcnQueryNetworkProperties', [net.ID]))).toEqual(net);
+    expect(result(await call(s, 'HcnQueryNetworkProperties', [net.ID]))).toEqual(net);
 
     const ep = result(
-      call(s, 'HcnCreateEndpoint', [
+      await call(s, 'HcnCreateEndpoint', [
         net.ID,
         null,
         { Name: 'ep1', HostComputeNetwork: net.ID, SchemaVersion: V2 },
@@ -88,35 +91,35 @@ describe('flat API round trips', () => {
     expect(ep.HostComputeNetwork).toBe(net.ID);
     expect(Array.isArray(ep.IpConfigurations) && ep.IpConfigurations.length).toBe(1);
     const byNet = { Filter: JSON.stringify({ VirtualNetwork: net.ID }) };
-    expect(result(call(s, 'HcnEnumerateEndpoints', [byNet]))).toEqual([ep.ID]);
-    expect(result(call(s, 'HcnQueryEndpointProperties', [ep.ID]))).toEqual(ep);
+    expect(result(await call(s, 'HcnEnumerateEndpoints', [byNet]))).toEqual([ep.ID]);
+    expect(result(await call(s, 'HcnQueryEndpointProperties', [ep.ID]))).toEqual(ep);
 
     // void calls answer null
-    expect(result(call(s, 'HcnDeleteEndpoint', [ep.ID]))).toBeNull();
-    expect(result(call(s, 'HcnEnumerateEndpoints', []))).toEqual([]);
-    expect(result(call(s, 'HcnDeleteNetwork', [net.ID]))).toBeNull();
-    expect(result(call(s, 'HcnEnumerateNetworks', []))).toEqual([]);
+    expect(result(await call(s, 'HcnDeleteEndpoint', [ep.ID]))).toBeNull();
+    expect(result(await call(s, 'HcnEnumerateEndpoints', []))).toEqual([]);
+    expect(result(await call(s, 'HcnDeleteNetwork', [net.ID]))).toBeNull();
+    expect(result(await call(s, 'HcnEnumerateNetworks', []))).toEqual([]);
   });
 
-  it('attaches an endpoint to a namespace through HcnModifyNamespace', () => {
+  it('attaches an endpoint to a namespace through HcnModifyNamespace', async () => {
     const s = server();
-    const net = result(call(s, 'HcnCreateNetwork', [null, { Name: 'nat', Type: 'NAT' }])) as JsonObject;
+    const net = result(await call(s, 'HcnCreateNetwork', [null, { Name: 'nat', Type: 'NAT' }])) as JsonObject;
     const ep = result(
-      call(s, 'HcnCreateEndpoint', [net.ID, null, { HostComputeNetwork: net.ID }]),
+      await call(s, 'HcnCreateEndpoint', [net.ID, null, { HostComputeNetwork: net.ID }]),
     ) as JsonObject;
-    const ns = result(call(s, 'HcnCreateNamespace', [null, { SchemaVersion: V2 }])) as JsonObject;
+    const ns = result(await call(s, 'HcnCreateNamespace', [null, { SchemaVersion: V2 }])) as JsonObject;
     const add = { ResourceType: 'Endpoint', RequestType: 'Add', Settings: { EndpointId: ep.ID } };
-    expect(result(call(s, 'HcnModifyNamespace', [ns.ID, add]))).toBeNull();
-    const q = result(call(s, 'HcnQueryNamespaceProperties', [ns.ID])) as JsonObject;
+    expect(result(await call(s, 'HcnModifyNamespace', [ns.ID, add]))).toBeNull();
+    const q = result(await call(s, 'HcnQueryNamespaceProperties', [ns.ID])) as JsonObject;
     expect(q.Resources).toEqual([{ Type: 'Endpoint', Data: { ID: ep.ID } }]);
-    expect((result(call(s, 'HcnQueryEndpointProperties', [ep.ID])) as JsonObject).HostComputeNamespace).toBe(
-      ns.ID,
-    );
+    expect(
+      (result(await call(s, 'HcnQueryEndpointProperties', [ep.ID])) as JsonObject).HostComputeNamespace,
+    ).toBe(ns.ID);
   });
 
-  it('passes HNSCall (v1) through: GET /globals/version answers the profile version', () => {
+  it('passes HNSCall (v1) through: GET /globals/version answers the profile version', async () => {
     const s = server(1, 'ws2025');
-    expect(result(call(s, 'HNSCall', ['GET', '/globals/version', '']))).toEqual({
+    expect(result(await call(s, 'HNSCall', ['GET', '/globals/version', '']))).toEqual({
       Success: true,
       Output: { Major: 15, Minor: 4 },
     });
@@ -124,9 +127,9 @@ describe('flat API round trips', () => {
 });
 
 describe('HNS failures are error -32000 with HRESULT data', () => {
-  it('HcnQueryNetworkProperties of an unknown GUID → HCN_E_NETWORK_NOT_FOUND (2151350273)', () => {
+  it('HcnQueryNetworkProperties of an unknown GUID → HCN_E_NETWORK_NOT_FOUND (2151350273)', async () => {
     const s = server();
-    const r = call(s, 'HcnQueryNetworkProperties', ['5e0f0d3c-0000-4000-8000-000000000001'], 7);
+    const r = await call(s, 'HcnQueryNetworkProperties', ['5e0f0d3c-0000-4000-8000-000000000001'], 7);
     expect(r.id).toBe(7);
     const e = errorOf(r);
     expect(e.code).toBe(-32000);
@@ -143,14 +146,16 @@ describe('HNS failures are error -32000 with HRESULT data', () => {
     expect(Object.keys(r).sort()).toEqual(['error', 'id', 'jsonrpc']);
   });
 
-  it('a duplicate PortMapping → HCN_E_PORT_ALREADY_EXISTS 0x803B0013, and the state is unchanged', () => {
+  it('a duplicate PortMapping → HCN_E_PORT_ALREADY_EXISTS 0x803B0013, and the state is unchanged', async () => {
     const s = server();
-    const net = result(call(s, 'HcnCreateNetwork', [null, { Name: 'nat', Type: 'NAT' }])) as JsonObject;
+    const net = result(await call(s, 'HcnCreateNetwork', [null, { Name: 'nat', Type: 'NAT' }])) as JsonObject;
     const pm = { Type: 'PortMapping', Settings: { Protocol: 17, InternalPort: 45678, ExternalPort: 56789 } };
-    result(call(s, 'HcnCreateEndpoint', [net.ID, null, { HostComputeNetwork: net.ID, Policies: [pm] }]));
-    const before = result(call(s, 'Snapshot'));
+    result(
+      await call(s, 'HcnCreateEndpoint', [net.ID, null, { HostComputeNetwork: net.ID, Policies: [pm] }]),
+    );
+    const before = result(await call(s, 'Snapshot'));
     const e = errorOf(
-      call(s, 'HcnCreateEndpoint', [net.ID, null, { HostComputeNetwork: net.ID, Policies: [pm] }]),
+      await call(s, 'HcnCreateEndpoint', [net.ID, null, { HostComputeNetwork: net.ID, Policies: [pm] }]),
     );
     expect(e.code).toBe(-32000);
     expect(e.data).toMatchObject({ hresult: 0x803b0013, name: 'HCN_E_PORT_ALREADY_EXISTS' });
@@ -159,20 +164,20 @@ describe('HNS failures are error -32000 with HRESULT data', () => {
       Error: `${HRESULTS.HCN_E_PORT_ALREADY_EXISTS.message} `,
       ErrorCode: 2151350291,
     });
-    expect(result(call(s, 'Snapshot'))).toEqual(before);
+    expect(result(await call(s, 'Snapshot'))).toEqual(before);
   });
 
-  it('a malformed settings document → HCN_E_INVALID_JSON', () => {
-    const e = errorOf(call(server(), 'HcnCreateNetwork', [null, '{not json']));
+  it('a malformed settings document → HCN_E_INVALID_JSON', async () => {
+    const e = errorOf(await call(server(), 'HcnCreateNetwork', [null, '{not json']));
     expect(e.data).toMatchObject({ hresult: 0x803b001b, name: 'HCN_E_INVALID_JSON' });
   });
 });
 
 describe('protocol errors', () => {
-  it('-32700 for a line that is not JSON, with id null', () => {
+  it('-32700 for a line that is not JSON, with id null', async () => {
     const s = server();
     for (const line of ['{', 'garbage', '{"jsonrpc":"2.0","id":1,"method":"GetVersion"', "{'a':1}"]) {
-      expect(send(s, line)).toEqual({
+      expect(await send(s, line)).toEqual({
         jsonrpc: '2.0',
         id: null,
         error: { code: -32700, message: 'Parse error' },
@@ -180,7 +185,7 @@ describe('protocol errors', () => {
     }
   });
 
-  it('-32600 for requests that are not valid Request objects', () => {
+  it('-32600 for requests that are not valid Request objects', async () => {
     const s = server();
     const invalid: [unknown, Json][] = [
       [1, null],
@@ -196,14 +201,14 @@ describe('protocol errors', () => {
     ];
     for (const [msg, id] of invalid) {
       const line = typeof msg === 'string' ? msg : JSON.stringify(msg);
-      const r = send(s, line) as RpcResponse;
+      const r = (await send(s, line)) as RpcResponse;
       expect(r.id).toBe(id);
       expect(errorOf(r).code).toBe(-32600);
     }
-    expect(errorOf(send(s, '[]') as RpcResponse).code).toBe(-32600);
+    expect(errorOf((await send(s, '[]')) as RpcResponse).code).toBe(-32600);
   });
 
-  it('-32601 for unknown methods, including object-prototype and class member names', () => {
+  it('-32601 for unknown methods, including object-prototype and class member names', async () => {
     const s = server();
     for (const m of [
       'Nope',
@@ -215,16 +220,16 @@ describe('protocol errors', () => {
       'view',
       'hasOwnProperty',
     ]) {
-      const e = errorOf(call(s, m, []));
+      const e = errorOf(await call(s, m, []));
       expect(e.code).toBe(-32601);
     }
   });
 
-  it('-32602 when params is not an array, or has more entries than the function takes', () => {
+  it('-32602 when params is not an array, or has more entries than the function takes', async () => {
     const s = server();
-    expect(errorOf(call(s, 'HcnEnumerateNetworks', { query: '' })).code).toBe(-32602);
-    expect(errorOf(call(s, 'HcnEnumerateNetworks', 'x')).code).toBe(-32602);
-    expect(errorOf(call(s, 'HcnEnumerateNetworks', null)).code).toBe(-32602);
+    expect(errorOf(await call(s, 'HcnEnumerateNetworks', { query: '' })).code).toBe(-32602);
+    expect(errorOf(await call(s, 'HcnEnumerateNetworks', 'x')).code).toBe(-32602);
+    expect(errorOf(await call(s, 'HcnEnumerateNetworks', null)).code).toBe(-32602);
     const arity: Record<string, number> = {};
     for (const m of FLAT_API_METHODS) {
       arity[m] =
@@ -240,12 +245,23 @@ describe('protocol errors', () => {
       RestartHns: 1,
       Reboot: 1,
       GetVersion: 0,
+      GetAdapters: 0,
       ListMethods: 0,
+      FaultFail: 1,
+      FaultDelay: 1,
+      FaultHang: 1,
+      FaultRelease: 1,
+      FaultRemove: 1,
+      FaultList: 0,
+      FaultHeld: 0,
+      FaultClear: 0,
+      ClockNow: 0,
+      ClockAdvance: 1,
     });
     for (const m of RPC_METHODS) {
       const n = arity[m]!;
       const tooMany = errorOf(
-        call(
+        await call(
           s,
           m,
           Array.from({ length: n + 1 }, () => null),
@@ -255,11 +271,11 @@ describe('protocol errors', () => {
       expect(tooMany.message).toContain(`at most ${n}`);
     }
     // exactly the arity is not a protocol error (HNS may still refuse the values)
-    const r = call(s, 'HcnCreateEndpoint', [null, null, null]);
+    const r = await call(s, 'HcnCreateEndpoint', [null, null, null]);
     expect(errorOf(r).code).toBe(-32000);
   });
 
-  it('-32603 when a host method fails with something that is not an HNS error', () => {
+  it('-32603 when a host method fails with something that is not an HNS error', async () => {
     const host = createHost();
     const broken = Object.create(host) as Host;
     Object.defineProperty(broken, 'snapshot', {
@@ -267,7 +283,7 @@ describe('protocol errors', () => {
         throw new TypeError('disk on fire');
       },
     });
-    const r = call(new RpcServer(broken), 'Snapshot', [], 9);
+    const r = await call(new RpcServer(broken), 'Snapshot', [], 9);
     expect(r).toEqual({
       jsonrpc: '2.0',
       id: 9,
@@ -275,47 +291,47 @@ describe('protocol errors', () => {
     });
   });
 
-  it('keeps string and null ids as given', () => {
+  it('keeps string and null ids as given', async () => {
     const s = server();
-    expect(call(s, 'ListMethods', [], 'abc').id).toBe('abc');
-    expect(call(s, 'ListMethods', [], null).id).toBeNull();
-    expect(call(s, 'ListMethods', [], 2.5).id).toBe(2.5);
+    expect((await call(s, 'ListMethods', [], 'abc')).id).toBe('abc');
+    expect((await call(s, 'ListMethods', [], null)).id).toBeNull();
+    expect((await call(s, 'ListMethods', [], 2.5)).id).toBe(2.5);
   });
 });
 
 describe('notifications and batches', () => {
-  it('answers nothing to a notification, but performs it', () => {
+  it('answers nothing to a notification, but performs it', async () => {
     const s = server();
     expect(
-      s.handle(
+      await s.handle(
         JSON.stringify({ jsonrpc: '2.0', method: 'HcnCreateNetwork', params: [null, { Name: 'n1' }] }),
       ),
     ).toBeUndefined();
-    expect((result(call(s, 'HcnEnumerateNetworks', [])) as string[]).length).toBe(1);
+    expect((result(await call(s, 'HcnEnumerateNetworks', [])) as string[]).length).toBe(1);
     // not even errors are reported for notifications
-    expect(s.handle(JSON.stringify({ jsonrpc: '2.0', method: 'Nope' }))).toBeUndefined();
+    expect(await s.handle(JSON.stringify({ jsonrpc: '2.0', method: 'Nope' }))).toBeUndefined();
     expect(
-      s.handle(JSON.stringify({ jsonrpc: '2.0', method: 'HcnDeleteNetwork', params: ['bad'] })),
+      await s.handle(JSON.stringify({ jsonrpc: '2.0', method: 'HcnDeleteNetwork', params: ['bad'] })),
     ).toBeUndefined();
     expect(
-      s.handle(JSON.stringify({ jsonrpc: '2.0', method: 'GetVersion', params: [1, 2] })),
+      await s.handle(JSON.stringify({ jsonrpc: '2.0', method: 'GetVersion', params: [1, 2] })),
     ).toBeUndefined();
   });
 
-  it('answers nothing to a blank line', () => {
-    expect(server().handle('')).toBeUndefined();
-    expect(server().handle('  \t ')).toBeUndefined();
+  it('answers nothing to a blank line', async () => {
+    expect(await server().handle('')).toBeUndefined();
+    expect(await server().handle('  \t ')).toBeUndefined();
   });
 
-  it('answers a batch with an array of responses in order, skipping notifications', () => {
+  it('answers a batch with an array of responses in order, skipping notifications', async () => {
     const s = server();
-    const out = send(s, [
+    const out = (await send(s, [
       { jsonrpc: '2.0', id: 1, method: 'HcnCreateNetwork', params: [null, { Name: 'a' }] },
       { jsonrpc: '2.0', method: 'HcnCreateNetwork', params: [null, { Name: 'b' }] },
       { foo: 'boo' },
       { jsonrpc: '2.0', id: 'x', method: 'Nope' },
       { jsonrpc: '2.0', id: 2, method: 'HcnEnumerateNetworks', params: [] },
-    ]) as RpcResponse[];
+    ])) as RpcResponse[];
     expect(out.map((r) => r.id)).toEqual([1, null, 'x', 2]);
     expect((result(out[0]!) as JsonObject).Name).toBe('a');
     expect(errorOf(out[1]!).code).toBe(-32600);
@@ -323,12 +339,12 @@ describe('notifications and batches', () => {
     expect((result(out[3]!) as string[]).length).toBe(2);
   });
 
-  it('answers [1,2,3] with three invalid-request errors, and an all-notification batch with nothing', () => {
+  it('answers [1,2,3] with three invalid-request errors, and an all-notification batch with nothing', async () => {
     const s = server();
-    const out = send(s, '[1,2,3]') as RpcResponse[];
+    const out = (await send(s, '[1,2,3]')) as RpcResponse[];
     expect(out.map((r) => errorOf(r).code)).toEqual([-32600, -32600, -32600]);
     expect(
-      s.handle(
+      await s.handle(
         JSON.stringify([
           { jsonrpc: '2.0', method: 'GetVersion' },
           { jsonrpc: '2.0', method: 'ListMethods' },
@@ -339,78 +355,81 @@ describe('notifications and batches', () => {
 });
 
 describe('host methods', () => {
-  it('Snapshot and Restore round-trip the whole state', () => {
+  it('Snapshot and Restore round-trip the whole state', async () => {
     const s = server(3);
-    const net = result(call(s, 'HcnCreateNetwork', [null, { Name: 'nat', Type: 'NAT' }])) as JsonObject;
+    const net = result(await call(s, 'HcnCreateNetwork', [null, { Name: 'nat', Type: 'NAT' }])) as JsonObject;
     const ep = result(
-      call(s, 'HcnCreateEndpoint', [net.ID, null, { HostComputeNetwork: net.ID }]),
+      await call(s, 'HcnCreateEndpoint', [net.ID, null, { HostComputeNetwork: net.ID }]),
     ) as JsonObject;
-    const snap = result(call(s, 'Snapshot', []));
-    result(call(s, 'HcnDeleteEndpoint', [ep.ID]));
-    result(call(s, 'HcnDeleteNetwork', [net.ID]));
-    expect(result(call(s, 'Restore', [snap]))).toBeNull();
-    expect(result(call(s, 'HcnQueryEndpointProperties', [ep.ID]))).toEqual(ep);
-    expect(result(call(s, 'Snapshot'))).toEqual(snap);
+    const snap = result(await call(s, 'Snapshot', []));
+    result(await call(s, 'HcnDeleteEndpoint', [ep.ID]));
+    result(await call(s, 'HcnDeleteNetwork', [net.ID]));
+    expect(result(await call(s, 'Restore', [snap]))).toBeNull();
+    expect(result(await call(s, 'HcnQueryEndpointProperties', [ep.ID]))).toEqual(ep);
+    expect(result(await call(s, 'Snapshot'))).toEqual(snap);
     // into another server on the same profile: the same objects, and the same next IDs
     const t = server(99);
-    result(call(t, 'Restore', [snap]));
-    expect(result(call(t, 'HcnQueryNetworkProperties', [net.ID]))).toEqual(net);
-    const next = (x: RpcServer) => (result(call(x, 'HcnCreateNamespace', [null, {}])) as JsonObject).ID;
-    expect(next(t)).toBe(next(s));
+    result(await call(t, 'Restore', [snap]));
+    expect(result(await call(t, 'HcnQueryNetworkProperties', [net.ID]))).toEqual(net);
+    const next = async (x: RpcServer) =>
+      (result(await call(x, 'HcnCreateNamespace', [null, {}])) as JsonObject).ID;
+    expect(await next(t)).toBe(await next(s));
   });
 
-  it('Restore of something that is not a snapshot fails with E_INVALIDARG and changes nothing', () => {
+  it('Restore of something that is not a snapshot fails with E_INVALIDARG and changes nothing', async () => {
     const s = server();
-    result(call(s, 'HcnCreateNetwork', [null, { Name: 'nat' }]));
-    const before = result(call(s, 'Snapshot'));
-    const e = errorOf(call(s, 'Restore', [{ format: 'nope' }]));
+    result(await call(s, 'HcnCreateNetwork', [null, { Name: 'nat' }]));
+    const before = result(await call(s, 'Snapshot'));
+    const e = errorOf(await call(s, 'Restore', [{ format: 'nope' }]));
     expect(e.code).toBe(-32000);
     expect(e.data).toMatchObject({ hresult: 0x80070057, name: 'E_INVALIDARG' });
-    expect(result(call(s, 'Snapshot'))).toEqual(before);
+    expect(result(await call(s, 'Snapshot'))).toEqual(before);
   });
 
-  it('RestartHns keeps networks and drops endpoints by default; a policy can say otherwise', () => {
+  it('RestartHns keeps networks and drops endpoints by default; a policy can say otherwise', async () => {
     const s = server();
-    const net = result(call(s, 'HcnCreateNetwork', [null, { Name: 'nat' }])) as JsonObject;
-    result(call(s, 'HcnCreateEndpoint', [net.ID, null, { HostComputeNetwork: net.ID }]));
-    expect(result(call(s, 'RestartHns', []))).toBeNull();
-    expect(result(call(s, 'HcnEnumerateNetworks', []))).toEqual([net.ID]);
-    expect(result(call(s, 'HcnEnumerateEndpoints', []))).toEqual([]);
-    expect(result(call(s, 'RestartHns', [{ networks: 'remove' }]))).toBeNull();
-    expect(result(call(s, 'HcnEnumerateNetworks', []))).toEqual([]);
-    expect(errorOf(call(s, 'RestartHns', [{ networks: 'sometimes' }])).code).toBe(-32602);
-    expect(errorOf(call(s, 'RestartHns', [{ disks: 'keep' }])).code).toBe(-32602);
-    expect(errorOf(call(s, 'Reboot', ['all'])).code).toBe(-32602);
+    const net = result(await call(s, 'HcnCreateNetwork', [null, { Name: 'nat' }])) as JsonObject;
+    result(await call(s, 'HcnCreateEndpoint', [net.ID, null, { HostComputeNetwork: net.ID }]));
+    expect(result(await call(s, 'RestartHns', []))).toBeNull();
+    expect(result(await call(s, 'HcnEnumerateNetworks', []))).toEqual([net.ID]);
+    expect(result(await call(s, 'HcnEnumerateEndpoints', []))).toEqual([]);
+    expect(result(await call(s, 'RestartHns', [{ networks: 'remove' }]))).toBeNull();
+    expect(result(await call(s, 'HcnEnumerateNetworks', []))).toEqual([]);
+    expect(errorOf(await call(s, 'RestartHns', [{ networks: 'sometimes' }])).code).toBe(-32602);
+    expect(errorOf(await call(s, 'RestartHns', [{ disks: 'keep' }])).code).toBe(-32602);
+    expect(errorOf(await call(s, 'Reboot', ['all'])).code).toBe(-32602);
   });
 
-  it('Reboot removes non-persistent networks and recreates the HostDefault namespace', () => {
+  it('Reboot removes non-persistent networks and recreates the HostDefault namespace', async () => {
     const s = server();
-    result(call(s, 'HcnCreateNetwork', [null, { Name: 'keep' }]));
-    result(call(s, 'HcnCreateNetwork', [null, { Name: 'temp', Flags: 8 }]));
-    result(call(s, 'HcnCreateNamespace', [null, {}]));
-    expect(result(call(s, 'Reboot'))).toBeNull();
-    const nets = result(call(s, 'HcnEnumerateNetworks', [])) as string[];
-    expect(nets.map((id) => (result(call(s, 'HcnQueryNetworkProperties', [id])) as JsonObject).Name)).toEqual(
-      ['keep'],
-    );
-    const nss = result(call(s, 'HcnEnumerateNamespaces', [])) as string[];
-    expect(
-      nss.map((id) => (result(call(s, 'HcnQueryNamespaceProperties', [id])) as JsonObject).Type),
-    ).toEqual(['HostDefault']);
+    result(await call(s, 'HcnCreateNetwork', [null, { Name: 'keep' }]));
+    result(await call(s, 'HcnCreateNetwork', [null, { Name: 'temp', Flags: 8 }]));
+    result(await call(s, 'HcnCreateNamespace', [null, {}]));
+    expect(result(await call(s, 'Reboot'))).toBeNull();
+    const nets = result(await call(s, 'HcnEnumerateNetworks', [])) as string[];
+    const names: Json[] = [];
+    for (const id of nets)
+      names.push((result(await call(s, 'HcnQueryNetworkProperties', [id])) as JsonObject).Name!);
+    expect(names).toEqual(['keep']);
+    const nss = result(await call(s, 'HcnEnumerateNamespaces', [])) as string[];
+    const types: Json[] = [];
+    for (const id of nss)
+      types.push((result(await call(s, 'HcnQueryNamespaceProperties', [id])) as JsonObject).Type!);
+    expect(types).toEqual(['HostDefault']);
   });
 
-  it('GetVersion answers the profile; ListMethods every method', () => {
-    expect(result(call(server(1, 'ws2025'), 'GetVersion'))).toEqual({
+  it('GetVersion answers the profile; ListMethods every method', async () => {
+    expect(result(await call(server(1, 'ws2025'), 'GetVersion'))).toEqual({
       name: 'ws2025',
       description: 'Windows Server 2025 (build 26100)',
       version: { Major: 15, Minor: 4 },
       schema: { Major: 2, Minor: 16 },
       build: 26100,
     });
-    expect(result(call(server(1, 'ws2019'), 'GetVersion'))).toMatchObject({
+    expect(result(await call(server(1, 'ws2019'), 'GetVersion'))).toMatchObject({
       version: { Major: 9, Minor: 5 },
     });
-    const methods = result(call(server(), 'ListMethods')) as string[];
+    const methods = result(await call(server(), 'ListMethods')) as string[];
     expect(methods).toEqual([...FLAT_API_METHODS, ...HOST_RPC_METHODS]);
   });
 });
@@ -439,11 +458,11 @@ describe('serveStdio', () => {
 });
 
 describe('never crashes (property)', () => {
-  it('any string → exactly one valid response line, or none only for blank lines and notifications', () => {
+  it('any string → exactly one valid response line, or none only for blank lines and notifications', async () => {
     const s = server();
-    fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.json()), (line) => {
-        const out = s.handle(line);
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.json()), async (line) => {
+        const out = await s.handle(line);
         if (out === undefined) {
           expect(line.trim() === '' || isNotificationOnly(JSON.parse(line))).toBe(true);
           return;
@@ -461,11 +480,11 @@ describe('never crashes (property)', () => {
     );
   });
 
-  it('any JSON value → a valid response (one per non-notification in a batch), or none for notifications', () => {
+  it('any JSON value → a valid response (one per non-notification in a batch), or none for notifications', async () => {
     const s = server();
-    fc.assert(
-      fc.property(fc.jsonValue(), (v) => {
-        const out = s.handle(JSON.stringify(v));
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (v) => {
+        const out = await s.handle(JSON.stringify(v));
         if (out === undefined) {
           expect(isNotificationOnly(v)).toBe(true);
           return;
@@ -481,17 +500,18 @@ describe('never crashes (property)', () => {
     );
   });
 
-  it('any call of a real method with any JSON params → one response with its id, never -32603', () => {
+  it('any call of a real method with any JSON params → one response with its id, never -32603', async () => {
     const s = server();
     const request = fc.record({
       id: fc.oneof(fc.integer(), fc.string()),
-      method: fc.constantFrom(...RPC_METHODS),
+      // a hang or delay rule could hold every later call: those are driven in their own tests
+      method: fc.constantFrom(...RPC_METHODS.filter((m) => m !== 'FaultHang' && m !== 'FaultDelay')),
       params: fc.array(fc.oneof(fc.jsonValue(), fc.string(), fc.constant(null)), { maxLength: 4 }),
     });
-    fc.assert(
-      fc.property(fc.array(request, { minLength: 1, maxLength: 6 }), (reqs) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 6 }), async (reqs) => {
         for (const q of reqs) {
-          const out = s.handle(JSON.stringify({ jsonrpc: '2.0', ...q }));
+          const out = await s.handle(JSON.stringify({ jsonrpc: '2.0', ...q }));
           expect(out).toBeDefined();
           expect(isResponseLine(out!)).toBe(true);
           const r = JSON.parse(out!) as RpcResponse;

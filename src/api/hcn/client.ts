@@ -13,6 +13,7 @@ import { isJsonObject, type Json } from '../../core/json.js';
 import { FEATURES } from '../../hns/versions.js';
 import type { FlatApiMethod, HcnResult } from '../flat.js';
 import type { HnsTransport } from '../transport.js';
+import { TRANSPORT_FAILURES } from '../faults.js';
 import type { Invoker } from './calls.js';
 import {
   createEndpoint,
@@ -133,10 +134,9 @@ export class HcnClient implements Invoker {
       throw e;
     }
     if (!r.ok) {
-      throw new HcnError(title, r.hr, {
-        detail: r.message,
-        ...(method === 'HNSCall' ? {} : { record: r.errorRecord }),
-      });
+      // no ErrorRecord comes back when the RPC never reached the service (it is down)
+      const record = method !== 'HNSCall' && !TRANSPORT_FAILURES.has(r.name);
+      throw new HcnError(title, r.hr, { detail: r.message, ...(record ? { record: r.errorRecord } : {}) });
     }
     return r.result;
   }
