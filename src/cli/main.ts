@@ -30,6 +30,9 @@ import { table } from '../render/table.js';
 // The model (host, service, API) is imported only by the commands that run it, so help, version
 // and usage errors answer without loading it.
 const loadHost = () => import('../host/host.js');
+type Host = import('../host/host.js').Host;
+type HostOptions = import('../host/host.js').HostOptions;
+type AdapterSpec = import('../hns/adapters.js').AdapterSpec;
 
 export interface CliIo {
   readonly stdin: Readable;
@@ -93,6 +96,13 @@ Run 'hnsim <command> --help' for a command's options.
 const SEED_HELP =
   '  --seed N          Seed of every ID and choice the host makes (integer 0..4294967295, default 1)';
 const PROFILE_HELP = `  --profile NAME    Host profile: ${profileNames}, or an HNS version such as 13.1 (default ${DEFAULT_PROFILE})`;
+const ADAPTER_HELP = `  --adapter SPEC    A host network adapter (repeat for several; replaces the default one):
+                    name=Ethernet,ip=10.0.0.4/24,gateway=10.0.0.1[,mac=00-0D-3A-12-34-56]
+                    [,mtu=1500][,spoofing]. Default: one "Ethernet" with an address,
+                    gateway and MAC derived from the seed
+  --host FILE       A host document (JSON): {"name","seed","profile","adapters":[{"name",
+                    "ipAddress","gateway","macAddress","mtu","macSpoofing"}],"serviceRestart":
+                    {…,"downtimeMs"},"reboot":{…},"defaultNamespace"}; flags override it`;
 
 const USAGE: Readonly<Record<Exclude<Command, 'help'>, string>> = {
   quickstart: `Usage: hnsim quickstart [--seed N] [--profile NAME] [--format text|json]
@@ -110,13 +120,18 @@ ${PROFILE_HELP}
   --format FORMAT   text (default) or json
   -h, --help        Show this help
 `,
-  serve: `Usage: hnsim serve [--seed N] [--profile NAME]
+  serve: `Usage: hnsim serve [--seed N] [--profile NAME] [--adapter SPEC]… [--host FILE]
 
 Serve one simulated host as JSON-RPC 2.0 on stdin/stdout: one request per line in, one
 response per line out, until stdin ends. A method is a flat API function (HcnCreateNetwork,
 HcnQueryEndpointProperties, HNSCall, …) and "params" its positional arguments; an HNS
 failure is error -32000 with data {hresult, name, errorRecord}. Host methods: Snapshot,
-Restore(snapshot), RestartHns(policy?), Reboot(policy?), GetVersion, ListMethods.
+Restore(snapshot), RestartHns(policy?, with "downtimeMs"), Reboot(policy?), GetVersion,
+GetAdapters, ListMethods. Faults and time: FaultFail({method|id|name|path, hresult, times}),
+FaultDelay({…, ms}), FaultHang({…}), FaultRelease({rule, one?}), FaultRemove({rule}),
+FaultList, FaultHeld, FaultClear, ClockNow, ClockAdvance(ms). Flat calls pass through the
+fault rules and are answered as they complete (match responses by id); at end of input,
+held calls are released and delays elapse, so every request is answered.
 Requests without "id" are notifications (no response); batches (arrays) are supported.
 
   echo '{"jsonrpc":"2.0","id":1,"method":"HcnEnumerateNetworks","params":[]}' | hnsim serve
@@ -124,18 +139,23 @@ Requests without "id" are notifications (no response); batches (arrays) are supp
 Options:
 ${SEED_HELP}
 ${PROFILE_HELP}
+${ADAPTER_HELP}
   -h, --help        Show this help
 `,
-  show: `Usage: hnsim show [networks|endpoints|namespaces|loadbalancers|routes|all] [--snapshot FILE]
-                  [--seed N] [--profile NAME] [--format text|json]
+  show: `Usage: hnsim show [networks|endpoints|namespaces|loadbalancers|routes|adapters|all]
+                  [--snapshot FILE] [--seed N] [--profile NAME] [--adapter SPEC]… [--host FILE]
+                  [--format text|json]
 
-List HNS objects as HNS returns them, in hnsdiag-like tables: those of a snapshot file
-(the result of the JSON-RPC method Snapshot; "-" reads stdin), or of a fresh host.
+List HNS objects as HNS returns them, in hnsdiag-like tables, and the host's network
+adapters (physical, and the vEthernet host vNICs of the vSwitches HNS created): those of
+a snapshot file (the result of the JSON-RPC method Snapshot; "-" reads stdin), or of a
+fresh host.
 
 Options:
   --snapshot FILE   Snapshot to list (default: a fresh host, which holds its HostDefault namespace)
 ${SEED_HELP}
 ${PROFILE_HELP.replace('(default', "(default: the snapshot's HNS version, else")}
+${ADAPTER_HELP}
   --format FORMAT   text (default) or json
   -h, --help        Show this help
 `,
@@ -170,6 +190,8 @@ interface Flags {
   profile?: string;
   format?: string;
   snapshot?: string;
+  adapter?: string[];
+  host?: string;
   help?: boolean;
 }
 
@@ -178,13 +200,15 @@ const OPTION_SPECS = {
   profile: { type: 'string' },
   format: { type: 'string' },
   snapshot: { type: 'string' },
+  adapter: { type: 'string', multiple: true },
+  host: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 const ALLOWED: Readonly<Record<Exclude<Command, 'help'>, readonly (keyof Flags)[]>> = {
   quickstart: ['seed', 'profile', 'format', 'help'],
-  serve: ['seed', 'profile', 'help'],
-  show: ['snapshot', 'seed', 'profile', 'format', 'help'],
+  serve: ['seed', 'profile', 'adapter', 'host', 'help'],
+  show: ['snapshot', 'seed', 'profile', 'adapter', 'host', 'format', 'help'],
   version: ['format', 'help'],
 };
 
@@ -236,6 +260,100 @@ function readFormat(cmd: string, flags: Flags): 'text' | 'json' {
   return f;
 }
 
+const ADAPTER_KEYS: Readonly<Record<string, keyof AdapterSpec>> = {
+  name: 'name',
+  ip: 'ipAddress',
+  gateway: 'gateway',
+  mac: 'macAddress',
+  mtu: 'mtu',
+  description: 'description',
+  spoofing: 'macSpoofing',
+};
+
+/** `name=Ethernet,ip=10.0.0.4/24,gateway=10.0.0.1,mac=…,mtu=1500,spoofing` as an AdapterSpec. */
+export function parseAdapterFlag(cmd: string, text: string): AdapterSpec {
+  const out: Record<string, string | number | boolean> = {};
+  for (const part of text.split(',')) {
+    const eq = part.indexOf('=');
+    const k = (eq < 0 ? part : part.slice(0, eq)).trim();
+    const v = eq < 0 ? undefined : part.slice(eq + 1).trim();
+    const key = ADAPTER_KEYS[k];
+    if (!key) {
+      throw new UsageError(
+        `${cmd}: --adapter "${text}": unknown key "${k}" (name, ip, gateway, mac, mtu, description, spoofing)`,
+        cmd,
+      );
+    }
+    if (key === 'macSpoofing') out[key] = v === undefined || v === 'true';
+    else if (v === undefined || v === '')
+      throw new UsageError(`${cmd}: --adapter "${text}": ${k} needs a value`, cmd);
+    else if (key === 'mtu') {
+      if (!/^\d+$/.test(v)) throw new UsageError(`${cmd}: --adapter "${text}": mtu must be a number`, cmd);
+      out[key] = Number(v);
+    } else out[key] = v;
+  }
+  if (typeof out.name !== 'string')
+    throw new UsageError(`${cmd}: --adapter "${text}": name= is required`, cmd);
+  return out as unknown as AdapterSpec;
+}
+
+const HOST_DOC_KEYS = ['name', 'seed', 'profile', 'adapters', 'serviceRestart', 'reboot', 'defaultNamespace'];
+
+/** A host document (JSON file) as HostOptions; unknown keys and wrong types are command errors. */
+function readHostDocument(path: string): HostOptions {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new CommandError(`cannot read host document ${path}: ${(e as Error).message}`);
+  }
+  if (!isJsonObject(doc)) throw new CommandError(`host document ${path} must be a JSON object`);
+  for (const k of Object.keys(doc)) {
+    if (!HOST_DOC_KEYS.includes(k)) {
+      throw new CommandError(`host document ${path}: unknown key "${k}" (${HOST_DOC_KEYS.join(', ')})`);
+    }
+  }
+  const bad = (k: string, what: string) => new CommandError(`host document ${path}: ${k} must be ${what}`);
+  if (doc.name !== undefined && typeof doc.name !== 'string') throw bad('name', 'a string');
+  if (
+    doc.seed !== undefined &&
+    (typeof doc.seed !== 'number' || !Number.isInteger(doc.seed) || doc.seed < 0 || doc.seed > 0xffffffff)
+  )
+    throw bad('seed', 'an integer 0..4294967295');
+  if (doc.profile !== undefined && (typeof doc.profile !== 'string' || !resolveProfile(doc.profile)))
+    throw bad('profile', `one of ${profileNames} or an HNS version`);
+  if (doc.adapters !== undefined && !Array.isArray(doc.adapters)) throw bad('adapters', 'an array');
+  for (const k of ['serviceRestart', 'reboot'] as const) {
+    if (doc[k] !== undefined && !isJsonObject(doc[k])) throw bad(k, 'an object');
+  }
+  if (doc.defaultNamespace !== undefined && typeof doc.defaultNamespace !== 'boolean')
+    throw bad('defaultNamespace', 'true or false');
+  return doc as unknown as HostOptions;
+}
+
+/** Host options from --host, then --seed, --profile and --adapter over it. */
+function hostOptions(cmd: string, flags: Flags): { options: HostOptions; profile?: HostProfile } {
+  const base: HostOptions = flags.host !== undefined ? readHostDocument(flags.host) : {};
+  const profile = readProfile(cmd, flags);
+  const options: HostOptions = {
+    ...base,
+    ...(flags.seed !== undefined ? { seed: readSeed(cmd, flags) } : {}),
+    ...(profile ? { profile } : {}),
+    ...(flags.adapter?.length ? { adapters: flags.adapter.map((a) => parseAdapterFlag(cmd, a)) } : {}),
+  };
+  return { options, ...(profile ? { profile } : {}) };
+}
+
+/** createHost, turning a bad adapter or option (E_INVALIDARG) into a command error. */
+function buildHost(create: (o: HostOptions) => Host, options: HostOptions): Host {
+  try {
+    return create(options);
+  } catch (e) {
+    if (isHnsError(e)) throw new CommandError(`cannot build the host: ${e.detail ?? e.message}`);
+    throw e;
+  }
+}
+
 function useColor(io: CliIo): boolean {
   return io.isTTY && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === '');
 }
@@ -259,10 +377,9 @@ async function cmdQuickstart(args: string[], io: CliIo): Promise<number> {
 async function cmdServe(args: string[], io: CliIo): Promise<number> {
   const { flags } = parse('serve', args, 0);
   if (flags.help) return write(io.stdout, USAGE.serve).then(() => EXIT_OK);
-  const seed = readSeed('serve', flags);
-  const profile = readProfile('serve', flags);
+  const { options } = hostOptions('serve', flags);
   const [{ createHost }, { serveStdio }] = await Promise.all([loadHost(), import('../api/rpc.js')]);
-  const host = createHost({ seed, ...(profile ? { profile } : {}) });
+  const host = buildHost(createHost, options);
   await serveStdio(host, io.stdin, io.stdout);
   return EXIT_OK;
 }
@@ -296,8 +413,10 @@ async function cmdShow(args: string[], io: CliIo): Promise<number> {
       'show',
     );
   }
-  const seed = readSeed('show', flags);
-  let profile = readProfile('show', flags);
+  const built = hostOptions('show', flags);
+  let profile =
+    built.profile ??
+    (typeof built.options.profile === 'string' ? resolveProfile(built.options.profile) : undefined);
   const format = readFormat('show', flags);
   let snapshot: unknown;
   if (flags.snapshot !== undefined) {
@@ -315,7 +434,7 @@ async function cmdShow(args: string[], io: CliIo): Promise<number> {
     profile ??= profileOfSnapshot(snapshot);
   }
   const { createHost } = await loadHost();
-  const host = createHost({ seed, ...(profile ? { profile } : {}) });
+  const host = buildHost(createHost, { ...built.options, ...(profile ? { profile } : {}) });
   if (snapshot !== undefined) {
     try {
       host.restore(snapshot);
@@ -323,7 +442,7 @@ async function cmdShow(args: string[], io: CliIo): Promise<number> {
       throw new CommandError(`cannot restore snapshot ${flags.snapshot}: ${(e as Error).message}`);
     }
   }
-  const listing = collectListing(host.api);
+  const listing = collectListing(host.api, host);
   const text =
     format === 'json'
       ? JSON.stringify(listingJson(listing, kinds), null, 2) + '\n'

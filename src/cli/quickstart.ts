@@ -203,9 +203,11 @@ export function runQuickstart(opts: QuickstartOptions = {}): Walkthrough {
   const id = (c: NarratedCall): string => str(c.result, 'ID');
 
   try {
-    const boot = collectListing(host.api);
-    step('The host at boot', { listing: { data: boot, kinds: ['namespaces'] } }, [
+    const boot = collectListing(host.api, host);
+    const nic = boot.adapters[0];
+    step('The host at boot', { listing: { data: boot, kinds: ['namespaces', 'adapters'] } }, [
       `HNS starts with ${countLine(boot)}.`,
+      `The host has one physical adapter, ${str(nic, 'Name')}, at ${str(nic, 'IPv4Address')}/${str(nic, 'PrefixLength')}.`,
     ]);
 
     // Networks
@@ -224,7 +226,6 @@ export function runQuickstart(opts: QuickstartOptions = {}): Walkthrough {
           Type: 'Overlay',
           Policies: [
             { Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } },
-            { Type: 'ProviderAddress', Settings: { ProviderAddress: '10.0.0.4' } },
             { Type: 'HostRoute', Settings: {} },
           ],
           Ipams: [
@@ -244,8 +245,25 @@ export function runQuickstart(opts: QuickstartOptions = {}): Walkthrough {
       ],
       (r) => describeNetwork(r, false),
     );
-    step('Create an Overlay network with a subnet, a VSID and network policies');
     const overlayId = id(overlay);
+    const afterOverlay = collectListing(host.api, host);
+    const vnic = afterOverlay.adapters.find((a) => str(a, 'Name') === `vEthernet (${str(nic, 'Name')})`);
+    const reported = list(overlay.result, 'Policies').filter(
+      (p) => str(p, 'Type') === 'ProviderAddress' || str(p, 'Type') === 'DrMacAddress',
+    );
+    step(
+      'Create an Overlay network on Ethernet: HNS builds the external vSwitch',
+      { listing: { data: afterOverlay, kinds: ['adapters'] } },
+      [
+        `The host's address moved to the host vNIC ${str(vnic, 'Name')} (${str(vnic, 'IPv4Address')}): the network's management IP.`,
+        `HNS reports it on the network: ${reported
+          .map((p) => {
+            const s = isJsonObject(p) && isJsonObject(p.Settings) ? p.Settings : {};
+            return `${str(p, 'Type')} ${str(s, 'ProviderAddress') || str(s, 'Address')}`;
+          })
+          .join(', ')} (flannel and Calico wait for these).`,
+      ],
+    );
 
     // Namespace
     const ns = call('HcnCreateNamespace', [null, { SchemaVersion: V2 }], (r) => describeNamespace(rec, r));
@@ -330,7 +348,7 @@ export function runQuickstart(opts: QuickstartOptions = {}): Walkthrough {
     const lbId = id(lb);
 
     // Listing
-    const full = collectListing(host.api);
+    const full = collectListing(host.api, host);
     step('What HNS holds now (hnsdiag list …)', {
       listing: { data: full, kinds: ['networks', 'endpoints', 'namespaces', 'loadbalancers', 'routes'] },
     });
@@ -389,11 +407,14 @@ export function runQuickstart(opts: QuickstartOptions = {}): Walkthrough {
       call('HcnDeleteEndpoint', [ep], () => `${rec.name(ep)} deleted`);
     call('HcnDeleteNamespace', [nsId], () => 'namespace deleted');
     for (const n of [overlayId, natId]) call('HcnDeleteNetwork', [n], () => `network ${rec.name(n)} deleted`);
-    const end = collectListing(host.api);
+    const end = collectListing(host.api, host);
     step(
       'Tear down in reverse order: load balancer, attachments, endpoints, namespace, networks',
-      { listing: { data: end, kinds: ['networks', 'endpoints', 'namespaces', 'loadbalancers'] } },
-      [`Left: ${countLine(end)}.`],
+      { listing: { data: end, kinds: ['networks', 'endpoints', 'namespaces', 'loadbalancers', 'adapters'] } },
+      [
+        `Left: ${countLine(end)}.`,
+        'The last network on the vSwitch took it away: the address is back on Ethernet.',
+      ],
     );
     return { title, header, steps, completed: true };
   } catch (e) {

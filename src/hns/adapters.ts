@@ -183,7 +183,7 @@ export function parseAdapterSpecs(specs: readonly AdapterSpec[] | undefined, see
       if (spec.gateway !== undefined) {
         const g = typeof spec.gateway === 'string' ? parseIp(spec.gateway) : undefined;
         if (!g || g.family !== 4) specError(i, `gateway "${String(spec.gateway)}" is not an IPv4 address`);
-        if (!prefixContains({ family: 4, addr: addr & maskOf(len), len }, g)) {
+        if (!prefixContains({ family: 4, addr: (addr & maskOf(len)) >>> 0, len }, g)) {
           specError(i, `gateway ${spec.gateway} is outside ${spec.ipAddress}`);
         }
         if (g.value === addr) specError(i, `gateway ${spec.gateway} is the adapter's own address`);

@@ -13,7 +13,14 @@ import { table, type RenderOptions } from './table.js';
 
 export { table, type RenderOptions } from './table.js';
 
-export const LISTING_KINDS = ['networks', 'endpoints', 'namespaces', 'loadbalancers', 'routes'] as const;
+export const LISTING_KINDS = [
+  'networks',
+  'endpoints',
+  'namespaces',
+  'loadbalancers',
+  'routes',
+  'adapters',
+] as const;
 export type ListingKind = (typeof LISTING_KINDS)[number];
 
 /** The objects of one host, each as HcnQuery*Properties returns it, in enumeration order. */
@@ -23,14 +30,27 @@ export interface HnsListing {
   namespaces: JsonObject[];
   loadbalancers: JsonObject[];
   routes: JsonObject[];
+  /** The host's network adapters (Host.adapters()), physical then vEthernet. */
+  adapters: JsonObject[];
+  /** The vSwitches HNS created (Host.switches()), to name an adapter's switch. */
+  switches: JsonObject[];
+}
+
+/** Where the host-side parts of a listing come from (a Host has both). */
+export interface AdapterSource {
+  adapters(): JsonObject[];
+  switches(): JsonObject[];
 }
 
 function ok<T>(r: HcnResult<T>): T | undefined {
   return 'result' in r ? r.result : undefined;
 }
 
-/** Enumerate and query every object kind through the flat API (default v2 queries). */
-export function collectListing(api: FlatApi): HnsListing {
+/**
+ * Enumerate and query every object kind through the flat API (default v2 queries); the adapters
+ * and switches come from `host` when given.
+ */
+export function collectListing(api: FlatApi, host?: AdapterSource): HnsListing {
   const each = (ids: HcnResult<string[]>, query: (id: string) => HcnResult<JsonObject>): JsonObject[] =>
     (ok(ids) ?? []).map((id) => ok(query(id))).filter((o): o is JsonObject => o !== undefined);
   return {
@@ -39,6 +59,8 @@ export function collectListing(api: FlatApi): HnsListing {
     namespaces: each(api.HcnEnumerateNamespaces(), (id) => api.HcnQueryNamespaceProperties(id)),
     loadbalancers: each(api.HcnEnumerateLoadBalancers(), (id) => api.HcnQueryLoadBalancerProperties(id)),
     routes: each(api.HcnEnumerateSdnRoutes(), (id) => api.HcnQuerySdnRouteProperties(id)),
+    adapters: host?.adapters() ?? [],
+    switches: host?.switches() ?? [],
   };
 }
 
@@ -231,12 +253,33 @@ export function renderRoutes(l: HnsListing, opts: RenderOptions = {}): string {
   return table(['ID', 'Destination', 'Next Hop', 'Encap', 'Endpoints'], rows, opts);
 }
 
+/** `Get-NetAdapter` with each adapter's IPv4 configuration and the vSwitch it belongs to. */
+export function renderAdapters(l: HnsListing, opts: RenderOptions = {}): string {
+  const rows = l.adapters.map((a) => {
+    const swId = str(a, 'VSwitchId');
+    const sw = l.switches.find((s) => same(str(s, 'ID'), swId));
+    const ip = str(a, 'IPv4Address');
+    const len = str(a, 'PrefixLength');
+    return [
+      orDash(str(a, 'Name')),
+      orDash(str(a, 'ifIndex')),
+      str(a, 'Kind') === 'HostVNic' ? 'host vNIC' : 'physical',
+      orDash(str(a, 'MacAddress')),
+      ip ? `${ip}/${len ?? '?'}` : '-',
+      orDash(str(a, 'DefaultGateway')),
+      sw ? `${str(sw, 'Name') ?? '?'} (${str(sw, 'SwitchType') ?? '?'})` : '-',
+    ];
+  });
+  return table(['Name', 'ifIndex', 'Kind', 'MAC Address', 'IPv4 Address', 'Gateway', 'vSwitch'], rows, opts);
+}
+
 const RENDERERS: Readonly<Record<ListingKind, { title: string; render: typeof renderNetworks }>> = {
   networks: { title: 'Networks', render: renderNetworks },
   endpoints: { title: 'Endpoints', render: renderEndpoints },
   namespaces: { title: 'Namespaces', render: renderNamespaces },
   loadbalancers: { title: 'Load balancers', render: renderLoadBalancers },
   routes: { title: 'SDN routes', render: renderRoutes },
+  adapters: { title: 'Host adapters', render: renderAdapters },
 };
 
 /** Several sections, each titled with its kind and count, separated by a blank line. */

@@ -6,6 +6,7 @@ import {
   collectListing,
   listingJson,
   renderEndpoints,
+  renderAdapters,
   renderListing,
   renderLoadBalancers,
   renderNamespaces,
@@ -70,7 +71,7 @@ function populated() {
       Setting: [{ DestinationPrefix: '10.2.0.0/16', NextHop: '10.1.0.1', NeedEncap: true }],
     }),
   );
-  return { host, nat, l2, a, b, ns, lb, rt, listing: collectListing(api) };
+  return { host, nat, l2, a, b, ns, lb, rt, listing: collectListing(api, host) };
 }
 
 describe('table', () => {
@@ -143,7 +144,25 @@ describe('listings of a host', () => {
       'Namespaces (2)',
       'Load balancers (1)',
       'SDN routes (1)',
+      'Host adapters (3)',
     ]);
+  });
+
+  it('lists the adapters: the physical NIC gave its address to the vEthernet of the L2Bridge switch', () => {
+    const { listing } = populated();
+    const lines = renderAdapters(listing).split('\n');
+    const row = (name: string) => lines.find((l) => l.startsWith(name + ' '));
+    expect(lines[0]).toMatch(/^Name +ifIndex +Kind +MAC Address +IPv4 Address +Gateway +vSwitch$/);
+    expect(row('Ethernet')).toMatch(
+      /^Ethernet +4 +physical +00-0D-3A-[0-9A-F-]{8} +- +- +Ethernet \(External\)$/,
+    );
+    expect(row('vEthernet (Ethernet)')).toMatch(
+      /^vEthernet \(Ethernet\) +\d+ +host vNIC +00-0D-3A-[0-9A-F-]{8} +10\.0\.\d+\.\d+\/16 +10\.0\.0\.1 +Ethernet \(External\)$/,
+    );
+    // the NAT network's internal switch: its host vNIC holds the subnet gateway
+    expect(row('vEthernet (nat)')).toMatch(
+      /^vEthernet \(nat\) +\d+ +host vNIC +00-15-5D-[0-9A-F-]{8} +\S+\/\d+ +- +nat \(Internal\)$/,
+    );
   });
 });
 
