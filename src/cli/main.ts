@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { isHnsError } from '../core/errors.js';
+import type { Host, HostOptions } from '../host/host.js';
+import type { AdapterSpec } from '../hns/adapters.js';
 import { isJsonObject } from '../core/json.js';
 import {
   DEFAULT_PROFILE,
@@ -30,9 +32,6 @@ import { table } from '../render/table.js';
 // The model (host, service, API) is imported only by the commands that run it, so help, version
 // and usage errors answer without loading it.
 const loadHost = () => import('../host/host.js');
-type Host = import('../host/host.js').Host;
-type HostOptions = import('../host/host.js').HostOptions;
-type AdapterSpec = import('../hns/adapters.js').AdapterSpec;
 
 export interface CliIo {
   readonly stdin: Readable;
