@@ -216,6 +216,7 @@ export class FlatApi {
     } else if (
       kind === 'Network' &&
       typeof q.filter.Name === 'string' &&
+      q.filter.Name !== '' && // unnamed networks are not in the name index
       Object.keys(q.filter).length === 1
     ) {
       const id = this.hns.store.networkByName.get(this.hns.store.nameKey(q.filter.Name));
@@ -226,10 +227,14 @@ export class FlatApi {
     }
     const keys = Object.keys(q.filter);
     const out: string[] = [];
+    // the v2 network view omits Type for NAT (enum 0); the v1 view always writes it
+    const omittedType = kind === 'Network' && q.schema.Major !== 1 ? 'NAT' : undefined;
     const aliases: Record<string, string> =
       kind === 'Endpoint' && q.schema.Major !== 1 ? { VirtualNetwork: 'HostComputeNetwork' } : {};
     for (const rec of candidates) {
-      if (keys.length === 0 || matchesFilter(this.view(rec, q), q.filter, aliases)) out.push(rec.ID);
+      if (keys.length === 0 || matchesFilter(this.view(rec, q), q.filter, aliases, omittedType)) {
+        out.push(rec.ID);
+      }
     }
     return out;
   }

@@ -3,7 +3,7 @@
  * every layer throws. A throw site names a registered code; nothing is widened to a generic error.
  *
  *   throw hnsError('HCN_E_NETWORK_NOT_FOUND');
- *   e.errorRecord() // {"Success":false,"Error":"The network was not found ","ErrorCode":2151350273}
+ *   e.errorRecord() // {"Success":false,"Error":"The network was not found. ","ErrorCode":2151350273}
  */
 
 export interface HResultInfo {
@@ -25,7 +25,7 @@ export const HRESULTS = {
   // HCN (computenetwork.dll), HCNHResult.md
   HCN_E_NETWORK_NOT_FOUND: r(0x803b0001, 'The network was not found.'),
   HCN_E_ENDPOINT_NOT_FOUND: r(0x803b0002, 'The endpoint was not found.'),
-  HCN_E_LAYER_NOT_FOUND: r(0x803b0003, "The network's underlying layer was not found"),
+  HCN_E_LAYER_NOT_FOUND: r(0x803b0003, "The network's underlying layer was not found."),
   HCN_E_SWITCH_NOT_FOUND: r(0x803b0004, 'The virtual switch was not found.'),
   HCN_E_SUBNET_NOT_FOUND: r(0x803b0005, 'The network does not have a subnet for this endpoint.'),
   HCN_E_ADAPTER_NOT_FOUND: r(0x803b0006, 'An adapter was not found.'),
@@ -245,9 +245,13 @@ export function isRegisteredHResult(code: number): boolean {
   return byCode.has(code >>> 0);
 }
 
+function isInt32OrUint32(code: number): boolean {
+  return Number.isInteger(code) && code >= -0x80000000 && code <= 0xffffffff;
+}
+
 /** Whether `code` is a 32-bit integer HRESULT with the failure bit set. */
 export function isFailureCode(code: number): boolean {
-  return Number.isInteger(code) && code >= -0x80000000 && code <= 0xffffffff && code >>> 0 >= 0x80000000;
+  return isInt32OrUint32(code) && code >>> 0 >= 0x80000000;
 }
 
 /** `0x803B0013` */
@@ -283,7 +287,8 @@ export class HnsError extends Error {
     let label: HResultLabel;
     let info: HResultInfo;
     if (typeof code === 'number') {
-      const known = hresultName(code);
+      // range first: a number beyond 32 bits must not wrap (>>> 0) into a registered code
+      const known = isInt32OrUint32(code) ? hresultName(code) : undefined;
       if (known) {
         label = known;
         info = HRESULTS[known];

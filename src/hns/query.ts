@@ -55,12 +55,15 @@ export function matchesFilter(
   obj: JsonObject,
   filter: JsonObject,
   aliases: Readonly<Record<string, string>> = {},
+  omittedType?: string,
 ): boolean {
   for (const [k, want] of Object.entries(filter)) {
     const key = aliases[k] ?? k;
     let have = obj[key];
-    // zero values are omitted from output; a filter on a zero value matches the omission
-    if (have === undefined && (want === 0 || want === '' || (key === 'Type' && want === 'NAT'))) have = want;
+    // zero values are omitted from output; a filter on a zero value matches the omission (a
+    // network's Type is omitted when NAT, enum 0: `omittedType`; other kinds have no such default)
+    if (have === undefined && (want === 0 || want === '' || (key === 'Type' && want === omittedType)))
+      have = want;
     if (!jsonEqual(have, want)) return false;
   }
   return true;

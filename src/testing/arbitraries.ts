@@ -59,6 +59,8 @@ export const HNS_ARB = {
   vips: ['10.96.0.10', '10.96.0.11', '192.168.100.200'],
   sourceVips: ['10.0.0.250', '192.168.100.250'],
   ports: [53, 80, 443, 8080],
+  /** PortMapping NatFlags: none, LocalRoutedVip, IPv6, both. */
+  portMappingFlags: [0, 1, 2, 3],
   internalPorts: [53, 80, 9376, 8443],
   endpointNames: ['eth0', 'pod-a_eth0', 'pod-b_eth0', 'GoTestNatEndpoint', ''],
   dnsServers: ['10.96.0.10', '8.8.8.8', 'fd00::10'],
@@ -165,6 +167,8 @@ const POLICY_SETTINGS: Readonly<Record<string, fc.Arbitrary<JsonObject>>> = {
       InternalPort: pick(HNS_ARB.internalPorts),
       ExternalPort: maybe(pick(HNS_ARB.ports), 85),
       VIP: maybe(pick(HNS_ARB.vips), 25),
+      // NatFlags: LocalRoutedVip 1, IPv6 2 (the pairs CNIs send: 1 + 2, 0 + 2, 1 + 3)
+      Flags: maybe(pick(HNS_ARB.portMappingFlags), 25),
     })
     .map(compact),
   OutBoundNAT: fc
@@ -234,27 +238,92 @@ export function policy(scope: PolicyScope, ctx: ArbContext = {}): fc.Arbitrary<J
   );
 }
 
+/** Options of `policies()` beyond the host and network they are for. */
+export interface PolicyListOptions {
+  /**
+   * Sometimes (about one list in five, when the scope has PortMapping) add a second PortMapping on
+   * a host port the list already maps: half of the time a duplicate (same protocol, external port,
+   * VIP and NatFlags IPv6 bit, another internal port), which HNS refuses with
+   * HCN_E_PORT_ALREADY_EXISTS; else its IPv6 twin (the IPv6 bit flipped), which HNS accepts unless
+   * the list already held that twin. The list may then be one or two longer than `maxLength`. Off
+   * by default: valid lists stay valid.
+   */
+  readonly portClashes?: boolean;
+}
+
+/** The host-port claim of a PortMapping's Settings (undefined without an ExternalPort). */
+function portClaim(s: JsonObject): string | undefined {
+  if (!s.ExternalPort) return undefined;
+  const family = ((s.Flags as number | undefined) ?? 0) & 2 ? 'IPv6' : 'IPv4';
+  return `${String(s.Protocol)}/${String(s.ExternalPort)}/${String(s.VIP ?? '*')}/${family}`;
+}
+
 /**
  * A Policies array: distinct policies, at most one of each single-instance Type and one PortMapping
- * per host port (so the set is valid as a whole, not only each policy).
+ * per host port and address family (so the set is valid as a whole, not only each policy) — unless
+ * `opts.portClashes` asks for clashing PortMappings now and then.
  */
 export function policies(
   scope: PolicyScope,
   ctx: ArbContext = {},
   maxLength = 3,
+  opts: PolicyListOptions = {},
 ): fc.Arbitrary<JsonObject[]> {
-  return fc.uniqueArray(policy(scope, ctx), {
+  const unique = fc.uniqueArray(policy(scope, ctx), {
     maxLength,
     selector: (p) => {
       const type = p.Type as string;
       if (getPolicyModule(type, scope)?.multiple === false) return type;
-      // two PortMappings on one host port would claim it twice (HCN_E_PORT_ALREADY_EXISTS)
-      const s = p.Settings as JsonObject;
-      if (type === 'PortMapping' && s.ExternalPort)
-        return `PortMapping ${String(s.Protocol)}/${String(s.ExternalPort)}/${String(s.VIP ?? '*')}`;
+      // two PortMappings on one host port and family would claim it twice (HCN_E_PORT_ALREADY_EXISTS)
+      const claim = type === 'PortMapping' ? portClaim(p.Settings as JsonObject) : undefined;
+      if (claim) return `PortMapping ${claim}`;
       return JSON.stringify(p);
     },
   });
+  if (!opts.portClashes || !generatedPolicyTypes(scope, ctx).includes('PortMapping')) return unique;
+  const clash = fc.record({
+    // a fresh mapping to clash with, used when the list has none with an ExternalPort
+    base: POLICY_SETTINGS.PortMapping!.map((Settings) => ({
+      ...Settings,
+      ExternalPort: (Settings.ExternalPort as number | undefined) ?? HNS_ARB.ports[0],
+    })),
+    twin: fc.boolean(),
+    at: fc.nat(),
+  });
+  return fc
+    .tuple(unique, fc.integer({ min: 1, max: 100 }), clash)
+    .map(([list, n, { base, twin, at }]) => (n <= 20 ? withPortClash(list, base, twin, at) : list));
+}
+
+/**
+ * `list` with a PortMapping that shares the host port of one already in it (or of `base`, added
+ * first when none has an ExternalPort): a duplicate claim, or with `twin` the IPv6 twin.
+ */
+function withPortClash(
+  list: readonly JsonObject[],
+  base: JsonObject,
+  twin: boolean,
+  at: number,
+): JsonObject[] {
+  const out = [...list];
+  const mapped = out.filter((p) => p.Type === 'PortMapping' && portClaim(p.Settings as JsonObject));
+  let s: JsonObject;
+  if (mapped.length) s = mapped[at % mapped.length]!.Settings as JsonObject;
+  else {
+    s = base;
+    out.splice(at % (out.length + 1), 0, { Type: 'PortMapping', Settings: s });
+  }
+  const flags = (s.Flags as number | undefined) ?? 0;
+  const internal = HNS_ARB.internalPorts.filter((p) => p !== s.InternalPort);
+  const other: JsonObject = {
+    ...s,
+    // another internal port, so the two are distinct policies that only share the claim
+    InternalPort: internal[at % internal.length]!,
+    // a duplicate may differ in LocalRoutedVip (value 1), never in the IPv6 bit (value 2)
+    Flags: twin ? flags ^ 2 : flags ^ (at % 2),
+  };
+  out.splice((at >> 1) % (out.length + 1), 0, { Type: 'PortMapping', Settings: other });
+  return out;
 }
 
 // ───────────────────────────── networks ─────────────────────────────
@@ -343,7 +412,7 @@ function networkDocOfType(Type: NetworkType, ctx: Omit<ArbContext, 'networkType'
 
 // ───────────────────────────── endpoints ─────────────────────────────
 
-export interface EndpointArbOptions extends ArbContext {
+export interface EndpointArbOptions extends ArbContext, PolicyListOptions {
   /** Subnets of the target network: when given, some endpoints ask for an address in one of them. */
   readonly subnets?: readonly string[];
   /** MAC ranges of the target network ({start,end} as HNS writes them). */
@@ -390,7 +459,7 @@ export function endpointDoc(networkId?: string, opts: EndpointArbOptions = {}): 
         30,
       ),
       Flags: maybe(pick([2, 8]), 15),
-      Policies: maybe(policies('endpoint', opts, 3), 55),
+      Policies: maybe(policies('endpoint', opts, 3, opts), 55),
     })
     .map(({ remote, Flags, Policies, ...rest }) => {
       const doc = compact({

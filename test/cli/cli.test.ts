@@ -1,12 +1,12 @@
 // The `hnsim` command as a user runs it: `node bin/hnsim.js …` in a child process (no build step),
 // checking exit codes, usage errors, JSON-RPC over pipes, the quick-start walkthrough and listings.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { HRESULTS } from '../../src/core/errors.js';
 
@@ -47,6 +47,19 @@ async function run(args: string[], input = '', tty = false, env: Record<string, 
   const status = await main(args, { stdin: Readable.from([input]), stdout, stderr, isTTY: tty, env });
   return { status, stdout: out.join(''), stderr: err.join('') };
 }
+
+/** Folders made by `tempDir()`, removed after each test (also when it fails). */
+const tempDirs: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hnsim-cli-'));
+  tempDirs.push(dir);
+  return dir;
+}
+
+afterEach(() => {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 function rpcLines(...requests: object[]): string {
   return requests.map((r) => JSON.stringify(r)).join('\n') + '\n';
@@ -260,7 +273,7 @@ describe('show and version', () => {
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    const dir = mkdtempSync(join(tmpdir(), 'hnsim-cli-'));
+    const dir = tempDir();
     const file = join(dir, 'snap.json');
     writeFileSync(file, JSON.stringify(snap!.result));
     const net = created!.result as { ID: string };
@@ -289,7 +302,7 @@ describe('show and version', () => {
     const missing = await run(['show', '--snapshot', '/nonexistent/snap.json']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/^hnsim: cannot read snapshot \/nonexistent\/snap.json: [^\n]*\n$/);
-    const dir = mkdtempSync(join(tmpdir(), 'hnsim-cli-'));
+    const dir = tempDir();
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"format":"other"}');
     const foreign = await run(['show', '--snapshot', bad]);

@@ -503,7 +503,7 @@ describe('load balancers and routes', () => {
     const { host, netId } = setup('ws2022');
     const a = ok(host.api.HcnCreateEndpoint(netId, null, '{}'));
     const l = ok(host.api.HcnCreateLoadBalancer(null, lb([a.ID])));
-    fails(host, () => host.api.HcnModifyLoadBalancer(l.ID, lb([a.ID])), 'HCN_E_REQUEST_UNSUPPORTED');
+    fails(host, () => host.api.HcnModifyLoadBalancer(l.ID, lb([a.ID])), 'E_NOTIMPL');
   });
 
   it('creates SDN routes from Setting or Routes and emits Setting', () => {
@@ -547,15 +547,64 @@ describe('restart, reboot and snapshots', () => {
     ]);
   });
 
-  it('keeps networks and namespaces across an HNS restart, drops endpoints and LBs; policy is configurable', () => {
-    const host = createHost({ seed: 5, serviceRestart: { endpoints: 'keep', loadBalancers: 'keep' } });
+  it('keeps networks and namespaces across an HNS restart, drops endpoints, LBs and SDN routes; policy is configurable', () => {
+    const host = createHost({ seed: 5 });
     const n = ok(host.api.HcnCreateNetwork(null, netDoc('n', [subnet('10.1.0.0/24', '10.1.0.1')])));
-    const e = ok(host.api.HcnCreateEndpoint(n.ID, null, '{}'));
+    const a = ok(host.api.HcnCreateEndpoint(n.ID, null, '{}'));
+    const b = ok(host.api.HcnCreateEndpoint(n.ID, null, '{}'));
+    const ns = ok(
+      host.api.HcnCreateNamespace(
+        null,
+        JSON.stringify({ Resources: [{ Type: 'Endpoint', Data: { ID: a.ID } }] }),
+      ),
+    );
+    const lbDoc = (eps: unknown[]): string =>
+      JSON.stringify({
+        HostComputeEndpoints: eps,
+        FrontendVIPs: ['10.96.0.10'],
+        PortMappings: [{ Protocol: 6, InternalPort: 8080, ExternalPort: 80 }],
+      });
+    ok(host.api.HcnCreateLoadBalancer(null, lbDoc([a.ID, b.ID])));
+    const routeDoc = (eps: unknown[]): string =>
+      JSON.stringify({
+        HostComputeEndpoints: eps,
+        Setting: [{ DestinationPrefix: '10.2.0.0/16', NextHop: '10.1.0.1', NeedEncap: true }],
+      });
+    ok(host.api.HcnCreateSdnRoute(null, routeDoc([b.ID])));
+    const namespacesBefore = ok(host.api.HcnEnumerateNamespaces(''));
+    expect(namespacesBefore).toContain(ns.ID);
+
+    // SERVICE_RESTART_DEFAULT (docs/model.md): endpoints, load balancers, routes go; networks and
+    // namespaces stay, the namespace without its endpoint
     host.restartHns();
-    expect(ok(host.api.HcnEnumerateEndpoints(''))).toEqual([e.ID]);
-    host.restartHns({ endpoints: 'remove' });
-    expect(ok(host.api.HcnEnumerateEndpoints(''))).toEqual([]);
     expect(ok(host.api.HcnEnumerateNetworks(''))).toEqual([n.ID]);
+    expect(ok(host.api.HcnEnumerateNamespaces(''))).toEqual(namespacesBefore);
+    expect(ok(host.api.HcnQueryNamespaceProperties(ns.ID, '')).Resources ?? []).toEqual([]);
+    expect(ok(host.api.HcnEnumerateEndpoints(''))).toEqual([]);
+    expect(ok(host.api.HcnEnumerateLoadBalancers(''))).toEqual([]);
+    expect(ok(host.api.HcnEnumerateSdnRoutes(''))).toEqual([]);
+    // the removed load balancer's frontend is free again (a claim left behind would refuse this)
+    const c = ok(host.api.HcnCreateEndpoint(n.ID, null, '{}'));
+    ok(host.api.HcnCreateLoadBalancer(null, lbDoc([c.ID])));
+
+    // each kind follows its own setting: with endpoints kept, LBs and routes still go by default
+    const keeper = createHost({ seed: 5, serviceRestart: { endpoints: 'keep' } });
+    const kn = ok(keeper.api.HcnCreateNetwork(null, netDoc('n', [subnet('10.1.0.0/24', '10.1.0.1')])));
+    const ke = ok(keeper.api.HcnCreateEndpoint(kn.ID, null, '{}'));
+    ok(keeper.api.HcnCreateLoadBalancer(null, lbDoc([ke.ID])));
+    ok(keeper.api.HcnCreateSdnRoute(null, routeDoc([ke.ID])));
+    keeper.restartHns();
+    expect(ok(keeper.api.HcnEnumerateEndpoints(''))).toEqual([ke.ID]);
+    expect(ok(keeper.api.HcnEnumerateLoadBalancers(''))).toEqual([]);
+    expect(ok(keeper.api.HcnEnumerateSdnRoutes(''))).toEqual([]);
+    // per call: keep LBs too; then remove endpoints — an LB goes with the endpoints it names
+    const klb = ok(keeper.api.HcnCreateLoadBalancer(null, lbDoc([ke.ID])));
+    keeper.restartHns({ loadBalancers: 'keep' });
+    expect(ok(keeper.api.HcnEnumerateLoadBalancers(''))).toEqual([klb.ID]);
+    keeper.restartHns({ endpoints: 'remove', loadBalancers: 'keep' });
+    expect(ok(keeper.api.HcnEnumerateEndpoints(''))).toEqual([]);
+    expect(ok(keeper.api.HcnEnumerateLoadBalancers(''))).toEqual([]);
+    expect(ok(keeper.api.HcnEnumerateNetworks(''))).toEqual([kn.ID]);
   });
 
   it('round-trips a snapshot exactly and continues identically after restore', () => {

@@ -128,6 +128,8 @@ export function serializeEndpoint(e: EndpointRec, detailed = false): JsonObject 
   if (e.Routes.length) out.Routes = writeRoutes(e.Routes);
   if (e.MacAddress) out.MacAddress = e.MacAddress;
   if (e.Flags) out.Flags = e.Flags;
+  // the schema's Base `State` (EndpointState): Azure NPM lists endpoints with Filter {"State":2}/{"State":3}
+  out.State = endpointState(e);
   const extra: JsonObject = {};
   if (detailed) {
     extra.Resources = {
@@ -142,6 +144,27 @@ export function serializeEndpoint(e: EndpointRec, detailed = false): JsonObject 
   out.Health = { Extra: extra };
   out.SchemaVersion = writeSchemaVersion(e.SchemaVersion);
   return out;
+}
+
+/** HNS EndpointState (hcsshim `internal/hns/hnsendpoint.go`). */
+export const EndpointState = {
+  Uninitialized: 0,
+  Created: 1,
+  Attached: 2,
+  AttachedSharing: 3,
+  Detached: 4,
+  Degraded: 5,
+  Destroyed: 6,
+} as const;
+
+/**
+ * EndpointState of an endpoint, from what attaches it: each container in `SharedContainers`, a VM
+ * port, and membership of a namespace (a host compartment). None → Created, one → Attached, more →
+ * AttachedSharing. (Detached is never shown: the store keeps no attach history; our choice.)
+ */
+export function endpointState(e: EndpointRec): number {
+  const n = e.SharedContainers.length + (e.VmPort ? 1 : 0) + (e.HostComputeNamespace ? 1 : 0);
+  return n === 0 ? EndpointState.Created : n === 1 ? EndpointState.Attached : EndpointState.AttachedSharing;
 }
 
 export function isRemote(e: { readonly Flags: number }): boolean {

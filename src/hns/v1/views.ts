@@ -13,17 +13,6 @@ import { serializePolicy } from '../policy/registry.js';
 import type { HnsService } from '../service.js';
 import { v2PolicyToV1 } from './policies.js';
 
-/** HNS v1 EndpointState (hcsshim `internal/hns/hnsendpoint.go`). */
-export const EndpointState = {
-  Uninitialized: 0,
-  Created: 1,
-  Attached: 2,
-  AttachedSharing: 3,
-  Detached: 4,
-  Degraded: 5,
-  Destroyed: 6,
-} as const;
-
 /** v1 network `State` as real HNS shows it for a live network (calico#8465, ACN#4355). */
 const NETWORK_STATE_CREATED = 1;
 
@@ -154,15 +143,8 @@ export function v1NetworkView(hns: HnsService, n: NetworkRec): JsonObject {
   return out;
 }
 
-/**
- * EndpointState of an endpoint, from what attaches it: each container in `SharedContainers`, a VM
- * port, and membership of a namespace (a host compartment). None → Created, one → Attached, more →
- * AttachedSharing. (Detached is never shown: the store keeps no attach history; our choice.)
- */
-export function endpointState(e: EndpointRec): number {
-  const n = e.SharedContainers.length + (e.VmPort ? 1 : 0) + (e.HostComputeNamespace ? 1 : 0);
-  return n === 0 ? EndpointState.Created : n === 1 ? EndpointState.Attached : EndpointState.AttachedSharing;
-}
+export { EndpointState, endpointState } from '../schema/endpoint.js';
+import { endpointState } from '../schema/endpoint.js';
 
 /**
  * HNSEndpoint in hcsshim's key order: `ID, Name, VirtualNetwork, VirtualNetworkName, Policies,

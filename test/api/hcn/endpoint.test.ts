@@ -254,6 +254,52 @@ describe('endpoint policies and settings', () => {
   });
 });
 
+describe('enumeration filtered by State (EndpointState: Created 1, Attached 2, AttachedSharing 3)', () => {
+  const byState = (major: number, state: number): string =>
+    `{"SchemaVersion":{"Major":${major},"Minor":0},"Filter":"{\\"State\\":${state}}"}`;
+
+  it('a v1-schema query (Major 1) filters on the v1 view: attached → 2, not attached → 1', async () => {
+    const { host, hcn } = setup();
+    const net = await hcn.createNetwork(natNetworkDoc());
+    const attached = await net.createEndpoint({ Name: 'attached' });
+    const idle = await net.createEndpoint({ Name: 'idle' });
+    const ns = await hcn.newNamespace('Host').create();
+    await attached.namespaceAttach(ns.ID);
+    const two = host.api.HcnEnumerateEndpoints(byState(1, 2));
+    expect(two.ok && two.result).toEqual([attached.ID]);
+    const one = host.api.HcnEnumerateEndpoints(byState(1, 1));
+    expect(one.ok && one.result).toEqual([idle.ID]);
+  });
+
+  // Azure NPM lists endpoints with the v2 query {"SchemaVersion":{"Major":2,"Minor":0},"Filter":
+  // "{\"State\":2}"} and {"State":3} (npm/pkg/dataplane/policies/policymanager_windows.go)
+  it('a v2 query (Major 2) {"State":2} lists the attached endpoints, {"State":3} the shared ones', async () => {
+    const { host, hcn } = setup();
+    const net = await hcn.createNetwork(natNetworkDoc());
+    const attached = await net.createEndpoint({ Name: 'attached' });
+    const idle = await net.createEndpoint({ Name: 'idle' });
+    const shared = await net.createEndpoint({ Name: 'shared' });
+    const ns = await hcn.newNamespace('Host').create();
+    await attached.namespaceAttach(ns.ID);
+    // a namespace member also attached to a container through v1: two attachments → AttachedSharing
+    await shared.namespaceAttach((await hcn.newNamespace('Host').create()).ID);
+    host.api.HNSCall(
+      'POST',
+      `/endpoints/${shared.ID}/attach`,
+      '{"SystemType":"Container","ContainerId":"c1"}',
+    );
+    const ids = (state: number) => {
+      const r = host.api.HcnEnumerateEndpoints(byState(2, state));
+      return r.ok ? r.result : r.name;
+    };
+    expect(ids(2)).toEqual([attached.ID]);
+    expect(ids(3)).toEqual([shared.ID]);
+    expect(ids(1)).toEqual([idle.ID]);
+    // no endpoint is Uninitialized: State 0 matches none (it is never omitted)
+    expect(ids(0)).toEqual([]);
+  });
+});
+
 describe('endpoint.namespaceAttach / namespaceDetach', () => {
   it('attach makes the endpoint listed in the namespace (upper-case) and sets HostComputeNamespace', async () => {
     const { hcn, rec } = setup();

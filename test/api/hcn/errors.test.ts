@@ -1,7 +1,7 @@
 // Errors of the typed client (reference hns-hcs.md §5.1): the Win32 reduction, hcsshim's message
 // format, and the predicates against real simulator failures and hcsshim's own table.
 import { describe, expect, it } from 'vitest';
-import { hnsError } from '../../../src/core/errors.js';
+import { HnsError, hnsError } from '../../../src/core/errors.js';
 import {
   callTitle,
   checkErrorWithCode,
@@ -22,7 +22,7 @@ import {
   RouteNotFoundError,
   win32FromHResult,
 } from '../../../src/api/hcn/index.js';
-import { rejection, setup } from './helpers.js';
+import { natNetworkDoc, rejection, setup } from './helpers.js';
 
 describe('win32FromHResult (the syscall wrapper + hcserror.Win32FromError)', () => {
   it('reduces failing facility-7 HRESULTs to the Win32 code and keeps the others whole', () => {
@@ -64,6 +64,79 @@ describe('HcnError', () => {
     expect(callTitle('HcnQuerySdnRouteProperties')).toBe('hcnQueryRouteProperties');
     expect(callTitle('HcnEnumerateSdnRoutes')).toBe('hcnEnumerateRoutes');
     expect(callTitle('HNSCall')).toBe('hnsCall');
+  });
+});
+
+describe("hcsshim's error strings against real logs (research kubeproxy-errors.md B.5)", () => {
+  // expected strings are quoted from the issues (completed in the same format where the excerpt
+  // stops short, as marked); the failures come from the simulated service where it can produce them
+  it('kubernetes/kubernetes#100962: an endpoint asking for the reserved gateway address', async () => {
+    const { hcn } = setup();
+    const net = await hcn.createNetwork(natNetworkDoc());
+    const e = await rejection(net.createEndpoint({ IpConfigurations: [{ IpAddress: '192.168.100.1' }] }));
+    expect(e.message).toBe(
+      'hcnCreateEndpoint failed in Win32: An address provided is invalid or reserved. (0x803b002f) {"Success":false,"Error":"An address provided is invalid or reserved. ","ErrorCode":2151350319}',
+    );
+  });
+
+  it('kubernetes/community#8883: a second load balancer on the same frontend', async () => {
+    const { hcn } = setup('ws2025');
+    const net = await hcn.createNetwork(natNetworkDoc());
+    const ep = await net.createEndpoint({ Name: 'pod' });
+    const lb = JSON.stringify({
+      HostComputeEndpoints: [ep.ID],
+      FrontendVIPs: ['10.96.0.10'],
+      PortMappings: [{ Protocol: 6, InternalPort: 8080, ExternalPort: 80 }],
+    });
+    await hcn.invoke('HcnCreateLoadBalancer', null, lb);
+    const e = await rejection(hcn.invoke('HcnCreateLoadBalancer', null, lb));
+    // the issue's excerpt stops after '"Success":false,'; the rest follows the record format of #100962
+    const quoted =
+      'hcnCreateLoadBalancer failed in Win32: The specified port already exists. (0x803b0013) {"Success":false,';
+    expect(e.message.startsWith(quoted)).toBe(true);
+    expect(e.message).toBe(`${quoted}"Error":"The specified port already exists. ","ErrorCode":2151350291}`);
+    expect(isPortAlreadyExistsError(e)).toBe(true);
+  });
+
+  it('kubernetes-sigs/sig-windows-tools#249: E_INVALIDARG is reduced to its Win32 code (0x57) in the text', async () => {
+    const { host, hcn } = setup();
+    host.faults.fail((c) => c.method === 'HcnCreateNetwork', 'E_INVALIDARG', { times: 1 });
+    const e = await rejection(hcn.createNetwork(natNetworkDoc()));
+    expect(e.message).toBe(
+      'hcnCreateNetwork failed in Win32: The parameter is incorrect. (0x57) {"Success":false,"Error":"The parameter is incorrect. ","ErrorCode":2147942487}',
+    );
+  });
+
+  it('microsoft/hcsshim#1043: HCN_E_PORT_NOT_FOUND built from the code alone', () => {
+    const record = new HnsError(0x803b0007).errorRecord();
+    const e = new HcnError('hcnCreateLoadBalancer', 0x803b0007, { record });
+    expect(e.message).toBe(
+      'hcnCreateLoadBalancer failed in Win32: The switch-port was not found. (0x803b0007) {"Success":false,"Error":"The switch-port was not found. ","ErrorCode":2151350279}',
+    );
+  });
+
+  it('microsoft/Windows-Containers#103: a record whose Error carries more than the system text is kept verbatim', () => {
+    const record = {
+      Success: false as const,
+      Error: 'The reference is invalid in the JSON document. A Reference is required',
+      ErrorCode: 2151350300,
+    };
+    const e = new HcnError('hcnCreateLoadBalancer', 0x803b001c, { record });
+    expect(e.message).toBe(
+      'hcnCreateLoadBalancer failed in Win32: The reference is invalid in the JSON document. (0x803b001c) {"Success":false,"Error":"The reference is invalid in the JSON document. A Reference is required","ErrorCode":2151350300}',
+    );
+    expect(e.code).toBe('HCN_E_INVALID_JSON_REFERENCE');
+  });
+
+  // the issue quotes the v1 text only; the record is 0x80070490 unsigned (2147943568), as in #249
+  it('ERROR_NOT_FOUND prints as Win32 0x490 (Azure/azure-container-networking#283 "Element not found")', async () => {
+    const { hcn } = setup();
+    const e = await rejection(
+      hcn.invoke('HcnQueryNamespaceProperties', '5f0b1190-63be-4e0c-b974-bd0f55675a42', ''),
+    );
+    expect(e.message).toBe(
+      'hcnQueryNamespaceProperties failed in Win32: Element not found. (0x490) {"Success":false,"Error":"Element not found. ","ErrorCode":2147943568}',
+    );
   });
 });
 

@@ -154,6 +154,83 @@ describe('network lookups', () => {
   });
 });
 
+describe('enumeration filtered by Type (reference hns-hcs.md §0.2)', () => {
+  /** The query exactly as hcsshim marshals it: the filter is a JSON string inside the JSON. */
+  const byType = (type: string): string =>
+    `{"SchemaVersion":{"Major":2,"Minor":0},"Filter":"{\\"Type\\":\\"${type}\\"}"}`;
+
+  async function fourNetworks() {
+    const f = setup();
+    const nat = await f.hcn.createNetwork(natNetworkDoc(defaultSubnet(), 'nat'));
+    // a NAT network created without Type is NAT too (missing Type → NAT, docs/model.md)
+    const untyped = await f.hcn.createNetwork({ Name: 'untyped', SchemaVersion: { Major: 2, Minor: 0 } });
+    const overlay = await f.hcn.createNetwork(overlayNetworkDoc('overlay'));
+    const l2 = await f.hcn.createNetwork({
+      ...natNetworkDoc(subnet('10.1.0.0/24', '10.1.0.1', '0.0.0.0/0'), 'l2'),
+      Type: 'L2Bridge',
+    });
+    return { ...f, nat: nat.ID, untyped: untyped.ID, overlay: overlay.ID, l2: l2.ID };
+  }
+
+  it('the query string is the one hcsshim sends', () => {
+    expect(JSON.parse(byType('NAT'))).toEqual({
+      SchemaVersion: { Major: 2, Minor: 0 },
+      Filter: '{"Type":"NAT"}',
+    });
+  });
+
+  // HNS omits Type for NAT on output (its enum value is 0) but compares the value, so an equality
+  // filter on the emitted JSON alone would miss every NAT network
+  it('{"Type":"NAT"} matches the NAT networks, whose output has no Type', async () => {
+    const { host, nat, untyped } = await fourNetworks();
+    const natDoc = host.api.HcnQueryNetworkProperties(nat, '');
+    expect(natDoc.ok && 'Type' in natDoc.result).toBe(false);
+    const r = host.api.HcnEnumerateNetworks(byType('NAT'));
+    expect(r.ok && r.result).toEqual([nat, untyped]);
+  });
+
+  it('{"Type":"L2Bridge"} and {"Type":"Overlay"} match only their networks', async () => {
+    const { host, overlay, l2 } = await fourNetworks();
+    const l2r = host.api.HcnEnumerateNetworks(byType('L2Bridge'));
+    expect(l2r.ok && l2r.result).toEqual([l2]);
+    const ovr = host.api.HcnEnumerateNetworks(byType('Overlay'));
+    expect(ovr.ok && ovr.result).toEqual([overlay]);
+  });
+
+  it('a Type no network has matches nothing (and is not an error)', async () => {
+    const { host } = await fourNetworks();
+    for (const t of ['Transparent', 'ICS', 'NoSuchType']) {
+      const r = host.api.HcnEnumerateNetworks(byType(t));
+      expect(r.ok && r.result, t).toEqual([]);
+    }
+  });
+
+  it('the NAT default is the network Type only: a namespace without Type is not {"Type":"NAT"}', async () => {
+    const { host } = await fourNetworks();
+    const typeless = host.api.HcnCreateNamespace(null, {});
+    expect(typeless.ok).toBe(true);
+    const r = host.api.HcnEnumerateNamespaces(byType('NAT'));
+    expect(r.ok && r.result).toEqual([]);
+  });
+
+  it('{"Name":""} finds the unnamed networks (they are not in the name index)', async () => {
+    const { host, untyped } = await fourNetworks();
+    const unnamed = host.api.HcnCreateNetwork(null, {});
+    expect(unnamed.ok).toBe(true);
+    const r = host.api.HcnEnumerateNetworks('{"Filter":"{\\"Name\\":\\"\\"}"}');
+    expect(r.ok && r.result).toEqual([unnamed.ok && unnamed.result.ID]);
+    expect(untyped).not.toBe(unnamed.ok && unnamed.result.ID);
+  });
+
+  it('through the typed client: listNetworksQuery with the Type filter', async () => {
+    const { hcn, nat, untyped, overlay } = await fourNetworks();
+    const q = { SchemaVersion: { Major: 2, Minor: 0 }, Filter: '{"Type":"NAT"}' };
+    expect((await hcn.listNetworksQuery(q)).map((n) => n.ID)).toEqual([nat, untyped]);
+    const ovr = { ...q, Filter: '{"Type":"Overlay"}' };
+    expect((await hcn.listNetworksQuery(ovr)).map((n) => n.ID)).toEqual([overlay]);
+  });
+});
+
 describe('network delete, modify and policies', () => {
   it('delete removes the network; deleting again is HCN_E_NETWORK_NOT_FOUND from the service', async () => {
     const { hcn } = setup();

@@ -24,8 +24,9 @@ const INVALID_POLICY_TYPE = 0x803b000e;
 const FULL: HnsVersion = { major: 15, minor: 4 };
 const SCOPES: readonly PolicyScope[] = ['network', 'endpoint', 'subnet'];
 
-function ctx(scope: PolicyScope, version: HnsVersion = FULL): PolicyContext {
-  return { version, scope, networkType: 'Overlay' };
+/** The v1-only types (VNET, Isolation) parse only where a policy came through v1. */
+function ctx(scope: PolicyScope, version: HnsVersion = FULL, v1 = true): PolicyContext {
+  return { version, scope, networkType: 'Overlay', v1 };
 }
 
 function hresultOf(f: () => unknown): number | undefined {
@@ -134,6 +135,13 @@ describe('policy contract battery', () => {
         expect(hresultOf(() => parsePolicy({ Type: type, Settings: samples.valid[0]! }, ctx(scope)))).toBe(
           INVALID_POLICY_TYPE,
         );
+      });
+    }
+
+    if (m.v1Only) {
+      it('exists only through v1: an HCN v2 document naming it is HCN_E_INVALID_POLICY_TYPE', () => {
+        const raw = { Type: type, Settings: samples.valid[0]! };
+        expect(hresultOf(() => parsePolicy(raw, ctx(m.scopes[0]!, FULL, false)))).toBe(INVALID_POLICY_TYPE);
       });
     }
 

@@ -1,15 +1,21 @@
 /**
- * Property: for any policy document (arbitrary JSON settings, field names HNS uses, mutated valid
+ * Properties: for any policy document (arbitrary JSON settings, field names HNS uses, mutated valid
  * samples, any scope, host version and network type), parsePolicy either returns a policy that
- * round-trips (same record, same JSON, same key) or throws an HnsError with a registered HRESULT.
+ * round-trips (same record, same JSON, same key) or throws an HnsError with a registered HRESULT;
+ * and parsePolicies of a list is the documents parsed one by one, refused at the first refused one
+ * or at the first second instance of a single-instance type (docs/model.md).
  */
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
 import { HnsError, isRegisteredHResult } from '../../../src/core/errors.js';
 import { isJsonObject, type Json, type JsonObject } from '../../../src/core/json.js';
-import type { NetworkType, PolicyContext, PolicyScope } from '../../../src/hns/policy/contracts.js';
+import type {
+  NetworkType,
+  ParsedPolicy,
+  PolicyContext,
+  PolicyScope,
+} from '../../../src/hns/policy/contracts.js';
 import {
-  assertSingleInstances,
   parsePolicies,
   parsePolicy,
   POLICY_MODULES,
@@ -182,18 +188,110 @@ test.prop([docInContext], { numRuns: 3000 })(
   },
 );
 
-test.prop([fc.array(docInContext, { minLength: 1, maxLength: 5 })], { numRuns: 500 })(
-  'parsePolicies either accepts a list whose single-instance types are unique or throws a registered HRESULT',
-  (docs) => {
-    const ctx = docs[0]![1];
+/**
+ * Types that may appear once per object, and the HRESULT of a second one: docs/model.md
+ * "Single instance" (InterfaceParameters: HCN_INTERFACEPARAMETERS_ALREADY_APPLIED 0x803B0036,
+ * the others HCN_E_POLICY_ALREADY_EXISTS 0x803B0012, values from HCNHResult.md).
+ */
+const SINGLE_INSTANCE = [
+  'SourceMacAddress',
+  'NetAdapterName',
+  'DrMacAddress',
+  'AutomaticDNS',
+  'VxlanPort',
+  'HostRoute',
+  'LayerConstraint',
+  'InterfaceConstraint',
+  'ProviderAddress',
+  'QOS',
+  'PortName',
+  'EncapOverhead',
+  'Iov',
+  'InterfaceParameters',
+  'VLAN',
+  'VSID',
+];
+const POLICY_ALREADY_EXISTS = 0x803b0012;
+const INTERFACEPARAMETERS_ALREADY_APPLIED = 0x803b0036;
+
+/**
+ * Lists of valid samples of one scope on a host that has every feature; half of them get a second
+ * sample of a Type already in the list, so every single-instance Type meets its own duplicate.
+ */
+const validList: fc.Arbitrary<[Json[], PolicyContext]> = fc.constantFrom(...SCOPES).chain((scope) => {
+  const inScope = VALID.filter(([type]) =>
+    POLICY_MODULES.find((m) => m.type === type)!.scopes.includes(scope),
+  );
+  const doc = ([Type, Settings]: [string, JsonObject]): Json => ({ Type, Settings });
+  return fc.tuple(
+    fc
+      .tuple(
+        fc.array(fc.constantFrom(...inScope), { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        fc.nat(),
+        fc.nat(),
+      )
+      .map(([list, again, which, where]) => {
+        if (!again) return list.map(doc);
+        const type = list[which % list.length]![0];
+        const samples = inScope.filter(([t]) => t === type);
+        const out = [...list];
+        out.splice(where % (out.length + 1), 0, samples[which % samples.length]!);
+        return out.map(doc);
+      }),
+    fc.constant<PolicyContext>({ version: { major: 15, minor: 4 }, scope, networkType: 'Overlay' }),
+  );
+});
+
+/** Lists of arbitrary documents (mostly refused somewhere), all read in the first one's context. */
+const anyList: fc.Arbitrary<[Json[], PolicyContext]> = fc
+  .array(docInContext, { minLength: 1, maxLength: 5 })
+  .map((docs): [Json[], PolicyContext] => [docs.map(([raw]) => raw), docs[0]![1]]);
+
+type Outcome = { readonly policy: ParsedPolicy } | { readonly hresult: number };
+
+/** What a single document gives on its own: the parsed policy, or the HRESULT it is refused with. */
+function alone(raw: Json, ctx: PolicyContext): Outcome {
+  try {
+    return { policy: parsePolicy(raw, ctx) };
+  } catch (e) {
+    expectRegisteredHnsError(e);
+    return { hresult: (e as HnsError).hresult };
+  }
+}
+
+/** The oracle for a list: the first refused document's HRESULT, else the first second instance's. */
+function expectedRefusal(singles: readonly Outcome[]): number | undefined {
+  const seen = new Set<string>();
+  for (const x of singles) if ('hresult' in x) return x.hresult;
+  for (const x of singles) {
+    if (!('policy' in x) || !SINGLE_INSTANCE.includes(x.policy.type)) continue;
+    if (seen.has(x.policy.type))
+      return x.policy.type === 'InterfaceParameters'
+        ? INTERFACEPARAMETERS_ALREADY_APPLIED
+        : POLICY_ALREADY_EXISTS;
+    seen.add(x.policy.type);
+  }
+  return undefined;
+}
+
+// Checked against an oracle that does not use the code under test for the list rule: the literal
+// single-instance table above. Catches a no-op or inverted single-instance check, a module that
+// lost (or gained) `multiple: false`, the wrong HRESULT for a second InterfaceParameters, a list
+// error other than the first element's, and a parse that drops, merges or reorders policies.
+test.prop([fc.oneof(validList, anyList)], { numRuns: 1000 })(
+  'parsePolicies = each document parsed alone, in order, refused at the first bad one or the first second instance',
+  ([raws, ctx]) => {
+    const singles = raws.map((raw) => alone(raw, ctx));
+    const refusal = expectedRefusal(singles);
+    let got: Outcome | ParsedPolicy[];
     try {
-      const list = parsePolicies(
-        docs.map(([raw]) => raw),
-        ctx,
-      );
-      expect(() => assertSingleInstances(list)).not.toThrow();
+      got = parsePolicies(raws, ctx);
     } catch (e) {
       expectRegisteredHnsError(e);
+      got = { hresult: (e as HnsError).hresult };
     }
+    if (refusal !== undefined) expect(got).toEqual({ hresult: refusal });
+    else expect(got).toEqual(singles.map((x) => ('policy' in x ? x.policy : x)));
   },
 );

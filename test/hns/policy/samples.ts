@@ -251,6 +251,16 @@ export const SAMPLES: Readonly<Record<string, ModuleSamples>> = {
     ],
   },
   L2Driver: { valid: [{}, { Anything: [1, { b: null }], Else: 'x' }], bad: [] },
+  // ---- v1-only endpoint policies (hcsshim internal/hns/hnspolicy.go: VNET has no fields; Isolation
+  // always writes VLAN, VSID and InDefaultIsolation)
+  VNET: { valid: [{}], bad: [] },
+  Isolation: {
+    valid: [
+      { VLAN: 7, VSID: 0, InDefaultIsolation: false },
+      { VLAN: 0, VSID: 5000, InDefaultIsolation: true },
+    ],
+    bad: [{ VLAN: 5000 }, { VLAN: '7' }, { VSID: -1 }, { InDefaultIsolation: 'yes' }],
+  },
   OutBoundNAT: {
     valid: [
       {
@@ -366,4 +376,4 @@ export const SAMPLES: Readonly<Record<string, ModuleSamples>> = {
 };
 
 /** Types whose settings cannot be invalid (HostRoute ignores them, L2Driver keeps them opaque). */
-export const TYPES_WITHOUT_BAD_SETTINGS: readonly string[] = ['HostRoute', 'L2Driver'];
+export const TYPES_WITHOUT_BAD_SETTINGS: readonly string[] = ['HostRoute', 'L2Driver', 'VNET'];

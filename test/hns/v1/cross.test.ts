@@ -149,6 +149,8 @@ describe('created through v1, read through v2', () => {
       Routes: [{ NextHop: '10.244.1.2', DestinationPrefix: '0.0.0.0/0' }],
       MacAddress: ep['MacAddress'],
       Flags: 2,
+      // the schema's Base State (EndpointState Created): NPM filters v2 endpoints on it
+      State: 1,
       Health: { Extra: {} },
       SchemaVersion: { Major: 2, Minor: 0 },
     });
