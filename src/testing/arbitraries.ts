@@ -91,6 +91,20 @@ export interface ArbContext {
 
 const pick = <T>(xs: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...xs);
 
+const SCOPES: readonly PolicyScope[] = ['network', 'endpoint', 'subnet'];
+
+/**
+ * A policy scope in any case (`endpoint`, `Endpoint`), or a TypeError naming the valid ones — the
+ * test kit takes scopes and document kinds in either case, so a caller's casing never silently
+ * yields an empty or undefined arbitrary.
+ */
+function scopeOf(scope: string): PolicyScope {
+  const s = SCOPES.find((x) => x === String(scope).toLowerCase());
+  if (!s)
+    throw new TypeError(`unknown policy scope ${JSON.stringify(scope)}: use network, endpoint or subnet`);
+  return s;
+}
+
 /** A document without the keys whose generated value is undefined. */
 function compact(o: Record<string, Json | undefined>): JsonObject {
   const out: JsonObject = {};
@@ -219,8 +233,9 @@ const POLICY_SETTINGS: Readonly<Record<string, fc.Arbitrary<JsonObject>>> = {
   VSID: pick(HNS_ARB.vsids).map((IsolationId) => ({ IsolationId })),
 };
 
-/** Policy Types the arbitraries generate in `scope`, for a host/network described by `ctx`. */
-export function generatedPolicyTypes(scope: PolicyScope, ctx: ArbContext = {}): string[] {
+/** Policy Types the arbitraries generate in `scope` (any case), for a host/network described by `ctx`. */
+export function generatedPolicyTypes(scopeName: PolicyScope | string, ctx: ArbContext = {}): string[] {
+  const scope = scopeOf(scopeName);
   return Object.keys(POLICY_SETTINGS).filter((type) => {
     const m = getPolicyModule(type, scope);
     if (!m) return false;
@@ -230,8 +245,8 @@ export function generatedPolicyTypes(scope: PolicyScope, ctx: ArbContext = {}): 
   });
 }
 
-/** A valid `{"Type","Settings"}` policy of `scope` (network, endpoint or subnet). */
-export function policy(scope: PolicyScope, ctx: ArbContext = {}): fc.Arbitrary<JsonObject> {
+/** A valid `{"Type","Settings"}` policy of `scope` (network, endpoint or subnet; any case). */
+export function policy(scope: PolicyScope | string, ctx: ArbContext = {}): fc.Arbitrary<JsonObject> {
   const types = generatedPolicyTypes(scope, ctx);
   return fc.oneof(
     ...types.map((Type) => POLICY_SETTINGS[Type]!.map((Settings): JsonObject => ({ Type, Settings }))),
@@ -264,11 +279,12 @@ function portClaim(s: JsonObject): string | undefined {
  * `opts.portClashes` asks for clashing PortMappings now and then.
  */
 export function policies(
-  scope: PolicyScope,
+  scopeName: PolicyScope | string,
   ctx: ArbContext = {},
   maxLength = 3,
   opts: PolicyListOptions = {},
 ): fc.Arbitrary<JsonObject[]> {
+  const scope = scopeOf(scopeName);
   const unique = fc.uniqueArray(policy(scope, ctx), {
     maxLength,
     selector: (p) => {
@@ -413,6 +429,12 @@ function networkDocOfType(Type: NetworkType, ctx: Omit<ArbContext, 'networkType'
 // ───────────────────────────── endpoints ─────────────────────────────
 
 export interface EndpointArbOptions extends ArbContext, PolicyListOptions {
+  /**
+   * Remote endpoints (Flags 1, with a ProviderAddress policy, as kube-proxy creates them):
+   * `sometimes` (default, about one in ten), `never` (local endpoints only: what a CNI plugin
+   * creates, and what can join a namespace) or `always`.
+   */
+  readonly remote?: 'sometimes' | 'never' | 'always';
   /** Subnets of the target network: when given, some endpoints ask for an address in one of them. */
   readonly subnets?: readonly string[];
   /** MAC ranges of the target network ({start,end} as HNS writes them). */
@@ -425,6 +447,12 @@ export interface EndpointArbOptions extends ArbContext, PolicyListOptions {
  * ProviderAddress policy as kube-proxy writes them.
  */
 export function endpointDoc(networkId?: string, opts: EndpointArbOptions = {}): fc.Arbitrary<JsonObject> {
+  const remoteMode = opts.remote ?? 'sometimes';
+  if (!['sometimes', 'never', 'always'].includes(remoteMode)) {
+    throw new TypeError(
+      `endpointDoc: remote must be 'sometimes', 'never' or 'always', not ${JSON.stringify(remoteMode)}`,
+    );
+  }
   const subnets = opts.subnets ?? [];
   const ipConfigs: fc.Arbitrary<Json | undefined> = subnets.length
     ? maybe(
@@ -447,7 +475,12 @@ export function endpointDoc(networkId?: string, opts: EndpointArbOptions = {}): 
   );
   return fc
     .record({
-      remote: fc.integer({ min: 1, max: 100 }).map((n) => n <= 10),
+      remote:
+        remoteMode === 'never'
+          ? fc.constant(false)
+          : remoteMode === 'always'
+            ? fc.constant(true)
+            : fc.integer({ min: 1, max: 100 }).map((n) => n <= 10),
       Name: pick(HNS_ARB.endpointNames),
       IpConfigurations: ipConfigs,
       MacAddress: mac,
@@ -666,6 +699,7 @@ export const BAD_FIELDS: Readonly<Record<string, readonly Json[]>> = {
 
 /** The HCN document kinds the arbitraries produce. */
 export type DocKind = 'Network' | 'Endpoint' | 'Namespace' | 'LoadBalancer' | 'SdnRoute';
+export const DOC_KINDS: readonly DocKind[] = ['Network', 'Endpoint', 'Namespace', 'LoadBalancer', 'SdnRoute'];
 
 /** The BAD_FIELDS keys each document kind reads: a bad value there always makes the document invalid. */
 export const DOC_FIELDS: Readonly<Record<DocKind, readonly string[]>> = {
@@ -697,8 +731,11 @@ export const DOC_FIELDS: Readonly<Record<DocKind, readonly string[]>> = {
 };
 
 export interface InvalidDocOptions {
-  /** Only documents of this kind, each broken in a field the kind reads (so always invalid). */
-  readonly kind?: DocKind;
+  /**
+   * Only documents of this kind (`Network`, `Endpoint`, `Namespace`, `LoadBalancer`, `SdnRoute`, in
+   * any case), each broken in a field the kind reads (so always invalid).
+   */
+  readonly kind?: DocKind | string;
   /** Endpoint IDs the load balancer and route documents name (otherwise a fixed GUID). */
   readonly endpointIds?: readonly string[];
 }
@@ -731,7 +768,15 @@ export function invalidDoc(opts: InvalidDocOptions = {}): fc.Arbitrary<Json> {
     LoadBalancer: loadBalancerDoc(eps),
     SdnRoute: sdnRouteDoc(eps),
   };
-  if (opts.kind) return brokenDoc(valid[opts.kind], DOC_FIELDS[opts.kind]);
+  if (opts.kind !== undefined) {
+    const kind = DOC_KINDS.find((k) => k.toLowerCase() === String(opts.kind).toLowerCase());
+    if (!kind) {
+      throw new TypeError(
+        `invalidDoc: unknown kind ${JSON.stringify(opts.kind)}: use ${DOC_KINDS.join(', ')}`,
+      );
+    }
+    return brokenDoc(valid[kind], DOC_FIELDS[kind]);
+  }
   const mutated = brokenDoc(fc.oneof(...Object.values(valid)), Object.keys(BAD_FIELDS));
   return fc.oneof(
     { weight: 6, arbitrary: mutated as fc.Arbitrary<Json> },
