@@ -31,10 +31,23 @@ export {
   type HcnDocument,
 } from './api/flat.js';
 export { DirectTransport, type HnsCall, type HnsTransport } from './api/transport.js';
-export { FaultInjector, Gate, type CallPredicate, type RuleHandle, type RuleOptions } from './api/faults.js';
+export {
+  FaultInjector,
+  Gate,
+  compileMatcher,
+  readHResult,
+  TRANSPORT_FAILURES,
+  type CallMatcher,
+  type CallPredicate,
+  type HeldCall,
+  type RuleHandle,
+  type RuleInfo,
+  type RuleOptions,
+} from './api/faults.js';
 export {
   RpcServer,
   serveStdio,
+  callRpc,
   RpcErrorCode,
   RPC_METHODS,
   HOST_RPC_METHODS,
@@ -54,6 +67,7 @@ export {
   isRegisteredHResult,
   formatHResult,
   type HResultName,
+  type HResultLabel,
   type HResultInfo,
   type ErrorRecord,
 } from './core/errors.js';
@@ -87,4 +101,37 @@ export {
 
 // the typed client (hcsshim's hcn package): `hcn.HostComputeNetwork`, `hcn.isNotFoundError`, …
 export * as hcn from './api/hcn/index.js';
-export { HcnClient, type HcnClientOptions } from './api/hcn/index.js';
+export {
+  HcnClient,
+  HostComputeNetwork,
+  HostComputeEndpoint,
+  HostComputeNamespace,
+  HostComputeLoadBalancer,
+  HostComputeRoute,
+  HcnError,
+  HcnClientError,
+  NetworkNotFoundError,
+  EndpointNotFoundError,
+  NamespaceNotFoundError,
+  LoadBalancerNotFoundError,
+  RouteNotFoundError,
+  InvalidIdError,
+  PlatformNotSupportedError,
+  isElementNotFoundError,
+  isPortAlreadyExistsError,
+  isNotImplemented,
+  isNotFoundError,
+  checkErrorWithCode,
+  win32FromHResult,
+  ErrorCode,
+  type HcnClientOptions,
+} from './api/hcn/index.js';
+
+// the host's adapters and vSwitches
+export {
+  parseAdapterSpecs,
+  adapterJson,
+  type AdapterSpec,
+  type NetAdapterRec,
+  type VSwitchRec,
+} from './hns/adapters.js';

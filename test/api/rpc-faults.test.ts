@@ -2,8 +2,9 @@
 // fail by method / ID / name / path and first N with a registered name or any HRESULT number,
 // delay until ClockAdvance, hang until FaultRelease (and see what is held), clear; and the HNS
 // service restart window answering RPC_S_SERVER_UNAVAILABLE until the clock passes it.
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { RpcServer, type RpcResponse } from '../../src/api/rpc.js';
+import { RpcServer, serveStdio, type RpcResponse } from '../../src/api/rpc.js';
 import type { Json, JsonObject } from '../../src/core/json.js';
 import { createHost } from '../../src/host/host.js';
 
@@ -256,5 +257,42 @@ describe('GetAdapters', () => {
     expect(after.switches).toMatchObject([
       { SwitchType: 'External', NetAdapterName: 'Ethernet', HostVNic: 'vEthernet (Ethernet)' },
     ]);
+  });
+});
+
+describe('serveStdio with fault rules', () => {
+  async function serveLines(lines: string[]): Promise<RpcResponse[]> {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const chunks: string[] = [];
+    output.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+    const done = serveStdio(createHost({ seed: 3 }), input, output);
+    for (const l of lines) input.write(l + '\n');
+    input.end();
+    await done;
+    return chunks
+      .join('')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as RpcResponse);
+  }
+
+  it('answers later lines while a call is held, and answers the held call when input ends', async () => {
+    const out = await serveLines([
+      request('FaultHang', [{ method: 'HcnCreateNetwork' }]),
+      request('HcnCreateNetwork', [null, NAT]),
+      request('HcnEnumerateNetworks', ['']),
+      request('FaultDelay', [{ method: 'HcnCreateNamespace', ms: 1000 }]),
+      request('HcnCreateNamespace', [null, {}]),
+    ]);
+    expect(out).toHaveLength(5);
+    const [hang, create, list, delay, ns] = [...out].sort((a, b) => Number(a.id) - Number(b.id));
+    expect(ok(hang!)).toEqual({ rule: 1 });
+    expect(ok(list!)).toEqual([]); // answered while the create was held
+    expect(ok(delay!)).toEqual({ rule: 2 });
+    // the held create and the delayed namespace were answered at end of input, after the list
+    expect((ok(create!) as JsonObject).Name).toBe('nat');
+    expect((ok(ns!) as JsonObject).NamespaceId).toBe(2);
+    expect(out.indexOf(list!)).toBeLessThan(out.indexOf(create!));
   });
 });
