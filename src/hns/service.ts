@@ -699,7 +699,7 @@ export class HnsService {
         // through HCN v2 cannot add them
         const ctx: PolicyContext = { version: this.profile.version, scope: 'endpoint', networkType: n.Type };
         const policies = parsePolicies(settings.optArr('Policies'), ctx);
-        const next = applyPolicyRequest(e.Policies, policies, requestType);
+        const next = applyPolicyRequest(e.Policies, policies, requestType, 'endpoint');
         return this.rebindPolicies(e, next, undefined, `Policy ${requestType}`);
       }
       if (resourceType === 'Port') {
@@ -1081,13 +1081,15 @@ export class HnsService {
  * Policy request semantics (hcsshim comments on ModifyEndpointSettingRequest): Add appends (the same
  * policy twice → HCN_E_POLICY_ALREADY_EXISTS); Remove drops each given policy (absent →
  * HCN_E_POLICY_NOT_FOUND); Update replaces the policies the request identifies — a SetPolicy the set
- * with its Id, any other policy every existing policy of its Type (docs/model.md, with the Azure NPM
- * and Calico evidence); Refresh re-applies and changes nothing.
+ * with its Id, any other policy every existing policy of its Type, and on an endpoint always the
+ * ACL set (docs/model.md, with the Azure NPM and Calico evidence); Refresh re-applies and changes
+ * nothing.
  */
 export function applyPolicyRequest(
   current: readonly ParsedPolicy[],
   given: readonly ParsedPolicy[],
   requestType: RequestType,
+  scope: 'network' | 'endpoint' = 'network',
 ): ParsedPolicy[] {
   const keys = new Set(current.map(policyKey));
   switch (requestType) {
@@ -1115,7 +1117,9 @@ export function applyPolicyRequest(
       // a keyed policy (SetPolicy) replaces the one with its identity, in place; any other replaces
       // every existing policy of its Type (Calico's ACL-only Update keeps OutBoundNAT and PA)
       const byKey = new Map<string, ParsedPolicy>();
-      const types = new Set<string>();
+      // an endpoint's ACL set is always replaced, by the request's ACLs or by none: Azure NPM removes
+      // its last ACLs with an Update that carries only the endpoint's other policies
+      const types = new Set<string>(scope === 'endpoint' ? ['ACL'] : []);
       for (const p of given) {
         if (updateMode(p) === 'key') {
           const k = policyKey(p);

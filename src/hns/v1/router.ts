@@ -18,7 +18,8 @@
 import { HnsError, hnsError, type HResultLabel, type HResultName } from '../../core/errors.js';
 import { parseGuid } from '../../core/guid.js';
 import { isJsonObject, Reader, toJson, type Json, type JsonObject } from '../../core/json.js';
-import { parsePolicies } from '../policy/registry.js';
+import type { ParsedPolicy } from '../policy/contracts.js';
+import { parsePolicies, serializePolicy } from '../policy/registry.js';
 import { formatMac, parseMac } from '../../addr/mac.js';
 import { supports } from '../versions.js';
 import { readDns } from '../schema/common.js';
@@ -33,7 +34,13 @@ import {
   v1NetworkToV2,
 } from './convert.js';
 import { createPolicyList, deletePolicyList, getPolicyList } from './policylist.js';
-import { v1EndpointView, v1NamespaceView, v1NetworkView, v1PolicyListView } from './views.js';
+import {
+  OVERLAY_ENCAP_OVERHEAD,
+  v1EndpointView,
+  v1NamespaceView,
+  v1NetworkView,
+  v1PolicyListView,
+} from './views.js';
 
 export type HnsMethod = 'GET' | 'POST' | 'DELETE';
 const METHODS: readonly HnsMethod[] = ['GET', 'POST', 'DELETE'];
@@ -183,10 +190,24 @@ function updateEndpoint(c: Call): Json {
   });
   const hasDns = V1_ENDPOINT_DNS_KEYS.some((k) => c.body[k] !== undefined && c.body[k] !== null);
   const dns = hasDns ? readDns(new Reader(doc, 'HCN_E_INVALID_ENDPOINT', '$')) : undefined;
+  // the EncapOverhead HNS reports on Overlay endpoints comes back in a round trip of the read-back
+  // endpoint (Calico's ApplyACLPolicy): it is not a policy the caller set
+  const reported =
+    n.Type === 'Overlay' && !e.Policies.some((p) => p.type === 'EncapOverhead')
+      ? policies.filter((p) => !(p.type === 'EncapOverhead' && isReportedOverhead(p)))
+      : policies;
   // the body's policies replace those of their types, as an HCN Update does: Felix posts only
   // {"ID","Policies":[ACL…]} and the endpoint keeps its OutBoundNAT/ROUTE/PA (calico endpoint_mgr.go)
-  const next = applyPolicyRequest(e.Policies, policies, 'Update');
+  const next = applyPolicyRequest(e.Policies, reported, 'Update', 'endpoint');
   return v1EndpointView(c.hns, c.hns.replaceEndpointPolicies(id, next, dns));
+}
+
+/** An EncapOverhead policy equal to what the v1 view reports by itself on Overlay endpoints. */
+function isReportedOverhead(p: ParsedPolicy): boolean {
+  return (
+    serializePolicy(p)['Settings'] !== undefined &&
+    JSON.stringify(serializePolicy(p)['Settings']) === JSON.stringify({ Overhead: OVERLAY_ENCAP_OVERHEAD })
+  );
 }
 
 function deleteEndpoint(c: Call): undefined {

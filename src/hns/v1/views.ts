@@ -63,7 +63,7 @@ function activityId(id: string): string {
 }
 
 /** The VXLAN overhead HNS reports on Overlay endpoints (AKS#1367, calico#4682, flannel's fixture: 50). */
-const OVERLAY_ENCAP_OVERHEAD = 50;
+export const OVERLAY_ENCAP_OVERHEAD = 50;
 
 /**
  * HNSNetwork: `ID, Name, Type, NetworkAdapterName, SourceMac, Policies, MacPools, Subnets[{AddressPrefix,
