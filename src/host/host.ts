@@ -27,6 +27,8 @@ import {
 import { HnsService } from '../hns/service.js';
 import { adapterJson, parseAdapterSpecs, type AdapterSpec, type NetAdapterRec } from '../hns/adapters.js';
 import type { JsonObject } from '../core/json.js';
+import { derivedGuid } from '../core/guid.js';
+import { formatMac, parseMac } from '../addr/mac.js';
 import { DEFAULT_PROFILE, resolveProfile, type HostProfile } from '../hns/versions.js';
 
 export interface HostOptions {
@@ -129,11 +131,48 @@ export class Host {
   }
 
   /**
-   * The host's network adapters as data, as `Get-NetAdapter` and `Get-NetIPAddress` show them:
-   * physical NICs, then the host vNICs (`vEthernet (…)`) of the vSwitches HNS created.
+   * The host's network adapters as data, as `Get-NetAdapter` and `Get-NetIPAddress` show them in
+   * the host's default compartment: physical NICs, the host vNICs (`vEthernet (…)`) of the vSwitches
+   * HNS created, then a host vNIC per endpoint attached to the host (HostAttach(1), or a member of
+   * the HostDefault namespace) carrying the endpoint's address — flannel host-gw and Calico look
+   * for the interface that holds their `cbr0_ep`/`Calico_ep` address.
    */
   adapters(): JsonObject[] {
-    return this.hns.store.nics.list().map((a) => adapterJson(a));
+    return [...this.hns.store.nics.list().map((a) => adapterJson(a)), ...this.endpointVNics()];
+  }
+
+  private endpointVNics(): JsonObject[] {
+    const s = this.hns.store;
+    const out: JsonObject[] = [];
+    for (const ns of s.namespaces.values()) {
+      if (ns.NamespaceId !== 1) continue;
+      for (const r of ns.Resources) {
+        const e = r.Type === 'Endpoint' ? s.endpoints.get(r.ID) : undefined;
+        if (!e) continue;
+        const v4 = e.IpConfigurations.find((c) => c.addr.family === 4);
+        const mac = parseMac(e.MacAddress);
+        const sw = s.nics.switchOf(e.HostComputeNetwork);
+        const o: JsonObject = {
+          Name: `vEthernet (${e.Name || e.ID})`,
+          InterfaceDescription: 'Hyper-V Virtual Ethernet Adapter',
+          InterfaceGuid: derivedGuid(e.ID, 0x564e4943),
+          // stable for the endpoint's life: after the adapters' and switches' indexes
+          ifIndex: 1000 + e.seq,
+          MacAddress: mac === undefined ? e.MacAddress : formatMac(mac),
+          MtuSize: s.networks.get(e.HostComputeNetwork)?.Type === 'Overlay' ? 1450 : 1500,
+          Kind: 'HostVNic',
+          Status: 'Up',
+        };
+        if (v4) {
+          o.IPv4Address = v4.IpAddress;
+          if (v4.PrefixLength !== undefined) o.PrefixLength = v4.PrefixLength;
+        }
+        if (sw) o.VSwitchId = sw.ID;
+        o.EndpointId = e.ID;
+        out.push(o);
+      }
+    }
+    return out;
   }
 
   /** The vSwitches HNS created, with the networks on each. */

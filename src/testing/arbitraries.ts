@@ -676,7 +676,12 @@ export const BAD_FIELDS: Readonly<Record<string, readonly Json[]>> = {
       { Type: 'InterfaceParameters', Settings: { Mtu: 1400 } },
     ],
   ],
-  IpConfigurations: ['x', [{ IpAddress: '999.1.1.1' }], [{ IpAddress: '10.0.0.5', PrefixLength: 99 }], [{}]],
+  IpConfigurations: [
+    'x',
+    [{ IpAddress: '999.1.1.1' }],
+    [{ IpAddress: '10.0.0.5', PrefixLength: 99 }],
+    [{ IpAddress: 5 }],
+  ],
   MacAddress: ['zz', 5, '01-00-5E-00-00-01', '00-15-5D-AA-00'],
   Routes: [[{ DestinationPrefix: 'x' }], [{ DestinationPrefix: '0.0.0.0/0', NextHop: 'fd00::1' }]],
   HostComputeNetwork: ['nope', 7],

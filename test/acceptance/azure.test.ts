@@ -518,42 +518,39 @@ describe('Azure NPM: endpoint ACLs (azure.md §1.7)', () => {
   // re-adds on Update, hnsv2wrapperfake.go L322–334) and then remove the ipsets, which HNS refuses while
   // an ACL still names them. With no other ACL on the endpoint, the simulator's "replace the types the
   // request carries" would keep the NPM ACLs; on an endpoint an Update always replaces the ACL set.
-  it(
-    "an endpoint with no other ACL: NPM's Update carrying no ACL clears its ACLs, and the ipsets can then be removed",
-    () => {
-      const hcn = azureHost();
-      const netId = String(azureNetwork(hcn).ID);
-      npmAddSets(hcn, netId);
-      const epId = String(
-        createEndpointText(
-          hcn,
-          netId,
-          azureEndpointBody(netId, {
-            name: 'pod-d-eth0',
-            v4: '10.240.0.18',
-            v6: 'fd00:abcd::12',
-            cniAcl: false,
-          }),
-        ).ID,
-      );
-      modifyText(
+  it("an endpoint with no other ACL: NPM's Update carrying no ACL clears its ACLs, and the ipsets can then be removed", () => {
+    const hcn = azureHost();
+    const netId = String(azureNetwork(hcn).ID);
+    npmAddSets(hcn, netId);
+    const epId = String(
+      createEndpointText(
         hcn,
-        'Endpoint',
-        epId,
-        JSON.stringify({ ResourceType: 'Policy', RequestType: 'Add', Settings: { Policies: [NPM_ACL_A] } }),
-      );
-      npmRemoveAcls(hcn, epId, (id) => id.startsWith('azure-acl-'));
-      expect(policiesOfType(hcn.byId('Endpoint', epId)[0], 'ACL')).toEqual([]);
-      modifyText(hcn, 'Network', netId, setPolicyRequest('Remove', [readBackSet(hcn, NSLABEL_TEAM_A)]));
-      modifyText(
-        hcn,
-        'Network',
         netId,
-        setPolicyRequest('Remove', [readBackSet(hcn, NS_X), readBackSet(hcn, NS_Y)]),
-      );
-      expect(readSets(hcn)).toEqual({});
-    },
-  );
+        azureEndpointBody(netId, {
+          name: 'pod-d-eth0',
+          v4: '10.240.0.18',
+          v6: 'fd00:abcd::12',
+          cniAcl: false,
+        }),
+      ).ID,
+    );
+    modifyText(
+      hcn,
+      'Endpoint',
+      epId,
+      JSON.stringify({ ResourceType: 'Policy', RequestType: 'Add', Settings: { Policies: [NPM_ACL_A] } }),
+    );
+    npmRemoveAcls(hcn, epId, (id) => id.startsWith('azure-acl-'));
+    expect(policiesOfType(hcn.byId('Endpoint', epId)[0], 'ACL')).toEqual([]);
+    modifyText(hcn, 'Network', netId, setPolicyRequest('Remove', [readBackSet(hcn, NSLABEL_TEAM_A)]));
+    modifyText(
+      hcn,
+      'Network',
+      netId,
+      setPolicyRequest('Remove', [readBackSet(hcn, NS_X), readBackSet(hcn, NS_Y)]),
+    );
+    expect(readSets(hcn)).toEqual({});
+  });
 });
 
 describe('Port mappings with an IPv6 twin (azure.md §2)', () => {

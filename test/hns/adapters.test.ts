@@ -364,3 +364,65 @@ describe('service restart, reboot and snapshots', () => {
     expect(JSON.stringify(other.snapshot())).toBe(before);
   });
 });
+
+describe('endpoints attached to the host', () => {
+  it('an endpoint in the host default compartment is a host vNIC carrying its address; detached, it is gone', () => {
+    const h = host();
+    const net = ok(
+      h.api.HNSCall(
+        'POST',
+        '/networks/',
+        JSON.stringify({
+          Name: 'cbr0',
+          Type: 'L2Bridge',
+          Subnets: [{ AddressPrefix: '10.244.1.0/24', GatewayAddress: '10.244.1.1' }],
+        }),
+      ),
+    ).Output as JsonObject;
+    const ep = ok(
+      h.api.HNSCall(
+        'POST',
+        '/endpoints/',
+        JSON.stringify({ Name: 'cbr0_ep', VirtualNetwork: net.ID, IPAddress: '10.244.1.2' }),
+      ),
+    ).Output as JsonObject;
+    expect(adapter(h, 'vEthernet (cbr0_ep)')).toBeUndefined(); // not attached yet
+    ok(
+      h.api.HNSCall('POST', `/endpoints/${String(ep.ID)}/attach`, '{"SystemType":"Host","CompartmentId":1}'),
+    );
+    expect(adapter(h, 'vEthernet (cbr0_ep)')).toMatchObject({
+      Kind: 'HostVNic',
+      IPv4Address: '10.244.1.2',
+      PrefixLength: 24,
+      MacAddress: ep.MacAddress,
+      EndpointId: ep.ID,
+    });
+    ok(h.api.HNSCall('POST', `/endpoints/${String(ep.ID)}/detach`, '{"SystemType":"Host"}'));
+    expect(adapter(h, 'vEthernet (cbr0_ep)')).toBeUndefined();
+  });
+
+  it('only the default compartment: an endpoint in a container namespace is not a host interface', () => {
+    const h = host();
+    const net = ok(h.api.HcnCreateNetwork(null, network('L2Bridge', 'l2')));
+    const a = ok(h.api.HcnCreateEndpoint(net.ID, null, { Name: 'pod' }));
+    const ns = ok(h.api.HcnCreateNamespace(null, {}));
+    ok(
+      h.api.HcnModifyNamespace(ns.ID, {
+        ResourceType: 'Endpoint',
+        RequestType: 'Add',
+        Settings: { EndpointId: a.ID },
+      }),
+    );
+    expect(adapter(h, 'vEthernet (pod)')).toBeUndefined();
+    const hostDefault = ok(h.api.HcnEnumerateNamespaces('{"Filter":"{\\"Type\\":\\"HostDefault\\"}"}'))[0]!;
+    const b = ok(h.api.HcnCreateEndpoint(net.ID, null, { Name: 'host-ep' }));
+    ok(
+      h.api.HcnModifyNamespace(hostDefault, {
+        ResourceType: 'Endpoint',
+        RequestType: 'Add',
+        Settings: { EndpointId: b.ID },
+      }),
+    );
+    expect(adapter(h, 'vEthernet (host-ep)')).toMatchObject({ IPv4Address: '10.244.1.3' });
+  });
+});

@@ -68,18 +68,29 @@ export function parseEndpoint(
   if (Flags & ~ALL_ENDPOINT_FLAGS) throw r.err(`Flags ${Flags} has unknown bits`);
   const ctx: PolicyContext = { version, scope: 'endpoint', networkType: network.Type, ...(v1 ? { v1 } : {}) };
   const Policies = parsePolicies(r.optArr('Policies'), ctx);
-  const IpConfigurations = r.objs('IpConfigurations').map((c) => {
-    const IpAddress = c.optStr('IpAddress') ?? '';
-    const addr = parseIp(IpAddress);
-    if (!addr) throw hnsError('HCN_E_INVALID_IP', `${c.path}.IpAddress "${IpAddress}"`);
-    const PrefixLength = c.optUint('PrefixLength', 0xff);
-    if (PrefixLength !== undefined && PrefixLength > (addr.family === 4 ? 32 : 128)) {
-      throw hnsError('HCN_E_INVALID_PREFIX', `${c.path}.PrefixLength ${PrefixLength}`);
-    }
-    const IpSubnetId = readGuid(c, 'IpSubnetId');
-    const d: IpConfigDraft = { IpAddress, PrefixLength, IpSubnetId, addr };
-    return d;
-  });
+  // an entry without IpAddress asks HNS to pick one: win-bridge and win-overlay without IPAM send
+  // `"IpConfigurations":[{}]` and read the address back ("HNS can provide IP/GW", win-bridge l.63)
+  const IpConfigurations = r
+    .objs('IpConfigurations')
+    .filter((c) => {
+      const ip = c.optStr('IpAddress');
+      if (ip !== undefined && ip !== '') return true;
+      c.optUint('PrefixLength', 0xff);
+      readGuid(c, 'IpSubnetId');
+      return false;
+    })
+    .map((c) => {
+      const IpAddress = c.optStr('IpAddress') ?? '';
+      const addr = parseIp(IpAddress);
+      if (!addr) throw hnsError('HCN_E_INVALID_IP', `${c.path}.IpAddress "${IpAddress}"`);
+      const PrefixLength = c.optUint('PrefixLength', 0xff);
+      if (PrefixLength !== undefined && PrefixLength > (addr.family === 4 ? 32 : 128)) {
+        throw hnsError('HCN_E_INVALID_PREFIX', `${c.path}.PrefixLength ${PrefixLength}`);
+      }
+      const IpSubnetId = readGuid(c, 'IpSubnetId');
+      const d: IpConfigDraft = { IpAddress, PrefixLength, IpSubnetId, addr };
+      return d;
+    });
   const n = IpConfigurations.length;
   if (n > 2 || (n === 2 && IpConfigurations[0]!.addr.family === IpConfigurations[1]!.addr.family)) {
     throw r.err('at most one IPv4 and one IPv6 IpConfiguration');
