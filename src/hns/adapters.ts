@@ -97,6 +97,8 @@ export interface SwitchRequest {
   readonly type: NetworkType;
   /** `NetAdapterName` policy value, if any. */
   readonly adapterName?: string;
+  /** A `ProviderAddress` network policy's address: picks the adapter holding it (no NetAdapterName). */
+  readonly providerAddress?: string;
   /** IPv4 gateway and prefix length of the network's first IPv4 subnet (internal switches). */
   readonly gateway?: { readonly addr: number; readonly prefixLength: number };
 }
@@ -273,7 +275,13 @@ export class HostNics {
    * the host vNIC of an external switch, which stands for that switch's uplink), else the default
    * one (the first with a default gateway, else the first). Unknown → HCN_E_ADAPTER_NOT_FOUND.
    */
-  resolveUplink(name: string | undefined): NetAdapterRec {
+  resolveUplink(name: string | undefined, providerAddress?: string): NetAdapterRec {
+    if ((name === undefined || name === '') && providerAddress !== undefined) {
+      // Azure CNI names the adapter of a multitenant network by its address instead
+      // (GetHcnNetAdapterAddressPolicy); an address no adapter holds leaves the default one
+      const holder = this.list().find((a) => a.IPv4?.IPAddress === providerAddress);
+      if (holder) return this.resolveUplink(holder.Name);
+    }
     if (name === undefined || name === '') {
       const phys = this.physical();
       const dflt = phys.find((a) => a.IPv4?.DefaultGateway) ?? phys[0];
@@ -296,7 +304,7 @@ export class HostNics {
   /** Decide a network's switch; throws before anything changes. Draws GUIDs/MACs from `rng` only for a new switch. */
   plan(req: SwitchRequest, rng: Rng, forcedId?: string): SwitchPlan {
     if (EXTERNAL_TYPES.has(req.type)) {
-      const uplink = this.resolveUplink(req.adapterName);
+      const uplink = this.resolveUplink(req.adapterName, req.providerAddress);
       if (uplink.SwitchId) return { request: req, switchId: uplink.SwitchId };
       const id = forcedId ?? newGuid(rng);
       const vnicName = `vEthernet (${uplink.Name})`;

@@ -34,6 +34,7 @@ import type {
 import { subnetsOf } from './model.js';
 import type { ParsedPolicy, PolicyContext } from './policy/contracts.js';
 import type { NetAdapterNameSettings } from './policy/network/net-adapter-name.js';
+import type { ProviderAddressSettings } from './policy/shared/provider-address.js';
 import type { SetPolicySettings } from './policy/network/set-policy.js';
 import type { AclSettings } from './policy/endpoint/acl.js';
 import type { TierAclSettings } from './policy/endpoint/tier-acl.js';
@@ -1142,10 +1143,15 @@ export function applyPolicyRequest(
   }
 }
 
-/** The adapter a network names in its `NetAdapterName` policy, as a SwitchRequest field. */
-function adapterNameOf(policies: readonly ParsedPolicy[]): { adapterName?: string } {
+/** The adapter a network names (`NetAdapterName`, else a `ProviderAddress` it holds), as SwitchRequest fields. */
+function adapterNameOf(policies: readonly ParsedPolicy[]): {
+  adapterName?: string;
+  providerAddress?: string;
+} {
   const p = policies.find((x) => x.type === 'NetAdapterName');
-  return p ? { adapterName: (p.settings as NetAdapterNameSettings).networkAdapterName } : {};
+  if (p) return { adapterName: (p.settings as NetAdapterNameSettings).networkAdapterName };
+  const pa = policies.find((x) => x.type === 'ProviderAddress');
+  return pa ? { providerAddress: (pa.settings as ProviderAddressSettings).providerAddress } : {};
 }
 
 /** The gateway of a network's first IPv4 subnet that has one, as a SwitchRequest field. */

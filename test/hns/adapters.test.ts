@@ -426,3 +426,56 @@ describe('endpoints attached to the host', () => {
     expect(adapter(h, 'vEthernet (host-ep)')).toMatchObject({ IPv4Address: '10.244.1.3' });
   });
 });
+
+describe('choosing the adapter by address', () => {
+  // Azure CNI's multitenant networks name their adapter by a ProviderAddress policy
+  // (network/policy/policy_windows.go GetHcnNetAdapterAddressPolicy) instead of NetAdapterName
+  it('a ProviderAddress network policy picks the adapter holding that address', () => {
+    const h = host();
+    const n = ok(
+      h.api.HcnCreateNetwork(
+        null,
+        network('L2Bridge', 'tenant', {
+          Policies: [{ Type: 'ProviderAddress', Settings: { ProviderAddress: '10.20.0.7' } }],
+        }),
+      ),
+    );
+    expect(v1(h, n.ID).ManagementIP).toBe('10.20.0.7');
+    expect(adapter(h, 'vEthernet (Ethernet 2)')).toMatchObject({ IPv4Address: '10.20.0.7' });
+    // once the address is on the vEthernet, it still names that switch
+    const m = ok(
+      h.api.HcnCreateNetwork(
+        null,
+        network('L2Bridge', 'tenant2', {
+          Policies: [{ Type: 'ProviderAddress', Settings: { ProviderAddress: '10.20.0.7' } }],
+        }),
+      ),
+    );
+    expect(h.switches().find((s) => s.Name === 'Ethernet 2')!.Networks).toEqual([n.ID, m.ID]);
+  });
+
+  it('NetAdapterName wins over ProviderAddress; an address no adapter holds leaves the default adapter', () => {
+    const h = host();
+    const named = ok(
+      h.api.HcnCreateNetwork(
+        null,
+        network('L2Bridge', 'a', {
+          Policies: [
+            { Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } },
+            { Type: 'ProviderAddress', Settings: { ProviderAddress: '10.20.0.7' } },
+          ],
+        }),
+      ),
+    );
+    expect(v1(h, named.ID).ManagementIP).toBe('192.168.1.10');
+    const other = ok(
+      h.api.HcnCreateNetwork(
+        null,
+        network('Overlay', 'b', {
+          Policies: [{ Type: 'ProviderAddress', Settings: { ProviderAddress: '172.16.9.9' } }],
+        }),
+      ),
+    );
+    expect(v1(h, other.ID).ManagementIP).toBe('192.168.1.10');
+  });
+});
