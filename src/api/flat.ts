@@ -26,7 +26,7 @@ import {
   v1NetworkToV2,
 } from '../hns/v1/convert.js';
 import { v1EndpointView, v1NamespaceView, v1NetworkView } from '../hns/v1/views.js';
-import { hnsCall } from '../hns/v1/router.js';
+import { endpointStatsDocument, hnsCall, type EndpointStatsDocument } from '../hns/v1/router.js';
 import type { AnyRec, NetworkRec } from '../hns/model.js';
 import { parseGuid } from '../core/guid.js';
 import { supports } from '../hns/versions.js';
@@ -53,6 +53,12 @@ export function isFailure<T>(r: HcnResult<T>): r is HcnFailure {
 /** An HCN object as a query returns it: any JSON object, with its upper-case GUID `ID`. */
 export type HcnDocument = JsonObject & { readonly ID: string };
 
+/**
+ * What `HcnQueryEndpointStats` returns: the fields of the v1 `/endpointstats/<id>` document
+ * (hcsshim `EndpointStats`). The v2 stats shape is undocumented; reusing the v1 one is our choice.
+ */
+export type HcnEndpointStats = EndpointStatsDocument;
+
 /** Names of every flat API function (the JSON-RPC methods, with Snapshot/Restore). */
 export const FLAT_API_METHODS = [
   'HcnEnumerateNetworks',
@@ -63,6 +69,7 @@ export const FLAT_API_METHODS = [
   'HcnEnumerateEndpoints',
   'HcnCreateEndpoint',
   'HcnQueryEndpointProperties',
+  'HcnQueryEndpointStats',
   'HcnModifyEndpoint',
   'HcnDeleteEndpoint',
   'HcnEnumerateNamespaces',
@@ -315,6 +322,19 @@ export class FlatApi {
   }
   HcnQueryEndpointProperties(id: unknown, query?: unknown): HcnResult<HcnDocument> {
     return this.run('HcnQueryEndpointProperties', () => this.query('Endpoint', id, query));
+  }
+  /**
+   * `HcnQueryEndpointStats(Endpoint, Query, Stats, ErrorRecord)`: the endpoint's traffic counters
+   * (`HcnEndpointStats`). The query is validated as for the other queries; its schema version and
+   * flags do not change the document.
+   */
+  HcnQueryEndpointStats(id: unknown, query?: unknown): HcnResult<HcnEndpointStats> {
+    return this.run('HcnQueryEndpointStats', () => {
+      this.v2Guard();
+      parseQuery(query);
+      const e = this.hns.getEndpoint(this.id(id, 'Endpoint'));
+      return endpointStatsDocument(this.hns, e);
+    });
   }
   HcnModifyEndpoint(id: unknown, settings: unknown): HcnResult<null> {
     return this.run('HcnModifyEndpoint', () => {

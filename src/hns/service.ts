@@ -166,6 +166,7 @@ export class HnsService {
   }
 
   private change(kind: HnsChangeEvent['kind'], op: HnsChangeEvent['op'], id: string, detail?: string): void {
+    this.store.generation++;
     if (this.deps.events.listenerCount('hns.change') === 0) return;
     const time = this.deps.clock.now();
     this.deps.events.emit('hns.change', detail ? { kind, op, id, time, detail } : { kind, op, id, time });
@@ -461,6 +462,7 @@ export class HnsService {
         subnet: subs.findIndex((s) => prefixContains(s.prefix, c.addr)),
       }));
       this.store.endpoints.set(epId, { ...e, IpConfigurations: cfgs });
+      this.store.generation++;
     }
   }
 
@@ -816,6 +818,7 @@ export class HnsService {
   private attachToNamespace(nsId: string, epId: string): void {
     const e = this.store.endpoints.get(epId)!;
     this.store.endpoints.set(epId, { ...e, HostComputeNamespace: nsId });
+    this.store.generation++;
     this.addNamespaceResource(nsId, { Type: 'Endpoint', ID: epId });
     this.notify('NetworkEndpointAttached', { ID: epId, Namespace: nsId, Network: e.HostComputeNetwork });
   }
@@ -823,6 +826,7 @@ export class HnsService {
   private detachFromNamespace(nsId: string, epId: string): void {
     const ns = this.store.namespaces.get(nsId);
     const e = this.store.endpoints.get(epId);
+    this.store.generation++;
     if (e && e.HostComputeNamespace === nsId) {
       this.store.endpoints.set(epId, { ...e, HostComputeNamespace: undefined });
     }

@@ -2,7 +2,9 @@
  * The HNS object tables with their indexes (DESIGN contract 5): by ID (upper-case GUID), network by
  * name (case-insensitive), endpoints by network, reverse references from endpoints to the load
  * balancers, SDN routes and policy lists that name them. Maps keep insertion order, which is
- * creation order: enumeration order.
+ * creation order: enumeration order. Beside the tables, the endpoints' traffic counters (what
+ * `/endpointstats` reports, reference hns-hcs.md §3.2): runtime state the dataplane feeds, not part
+ * of a snapshot.
  */
 import { HostNics } from './adapters.js';
 import type {
@@ -14,6 +16,31 @@ import type {
   PolicyListRec,
   SdnRouteRec,
 } from './model.js';
+
+/** The traffic counters of one endpoint, named as v1 `GET /endpointstats/<id>` names them. */
+export interface EndpointCounters {
+  BytesReceived: number;
+  BytesSent: number;
+  PacketsReceived: number;
+  PacketsSent: number;
+  DroppedPacketsIncoming: number;
+  DroppedPacketsOutgoing: number;
+}
+
+/**
+ * The counters of one endpoint incarnation: `seq` is the endpoint record's creation sequence, so an
+ * entry left by a deleted endpoint is never read as the counters of a new one with the same ID.
+ */
+export class EndpointTraffic implements EndpointCounters {
+  BytesReceived = 0;
+  BytesSent = 0;
+  PacketsReceived = 0;
+  PacketsSent = 0;
+  DroppedPacketsIncoming = 0;
+  DroppedPacketsOutgoing = 0;
+
+  constructor(public seq: number) {}
+}
 
 export class HnsStore {
   constructor(nics: HostNics = HostNics.create([])) {
@@ -38,6 +65,11 @@ export class HnsStore {
   readonly nics: HostNics;
   seq = 0;
   nextCompartment = 2;
+  /**
+   * Bumped by every change of any table (service changes, restores): the vSwitch recompiles its
+   * view when it moves, and flow-table entries of an older generation are stale.
+   */
+  generation = 0;
 
   nameKey(name: string): string {
     return name.toLowerCase();
@@ -82,9 +114,77 @@ export class HnsStore {
     return this.ids.has(id);
   }
 
-  /** Take over every table of `other` (snapshot restore swaps a fully built store in). */
+  /**
+   * Endpoint ID → its traffic counters, created by the first `countTraffic`. Runtime state: not in
+   * snapshots, emptied by `clear` and `assign` (a restore starts from zero), never moving
+   * `generation` (counting is not a change of any table). Endpoint deletion happens in the service,
+   * so an entry may outlive its endpoint; it is dropped when next touched or by the amortised sweep
+   * in `countTraffic`, and never counts for another endpoint (see `EndpointTraffic.seq`). Read it
+   * through `statsOf`.
+   */
+  readonly stats = new Map<string, EndpointTraffic>();
+
+  /**
+   * Add `c` to the counters of the endpoint `endpointId` (the store's upper-case ID); an ID no
+   * endpoint holds is ignored. The dataplane's hot path: two hash lookups, no allocation after an
+   * endpoint's first packet (pass a reused object to avoid the caller's own).
+   */
+  countTraffic(endpointId: string, c: Partial<EndpointCounters>): void {
+    const e = this.endpoints.get(endpointId);
+    if (e === undefined) return;
+    let t = this.stats.get(endpointId);
+    if (t === undefined) {
+      t = new EndpointTraffic(e.seq);
+      this.stats.set(endpointId, t);
+      // entries of deleted endpoints: sweep when they could outnumber the live ones (amortised O(1))
+      if (this.stats.size > 2 * this.endpoints.size + 16) this.sweepStats();
+    } else if (t.seq !== e.seq) {
+      zeroCounters(t);
+      t.seq = e.seq;
+    }
+    if (c.BytesReceived) t.BytesReceived += c.BytesReceived;
+    if (c.BytesSent) t.BytesSent += c.BytesSent;
+    if (c.PacketsReceived) t.PacketsReceived += c.PacketsReceived;
+    if (c.PacketsSent) t.PacketsSent += c.PacketsSent;
+    if (c.DroppedPacketsIncoming) t.DroppedPacketsIncoming += c.DroppedPacketsIncoming;
+    if (c.DroppedPacketsOutgoing) t.DroppedPacketsOutgoing += c.DroppedPacketsOutgoing;
+  }
+
+  /**
+   * A copy of the endpoint's counters: zeros when it has none, or when `id` names no endpoint (an
+   * entry left by a deleted endpoint is dropped here).
+   */
+  statsOf(id: string): EndpointCounters {
+    const t = this.stats.get(id);
+    if (t === undefined) return noTraffic();
+    if (this.endpoints.get(id)?.seq !== t.seq) {
+      this.stats.delete(id);
+      return noTraffic();
+    }
+    return {
+      BytesReceived: t.BytesReceived,
+      BytesSent: t.BytesSent,
+      PacketsReceived: t.PacketsReceived,
+      PacketsSent: t.PacketsSent,
+      DroppedPacketsIncoming: t.DroppedPacketsIncoming,
+      DroppedPacketsOutgoing: t.DroppedPacketsOutgoing,
+    };
+  }
+
+  /** Drop the counters of endpoints that no longer exist (or exist again under a new incarnation). */
+  private sweepStats(): void {
+    for (const [id, t] of this.stats) {
+      if (this.endpoints.get(id)?.seq !== t.seq) this.stats.delete(id);
+    }
+  }
+
+  /**
+   * Take over every table of `other` (snapshot restore swaps a fully built store in). Traffic
+   * counters are not taken over: runtime state, they start again from zero.
+   */
   assign(other: HnsStore): void {
     this.clear();
+    this.generation++;
     for (const [k, v] of other.networks) this.networks.set(k, v);
     for (const [k, v] of other.alloc) this.alloc.set(k, v);
     for (const [k, v] of other.networkByName) this.networkByName.set(k, v);
@@ -103,6 +203,7 @@ export class HnsStore {
   }
 
   clear(): void {
+    this.generation++;
     this.networks.clear();
     this.alloc.clear();
     this.networkByName.clear();
@@ -115,7 +216,28 @@ export class HnsStore {
     this.endpointRefs.clear();
     this.ids.clear();
     this.accelnetMacs = [];
+    this.stats.clear();
   }
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+function noTraffic(): EndpointCounters {
+  return {
+    BytesReceived: 0,
+    BytesSent: 0,
+    PacketsReceived: 0,
+    PacketsSent: 0,
+    DroppedPacketsIncoming: 0,
+    DroppedPacketsOutgoing: 0,
+  };
+}
+
+function zeroCounters(t: EndpointCounters): void {
+  t.BytesReceived = 0;
+  t.BytesSent = 0;
+  t.PacketsReceived = 0;
+  t.PacketsSent = 0;
+  t.DroppedPacketsIncoming = 0;
+  t.DroppedPacketsOutgoing = 0;
+}

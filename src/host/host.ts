@@ -30,6 +30,16 @@ import type { JsonObject } from '../core/json.js';
 import { derivedGuid } from '../core/guid.js';
 import { formatMac, parseMac } from '../addr/mac.js';
 import { DEFAULT_PROFILE, resolveProfile, type HostProfile } from '../hns/versions.js';
+import { HostPlane, type DataplaneOptions, type HostRoute, type RouteSpec } from '../dataplane/plane.js';
+import { HostScope } from '../dataplane/host-scope.js';
+import {
+  FlowTable,
+  runSend,
+  runTrace,
+  type SendRequest,
+  type TraceRequest,
+  type TraceResult,
+} from '../dataplane/trace.js';
 
 export interface HostOptions {
   /** Seed of every ID and choice the host makes (default 1). */
@@ -52,6 +62,8 @@ export interface HostOptions {
    * MAC derived from the seed). External-switch networks bind to them (src/hns/adapters.ts).
    */
   readonly adapters?: readonly AdapterSpec[];
+  /** Dataplane choices where Windows is silent (docs/model.md, "Dataplane"). */
+  readonly dataplane?: DataplaneOptions;
   /** Replace bindings after the defaults are bound: `(c) => c.rebind(TOKENS.Clock).toConstantValue(…)`. */
   readonly override?: (container: Container) => void;
 }
@@ -67,6 +79,7 @@ export const TOKENS = {
   FlatApi: Symbol.for('hnsim.FlatApi'),
   Transport: Symbol.for('hnsim.Transport'),
   Faults: Symbol.for('hnsim.Faults'),
+  Dataplane: Symbol.for('hnsim.Dataplane'),
 } as const;
 
 export class Host {
@@ -82,6 +95,11 @@ export class Host {
   readonly faults: FaultInjector;
   /** What clients call: faults → transport → flat API. */
   readonly transport: HnsTransport;
+  /** The host's packet path: vSwitch ports, VFP layers, host stack, uplink (src/dataplane). */
+  readonly dataplane: HostPlane;
+  private scopeCache: HostScope | undefined;
+  /** Cached trace results (the flow table), keyed by the state they were computed on. */
+  readonly flowTable = new FlowTable();
 
   constructor(
     readonly container: Container,
@@ -96,6 +114,7 @@ export class Host {
     this.api = container.get<FlatApi>(TOKENS.FlatApi);
     this.faults = container.get<FaultInjector>(TOKENS.Faults);
     this.transport = this.faults;
+    this.dataplane = container.get<HostPlane>(TOKENS.Dataplane);
     if (options.defaultNamespace !== false) this.bootNamespaces();
   }
 
@@ -119,6 +138,7 @@ export class Host {
     const { downtimeMs: _d, ...configured } = this.options.serviceRestart ?? {};
     applyRestart(this.hns, { ...SERVICE_RESTART_DEFAULT, ...configured, ...keep });
     this.hns.beginRestart(downtimeMs);
+    this.dropFlows();
     this.events.emit('hns.service', { what: 'restart', time: this.clock.now() });
   }
 
@@ -127,6 +147,7 @@ export class Host {
     const p = { ...REBOOT_DEFAULT, ...this.options.reboot, ...policy };
     applyRestart(this.hns, p);
     if (p.namespaces === 'remove' && this.options.defaultNamespace !== false) this.bootNamespaces();
+    this.dropFlows();
     this.events.emit('hns.service', { what: 'reboot', time: this.clock.now() });
   }
 
@@ -186,6 +207,55 @@ export class Host {
     });
   }
 
+  private get scope(): HostScope {
+    return (this.scopeCache ??= new HostScope(
+      this.dataplane,
+      this.options.seed ?? 1,
+      (_host, ep, field, packets, bytes) => {
+        const s = this.hns.store;
+        if (field === 'sent') s.countTraffic(ep, { PacketsSent: packets, BytesSent: packets * bytes });
+        else if (field === 'received')
+          s.countTraffic(ep, { PacketsReceived: packets, BytesReceived: packets * bytes });
+        else if (field === 'droppedIn') s.countTraffic(ep, { DroppedPacketsIncoming: packets });
+        else s.countTraffic(ep, { DroppedPacketsOutgoing: packets });
+      },
+    ));
+  }
+
+  /**
+   * Trace a packet through this host (src/dataplane/trace.ts): `from`/`to` are endpoints (ID or
+   * name), containers, `host`, or addresses (outside ones arrive on or leave by the uplink). Nothing
+   * changes; a repeated trace on unchanged state is a flow-table hit.
+   */
+  trace(request: TraceRequest): TraceResult {
+    return runTrace(this.scope, request, this.flowTable);
+  }
+
+  /** Send traffic: like a trace, but its flow state is kept and the endpoint counters move. */
+  send(request: SendRequest): TraceResult {
+    return runSend(this.scope, request);
+  }
+
+  /** The host's IPv4 route table (`Get-NetRoute`): connected, default and added routes. */
+  routes(): readonly HostRoute[] {
+    return this.dataplane.routes();
+  }
+
+  /** Add a route (`New-NetRoute`), as flannel host-gw does for other nodes' pod subnets. */
+  addRoute(spec: RouteSpec): HostRoute {
+    return this.dataplane.addRoute(spec);
+  }
+
+  removeRoute(destinationPrefix: string, nextHop?: string): number {
+    return this.dataplane.removeRoute(destinationPrefix, nextHop);
+  }
+
+  /** Forget tracked connections (VFP's flow state goes with a restart or reboot). */
+  private dropFlows(): void {
+    this.scopeCache?.world.conntrack.clear();
+    this.flowTable.clear();
+  }
+
   snapshot(): HnsSnapshot {
     return takeSnapshot(this.hns);
   }
@@ -230,6 +300,10 @@ export function createHost(options: HostOptions = {}): Host {
       () => hns.epoch,
     );
   });
+  c.bind(TOKENS.Dataplane).toDynamicValue(
+    (ctx) =>
+      new HostPlane(options.name ?? 'node-1', ctx.get<HnsService>(TOKENS.Hns), options.dataplane ?? {}),
+  );
   options.override?.(c);
   return new Host(c, options);
 }

@@ -533,7 +533,8 @@ function docKindOf(m: FlatApiMethod): DocKind {
 function kindOf(m: FlatApiMethod): FixtureKey[] {
   if (m === 'HcnCreateEndpoint') return ['network'];
   if (m.endsWith('Network') || m.includes('NetworkProperties')) return ['network'];
-  if (m.endsWith('Endpoint') || m.includes('EndpointProperties')) return ['endpoint', 'endpoint2'];
+  if (m.endsWith('Endpoint') || m.includes('EndpointProperties') || m.includes('EndpointStats'))
+    return ['endpoint', 'endpoint2'];
   if (m.endsWith('Namespace') || m.includes('NamespaceProperties')) return ['namespace'];
   if (m.endsWith('LoadBalancer') || m.includes('LoadBalancerProperties')) return ['lb'];
   return ['route'];
@@ -647,6 +648,7 @@ describe('flat API fuzz', () => {
       HcnEnumerateEndpoints: [''],
       HcnCreateEndpoint: [network, null, { Name: 'exotic' }],
       HcnQueryEndpointProperties: [endpoint, ''],
+      HcnQueryEndpointStats: [endpoint, ''],
       HcnModifyEndpoint: [endpoint, { ResourceType: 'Policy', RequestType: 'Refresh', Settings: {} }],
       HcnDeleteEndpoint: [endpoint],
       HcnEnumerateNamespaces: [''],

@@ -78,6 +78,50 @@ export const ENDPOINT_SPEC: Spec = [
   ['SchemaVersion', { obj: VERSION_SPEC }],
 ];
 
+/**
+ * hcsshim's `HNSEndpointStats` (root package; `internal/hns.EndpointStats`): the v1
+ * `/endpointstats/<id>` document, every field always written (no `omitempty`).
+ */
+export interface HNSEndpointStats {
+  BytesReceived: number;
+  BytesSent: number;
+  DroppedPacketsIncoming: number;
+  DroppedPacketsOutgoing: number;
+  EndpointID: string;
+  InstanceID: string;
+  PacketsReceived: number;
+  PacketsSent: number;
+}
+
+/** The JSON keys of `HNSEndpointStats` (Go fields `EndpointID`/`InstanceID` are tagged `EndpointId`/`InstanceId`). */
+export const ENDPOINT_STATS_SPEC: Spec = [
+  ['BytesReceived', 'numReq'],
+  ['BytesSent', 'numReq'],
+  ['DroppedPacketsIncoming', 'numReq'],
+  ['DroppedPacketsOutgoing', 'numReq'],
+  ['EndpointId', 'strReq'],
+  ['InstanceId', 'strReq'],
+  ['PacketsReceived', 'numReq'],
+  ['PacketsSent', 'numReq'],
+];
+
+/** Decode a stats document as Go does into a zero `EndpointStats` (absent keys stay 0 / ""). */
+export function endpointStatsFromJSON(json: unknown): HNSEndpointStats {
+  const v = unmarshal(ENDPOINT_STATS_SPEC, json) as Partial<Record<string, number | string>>;
+  const n = (k: string): number => (typeof v[k] === 'number' ? v[k] : 0);
+  const s = (k: string): string => (typeof v[k] === 'string' ? v[k] : '');
+  return {
+    BytesReceived: n('BytesReceived'),
+    BytesSent: n('BytesSent'),
+    DroppedPacketsIncoming: n('DroppedPacketsIncoming'),
+    DroppedPacketsOutgoing: n('DroppedPacketsOutgoing'),
+    EndpointID: s('EndpointId'),
+    InstanceID: s('InstanceId'),
+    PacketsReceived: n('PacketsReceived'),
+    PacketsSent: n('PacketsSent'),
+  };
+}
+
 export class HostComputeEndpoint extends HcnResource implements Required<HostComputeEndpointDoc> {
   ID = '';
   Name = '';

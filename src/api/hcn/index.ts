@@ -16,6 +16,9 @@ export {
 export {
   HostComputeEndpoint,
   ENDPOINT_SPEC,
+  ENDPOINT_STATS_SPEC,
+  endpointStatsFromJSON,
+  type HNSEndpointStats,
   type HostComputeEndpointDoc,
   type IpConfig,
 } from './endpoint.js';

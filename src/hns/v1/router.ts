@@ -18,6 +18,7 @@
 import { HnsError, hnsError, type HResultLabel, type HResultName } from '../../core/errors.js';
 import { parseGuid } from '../../core/guid.js';
 import { isJsonObject, Reader, toJson, type Json, type JsonObject } from '../../core/json.js';
+import type { EndpointRec } from '../model.js';
 import type { ParsedPolicy } from '../policy/contracts.js';
 import { parsePolicies, serializePolicy } from '../policy/registry.js';
 import { formatMac, parseMac } from '../../addr/mac.js';
@@ -227,22 +228,41 @@ function detach(c: Call): undefined {
   return undefined;
 }
 
+/** The endpoint stats document: hcsshim `EndpointStats` (reference hns-hcs.md §3.2). */
+export interface EndpointStatsDocument extends JsonObject {
+  BytesReceived: number;
+  BytesSent: number;
+  DroppedPacketsIncoming: number;
+  DroppedPacketsOutgoing: number;
+  EndpointId: string;
+  InstanceId: string;
+  PacketsReceived: number;
+  PacketsSent: number;
+}
+
 /**
- * `GET /endpointstats/<id>` (hcsshim EndpointStats). Counters are 0: no dataplane feeds them yet.
- * `InstanceId` is the VM switch port when the endpoint has one, else the endpoint ID (our choice).
+ * The endpoint stats document (hcsshim `EndpointStats`, reference hns-hcs.md §3.2): the counters
+ * the dataplane fed into the store (`HnsStore.countTraffic`), in hcsshim's field order. `InstanceId`
+ * is the VM switch port when the endpoint has one, else the endpoint ID (our choice). v1
+ * `/endpointstats/<id>` and HCN `HcnQueryEndpointStats` both answer with it.
  */
-function endpointStats(c: Call): Json {
-  const e = c.hns.getEndpoint(idOf(c, 'HCN_E_ENDPOINT_NOT_FOUND'));
+export function endpointStatsDocument(hns: HnsService, e: EndpointRec): EndpointStatsDocument {
+  const t = hns.store.statsOf(e.ID);
   return {
-    BytesReceived: 0,
-    BytesSent: 0,
-    DroppedPacketsIncoming: 0,
-    DroppedPacketsOutgoing: 0,
+    BytesReceived: t.BytesReceived,
+    BytesSent: t.BytesSent,
+    DroppedPacketsIncoming: t.DroppedPacketsIncoming,
+    DroppedPacketsOutgoing: t.DroppedPacketsOutgoing,
     EndpointId: e.ID,
     InstanceId: e.VmPort?.PortId ?? e.ID,
-    PacketsReceived: 0,
-    PacketsSent: 0,
+    PacketsReceived: t.PacketsReceived,
+    PacketsSent: t.PacketsSent,
   };
+}
+
+/** `GET /endpointstats/<id>`: the endpoint's traffic counters. */
+function endpointStats(c: Call): Json {
+  return endpointStatsDocument(c.hns, c.hns.getEndpoint(idOf(c, 'HCN_E_ENDPOINT_NOT_FOUND')));
 }
 
 // ─────────────────────────────── policy lists ───────────────────────────────

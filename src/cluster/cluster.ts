@@ -1,0 +1,1190 @@
+/**
+ * A cluster (DESIGN: cluster/): Windows hosts and Linux nodes on an underlay, Kubernetes-level
+ * objects — nodes, pods, services — and cluster DNS, with traces and traffic across all of them.
+ *
+ * The HNS state of each Windows node is programmed through its flat API the way the real clients
+ * do it, so the dataplane sees what a real node would hold (each step cites the client):
+ * - `l2bridge` nodes as flannel host-gw + win-bridge: an L2Bridge network `cbr0` on the node's pod
+ *   subnet (gateway .1), the bridge endpoint `cbr0_ep` at .2 attached to the host compartment
+ *   (flannel `pkg/backend/hostgw/hostgw_windows.go`), host routes to every other node's pod subnet
+ *   via that node, and pod endpoints with gateway .2, OutBoundNAT exceptions for the pod and service
+ *   CIDRs and `ROUTE` NeedEncap policies for the service CIDR and the management IP (cni-windows.md
+ *   W1, `win-bridge/sample-v1.conf`);
+ * - `overlay` nodes as flannel vxlan + win-overlay: an Overlay network `flannel.<VNI>` with the
+ *   subnet's VSID, a HostRoute policy, a RemoteSubnetRoute per other node with its DR MAC or VTEP
+ *   MAC (flannel `pkg/backend/vxlan/*_windows.go`), pod endpoints with MAC `0E-2A-<ip>`, a
+ *   ProviderAddress policy, OutBoundNAT exceptions and the service-CIDR SDNRoute; and kube-proxy's
+ *   source-VIP endpoint (microsoft/SDN `helper.psm1`, winkernel);
+ * - services as kube-proxy winkernel programs them: a load balancer per service port and frontend
+ *   (ClusterIP, NodePort with no VIP and LocalRoutedVIP, external IPs), remote endpoints (Flags 1,
+ *   MAC `02-11-<ip>`, ProviderAddress on overlay) for backends on other nodes, DSR when the cluster
+ *   says so (`--enable-dsr`), SourceVIP the node IP (l2bridge) or the source VIP (overlay).
+ *
+ * Every change re-syncs the services (kube-proxy's full sync), so objects can be added in any order.
+ *
+ *   const c = new Cluster({ seed: 1 });
+ *   c.addWindowsNode({ name: 'win-1', network: 'overlay' });
+ *   c.addPod({ namespace: 'default', name: 'web', node: 'win-1', labels: { app: 'web' } });
+ *   c.trace({ from: 'default/web', to: 'www.bing.com' });
+ */
+import { HnsError, hnsError } from '../core/errors.js';
+import type { JsonObject } from '../core/json.js';
+import { formatMac, parseMac } from '../addr/mac.js';
+import { createHost, type Host } from '../host/host.js';
+import { Conntrack } from '../dataplane/conntrack.js';
+import { findPort, hostSource, portSource } from '../dataplane/host-scope.js';
+import type { DataplaneOptions } from '../dataplane/plane.js';
+import {
+  FlowTable,
+  runSend,
+  runTrace,
+  type DnsOutcome,
+  type SendRequest,
+  type Source,
+  type Target,
+  type TraceRequest,
+  type TraceResult,
+  type TraceScope,
+} from '../dataplane/trace.js';
+import type { Walk, WalkEnd, World } from '../dataplane/walk.js';
+import type { HcnResult } from '../api/flat.js';
+import { contains, fmt, fmtPrefix, ip4, parsePrefix4, prefix4, type Prefix4 } from '../vswitch/v4.js';
+import { ClusterDns, resolve as resolveName, type DnsClientOptions } from './dns.js';
+import { LinuxNode, type LinuxVxlan } from './linux.js';
+import { Fabric, type ExternalHost } from './underlay.js';
+
+export interface ClusterOptions {
+  readonly seed?: number;
+  /** The pod network (default 10.244.0.0/16); node i gets 10.244.(i+1).0/24. */
+  readonly podCidr?: string;
+  readonly serviceCidr?: string;
+  /** The nodes' segment (default 10.0.0.0/24, router .1, nodes from .10). */
+  readonly nodeSubnet?: string;
+  readonly domain?: string;
+  /** The kube-dns service address (default the service CIDR's .10). */
+  readonly dnsServiceIp?: string;
+  /** kube-proxy `--enable-dsr` (default false). */
+  readonly dsr?: boolean;
+  /** win-bridge/win-overlay `loopbackDSR` (default: on when DSR is). */
+  readonly loopbackDsr?: boolean;
+  /** Windows DNS client choices (src/cluster/dns.ts). */
+  readonly dns?: DnsClientOptions;
+  /** HNS version profile of Windows nodes (default ws2022). */
+  readonly profile?: string;
+  /** Dataplane options of every Windows node. */
+  readonly dataplane?: DataplaneOptions;
+}
+
+export interface WindowsNodeSpec {
+  readonly name: string;
+  readonly network: 'l2bridge' | 'overlay';
+  readonly podSubnet?: string;
+  readonly profile?: string;
+  /** Overlay: the VNI (default 4096) and VXLAN port (default 4789). */
+  readonly vni?: number;
+  readonly vxlanPort?: number;
+  /** Whether the node's NIC allows MAC spoofing (default true, as a VM host for containers needs). */
+  readonly macSpoofing?: boolean;
+}
+
+export interface LinuxNodeSpec {
+  readonly name: string;
+  readonly backend: 'host-gw' | 'vxlan';
+  readonly podSubnet?: string;
+  /** Linux flannel's defaults are VNI 1 and port 8472; a mixed cluster sets 4096 / 4789. */
+  readonly vni?: number;
+  readonly vxlanPort?: number;
+  readonly mtu?: number;
+}
+
+export interface PodSpec {
+  readonly namespace: string;
+  readonly name: string;
+  readonly node: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly hostname?: string;
+  readonly subdomain?: string;
+  /** Extra HNS endpoint policies (v2 JSON), e.g. ACLs, on a Windows node. */
+  readonly policies?: readonly JsonObject[];
+}
+
+export interface ServicePortSpec {
+  readonly port: number;
+  readonly targetPort?: number;
+  readonly protocol?: 'TCP' | 'UDP';
+  readonly nodePort?: number;
+  readonly name?: string;
+}
+
+export interface ServiceSpec {
+  readonly namespace: string;
+  readonly name: string;
+  readonly type?: 'ClusterIP' | 'NodePort' | 'LoadBalancer';
+  /** Default: the next free address of the service CIDR; `None` = headless. */
+  readonly clusterIP?: string;
+  readonly ports: readonly ServicePortSpec[];
+  readonly selector: Readonly<Record<string, string>>;
+  readonly externalIPs?: readonly string[];
+  readonly loadBalancerIP?: string;
+  readonly sessionAffinity?: 'None' | 'ClientIP';
+  readonly externalTrafficPolicy?: 'Cluster' | 'Local';
+}
+
+interface WinNode {
+  readonly kind: 'Windows';
+  readonly name: string;
+  readonly host: Host;
+  readonly ip: number;
+  readonly mac: number;
+  readonly spec: WindowsNodeSpec;
+  readonly podSubnet: Prefix4;
+  readonly networkId: string;
+  /** The network's DR MAC (overlay). */
+  readonly drMac: number;
+  /** kube-proxy's source VIP (overlay) or the node IP. */
+  readonly sourceVip: number;
+  nextPod: number;
+  /** Endpoints and LBs this cluster's "kube-proxy" made (re-synced on every change). */
+  lbIds: string[];
+  remoteEps: Map<number, string>;
+}
+
+interface LnxNode {
+  readonly kind: 'Linux';
+  readonly name: string;
+  readonly node: LinuxNode;
+  readonly ip: number;
+  readonly spec: LinuxNodeSpec;
+  readonly podSubnet: Prefix4;
+}
+
+type AnyNode = WinNode | LnxNode;
+
+export interface PodInfo {
+  readonly namespace: string;
+  readonly name: string;
+  readonly node: string;
+  readonly ip: string;
+  /** The HNS endpoint (Windows nodes). */
+  readonly endpointId?: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+interface PodRec extends PodInfo {
+  readonly ipNum: number;
+  readonly hostname?: string;
+  readonly subdomain?: string;
+  readonly dnsServer: boolean;
+}
+
+interface ServiceRec {
+  readonly spec: ServiceSpec;
+  readonly clusterIP: number | 'None';
+}
+
+/** A finding of `check()`: overlay settings that do not agree between nodes. */
+export interface ClusterFinding {
+  readonly severity: 'error' | 'warning';
+  readonly nodes: readonly string[];
+  readonly setting: 'VNI' | 'UDP port' | 'MTU' | 'backend';
+  readonly message: string;
+}
+
+function must<T>(r: HcnResult<T>): T {
+  if (!r.ok) throw new HnsError(r.hr, r.message);
+  return r.result;
+}
+
+const V2 = { Major: 2, Minor: 0 };
+
+function ipMac(prefix: string, ip: number): string {
+  const b = [(ip >>> 24) & 255, (ip >>> 16) & 255, (ip >>> 8) & 255, ip & 255].map((x) =>
+    x.toString(16).padStart(2, '0'),
+  );
+  return `${prefix}-${b.join('-')}`;
+}
+
+function protoNum(p: 'TCP' | 'UDP' | undefined): number {
+  return p === 'UDP' ? 17 : 6;
+}
+
+function labelsMatch(
+  sel: Readonly<Record<string, string>>,
+  labels: Readonly<Record<string, string>>,
+): boolean {
+  const keys = Object.keys(sel);
+  return keys.length > 0 && keys.every((k) => labels[k] === sel[k]);
+}
+
+export class Cluster {
+  readonly options: ClusterOptions;
+  readonly fabric = new Fabric();
+  readonly dns: ClusterDns;
+  readonly podCidr: Prefix4;
+  readonly serviceCidr: Prefix4;
+  readonly nodeSubnet: Prefix4;
+  readonly dnsServiceIp: number;
+  private readonly nodes = new Map<string, AnyNode>();
+  private readonly pods = new Map<string, PodRec>();
+  private readonly services = new Map<string, ServiceRec>();
+  private readonly externals = new Map<string, ExternalHost>();
+  private nextNodeIp: number;
+  private nextNodeIndex = 1;
+  private nextServiceIp: number;
+  private gen = 0;
+  readonly conntrack = new Conntrack();
+  readonly flowTable = new FlowTable();
+  private readonly scope: ClusterScope;
+
+  constructor(options: ClusterOptions = {}) {
+    this.options = options;
+    const parse = (t: string, what: string) => {
+      const p = parsePrefix4(t);
+      if (!p || !t.includes('/')) throw hnsError('E_INVALIDARG', `${what} "${t}" is not an IPv4 prefix`);
+      return p;
+    };
+    this.podCidr = parse(options.podCidr ?? '10.244.0.0/16', 'podCidr');
+    this.serviceCidr = parse(options.serviceCidr ?? '10.96.0.0/12', 'serviceCidr');
+    this.nodeSubnet = parse(options.nodeSubnet ?? '10.0.0.0/24', 'nodeSubnet');
+    const dnsIp = options.dnsServiceIp ? ip4(options.dnsServiceIp) : (this.serviceCidr.addr + 10) >>> 0;
+    if (dnsIp === undefined || !contains(this.serviceCidr, dnsIp))
+      throw hnsError('E_INVALIDARG', `dnsServiceIp "${options.dnsServiceIp}" is not in the service CIDR`);
+    this.dnsServiceIp = dnsIp;
+    this.nextServiceIp = (this.serviceCidr.addr + 11) >>> 0;
+    this.dns = new ClusterDns({ domain: options.domain ?? 'cluster.local' });
+    this.fabric.addSegment('nodes', fmtPrefix(this.nodeSubnet));
+    this.fabric.addRouter({
+      name: 'router',
+      interfaces: [{ segment: 'nodes', ip: fmt(this.nodeSubnet.addr + 1) }],
+      internet: true,
+    });
+    this.nextNodeIp = (this.nodeSubnet.addr + 10) >>> 0;
+    // the API server's service (`kubernetes.default`), as every cluster has
+    this.services.set('default/kubernetes', {
+      spec: {
+        namespace: 'default',
+        name: 'kubernetes',
+        ports: [{ port: 443, targetPort: 6443 }],
+        selector: {},
+      },
+      clusterIP: (this.serviceCidr.addr + 1) >>> 0,
+    });
+    this.dns.addService({
+      namespace: 'default',
+      name: 'kubernetes',
+      clusterIP: (this.serviceCidr.addr + 1) >>> 0,
+    });
+    this.scope = new ClusterScope(this);
+  }
+
+  get seed(): number {
+    return this.options.seed ?? 1;
+  }
+
+  get dsr(): boolean {
+    return this.options.dsr ?? false;
+  }
+
+  /** A number that moves with any change of any node, the underlay or the objects. */
+  generation(): number {
+    let g = this.gen * 7919 + this.fabric.generation;
+    for (const n of this.nodes.values()) if (n.kind === 'Windows') g = g * 31 + n.host.dataplane.generation();
+    return g;
+  }
+
+  // ───────────────────────────── nodes ─────────────────────────────
+
+  private takeNodeIp(): number {
+    const ip = this.nextNodeIp;
+    if (!contains(this.nodeSubnet, ip + 1))
+      throw hnsError('E_INVALIDARG', `node subnet ${fmtPrefix(this.nodeSubnet)} is full`);
+    this.nextNodeIp = (ip + 1) >>> 0;
+    return ip;
+  }
+
+  private podSubnetFor(given: string | undefined): Prefix4 {
+    if (given) {
+      const p = parsePrefix4(given);
+      if (!p || !given.includes('/') || p.len > 29)
+        throw hnsError('E_INVALIDARG', `podSubnet "${given}" is not an IPv4 prefix of /29 or larger`);
+      return p;
+    }
+    const p = prefix4((this.podCidr.addr + (this.nextNodeIndex << 8)) >>> 0, 24);
+    if (!contains(this.podCidr, p.addr))
+      throw hnsError('E_INVALIDARG', `pod CIDR ${fmtPrefix(this.podCidr)} has no /24 left`);
+    return p;
+  }
+
+  private checkName(name: string): void {
+    if (!name || this.nodes.has(name))
+      throw hnsError('E_INVALIDARG', `node name "${name}" is empty or taken`);
+  }
+
+  /** Add a Windows node, set up as flannel (host-gw or vxlan) + win-bridge / win-overlay would. */
+  addWindowsNode(spec: WindowsNodeSpec): Host {
+    this.checkName(spec.name);
+    if (spec.network !== 'l2bridge' && spec.network !== 'overlay')
+      throw hnsError('E_INVALIDARG', `network must be l2bridge or overlay`);
+    const podSubnet = this.podSubnetFor(spec.podSubnet);
+    const ip = this.takeNodeIp();
+    const index = this.nextNodeIndex++;
+    const mac = 0x000d3a000000 + index;
+    const host = createHost({
+      seed: this.seed * 1000 + index,
+      name: spec.name,
+      profile: spec.profile ?? this.options.profile ?? 'ws2022',
+      adapters: [
+        {
+          name: 'Ethernet',
+          ipAddress: `${fmt(ip)}/${this.nodeSubnet.len}`,
+          gateway: fmt(this.nodeSubnet.addr + 1),
+          macAddress: formatMac(mac),
+          macSpoofing: spec.macSpoofing ?? true,
+        },
+      ],
+      ...(this.options.dataplane ? { dataplane: this.options.dataplane } : {}),
+    });
+    const gw = fmt(podSubnet.addr + 1);
+    let networkId: string;
+    let drMac = 0;
+    let sourceVip = ip;
+    if (spec.network === 'l2bridge') {
+      const net = must(
+        host.api.HcnCreateNetwork(null, {
+          Name: 'cbr0',
+          Type: 'L2Bridge',
+          Policies: [{ Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } }],
+          Ipams: [
+            {
+              Type: 'Static',
+              Subnets: [
+                {
+                  IpAddressPrefix: fmtPrefix(podSubnet),
+                  Routes: [{ NextHop: gw, DestinationPrefix: '0.0.0.0/0' }],
+                },
+              ],
+            },
+          ],
+          SchemaVersion: V2,
+        }),
+      );
+      networkId = String(net['ID']);
+      // flannel host-gw: the bridge endpoint cbr0_ep at .2, attached to the host compartment
+      const ep = must(
+        host.api.HcnCreateEndpoint(networkId, null, {
+          Name: 'cbr0_ep',
+          HostComputeNetwork: networkId,
+          IpConfigurations: [{ IpAddress: fmt(podSubnet.addr + 2), PrefixLength: podSubnet.len }],
+          SchemaVersion: V2,
+        }),
+      );
+      must(this.attachToHost(host, String(ep['ID'])));
+    } else {
+      const vni = spec.vni ?? 4096;
+      const port = spec.vxlanPort ?? 4789;
+      const policies: JsonObject[] = [
+        { Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } },
+      ];
+      if (port !== 4789) policies.push({ Type: 'VxlanPort', Settings: { Port: port } });
+      const net = must(
+        host.api.HcnCreateNetwork(null, {
+          Name: `flannel.${vni}`,
+          Type: 'Overlay',
+          Policies: policies,
+          Ipams: [
+            {
+              Type: 'Static',
+              Subnets: [
+                {
+                  IpAddressPrefix: fmtPrefix(podSubnet),
+                  Policies: [{ Type: 'VSID', Settings: { IsolationId: vni } }],
+                  Routes: [{ NextHop: gw, DestinationPrefix: '0.0.0.0/0' }],
+                },
+              ],
+            },
+          ],
+          Flags: 8,
+          SchemaVersion: V2,
+        }),
+      );
+      networkId = String(net['ID']);
+      must(
+        host.api.HcnModifyNetwork(networkId, {
+          ResourceType: 'Policy',
+          RequestType: 'Add',
+          Settings: { Policies: [{ Type: 'HostRoute', Settings: {} }] },
+        }),
+      );
+      const rec = host.hns.store.networks.get(networkId)!;
+      drMac = parseMac(rec.DrMacAddress ?? '') ?? 0;
+      // kube-proxy's source VIP endpoint: host MAC, PA = node IP (winkernel; microsoft/SDN helper.psm1)
+      sourceVip = (podSubnet.addr + 2) >>> 0;
+      must(
+        host.api.HcnCreateEndpoint(networkId, null, {
+          Name: 'sourcevip',
+          HostComputeNetwork: networkId,
+          IpConfigurations: [{ IpAddress: fmt(sourceVip), PrefixLength: podSubnet.len }],
+          MacAddress: formatMac(mac),
+          Policies: [{ Type: 'ProviderAddress', Settings: { ProviderAddress: fmt(ip) } }],
+          SchemaVersion: V2,
+        }),
+      );
+    }
+    const node: WinNode = {
+      kind: 'Windows',
+      name: spec.name,
+      host,
+      ip,
+      mac,
+      spec,
+      podSubnet,
+      networkId,
+      drMac,
+      sourceVip,
+      nextPod: 3,
+      lbIds: [],
+      remoteEps: new Map(),
+    };
+    this.nodes.set(spec.name, node);
+    this.fabric.attach('nodes', host.dataplane, ip, mac);
+    this.changed();
+    return host;
+  }
+
+  private attachToHost(host: Host, endpointId: string): HcnResult<null> {
+    // flannel's HostAttach(1): the endpoint joins the host's default compartment
+    const ns = [...host.hns.store.namespaces.values()].find((n) => n.NamespaceId === 1);
+    if (!ns) throw hnsError('ERROR_NOT_FOUND', 'the host has no HostDefault namespace');
+    return host.api.HcnModifyNamespace(ns.ID, {
+      ResourceType: 'Endpoint',
+      RequestType: 'Add',
+      Settings: { EndpointId: endpointId },
+    });
+  }
+
+  /** Add a Linux node (flannel host-gw or vxlan). */
+  addLinuxNode(spec: LinuxNodeSpec): LinuxNode {
+    this.checkName(spec.name);
+    if (spec.backend !== 'host-gw' && spec.backend !== 'vxlan')
+      throw hnsError('E_INVALIDARG', `backend must be host-gw or vxlan`);
+    const podSubnet = this.podSubnetFor(spec.podSubnet);
+    const ip = this.takeNodeIp();
+    const index = this.nextNodeIndex++;
+    const mac = 0x005056000000 + index;
+    const vxlan: LinuxVxlan | undefined =
+      spec.backend === 'vxlan'
+        ? {
+            vni: spec.vni ?? 1,
+            port: spec.vxlanPort ?? 8472,
+            mac: 0x0e2a00000000 + index,
+            mtu: spec.mtu ?? 1450,
+          }
+        : undefined;
+    const node = new LinuxNode(
+      spec.name,
+      ip,
+      mac,
+      (this.nodeSubnet.addr + 1) >>> 0,
+      podSubnet,
+      this.podCidr,
+      vxlan,
+      (w, from, p, hop) => this.fabric.send(w, from, p, hop),
+    );
+    this.nodes.set(spec.name, { kind: 'Linux', name: spec.name, node, ip, spec, podSubnet });
+    this.fabric.attach('nodes', node, ip, mac);
+    this.changed();
+    return node;
+  }
+
+  /** An outside host (a web server, …) with an optional DNS name the cluster's upstream answers. */
+  addExternalHost(spec: { readonly name: string; readonly ip: string; readonly dnsName?: string }): void {
+    const ip = ip4(spec.ip);
+    if (ip === undefined) throw hnsError('E_INVALIDARG', `external host address "${spec.ip}"`);
+    if (contains(this.nodeSubnet, ip) || contains(this.podCidr, ip) || contains(this.serviceCidr, ip))
+      throw hnsError('E_INVALIDARG', `${spec.ip} is inside the cluster's networks`);
+    this.externals.set(spec.name, this.fabric.addExternal(spec.name, ip));
+    if (spec.dnsName) this.dns.addExternal(spec.dnsName, ip);
+    this.changed();
+  }
+
+  /** A ToR route on the underlay router ("upstream L3 routing"). */
+  addRouterRoute(destinationPrefix: string, nextHop: string): void {
+    this.fabric.addRoute('router', destinationPrefix, nextHop);
+    this.changed();
+  }
+
+  host(name: string): Host {
+    const n = this.nodes.get(name);
+    if (!n || n.kind !== 'Windows') throw hnsError('ERROR_NOT_FOUND', `no Windows node "${name}"`);
+    return n.host;
+  }
+
+  linux(name: string): LinuxNode {
+    const n = this.nodes.get(name);
+    if (!n || n.kind !== 'Linux') throw hnsError('ERROR_NOT_FOUND', `no Linux node "${name}"`);
+    return n.node;
+  }
+
+  nodeNames(): string[] {
+    return [...this.nodes.keys()];
+  }
+
+  /** @internal */
+  nodeOf(name: string): AnyNode | undefined {
+    return this.nodes.get(name);
+  }
+
+  /** @internal */
+  allNodes(): Iterable<AnyNode> {
+    return this.nodes.values();
+  }
+
+  // ───────────────────────────── pods ─────────────────────────────
+
+  addPod(spec: PodSpec): PodInfo {
+    const key = `${spec.namespace}/${spec.name}`;
+    if (!spec.namespace || !spec.name || this.pods.has(key))
+      throw hnsError('E_INVALIDARG', `pod "${key}" is unnamed or exists`);
+    const node = this.nodes.get(spec.node);
+    if (!node) throw hnsError('ERROR_NOT_FOUND', `no node "${spec.node}"`);
+    const labels = spec.labels ?? {};
+    let rec: PodRec;
+    const dnsServer = spec.namespace === 'kube-system' && labels['k8s-app'] === 'kube-dns';
+    const extra = {
+      ...(spec.hostname ? { hostname: spec.hostname } : {}),
+      ...(spec.subdomain ? { subdomain: spec.subdomain } : {}),
+    };
+    if (node.kind === 'Linux') {
+      if (spec.policies?.length) throw hnsError('E_INVALIDARG', 'HNS policies need a Windows node');
+      const p = node.node.addPod(spec.namespace, spec.name);
+      rec = {
+        namespace: spec.namespace,
+        name: spec.name,
+        node: node.name,
+        ip: fmt(p.ip),
+        ipNum: p.ip,
+        labels,
+        dnsServer,
+        ...extra,
+      };
+    } else {
+      const ip = (node.podSubnet.addr + node.nextPod) >>> 0;
+      if (!contains(node.podSubnet, ip + 1))
+        throw hnsError('E_INVALIDARG', `pod subnet of ${node.name} is full`);
+      const id = this.createPodEndpoint(node, spec, ip);
+      node.nextPod++;
+      rec = {
+        namespace: spec.namespace,
+        name: spec.name,
+        node: node.name,
+        ip: fmt(ip),
+        ipNum: ip,
+        endpointId: id,
+        labels,
+        dnsServer,
+        ...extra,
+      };
+    }
+    this.pods.set(key, rec);
+    this.dns.addPod({ namespace: rec.namespace, name: rec.name, ip: rec.ipNum, labels, ...extra });
+    this.changed();
+    return rec;
+  }
+
+  /** The endpoint win-bridge / win-overlay would create, in a fresh namespace (containerd). */
+  private createPodEndpoint(node: WinNode, spec: PodSpec, ip: number): string {
+    const host = node.host;
+    const domain = this.dns.domain;
+    const overlay = node.spec.network === 'overlay';
+    const svc = fmtPrefix(this.serviceCidr);
+    const policies: JsonObject[] = [
+      // flannel's Windows CNI configs: the cluster and service CIDRs, and on l2bridge the management
+      // subnet (Microsoft's troubleshooting list); overlay pods reach nodes through SNAT
+      {
+        Type: 'OutBoundNAT',
+        Settings: {
+          Exceptions: overlay
+            ? [fmtPrefix(this.podCidr), svc]
+            : [fmtPrefix(this.podCidr), svc, fmtPrefix(this.nodeSubnet)],
+        },
+      },
+      { Type: 'SDNRoute', Settings: { DestinationPrefix: svc, NeedEncap: true } },
+    ];
+    if (overlay) policies.push({ Type: 'ProviderAddress', Settings: { ProviderAddress: fmt(node.ip) } });
+    else
+      policies.push({
+        Type: 'SDNRoute',
+        Settings: { DestinationPrefix: `${fmt(node.ip)}/32`, NeedEncap: true },
+      });
+    if (this.options.loopbackDsr ?? this.dsr)
+      policies.push({ Type: 'OutBoundNAT', Settings: { Destinations: [fmt(ip)] } });
+    policies.push(...(spec.policies ?? []));
+    const gw = overlay ? node.podSubnet.addr + 1 : node.podSubnet.addr + 2;
+    const doc: JsonObject = {
+      Name: `${spec.name}_${overlay ? `flannel.${node.spec.vni ?? 4096}` : 'cbr0'}`,
+      HostComputeNetwork: node.networkId,
+      Policies: policies,
+      IpConfigurations: [{ IpAddress: fmt(ip), PrefixLength: node.podSubnet.len }],
+      Dns: {
+        Search: [`${spec.namespace}.svc.${domain}`, `svc.${domain}`, domain],
+        ServerList: [fmt(this.dnsServiceIp)],
+      },
+      Routes: [{ NextHop: fmt(gw), DestinationPrefix: '0.0.0.0/0' }],
+      SchemaVersion: V2,
+    };
+    if (overlay) doc['MacAddress'] = ipMac('0E-2A', ip);
+    const ep = must(host.api.HcnCreateEndpoint(node.networkId, null, doc));
+    const id = String(ep['ID']);
+    const ns = must(host.api.HcnCreateNamespace(null, { SchemaVersion: V2 }));
+    must(
+      host.api.HcnModifyNamespace(String(ns['ID']), {
+        ResourceType: 'Endpoint',
+        RequestType: 'Add',
+        Settings: { EndpointId: id },
+      }),
+    );
+    return id;
+  }
+
+  removePod(namespace: string, name: string): boolean {
+    const key = `${namespace}/${name}`;
+    const rec = this.pods.get(key);
+    if (!rec) return false;
+    const node = this.nodes.get(rec.node)!;
+    if (node.kind === 'Linux') node.node.removePod(rec.ipNum);
+    else {
+      this.clearServices(node);
+      const ep = node.host.hns.store.endpoints.get(rec.endpointId!);
+      if (ep?.HostComputeNamespace)
+        must(
+          node.host.api.HcnModifyNamespace(ep.HostComputeNamespace, {
+            ResourceType: 'Endpoint',
+            RequestType: 'Remove',
+            Settings: { EndpointId: ep.ID },
+          }),
+        );
+      must(node.host.api.HcnDeleteEndpoint(rec.endpointId!));
+    }
+    this.pods.delete(key);
+    this.dns.removePod(namespace, name);
+    this.changed();
+    return true;
+  }
+
+  pod(ref: string): PodInfo | undefined {
+    return this.pods.get(ref);
+  }
+
+  /** @internal */
+  podRecs(): Iterable<PodRec> {
+    return this.pods.values();
+  }
+
+  // ───────────────────────────── services ─────────────────────────────
+
+  addService(spec: ServiceSpec): { readonly clusterIP: string } {
+    const key = `${spec.namespace}/${spec.name}`;
+    if (!spec.namespace || !spec.name || this.services.has(key))
+      throw hnsError('E_INVALIDARG', `service "${key}" is unnamed or exists`);
+    if (!spec.ports.length) throw hnsError('E_INVALIDARG', `service "${key}" has no ports`);
+    for (const p of spec.ports) {
+      for (const [k, v] of [
+        ['port', p.port],
+        ['targetPort', p.targetPort],
+        ['nodePort', p.nodePort],
+      ] as const)
+        if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > 65535))
+          throw hnsError('E_INVALIDARG', `${k} ${v} is not 1..65535`);
+    }
+    let clusterIP: number | 'None';
+    if (spec.clusterIP === 'None') clusterIP = 'None';
+    else if (spec.clusterIP) {
+      const v = ip4(spec.clusterIP);
+      if (v === undefined || !contains(this.serviceCidr, v))
+        throw hnsError(
+          'E_INVALIDARG',
+          `clusterIP "${spec.clusterIP}" is not in ${fmtPrefix(this.serviceCidr)}`,
+        );
+      clusterIP = v;
+    } else {
+      clusterIP = this.nextServiceIp;
+      this.nextServiceIp = (this.nextServiceIp + 1) >>> 0;
+    }
+    for (const s of this.services.values())
+      if (clusterIP !== 'None' && s.clusterIP === clusterIP)
+        throw hnsError(
+          'E_INVALIDARG',
+          `clusterIP ${fmt(clusterIP)} is taken by ${s.spec.namespace}/${s.spec.name}`,
+        );
+    this.services.set(key, { spec, clusterIP });
+    this.dns.addService({ namespace: spec.namespace, name: spec.name, clusterIP, selector: spec.selector });
+    this.changed();
+    return { clusterIP: clusterIP === 'None' ? 'None' : fmt(clusterIP) };
+  }
+
+  removeService(namespace: string, name: string): boolean {
+    const ok = this.services.delete(`${namespace}/${name}`);
+    if (ok) {
+      this.dns.removeService(namespace, name);
+      this.changed();
+    }
+    return ok;
+  }
+
+  /** @internal */
+  service(ref: string): ServiceRec | undefined {
+    return this.services.get(ref);
+  }
+
+  /** CoreDNS pods (on `node`) behind the `kube-system/kube-dns` service at the DNS service IP. */
+  addCoreDns(node: string, replicas = 1): void {
+    for (let i = 0; i < replicas; i++)
+      this.addPod({
+        namespace: 'kube-system',
+        name: `coredns-${i}`,
+        node,
+        labels: { 'k8s-app': 'kube-dns' },
+      });
+    this.addService({
+      namespace: 'kube-system',
+      name: 'kube-dns',
+      clusterIP: fmt(this.dnsServiceIp),
+      ports: [
+        { port: 53, protocol: 'UDP', name: 'dns' },
+        { port: 53, protocol: 'TCP', name: 'dns-tcp' },
+      ],
+      selector: { 'k8s-app': 'kube-dns' },
+    });
+  }
+
+  private changed(): void {
+    this.gen++;
+    this.syncNetworks();
+    this.syncServices();
+  }
+
+  /** flannel: routes (host-gw) and RemoteSubnetRoutes / FDB (vxlan) towards every other node. */
+  private syncNetworks(): void {
+    const nodes = [...this.nodes.values()];
+    for (const n of nodes) {
+      if (n.kind === 'Windows') {
+        if (n.spec.network === 'l2bridge') {
+          for (const o of nodes) {
+            if (
+              o === n ||
+              (o.kind === 'Windows' && o.spec.network !== 'l2bridge') ||
+              (o.kind === 'Linux' && o.spec.backend !== 'host-gw')
+            )
+              continue;
+            const have = n.host
+              .routes()
+              .some(
+                (r) =>
+                  r.origin === 'User' && r.dest.addr === o.podSubnet.addr && r.dest.len === o.podSubnet.len,
+              );
+            if (!have)
+              n.host.addRoute({
+                destinationPrefix: fmtPrefix(o.podSubnet),
+                nextHop: fmt(o.ip),
+                interfaceAlias: 'vEthernet (Ethernet)',
+              });
+          }
+        } else {
+          const rec = n.host.hns.store.networks.get(n.networkId)!;
+          const have = new Set(
+            rec.Policies.filter((p) => p.type === 'RemoteSubnetRoute').map((p) =>
+              fmtPrefix(
+                parsePrefix4(String((p.settings as { destinationPrefix: string }).destinationPrefix))!,
+              ),
+            ),
+          );
+          const add: JsonObject[] = [];
+          for (const o of nodes) {
+            if (o === n || have.has(fmtPrefix(o.podSubnet))) continue;
+            let mac: number | undefined;
+            if (o.kind === 'Windows' && o.spec.network === 'overlay') mac = o.drMac;
+            if (o.kind === 'Linux' && o.node.vxlan) mac = o.node.vxlan.mac;
+            if (mac === undefined) continue;
+            add.push({
+              Type: 'RemoteSubnetRoute',
+              Settings: {
+                DestinationPrefix: fmtPrefix(o.podSubnet),
+                IsolationId: n.spec.vni ?? 4096,
+                ProviderAddress: fmt(o.ip),
+                DistributedRouterMacAddress: formatMac(mac),
+              },
+            });
+          }
+          if (add.length)
+            must(
+              n.host.api.HcnModifyNetwork(n.networkId, {
+                ResourceType: 'Policy',
+                RequestType: 'Add',
+                Settings: { Policies: add },
+              }),
+            );
+        }
+      } else {
+        const routes = [];
+        for (const o of nodes) {
+          if (o === n) continue;
+          if (n.spec.backend === 'host-gw') {
+            if (
+              (o.kind === 'Windows' && o.spec.network === 'l2bridge') ||
+              (o.kind === 'Linux' && o.spec.backend === 'host-gw')
+            )
+              routes.push({ dest: o.podSubnet, via: o.ip });
+          } else {
+            if (o.kind === 'Windows' && o.spec.network === 'overlay')
+              routes.push({ dest: o.podSubnet, via: o.ip, vtepMac: o.drMac });
+            if (o.kind === 'Linux' && o.node.vxlan)
+              routes.push({ dest: o.podSubnet, via: o.ip, vtepMac: o.node.vxlan.mac });
+          }
+        }
+        n.node.routes = routes;
+      }
+    }
+  }
+
+  /** Remove what the last sync programmed on a node (LBs, then remote endpoints). */
+  private clearServices(n: WinNode): void {
+    for (const id of n.lbIds)
+      if (n.host.hns.store.loadBalancers.has(id)) must(n.host.api.HcnDeleteLoadBalancer(id));
+    n.lbIds = [];
+  }
+
+  /** kube-proxy winkernel, full sync: LBs per service port and frontend on every Windows node. */
+  private syncServices(): void {
+    const pods = [...this.pods.values()];
+    for (const n of this.nodes.values()) {
+      if (n.kind !== 'Windows') continue;
+      this.clearServices(n);
+      const used = new Set<number>();
+      for (const { spec, clusterIP } of this.services.values()) {
+        if (clusterIP === 'None') continue;
+        const backends = pods.filter((p) => labelsMatch(spec.selector, p.labels));
+        for (const port of spec.ports) {
+          const local = spec.externalTrafficPolicy === 'Local';
+          const ids = (only: boolean) =>
+            backends
+              .filter((b) => !only || b.node === n.name)
+              .map((b) => (b.node === n.name ? b.endpointId! : this.remoteEndpoint(n, b, used)));
+          const proto = protoNum(port.protocol);
+          const target = port.targetPort ?? port.port;
+          const affinity = spec.sessionAffinity === 'ClientIP' ? 2 : 0;
+          const make = (vips: string[], ext: number, flags: number, dsr: boolean, only: boolean) => {
+            const eps = ids(only);
+            // kube-proxy programs no load balancer for a service without endpoints (HNS refuses one)
+            if (!eps.length) return;
+            const lb = must(
+              n.host.api.HcnCreateLoadBalancer(null, {
+                HostComputeEndpoints: eps,
+                SourceVIP: fmt(n.sourceVip),
+                FrontendVIPs: vips,
+                PortMappings: [
+                  {
+                    Protocol: proto,
+                    InternalPort: target,
+                    ExternalPort: ext,
+                    DistributionType: affinity,
+                    Flags: flags,
+                  },
+                ],
+                Flags: dsr ? 1 : 0,
+                SchemaVersion: V2,
+              }),
+            );
+            n.lbIds.push(String(lb['ID']));
+          };
+          make([fmt(clusterIP)], port.port, 0, this.dsr, false);
+          if ((spec.type === 'NodePort' || spec.type === 'LoadBalancer') && port.nodePort)
+            make([], port.nodePort, 2, this.dsr && local, local);
+          const ext = [...(spec.externalIPs ?? []), ...(spec.loadBalancerIP ? [spec.loadBalancerIP] : [])];
+          for (const e of ext) make([e], port.port, 0, this.dsr && local, local);
+        }
+      }
+      // remote endpoints no LB uses any more go (kube-proxy's cleanup)
+      for (const [ip, id] of [...n.remoteEps]) {
+        if (used.has(ip)) continue;
+        if (n.host.hns.store.endpoints.has(id)) must(n.host.api.HcnDeleteEndpoint(id));
+        n.remoteEps.delete(ip);
+      }
+    }
+  }
+
+  /** A remote endpoint for a backend on another node (winkernel), reused by IP. */
+  private remoteEndpoint(n: WinNode, b: PodRec, used: Set<number>): string {
+    used.add(b.ipNum);
+    const have = n.remoteEps.get(b.ipNum);
+    if (have && n.host.hns.store.endpoints.has(have)) return have;
+    const other = this.nodes.get(b.node)!;
+    const doc: JsonObject = {
+      HostComputeNetwork: n.networkId,
+      IpConfigurations: [{ IpAddress: b.ip }],
+      MacAddress: ipMac('02-11', b.ipNum),
+      Flags: 1,
+      SchemaVersion: V2,
+    };
+    if (n.spec.network === 'overlay')
+      doc['Policies'] = [{ Type: 'ProviderAddress', Settings: { ProviderAddress: fmt(other.ip) } }];
+    const ep = must(n.host.api.HcnCreateEndpoint(n.networkId, null, doc));
+    const id = String(ep['ID']);
+    n.remoteEps.set(b.ipNum, id);
+    return id;
+  }
+
+  // ───────────────────────────── checks, traces ─────────────────────────────
+
+  /** Overlay settings that do not agree between nodes (VNI, UDP port, MTU, backends). */
+  check(): ClusterFinding[] {
+    const out: ClusterFinding[] = [];
+    const overlay: { name: string; vni: number; port: number; mtu: number }[] = [];
+    const hostgw: string[] = [];
+    for (const n of this.nodes.values()) {
+      if (n.kind === 'Windows') {
+        if (n.spec.network === 'overlay')
+          overlay.push({ name: n.name, vni: n.spec.vni ?? 4096, port: n.spec.vxlanPort ?? 4789, mtu: 1450 });
+        else hostgw.push(n.name);
+      } else if (n.node.vxlan)
+        overlay.push({ name: n.name, vni: n.node.vxlan.vni, port: n.node.vxlan.port, mtu: n.node.vxlan.mtu });
+      else hostgw.push(n.name);
+    }
+    const differ = (key: 'vni' | 'port' | 'mtu', setting: ClusterFinding['setting'], why: string) => {
+      const values = new Map<number, string[]>();
+      for (const o of overlay) values.set(o[key], [...(values.get(o[key]) ?? []), o.name]);
+      if (values.size > 1) {
+        const desc = [...values].map(([v, ns]) => `${v} on ${ns.join(', ')}`).join('; ');
+        out.push({
+          severity: key === 'mtu' ? 'warning' : 'error',
+          nodes: overlay.map((o) => o.name),
+          setting,
+          message: `${setting} differs: ${desc} — ${why}`,
+        });
+      }
+    };
+    differ(
+      'vni',
+      'VNI',
+      'VXLAN packets with another VNI are dropped at decapsulation (Windows needs 4096 or more)',
+    );
+    differ(
+      'port',
+      'UDP port',
+      'a node drops VXLAN on a port it does not listen on (Windows flannel supports only 4789)',
+    );
+    differ('mtu', 'MTU', 'pods on the larger-MTU side send packets the other side fragments or drops');
+    for (const o of overlay) {
+      if (
+        o.vni < 4096 &&
+        this.nodes.get(o.name)?.kind === 'Linux' &&
+        overlay.some((x) => this.nodes.get(x.name)?.kind === 'Windows')
+      )
+        out.push({
+          severity: 'error',
+          nodes: [o.name],
+          setting: 'VNI',
+          message: `${o.name} uses VNI ${o.vni}; Windows overlay needs a VNI of 4096 or more`,
+        });
+    }
+    if (overlay.length && hostgw.length)
+      out.push({
+        severity: 'error',
+        nodes: [...overlay.map((o) => o.name), ...hostgw],
+        setting: 'backend',
+        message: `overlay nodes (${overlay.map((o) => o.name).join(', ')}) and host-gw nodes (${hostgw.join(', ')}) have no route between their pods`,
+      });
+    return out;
+  }
+
+  trace(request: TraceRequest): TraceResult {
+    return runTrace(this.scope, request, this.flowTable);
+  }
+
+  send(request: SendRequest): TraceResult {
+    return runSend(this.scope, request);
+  }
+
+  /** @internal */
+  resolveFrom(from: Source, name: string): DnsOutcome {
+    return this.scope.resolve(from, name);
+  }
+}
+
+/** Traces over the whole cluster. */
+class ClusterScope implements TraceScope {
+  readonly world: World;
+
+  constructor(private readonly c: Cluster) {
+    this.world = {
+      underlay: c.fabric,
+      conntrack: c.conntrack,
+      seed: c.seed,
+      generation: () => c.generation(),
+    };
+  }
+
+  private podSource(p: PodRec): Source | undefined {
+    const node = this.c.nodeOf(p.node);
+    if (!node) return undefined;
+    if (node.kind === 'Linux') {
+      const lp = node.node.pods.get(p.ipNum);
+      if (!lp) return undefined;
+      return {
+        label: `${p.namespace}/${p.name}`,
+        node: node.name,
+        ip: p.ipNum,
+        send: (w, pkt) => node.node.sendFromPod(w, lp, pkt),
+        dns: this.podDns(p),
+      };
+    }
+    const port = findPort(node.host.dataplane, p.endpointId!);
+    if (!port) return undefined;
+    return { ...portSource(node.host.dataplane, port), label: `${p.namespace}/${p.name}` };
+  }
+
+  private podDns(p: PodRec) {
+    const d = this.c.dns.domain;
+    return { search: [`${p.namespace}.svc.${d}`, `svc.${d}`, d], servers: [fmt(this.c.dnsServiceIp)] };
+  }
+
+  private nodeSource(name: string, ip?: number): Source | undefined {
+    const n = this.c.nodeOf(name);
+    if (!n) return undefined;
+    if (n.kind === 'Windows') return hostSource(n.host.dataplane, ip);
+    return { label: n.name, node: n.name, ip: ip ?? n.ip, send: (w, p) => n.node.sendFromNode(w, p) };
+  }
+
+  private externalSource(ip: number): Source | undefined {
+    const ext = this.c.fabric.externals.get(ip);
+    return ext ? { label: ext.name, node: ext.name, ip, send: (w, p) => ext.send(w, p) } : undefined;
+  }
+
+  source(ref: string): Source | undefined {
+    const pod = this.c.pod(ref);
+    if (pod) return this.podSource(pod as PodRec);
+    if (this.c.nodeOf(ref)) return this.nodeSource(ref);
+    const ip = ip4(ref);
+    if (ip !== undefined) {
+      for (const p of this.c.podRecs()) if (p.ipNum === ip) return this.podSource(p);
+      for (const n of this.c.allNodes()) {
+        if (n.ip === ip) return this.nodeSource(n.name);
+        if (n.kind === 'Windows' && n.host.dataplane.ownsIp(ip)) return this.nodeSource(n.name, ip);
+      }
+      return this.externalSource(ip);
+    }
+    for (const [, ext] of this.c.fabric.externals) if (ext.name === ref) return this.externalSource(ext.ip);
+    // node/endpoint: an endpoint of a Windows node by ID or name
+    const slash = ref.indexOf('/');
+    if (slash > 0) {
+      const n = this.c.nodeOf(ref.slice(0, slash));
+      if (n?.kind === 'Windows') {
+        const port = findPort(n.host.dataplane, ref.slice(slash + 1));
+        if (port) return portSource(n.host.dataplane, port);
+      }
+    }
+    return undefined;
+  }
+
+  target(ref: string): Target | undefined {
+    const svcRef = ref.startsWith('svc:') ? ref.slice(4) : undefined;
+    if (svcRef) {
+      const s = this.c.service(svcRef);
+      if (!s || s.clusterIP === 'None')
+        throw hnsError('ERROR_NOT_FOUND', `no service with a ClusterIP "${svcRef}"`);
+      return { label: ref, ip: s.clusterIP, port: s.spec.ports[0]!.port };
+    }
+    const pod = this.c.pod(ref);
+    if (pod) return { label: ref, ip: ip4(pod.ip)! };
+    const n = this.c.nodeOf(ref);
+    if (n) return { label: ref, ip: n.ip };
+    for (const [, ext] of this.c.fabric.externals) if (ext.name === ref) return { label: ref, ip: ext.ip };
+    return undefined;
+  }
+
+  resolve(from: Source, name: string): DnsOutcome {
+    const settings = from.dns;
+    const opts = this.c.options.dns ?? {};
+    if (!settings) {
+      // a node resolves with the infrastructure's DNS: the external records only
+      const r = resolveName(
+        name,
+        { search: [] },
+        {
+          lookup: (f) =>
+            this.c.dns.lookup(f)?.length && !f.endsWith(this.c.dns.domain) ? this.c.dns.lookup(f) : undefined,
+        },
+        opts,
+      );
+      return r.ok
+        ? { name, tried: r.tried, fqdn: r.fqdn, address: r.addresses[0]! }
+        : { name, tried: r.tried, reason: r.reason };
+    }
+    const server = settings.servers[0];
+    const serverIp = server ? ip4(server) : undefined;
+    if (serverIp === undefined) return { name, tried: [], reason: 'the endpoint has no DNS server' };
+    // the query itself: UDP 53 from the container to its DNS server
+    const query = runTrace(this, {
+      from: from.label,
+      to: fmt(serverIp),
+      protocol: 'UDP',
+      destinationPort: 53,
+    });
+    const atDns = query.disposition === 'Delivered' && this.isDnsServer(query);
+    if (!atDns) {
+      return {
+        name,
+        tried: [],
+        query,
+        reason: `the DNS query to ${server}:53 ended ${query.disposition}${query.disposition === 'Delivered' ? ' at something that is not a DNS server' : ''}`,
+      };
+    }
+    const r = resolveName(
+      name,
+      { ...(settings.domain ? { domain: settings.domain } : {}), search: settings.search },
+      this.c.dns,
+      opts,
+    );
+    return r.ok
+      ? { name, tried: r.tried, fqdn: r.fqdn, address: r.addresses[0]!, query }
+      : { name, tried: r.tried, query, reason: r.reason };
+  }
+
+  private isDnsServer(r: TraceResult): boolean {
+    for (const p of this.c.podRecs()) {
+      if (!p.dnsServer) continue;
+      if (r.at === `endpoint:${p.endpointId}` || r.at === `pod:${p.namespace}/${p.name}`) return true;
+    }
+    return false;
+  }
+
+  replier(end: WalkEnd): Source | undefined {
+    const at = end.at ?? '';
+    if (at.startsWith('endpoint:')) {
+      const n = this.c.nodeOf(end.host);
+      if (n?.kind !== 'Windows') return undefined;
+      const port = n.host.dataplane.view().ports.get(at.slice(9));
+      return port ? portSource(n.host.dataplane, port) : undefined;
+    }
+    if (at.startsWith('pod:')) {
+      const p = this.c.pod(at.slice(4));
+      return p ? this.podSource(p as PodRec) : undefined;
+    }
+    if (at === 'host' || at === 'node') return this.nodeSource(end.host, end.packet.dstIp);
+    if (at.startsWith('external:')) return this.externalSource(end.packet.dstIp);
+    return undefined;
+  }
+
+  count(w: Walk, packets: number, bytes: number): void {
+    for (const u of w.counters) {
+      const n = this.c.nodeOf(u.host);
+      if (n?.kind !== 'Windows') continue;
+      const s = n.host.hns.store;
+      if (u.field === 'sent')
+        s.countTraffic(u.endpoint, { PacketsSent: packets, BytesSent: packets * bytes });
+      else if (u.field === 'received')
+        s.countTraffic(u.endpoint, { PacketsReceived: packets, BytesReceived: packets * bytes });
+      else if (u.field === 'droppedIn') s.countTraffic(u.endpoint, { DroppedPacketsIncoming: packets });
+      else s.countTraffic(u.endpoint, { DroppedPacketsOutgoing: packets });
+    }
+  }
+}

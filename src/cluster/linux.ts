@@ -1,0 +1,264 @@
+/**
+ * A plain Linux node, enough for mixed clusters (DESIGN: cluster/): a bridge (`cni0`) with its pods,
+ * the routes flannel programs (host-gw: a route per remote pod subnet via the remote node; vxlan: a
+ * route per remote pod subnet over `flannel.<VNI>` with the remote VTEP's address and MAC), IP
+ * forwarding, and flannel's masquerade (pod traffic leaving the cluster network is SNATed to the
+ * node's address). Linux flannel's VXLAN defaults are VNI 1 and UDP 8472; a mixed cluster needs
+ * them set to Windows' 4096 and 4789 (reference vfp-dataplane.md §5) — the cluster check says so.
+ */
+import { withPacket, type Packet } from '../vswitch/contracts.js';
+import { contains, fmt, fmtPrefix, prefix4, type Prefix4 } from '../vswitch/v4.js';
+import { mix } from '../dataplane/plane.js';
+import { replyOf, tupleKey } from '../dataplane/conntrack.js';
+import type { NetNode, Walk } from '../dataplane/walk.js';
+
+export interface LinuxPod {
+  readonly namespace: string;
+  readonly name: string;
+  readonly ip: number;
+  readonly mac: number;
+}
+
+/** A route flannel programs towards another node's pod subnet. */
+export interface LinuxPeerRoute {
+  readonly dest: Prefix4;
+  /** The remote node's underlay address (host-gw next hop, or VXLAN destination). */
+  readonly via: number;
+  /** VXLAN: the remote VTEP's MAC (a Windows peer's DR MAC), else undefined (host-gw). */
+  readonly vtepMac?: number;
+}
+
+export interface LinuxVxlan {
+  readonly vni: number;
+  readonly port: number;
+  readonly mac: number;
+  readonly mtu: number;
+}
+
+export class LinuxNode implements NetNode {
+  readonly kind = 'Linux' as const;
+  readonly pods = new Map<number, LinuxPod>();
+  routes: LinuxPeerRoute[] = [];
+  private nextPod = 2;
+
+  constructor(
+    readonly name: string,
+    readonly ip: number,
+    readonly mac: number,
+    readonly gateway: number,
+    readonly podSubnet: Prefix4,
+    /** Cluster addresses that are not masqueraded (the pod CIDR). */
+    readonly clusterCidr: Prefix4,
+    readonly vxlan: LinuxVxlan | undefined,
+    /** The underlay: how this node puts packets on the wire. */
+    private readonly wire: (w: Walk, from: NetNode, p: Packet, nextHop: number) => void,
+  ) {}
+
+  /** The bridge gateway (`cni0`, .1 of the pod subnet). */
+  get bridgeIp(): number {
+    return (this.podSubnet.addr + 1) >>> 0;
+  }
+
+  addPod(namespace: string, name: string): LinuxPod {
+    const ip = (this.podSubnet.addr + this.nextPod++) >>> 0;
+    if (!contains(this.podSubnet, ip) || ip === (this.podSubnet.addr | ~this.podSubnet.mask) >>> 0)
+      throw new RangeError(`pod subnet ${fmtPrefix(this.podSubnet)} of ${this.name} is full`);
+    // veth MACs on Linux are random; a deterministic locally administered one here
+    const pod: LinuxPod = { namespace, name, ip, mac: 0x0a5800000000 + (ip & 0xffffff) };
+    this.pods.set(ip, pod);
+    return pod;
+  }
+
+  removePod(ip: number): boolean {
+    return this.pods.delete(ip);
+  }
+
+  private label(pod: LinuxPod): string {
+    return `pod:${pod.namespace}/${pod.name}`;
+  }
+
+  /** A pod sends a packet: the bridge hands it to the node, which routes it. */
+  sendFromPod(w: Walk, pod: LinuxPod, p0: Packet): void {
+    const p = withPacket(p0, { srcMac: pod.mac });
+    w.step(this.name, 'Container', 'Sent', p0, p, undefined, `${pod.namespace}/${pod.name} on cni0`);
+    const local = this.pods.get(p.dstIp);
+    if (local) return this.deliver(w, local, p);
+    this.forward(w, p, true);
+  }
+
+  /** The node itself sends a packet. */
+  sendFromNode(w: Walk, p0: Packet): void {
+    const p = p0.srcIp ? p0 : withPacket(p0, { srcIp: this.ip });
+    w.step(this.name, 'HostStack', 'Sent', p0, p, undefined, `from ${fmt(p.srcIp)}`);
+    const local = this.pods.get(p.dstIp);
+    if (local) return this.deliver(w, local, p);
+    if (p.dstIp === this.ip) {
+      w.step(this.name, 'HostStack', 'Delivered', p, p);
+      return w.finish('Delivered', this.name, p, 'node');
+    }
+    this.forward(w, p, false);
+  }
+
+  private deliver(w: Walk, pod: LinuxPod, p: Packet): void {
+    const after = withPacket(p, { dstMac: pod.mac });
+    w.step(
+      this.name,
+      'Delivery',
+      'Delivered',
+      p,
+      after,
+      undefined,
+      `to ${pod.namespace}/${pod.name} on cni0`,
+    );
+    w.finish('Delivered', this.name, after, this.label(pod));
+  }
+
+  receive(w: Walk, p0: Packet): void {
+    let p = p0;
+    w.step(this.name, 'Port', 'Received', p0, p0, undefined, 'on eth0');
+    if (p.outer) {
+      const o = p.outer;
+      if (!this.vxlan || o.dstPort !== this.vxlan.port) {
+        w.step(
+          this.name,
+          'Decap',
+          'Dropped',
+          p,
+          p,
+          undefined,
+          this.vxlan
+            ? `flannel.${this.vxlan.vni} listens on UDP ${this.vxlan.port}, not ${o.dstPort}`
+            : 'no VXLAN device on this node',
+        );
+        return w.finish('NoRoute', this.name, p);
+      }
+      if (o.vni !== this.vxlan.vni) {
+        w.step(
+          this.name,
+          'Decap',
+          'Dropped',
+          p,
+          p,
+          undefined,
+          `VNI ${o.vni} is not flannel.${this.vxlan.vni}'s`,
+        );
+        return w.finish('NoRoute', this.name, p);
+      }
+      const inner = withPacket(p, { outer: undefined });
+      w.step(
+        this.name,
+        'Decap',
+        'Decapsulated',
+        p,
+        inner,
+        { kind: 'Node', id: this.name, layer: `flannel.${this.vxlan.vni}` },
+        `VXLAN VNI ${o.vni}`,
+      );
+      p = inner;
+    }
+    // masquerade replies
+    const r = w.ct.getNat(tupleKey(this.name, p));
+    if (r) {
+      const after = withPacket(p, { srcIp: r.srcIp, srcPort: r.srcPort, dstIp: r.dstIp, dstPort: r.dstPort });
+      w.step(this.name, 'NAT', 'UnSNAT', p, after, r.rule, 'reply of a masqueraded connection');
+      p = after;
+    }
+    const pod = this.pods.get(p.dstIp);
+    if (pod) return this.deliver(w, pod, p);
+    if (p.dstIp === this.ip) {
+      w.step(this.name, 'HostStack', 'Delivered', p, p, undefined, `${fmt(p.dstIp)} is this node's address`);
+      return w.finish('Delivered', this.name, p, 'node');
+    }
+    if (p.ttl <= 1) {
+      w.step(this.name, 'HostStack', 'TtlExceeded', p, p);
+      return w.finish('TtlExceeded', this.name, p);
+    }
+    this.forward(w, withPacket(p, { ttl: p.ttl - 1 }), false);
+  }
+
+  /** Route by the pod subnet, flannel's routes, then the default gateway (with masquerade). */
+  private forward(w: Walk, p0: Packet, fromPod: boolean): void {
+    let p = p0;
+    if (w.looping(`linux:${this.name}`, p)) {
+      w.step(this.name, 'HostStack', 'Loop', p, p);
+      return w.finish('Loop', this.name, p);
+    }
+    if (contains(this.podSubnet, p.dstIp)) {
+      w.step(this.name, 'HostStack', 'NoRoute', p, p, undefined, `no pod holds ${fmt(p.dstIp)} on cni0`);
+      return w.finish('NoRoute', this.name, p);
+    }
+    const peer = this.routes.find((r) => contains(r.dest, p.dstIp));
+    if (peer) {
+      const ref = {
+        kind: 'Node',
+        id: this.name,
+        policy: 'Route',
+        layer: 'Linux',
+        rule: `${fmtPrefix(peer.dest)} via ${fmt(peer.via)}${peer.vtepMac !== undefined ? ` dev flannel.${this.vxlan?.vni ?? 0} onlink` : ''}`,
+      };
+      w.step(this.name, 'Routing', 'Forwarded', p, p, ref, ref.rule);
+      if (peer.vtepMac !== undefined && this.vxlan) {
+        const inner = withPacket(p, { srcMac: this.vxlan.mac, dstMac: peer.vtepMac });
+        const after = withPacket(inner, {
+          outer: {
+            srcMac: this.mac,
+            dstMac: 0,
+            srcIp: this.ip,
+            dstIp: peer.via,
+            srcPort: 32768 + (mix(1, p.srcIp, p.dstIp, p.srcPort, p.dstPort) % 28000),
+            dstPort: this.vxlan.port,
+            vni: this.vxlan.vni,
+          },
+        });
+        w.step(
+          this.name,
+          'Encap',
+          'Encapsulated',
+          p,
+          after,
+          { kind: 'Node', id: this.name, layer: `flannel.${this.vxlan.vni}` },
+          `VXLAN VNI ${this.vxlan.vni} to ${fmt(peer.via)}:${this.vxlan.port}`,
+        );
+        return this.wire(w, this, after, peer.via);
+      }
+      return this.wire(w, this, withPacket(p, { srcMac: this.mac }), peer.via);
+    }
+    if (
+      fromPod &&
+      !contains(this.clusterCidr, p.dstIp) &&
+      (p.proto === 6 || p.proto === 17 || p.proto === 1)
+    ) {
+      // flannel's ip-masq: SNAT pod traffic leaving the cluster network to the node's address
+      const after = withPacket(p, { srcIp: this.ip });
+      const rule = {
+        kind: 'Node',
+        id: this.name,
+        policy: 'MASQUERADE',
+        layer: 'iptables nat POSTROUTING',
+        rule: `! -d ${fmtPrefix(this.clusterCidr)} -j MASQUERADE`,
+      };
+      w.step(this.name, 'NAT', 'SNAT', p, after, rule, `masquerade to ${fmt(this.ip)}`);
+      const back = replyOf(p);
+      w.ct.setNat(tupleKey(this.name, replyOf(after)), { ...back, kind: 'SNAT', rule });
+      p = after;
+    }
+    if (!this.gateway) {
+      w.step(this.name, 'HostStack', 'NoRoute', p, p, undefined, `no route to ${fmt(p.dstIp)}`);
+      return w.finish('NoRoute', this.name, p);
+    }
+    w.step(this.name, 'Routing', 'Forwarded', p0, p, {
+      kind: 'Node',
+      id: this.name,
+      policy: 'Route',
+      layer: 'Linux',
+      rule: `default via ${fmt(this.gateway)}`,
+    });
+    this.wire(w, this, withPacket(p, { srcMac: this.mac }), this.gateway);
+  }
+}
+
+export function defaultLinuxVxlan(vni = 1, port = 8472, mac = 0, mtu = 1450): LinuxVxlan {
+  return { vni, port, mac, mtu };
+}
+
+export { prefix4 };

@@ -1,0 +1,323 @@
+/**
+ * The physical network between nodes (DESIGN: cluster/; kubernetes-windows.md §1.8: "upstream L3
+ * routing", "host-gateway"): L2 segments (one IPv4 prefix each) that nodes and routers attach to,
+ * routers with connected, static ("ToR") and default routes, and the outside world behind a router
+ * that has `internet`. A frame reaches the owner of its next-hop address on a segment the sender is
+ * on (no owner: the neighbour is unreachable); a frame is never sent back out to its sender (a
+ * physical switch does not hairpin). VXLAN packets are carried by their outer header.
+ *
+ *   const u = new Fabric(); u.addSegment('nodes', '10.0.0.0/24');
+ *   u.addRouter({ name: 'tor', interfaces: [{ segment: 'nodes', ip: '10.0.0.1' }], internet: true });
+ */
+import { hnsError } from '../core/errors.js';
+import { withPacket, type Packet } from '../vswitch/contracts.js';
+import { contains, fmt, fmtPrefix, ip4, parsePrefix4, type Prefix4 } from '../vswitch/v4.js';
+import type { NetNode, Underlay, Walk } from '../dataplane/walk.js';
+
+export interface RouterSpec {
+  readonly name: string;
+  readonly interfaces: readonly { readonly segment: string; readonly ip: string; readonly mac?: number }[];
+  /** Static routes (ToR routes to pod subnets: "upstream L3 routing"). */
+  readonly routes?: readonly { readonly destinationPrefix: string; readonly nextHop: string }[];
+  /** Whether addresses no route covers go to the outside world (the default route). */
+  readonly internet?: boolean;
+}
+
+interface Attachment {
+  readonly node: NetNode | Router;
+  readonly ip: number;
+  readonly mac: number;
+}
+
+interface Segment {
+  readonly name: string;
+  readonly prefix: Prefix4;
+  readonly members: Map<number, Attachment>;
+}
+
+export interface StaticRoute {
+  readonly dest: Prefix4;
+  readonly nextHop: number;
+}
+
+export class Router {
+  readonly kind = 'Router' as const;
+  readonly routes: StaticRoute[] = [];
+  constructor(
+    readonly name: string,
+    readonly interfaces: readonly { readonly segment: string; readonly ip: number; readonly mac: number }[],
+    readonly internet: boolean,
+  ) {}
+}
+
+/** An address outside the cluster (a web server, an upstream DNS server) reachable through the internet. */
+export class ExternalHost implements NetNode {
+  readonly kind = 'External' as const;
+  constructor(
+    readonly name: string,
+    readonly ip: number,
+    private readonly fabric: Fabric,
+  ) {}
+
+  receive(w: Walk, p: Packet): void {
+    if (p.dstIp !== this.ip) {
+      w.step(this.name, 'Underlay', 'Dropped', p, p, undefined, `${this.name} is not ${fmt(p.dstIp)}`);
+      return w.finish('NoRoute', this.name, p);
+    }
+    w.step(this.name, 'Delivery', 'Delivered', p, p, undefined, `to ${this.name} (outside the cluster)`);
+    w.finish('Delivered', this.name, p, `external:${fmt(this.ip)}`);
+  }
+
+  /** The host sends a packet: it enters the network from the internet side. */
+  send(w: Walk, p: Packet): void {
+    w.step(this.name, 'Underlay', 'Sent', p, p, undefined, `from ${this.name} on the internet`);
+    this.fabric.fromInternet(w, this, p);
+  }
+}
+
+let macSeq = 0x02_00_5e_00_00_00;
+
+export class Fabric implements Underlay {
+  private readonly segments = new Map<string, Segment>();
+  readonly routers = new Map<string, Router>();
+  /** Outside hosts by address. */
+  readonly externals = new Map<number, ExternalHost>();
+  /** Bumped by every change (the flow table's key). */
+  generation = 0;
+
+  addSegment(name: string, prefix: string): void {
+    const p = parsePrefix4(prefix);
+    if (!p || !prefix.includes('/'))
+      throw hnsError('E_INVALIDARG', `segment prefix "${prefix}" is not an IPv4 prefix`);
+    if (this.segments.has(name)) throw hnsError('E_INVALIDARG', `segment "${name}" exists`);
+    this.segments.set(name, { name, prefix: p, members: new Map() });
+    this.generation++;
+  }
+
+  private segment(name: string): Segment {
+    const s = this.segments.get(name);
+    if (!s) throw hnsError('ERROR_NOT_FOUND', `no segment "${name}"`);
+    return s;
+  }
+
+  /** Attach a node (or router interface) to a segment with an address and MAC. */
+  attach(segment: string, node: NetNode | Router, ip: number, mac: number): void {
+    const s = this.segment(segment);
+    if (!contains(s.prefix, ip)) throw hnsError('E_INVALIDARG', `${fmt(ip)} is not in segment ${name(s)}`);
+    if (s.members.has(ip)) throw hnsError('E_INVALIDARG', `${fmt(ip)} is taken on segment ${s.name}`);
+    s.members.set(ip, { node, ip, mac });
+    this.generation++;
+  }
+
+  detach(node: NetNode): void {
+    for (const s of this.segments.values())
+      for (const [ip, a] of s.members) if (a.node === node) s.members.delete(ip);
+    this.generation++;
+  }
+
+  addRouter(spec: RouterSpec): Router {
+    if (this.routers.has(spec.name)) throw hnsError('E_INVALIDARG', `router "${spec.name}" exists`);
+    const ifs = spec.interfaces.map((i) => {
+      const ip = ip4(i.ip);
+      if (ip === undefined) throw hnsError('E_INVALIDARG', `router interface address "${i.ip}"`);
+      this.segment(i.segment);
+      return { segment: i.segment, ip, mac: i.mac ?? macSeq++ };
+    });
+    const r = new Router(spec.name, ifs, spec.internet ?? false);
+    for (const i of ifs) this.attach(i.segment, r, i.ip, i.mac);
+    for (const rt of spec.routes ?? []) this.addRoute(spec.name, rt.destinationPrefix, rt.nextHop);
+    this.routers.set(spec.name, r);
+    return r;
+  }
+
+  /** A static route on a router (a ToR route to a node's pod subnet). */
+  addRoute(router: string, destinationPrefix: string, nextHop: string): void {
+    const r = this.routers.get(router) ?? [...this.routers.values()].find((x) => x.name === router);
+    const dest = parsePrefix4(destinationPrefix);
+    const nh = ip4(nextHop);
+    if (!dest) throw hnsError('E_INVALIDARG', `route prefix "${destinationPrefix}"`);
+    if (nh === undefined) throw hnsError('E_INVALIDARG', `route next hop "${nextHop}"`);
+    (r ?? this.pending(router)).routes.push({ dest, nextHop: nh });
+    this.generation++;
+  }
+
+  private pending(router: string): Router {
+    throw hnsError('ERROR_NOT_FOUND', `no router "${router}"`);
+  }
+
+  addExternal(name: string, ip: number): ExternalHost {
+    const h = new ExternalHost(name, ip, this);
+    this.externals.set(ip, h);
+    this.generation++;
+    return h;
+  }
+
+  /** The segments a node is on, with its address there. */
+  attachments(node: NetNode | Router): { segment: Segment; ip: number; mac: number }[] {
+    const out: { segment: Segment; ip: number; mac: number }[] = [];
+    for (const s of this.segments.values())
+      for (const a of s.members.values()) if (a.node === node) out.push({ segment: s, ip: a.ip, mac: a.mac });
+    return out;
+  }
+
+  /** Who owns an underlay address (a node, a router), if anyone. */
+  owner(ip: number): NetNode | Router | undefined {
+    for (const s of this.segments.values()) {
+      const a = s.members.get(ip);
+      if (a) return a.node;
+    }
+    return undefined;
+  }
+
+  send(w: Walk, from: NetNode, p: Packet, nextHop: number): void {
+    const seg = this.attachments(from).find((a) => contains(a.segment.prefix, nextHop));
+    if (!seg) {
+      w.step(
+        from.name,
+        'Underlay',
+        'NoRoute',
+        p,
+        p,
+        undefined,
+        `${fmt(nextHop)} is on no segment ${from.name} is attached to`,
+      );
+      return w.finish('NoRoute', from.name, p);
+    }
+    this.onSegment(w, from.name, from, seg.segment, p, nextHop);
+  }
+
+  /** Deliver a frame on a segment to the owner of `hop`. */
+  private onSegment(
+    w: Walk,
+    at: string,
+    sender: NetNode | Router,
+    seg: Segment,
+    p: Packet,
+    hop: number,
+  ): void {
+    const a = seg.members.get(hop);
+    if (!a) {
+      w.step(
+        at,
+        'Underlay',
+        'NoRoute',
+        p,
+        p,
+        undefined,
+        `no one holds ${fmt(hop)} on segment ${seg.name} (${fmtPrefix(seg.prefix)}): the neighbour is unreachable`,
+      );
+      return w.finish('NoRoute', at, p);
+    }
+    if (a.node === sender) {
+      w.step(
+        at,
+        'Underlay',
+        'NoRoute',
+        p,
+        p,
+        undefined,
+        `${fmt(hop)} is the sender itself: a frame is not switched back out of the port it came in on`,
+      );
+      return w.finish('NoRoute', at, p);
+    }
+    const arrived = p.outer
+      ? withPacket(p, { outer: { ...p.outer, dstMac: a.mac } })
+      : withPacket(p, { dstMac: a.mac });
+    w.step(
+      at,
+      'Underlay',
+      'Switched',
+      p,
+      arrived,
+      undefined,
+      `segment ${seg.name} to ${a.node.name} (${fmt(hop)})`,
+    );
+    if (a.node instanceof Router) return this.route(w, a.node, arrived);
+    a.node.receive(w, arrived);
+  }
+
+  /** A router forwards by its routes (connected segments, static, internet). */
+  private route(w: Walk, r: Router, p0: Packet): void {
+    const dst = p0.outer ? p0.outer.dstIp : p0.dstIp;
+    if (w.looping(`router:${r.name}`, p0)) {
+      w.step(r.name, 'Routing', 'Loop', p0, p0, undefined, 'the packet came this way before');
+      return w.finish('Loop', r.name, p0);
+    }
+    if (p0.ttl <= 1) {
+      w.step(r.name, 'Routing', 'TtlExceeded', p0, p0);
+      return w.finish('TtlExceeded', r.name, p0);
+    }
+    const p = withPacket(p0, { ttl: p0.ttl - 1 });
+    let best: { len: number; seg: Segment; hop: number; how: string } | undefined;
+    for (const i of r.interfaces) {
+      const seg = this.segments.get(i.segment)!;
+      if (contains(seg.prefix, dst) && (!best || seg.prefix.len > best.len))
+        best = { len: seg.prefix.len, seg, hop: dst, how: `connected ${fmtPrefix(seg.prefix)}` };
+    }
+    for (const rt of r.routes) {
+      if (!contains(rt.dest, dst) || (best && best.len >= rt.dest.len)) continue;
+      const seg = r.interfaces
+        .map((i) => this.segments.get(i.segment)!)
+        .find((s) => contains(s.prefix, rt.nextHop));
+      if (seg)
+        best = {
+          len: rt.dest.len,
+          seg,
+          hop: rt.nextHop,
+          how: `${fmtPrefix(rt.dest)} via ${fmt(rt.nextHop)}`,
+        };
+    }
+    const ref = { kind: 'Router', id: r.name, policy: 'Route', layer: 'Router' };
+    if (best) {
+      w.step(r.name, 'Routing', 'Forwarded', p0, p, { ...ref, rule: best.how }, best.how);
+      return this.onSegment(w, r.name, r, best.seg, p, best.hop);
+    }
+    if (r.internet) {
+      const ext = this.externals.get(dst);
+      w.step(
+        r.name,
+        'Routing',
+        'Forwarded',
+        p0,
+        p,
+        { ...ref, rule: '0.0.0.0/0 via internet' },
+        'to the internet',
+      );
+      if (ext) return ext.receive(w, p);
+      w.step(
+        r.name,
+        'Underlay',
+        'ExitsNetwork',
+        p,
+        p,
+        undefined,
+        `${fmt(dst)} is outside the modelled network`,
+      );
+      return w.finish('ExitsNetwork', r.name, p, `external:${fmt(dst)}`);
+    }
+    w.step(r.name, 'Routing', 'NoRoute', p0, p0, undefined, `no route to ${fmt(dst)}`);
+    w.finish('NoRoute', r.name, p0);
+  }
+
+  /** A packet from the internet enters through the first router that has `internet`. */
+  fromInternet(w: Walk, from: ExternalHost, p: Packet): void {
+    const r = [...this.routers.values()].find((x) => x.internet);
+    if (!r) {
+      w.step(
+        from.name,
+        'Underlay',
+        'NoRoute',
+        p,
+        p,
+        undefined,
+        'no router connects the cluster to the internet',
+      );
+      return w.finish('NoRoute', from.name, p);
+    }
+    this.route(w, r, p);
+  }
+}
+
+function name(s: Segment): string {
+  return `${s.name} (${fmtPrefix(s.prefix)})`;
+}

@@ -1,0 +1,161 @@
+/**
+ * Traces on one host (no cluster around it): sources and targets are the host's endpoints (by ID
+ * or name), its containers (a v1-attached container ID, a namespace ID), the host itself, and any
+ * other address — a packet from an outside address arrives on the uplink; one to it leaves the host
+ * and ends `ExitsNetwork`. A cluster (src/cluster) builds its own scope over many hosts.
+ */
+import { withPacket, type Packet } from '../vswitch/contracts.js';
+import type { PortView } from '../vswitch/view.js';
+import { fmt, ip4 } from '../vswitch/v4.js';
+import { Conntrack } from './conntrack.js';
+import type { HostPlane } from './plane.js';
+import type { Source, Target, TraceScope } from './trace.js';
+import type { NetNode, Underlay, Walk, WalkEnd, World } from './walk.js';
+
+/** The MAC an outside sender's frames carry (a locally administered address). */
+export const OUTSIDE_MAC = 0x02000000fe01;
+
+/** Counts traffic on the endpoints a committed walk crossed. */
+export type TrafficCounter = (
+  host: string,
+  endpoint: string,
+  field: 'sent' | 'received' | 'droppedIn' | 'droppedOut',
+  packets: number,
+  bytes: number,
+) => void;
+
+/** Everything off the host is outside the model: the packet leaves it. */
+class EdgeUnderlay implements Underlay {
+  send(w: Walk, from: NetNode, p: Packet, nextHop: number): void {
+    w.step(
+      from.name,
+      'Underlay',
+      'ExitsNetwork',
+      p,
+      p,
+      undefined,
+      `towards ${fmt(nextHop)}: outside the modelled network`,
+    );
+    w.finish('ExitsNetwork', from.name, p, `external:${fmt(p.outer ? p.outer.dstIp : p.dstIp)}`);
+  }
+}
+
+function lower(s: string): string {
+  return s.toLowerCase().replace(/[{}]/g, '');
+}
+
+/** Find a local endpoint port by ID, name, container (v1 attachment) or namespace ID. */
+export function findPort(plane: HostPlane, ref: string): PortView | undefined {
+  const v = plane.view();
+  const key = lower(ref);
+  const byId = v.ports.get(key) ?? [...v.ports.values()].find((p) => p.id.toLowerCase() === key);
+  if (byId) return byId;
+  for (const p of v.ports.values()) if (!p.remote && p.name && p.name.toLowerCase() === key) return p;
+  for (const p of v.ports.values()) {
+    if (p.remote) continue;
+    if (p.rec.SharedContainers.some((c) => c.toLowerCase() === key)) return p;
+    if (p.rec.HostComputeNamespace?.toLowerCase() === key) return p;
+  }
+  return undefined;
+}
+
+export function portSource(plane: HostPlane, port: PortView): Source {
+  if (port.compartment === 1) return hostSource(plane, port.ip);
+  const dns = port.rec.Dns;
+  return {
+    label: port.name || port.id,
+    node: plane.name,
+    ip: port.ip,
+    send: (w, p) => plane.sendFromPort(w, port, p),
+    dns: {
+      ...(dns.Domain ? { domain: dns.Domain } : {}),
+      search: dns.Search.length ? dns.Search : (port.network.rec.Dns.Search ?? []),
+      servers: dns.ServerList.length ? dns.ServerList : port.network.rec.Dns.ServerList,
+    },
+  };
+}
+
+export function hostSource(plane: HostPlane, ip?: number): Source {
+  return {
+    label: plane.name,
+    node: plane.name,
+    ip: ip ?? plane.primaryIp(),
+    send: (w, p) => plane.sendFromHost(w, ip === undefined ? withPacket(p, { srcIp: 0 }) : p),
+  };
+}
+
+/** An outside sender whose packets arrive on `plane`'s uplink. */
+export function outsideSource(plane: HostPlane, ip: number): Source {
+  return {
+    label: fmt(ip),
+    node: plane.name,
+    ip,
+    send: (w, p) => {
+      const at = withPacket(p, { srcMac: OUTSIDE_MAC, dstMac: plane.hostMac() });
+      w.step(
+        plane.name,
+        'Underlay',
+        'Arrived',
+        p,
+        at,
+        undefined,
+        `from ${fmt(ip)}, outside the modelled network`,
+      );
+      plane.receive(w, at);
+    },
+  };
+}
+
+export class HostScope implements TraceScope {
+  readonly world: World;
+
+  constructor(
+    private readonly plane: HostPlane,
+    seed: number,
+    private readonly counter: TrafficCounter,
+  ) {
+    this.world = {
+      underlay: new EdgeUnderlay(),
+      conntrack: new Conntrack(),
+      seed,
+      generation: () => plane.generation(),
+    };
+  }
+
+  source(ref: string): Source | undefined {
+    const plane = this.plane;
+    if (ref === 'host' || ref.toLowerCase() === plane.name.toLowerCase()) return hostSource(plane);
+    const ip = ip4(ref);
+    if (ip !== undefined) {
+      const local = plane.view().localByIp.get(ip);
+      if (local) return portSource(plane, local);
+      if (plane.ownsIp(ip)) return hostSource(plane, ip);
+      return outsideSource(plane, ip);
+    }
+    const port = findPort(plane, ref);
+    return port ? portSource(plane, port) : undefined;
+  }
+
+  target(ref: string): Target | undefined {
+    const plane = this.plane;
+    if (ref === 'host' || ref.toLowerCase() === plane.name.toLowerCase())
+      return { label: plane.name, ip: plane.primaryIp() };
+    const port = findPort(plane, ref);
+    return port && port.ip ? { label: port.name || port.id, ip: port.ip } : undefined;
+  }
+
+  replier(end: WalkEnd): Source | undefined {
+    const plane = this.plane;
+    if (end.at === 'host') return hostSource(plane, end.packet.dstIp);
+    if (end.at?.startsWith('endpoint:')) {
+      const port = plane.view().ports.get(end.at.slice('endpoint:'.length));
+      return port ? portSource(plane, port) : undefined;
+    }
+    if (end.at?.startsWith('external:')) return outsideSource(plane, end.packet.dstIp);
+    return undefined;
+  }
+
+  count(w: Walk, packets: number, bytes: number): void {
+    for (const c of w.counters) this.counter(c.host, c.endpoint, c.field, packets, bytes);
+  }
+}

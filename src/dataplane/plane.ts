@@ -1,0 +1,1327 @@
+/**
+ * The packet path of one Windows host (reference vfp-dataplane.md §1–§6, kubernetes-windows.md §1):
+ * the container's own routes, the VFP layers of its vSwitch port in their order (ACL → load
+ * balancing → OutBoundNAT → routes → encapsulation / MAC rewrite, and the reverse inbound), the
+ * vSwitch, the host's TCP/IP stack (routes, forwarding, WinNAT, NodePorts) and the uplink. Every
+ * decision comes from the HNS state compiled into a HostView (src/vswitch/view.ts), recompiled when
+ * the store's generation moves. The walk (src/dataplane/walk.ts) records each step; the underlay
+ * carries what leaves the host.
+ *
+ * The choices where Windows is undocumented are options (DataplaneOptions) and docs/model.md
+ * ("Dataplane") gives each with its evidence.
+ */
+import { hnsError } from '../core/errors.js';
+import type { HnsService } from '../hns/service.js';
+import { evaluateAcls, type AclOptions } from '../vswitch/acl.js';
+import { ICMP, withPacket, type Packet, type RuleRef } from '../vswitch/contracts.js';
+import {
+  encapRuleName,
+  LAYER,
+  lbDsrRuleName,
+  lbRuleName,
+  MAC_REWRITE_RULE,
+  portMappingRuleName,
+  snatRuleName,
+} from '../vswitch/names.js';
+import {
+  compileHostView,
+  lbKey,
+  type HostInterfaceView,
+  type HostView,
+  type LbView,
+  type NetworkView,
+  type PortView,
+} from '../vswitch/view.js';
+import { contains, fmt, fmtPrefix, ip4, parsePrefix4, prefix4, type Prefix4 } from '../vswitch/v4.js';
+import { flowKey, replyOf, tupleKey, type CtRewrite } from './conntrack.js';
+import type { NetNode, Walk } from './walk.js';
+
+/** Choices where Windows is silent or configurable (docs/model.md, "Dataplane"). */
+export interface DataplaneOptions {
+  /** ACL tie-break and default-deny scope (reference §2.2, §2.3). */
+  readonly acl?: AclOptions;
+  /**
+   * What an outbound ACL sees of a packet to a load-balanced VIP: the VIP (`vip`, default: the ACL
+   * layer comes before the load balancer on the way out, reference §1.3) or the chosen backend
+   * (`dip`).
+   */
+  readonly egressAclSees?: 'vip' | 'dip';
+  /** Whether the host stack forwards between its interfaces (default true, as flannel sets it). */
+  readonly ipForwarding?: boolean;
+  /** Whether the node reaches its own NodePorts (default false: a documented limitation). */
+  readonly localNodePort?: boolean;
+  /** The dynamic port range SNAT draws from (default 49152–65535). */
+  readonly snatPortRange?: readonly [number, number];
+  /** Ports each non-DSR load balancer reserves from that range (default 64: one block). */
+  readonly lbPortBlock?: number;
+}
+
+/** A route of the host's default compartment (`Get-NetRoute`). */
+export interface HostRoute {
+  readonly dest: Prefix4;
+  /** 0 = on-link. */
+  readonly nextHop: number;
+  readonly iface: string;
+  readonly metric: number;
+  readonly origin: 'Connected' | 'Default' | 'User' | 'HostRoute';
+}
+
+/** A route a user (or flannel host-gw) adds: `New-NetRoute -DestinationPrefix … -NextHop …`. */
+export interface RouteSpec {
+  readonly destinationPrefix: string;
+  readonly nextHop?: string;
+  /** The interface; default: the one whose subnet holds the next hop. */
+  readonly interfaceAlias?: string;
+  readonly metric?: number;
+}
+
+const DEFAULT_SNAT_RANGE: readonly [number, number] = [49152, 65535];
+
+/** A 32-bit mix (murmur3's finaliser) of a seed and some integers: deterministic LB choices. */
+export function mix(seed: number, ...values: number[]): number {
+  let h = seed >>> 0;
+  for (const v of values) {
+    h ^= v >>> 0;
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    h = (h ^ (h >>> 16)) >>> 0;
+  }
+  return h >>> 0;
+}
+
+export class HostPlane implements NetNode {
+  readonly kind = 'Windows' as const;
+  private cached: HostView | undefined;
+  private routeTable: HostRoute[] | undefined;
+  private routeGen = -1;
+  private readonly userRoutes: RouteSpec[] = [];
+  private userGen = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly hns: HnsService,
+    readonly options: DataplaneOptions = {},
+  ) {}
+
+  /** The compiled vSwitch state, recompiled after any HNS change. */
+  view(): HostView {
+    const gen = this.hns.store.generation;
+    if (!this.cached || this.cached.generation !== gen) {
+      this.cached = compileHostView({
+        store: this.hns.store,
+        generation: gen,
+        ...(this.options.acl ? { acl: this.options.acl } : {}),
+      });
+    }
+    return this.cached;
+  }
+
+  /** A number that moves whenever the answer of a trace through this host could. */
+  generation(): number {
+    return this.hns.store.generation * 1024 + this.userGen;
+  }
+
+  // ───────────────────────────── host routes ─────────────────────────────
+
+  /** Add a route to the host's default compartment; errors: bad prefix/next hop, no interface. */
+  addRoute(spec: RouteSpec): HostRoute {
+    const dest = parsePrefix4(spec.destinationPrefix);
+    if (!dest || !spec.destinationPrefix.includes('/'))
+      throw hnsError('E_INVALIDARG', `DestinationPrefix "${spec.destinationPrefix}" is not an IPv4 prefix`);
+    const nh = spec.nextHop === undefined ? 0 : ip4(spec.nextHop);
+    if (nh === undefined) throw hnsError('E_INVALIDARG', `NextHop "${spec.nextHop}" is not an IPv4 address`);
+    if (spec.metric !== undefined && (!Number.isInteger(spec.metric) || spec.metric < 0))
+      throw hnsError('E_INVALIDARG', `RouteMetric must be an integer ≥ 0`);
+    const iface = this.routeInterface(spec.interfaceAlias, nh);
+    if (!iface) {
+      throw hnsError(
+        'ERROR_NOT_FOUND',
+        spec.interfaceAlias
+          ? `no interface "${spec.interfaceAlias}"`
+          : `no interface reaches next hop ${spec.nextHop ?? '(on-link)'}`,
+      );
+    }
+    const s: RouteSpec = { ...spec, interfaceAlias: iface.name };
+    this.userRoutes.push(s);
+    this.userGen++;
+    return { dest, nextHop: nh, iface: iface.name, metric: spec.metric ?? 0, origin: 'User' };
+  }
+
+  /** Remove the user routes to a prefix (and via a next hop, when given); how many went. */
+  removeRoute(destinationPrefix: string, nextHop?: string): number {
+    const dest = parsePrefix4(destinationPrefix);
+    if (!dest)
+      throw hnsError('E_INVALIDARG', `DestinationPrefix "${destinationPrefix}" is not an IPv4 prefix`);
+    const before = this.userRoutes.length;
+    for (let i = this.userRoutes.length - 1; i >= 0; i--) {
+      const r = this.userRoutes[i]!;
+      const d = parsePrefix4(r.destinationPrefix)!;
+      if (d.addr === dest.addr && d.len === dest.len && (nextHop === undefined || r.nextHop === nextHop))
+        this.userRoutes.splice(i, 1);
+    }
+    if (this.userRoutes.length !== before) this.userGen++;
+    return before - this.userRoutes.length;
+  }
+
+  private routeInterface(alias: string | undefined, nh: number): HostInterfaceView | undefined {
+    const ifs = this.view().hostIfs;
+    if (alias) return ifs.find((i) => i.name.toLowerCase() === alias.toLowerCase());
+    if (nh === 0) return undefined;
+    return ifs.find((i) => contains(i.prefix, nh));
+  }
+
+  /** The host's route table: connected subnets, default routes, user routes (Get-NetRoute). */
+  routes(): readonly HostRoute[] {
+    const view = this.view();
+    const gen = view.generation * 1024 + this.userGen;
+    if (this.routeTable && this.routeGen === gen) return this.routeTable;
+    const out: HostRoute[] = [];
+    for (const i of view.hostIfs) {
+      if (i.kind === 'Physical' && i.switchId) continue; // bound to a switch: the vNIC holds the address
+      out.push({ dest: i.prefix, nextHop: 0, iface: i.name, metric: 256, origin: 'Connected' });
+    }
+    for (const i of view.hostIfs) {
+      if (i.kind === 'Physical' && i.switchId) continue;
+      if (i.gateway && i.kind !== 'EndpointVNic')
+        out.push({ dest: prefix4(0, 0), nextHop: i.gateway, iface: i.name, metric: 256, origin: 'Default' });
+    }
+    // HostRoute (flannel, Calico): the host reaches the pods of its overlay networks through the
+    // switch's host vNIC
+    for (const n of view.networks.values()) {
+      if (n.type !== 'Overlay' || !n.hostRoute || !n.switchId) continue;
+      const vnic = view.hostIfs.find((i) => i.kind === 'HostVNic' && i.switchId === n.switchId);
+      if (!vnic) continue;
+      for (const s of n.subnets)
+        out.push({ dest: s.prefix, nextHop: 0, iface: vnic.name, metric: 256, origin: 'HostRoute' });
+    }
+    for (const r of this.userRoutes) {
+      const iface = view.hostIfs.find((i) => i.name.toLowerCase() === r.interfaceAlias!.toLowerCase());
+      if (!iface) continue; // the interface went with its network: Windows drops its routes
+      out.push({
+        dest: parsePrefix4(r.destinationPrefix)!,
+        nextHop: r.nextHop ? ip4(r.nextHop)! : 0,
+        iface: iface.name,
+        metric: r.metric ?? 0,
+        origin: 'User',
+      });
+    }
+    this.routeTable = out;
+    this.routeGen = gen;
+    return out;
+  }
+
+  /** Longest prefix, then lowest metric. */
+  lookupRoute(dst: number, exclude?: (r: HostRoute) => boolean): HostRoute | undefined {
+    let best: HostRoute | undefined;
+    for (const r of this.routes()) {
+      if (!contains(r.dest, dst) || exclude?.(r)) continue;
+      if (!best || r.dest.len > best.dest.len || (r.dest.len === best.dest.len && r.metric < best.metric))
+        best = r;
+    }
+    return best;
+  }
+
+  private iface(name: string): HostInterfaceView | undefined {
+    return this.view().hostIfs.find((i) => i.name === name);
+  }
+
+  // ───────────────────────────── addresses ─────────────────────────────
+
+  /** The host's primary address: the management vNIC's or the first physical adapter's. */
+  primaryIp(): number {
+    const ifs = this.view().hostIfs;
+    return (
+      ifs.find((i) => i.kind === 'HostVNic' && i.switchId && this.isExternal(i.switchId))?.ip ??
+      ifs.find((i) => i.kind === 'Physical' && !i.switchId)?.ip ??
+      ifs[0]?.ip ??
+      0
+    );
+  }
+
+  private isExternal(switchId: string): boolean {
+    return this.view().switches.get(switchId)?.type === 'External';
+  }
+
+  /** The host's MAC on the wire (the uplink's). */
+  hostMac(): number {
+    const ifs = this.view().hostIfs;
+    const ext = ifs.find((i) => i.kind === 'HostVNic' && i.switchId && this.isExternal(i.switchId));
+    return ext?.mac ?? ifs.find((i) => i.kind === 'Physical')?.mac ?? 0;
+  }
+
+  /** Whether an address is the host's own (any interface of compartment 1). */
+  ownsIp(ip: number): boolean {
+    return this.view().hostIfByIp.has(ip);
+  }
+
+  // ───────────────────────────── helpers ─────────────────────────────
+
+  private unNat(w: Walk, p: Packet, component: 'NAT' | 'LB' | 'Conntrack' = 'Conntrack'): Packet {
+    const r = w.ct.getNat(tupleKey(this.name, p));
+    if (!r) return p;
+    const after = withPacket(p, { srcIp: r.srcIp, srcPort: r.srcPort, dstIp: r.dstIp, dstPort: r.dstPort });
+    w.step(
+      this.name,
+      component,
+      r.kind === 'SNAT' ? 'UnSNAT' : r.kind === 'DNAT' ? 'UnDNAT' : 'UnNAT',
+      p,
+      after,
+      r.rule,
+      'reply of a tracked connection: its translation is undone',
+    );
+    return after;
+  }
+
+  private track(w: Walk, after: Packet, back: Packet, kind: CtRewrite['kind'], rule?: RuleRef): void {
+    // the reply of `after` must come back as the reply of `back`
+    const reply = replyOf(after);
+    const want = replyOf(back);
+    w.ct.setNat(tupleKey(this.name, reply), {
+      srcIp: want.srcIp,
+      srcPort: want.srcPort,
+      dstIp: want.dstIp,
+      dstPort: want.dstPort,
+      kind,
+      ...(rule ? { rule } : {}),
+    });
+  }
+
+  /** Draw an SNAT port for `ip`/`proto`; undefined when the pool is exhausted. */
+  private snatPort(w: Walk, ip: number, proto: number, endpoint?: string, max = 0): number | undefined {
+    const [lo, hi] = this.options.snatPortRange ?? DEFAULT_SNAT_RANGE;
+    const reserved = this.view().nonDsrLbs * (this.options.lbPortBlock ?? 64);
+    const pool = `${this.name}|${ip}|${proto}`;
+    if (endpoint && max > 0 && w.ct.portsInUse(`${pool}|${endpoint}`) >= max) return undefined;
+    for (let port = lo + reserved; port <= hi; port++) {
+      if (w.ct.portUsed(pool, port)) continue;
+      w.ct.takePort(pool, port);
+      if (endpoint) w.ct.takePort(`${pool}|${endpoint}`, port);
+      return port;
+    }
+    return undefined;
+  }
+
+  private chooseBackend(w: Walk, lb: LbView, p: Packet): number {
+    const n = lb.backends.length;
+    const key = `${this.name}|${lb.id}`;
+    const forced = w.forced.get(key);
+    let i: number;
+    if (forced !== undefined) i = forced % n;
+    else {
+      const seed = w.world.seed;
+      const h =
+        lb.distribution === 2
+          ? mix(seed, p.srcIp)
+          : lb.distribution === 1
+            ? mix(seed, p.srcIp, p.proto)
+            : mix(seed, p.srcIp, p.srcPort, p.dstIp, p.dstPort, p.proto);
+      i = h % n;
+    }
+    w.lbChoices.push({ host: this.name, lb: lb.id, count: n, chosen: i });
+    return i;
+  }
+
+  private portRef(
+    port: PortView,
+    policy: string,
+    index: number | undefined,
+    layer: string,
+    rule: string,
+  ): RuleRef {
+    return {
+      kind: 'Endpoint',
+      id: port.id,
+      ...(port.name ? { name: port.name } : {}),
+      policy,
+      ...(index !== undefined ? { index } : {}),
+      layer,
+      rule,
+    };
+  }
+
+  private lbRef(lb: LbView, vip: number): RuleRef {
+    return {
+      ...lb.ref,
+      layer: lb.dsr ? LAYER.LB_DSR : LAYER.SLB_NAT,
+      rule: lb.dsr
+        ? lbDsrRuleName(lb.id, this.primaryIp(), vip, lb.externalPort, lb.internalPort, lb.protocol)
+        : lbRuleName(lb.id, vip, lb.externalPort, lb.protocol),
+    };
+  }
+
+  private findLb(p: Packet, wildcard: boolean): LbView | undefined {
+    if (p.proto !== 6 && p.proto !== 17) return undefined;
+    const lbs = this.view().lbs;
+    return (
+      lbs.get(lbKey(p.proto, p.dstIp, p.dstPort)) ??
+      (wildcard ? lbs.get(lbKey(p.proto, '*', p.dstPort)) : undefined)
+    );
+  }
+
+  // ───────────────────────────── container egress ─────────────────────────────
+
+  /**
+   * A container (or the host, for a packet it originates towards a local port) sends `p` from
+   * `port`. `p` carries addresses and ports; MACs are filled in here.
+   */
+  sendFromPort(w: Walk, port: PortView, p0: Packet): void {
+    const host = this.name;
+    // the container's routing: connected subnet, its Routes, its gateway
+    const hop = this.containerNextHop(port, p0.dstIp);
+    if (!hop) {
+      w.step(
+        host,
+        'Container',
+        'NoRoute',
+        p0,
+        p0,
+        undefined,
+        `no route to ${fmt(p0.dstIp)} in the container`,
+      );
+      w.count(host, port.id, 'droppedOut');
+      return w.finish('NoRoute', host, p0);
+    }
+    const p = withPacket(p0, {
+      srcMac: port.mac,
+      dstMac: this.nextHopMac(port, hop.onLink ? p0.dstIp : hop.nextHop),
+    });
+    w.step(
+      host,
+      'Container',
+      'Sent',
+      p0,
+      p,
+      undefined,
+      hop.onLink ? `${fmt(p0.dstIp)} is on-link` : `via gateway ${fmt(hop.nextHop)}`,
+    );
+    w.count(host, port.id, 'sent');
+    this.portEgress(w, port, p, hop.onLink ? p.dstIp : hop.nextHop, false);
+  }
+
+  /** The container's next hop for `dst`: on its subnet, by its Routes, or by its gateway. */
+  containerNextHop(port: PortView, dst: number): { nextHop: number; onLink: boolean } | undefined {
+    if (port.ip && contains(prefix4(port.ip, port.prefixLen), dst)) return { nextHop: dst, onLink: true };
+    let best: { len: number; nextHop: number } | undefined;
+    for (const r of port.routes) {
+      if (contains(r.dest, dst) && (!best || r.dest.len > best.len))
+        best = { len: r.dest.len, nextHop: r.nextHop };
+    }
+    if (best) return best.nextHop ? { nextHop: best.nextHop, onLink: false } : { nextHop: dst, onLink: true };
+    const gw = this.subnetGateway(port);
+    return gw ? { nextHop: gw, onLink: false } : undefined;
+  }
+
+  private subnetGateway(port: PortView): number {
+    for (const s of port.network.subnets) if (contains(s.prefix, port.ip)) return s.gateway;
+    return 0;
+  }
+
+  /** The MAC a container's frame to `hop` carries: a local port's, a host interface's, the DR MAC. */
+  private nextHopMac(port: PortView, hop: number): number {
+    const v = this.view();
+    const local = v.localByIp.get(hop);
+    if (local) return local.mac;
+    const hi = v.hostIfByIp.get(hop);
+    if (hi) return hi.mac;
+    if (port.network.type === 'Overlay' && port.network.drMac) return port.network.drMac;
+    return this.hostMac();
+  }
+
+  /**
+   * The VFP pipeline of a port, outbound (container → switch): ACL, load balancing, OutBoundNAT,
+   * routes, then forwarding (vSwitch, encapsulation, MAC rewrite, uplink or host stack). A reply of
+   * an allowed flow skips the rules (stateful layers).
+   */
+  portEgress(w: Walk, port: PortView, p: Packet, nextHop: number, fromHost: boolean): void {
+    const host = this.name;
+    const reply = w.ct.isEstablished(flowKey(host, port.id, 'Out', p));
+    let lbTarget: PortView | undefined;
+    let lbUsed: LbView | undefined;
+    if (reply) {
+      w.step(
+        host,
+        'Conntrack',
+        'Established',
+        p,
+        p,
+        undefined,
+        'reply of an allowed flow: the port rules are skipped',
+      );
+      const un = this.unNat(w, p);
+      return this.forward(w, port, un, un === p ? nextHop : un.dstIp, fromHost, undefined);
+    }
+    const dipFirst = this.options.egressAclSees === 'dip';
+    let cur = p;
+    const aclStage = (): boolean => this.aclStage(w, port, 'Out', cur);
+    if (!dipFirst && !aclStage()) return;
+    // load balancing (LB_DSR on every local pod port; SLB for non-DSR)
+    const lb = this.findLb(cur, false);
+    if (lb) {
+      const r = this.applyLb(w, lb, cur, port);
+      if (!r) return;
+      lbTarget = r.target;
+      lbUsed = lb;
+      cur = r.packet;
+      if (dipFirst) w.ct.establish(flowKey(host, port.id, 'In', replyOf(p)));
+    }
+    if (dipFirst && !aclStage()) return;
+    // OutBoundNAT (and loopback DSR)
+    const natted = this.outboundNat(w, port, cur, lbUsed);
+    if (!natted) return;
+    cur = natted;
+    // a load balancer changed the destination: the container's routing decides the next hop anew
+    let hop = nextHop;
+    if (cur.dstIp !== p.dstIp) {
+      const h = this.containerNextHop(port, cur.dstIp);
+      hop = h ? (h.onLink ? cur.dstIp : h.nextHop) : cur.dstIp;
+    }
+    this.forward(w, port, cur, hop, fromHost, lbTarget);
+  }
+
+  /**
+   * A port's ACL layer (and WFP) in one direction: records the verdict and its rule, ends the walk
+   * on a denial, and on an allow records the flow its replies will belong to.
+   */
+  private aclStage(w: Walk, port: PortView, dir: 'In' | 'Out', p: Packet): boolean {
+    const host = this.name;
+    const acls = port.acls();
+    const v = evaluateAcls(acls, dir, p.proto, p.srcIp, p.srcPort, p.dstIp, p.dstPort);
+    if (acls.any) {
+      // no ACL at all: VFP has no rule to show
+      const rule = v.rule ?? {
+        kind: 'Endpoint',
+        id: port.id,
+        policy: 'ACL',
+        layer: v.stage === 'WFP' ? LAYER.WFP : LAYER.ACL,
+        rule: v.by,
+      };
+      const detail =
+        v.by === 'rule' ? `${v.stage} ${dir}` : `${v.stage} ${dir}: ${v.by} (the endpoint has ACL policies)`;
+      w.step(host, 'ACL', v.allowed ? 'Allowed' : 'Denied', p, p, rule, detail);
+    }
+    if (!v.allowed) {
+      w.count(host, port.id, dir === 'In' ? 'droppedIn' : 'droppedOut');
+      w.finish(
+        dir === 'In' ? 'DeniedIn' : 'DeniedOut',
+        host,
+        p,
+        dir === 'In' ? `endpoint:${port.id}` : undefined,
+      );
+      return false;
+    }
+    w.ct.establish(flowKey(host, port.id, dir === 'In' ? 'Out' : 'In', replyOf(p)));
+    return true;
+  }
+
+  /** DNAT to a backend (DSR: at the client's port; otherwise also SNAT to the source VIP). */
+  private applyLb(
+    w: Walk,
+    lb: LbView,
+    p: Packet,
+    client: PortView | undefined,
+  ): { packet: Packet; target: PortView } | undefined {
+    const host = this.name;
+    const ref = this.lbRef(lb, p.dstIp);
+    if (lb.backends.length === 0) {
+      w.step(host, 'LB', 'NoBackend', p, p, ref, 'the load balancer has no endpoints');
+      w.finish('NoBackend', host, p);
+      return undefined;
+    }
+    const i = this.chooseBackend(w, lb, p);
+    const b = lb.backends[i]!;
+    let after = withPacket(p, { dstIp: lb.preserveDip ? p.dstIp : b.ip, dstPort: lb.internalPort });
+    let kind: CtRewrite['kind'] = 'DNAT';
+    let detail = `backend ${i + 1} of ${lb.backends.length}: ${fmt(b.ip)}:${lb.internalPort}${b.remote ? ' (remote endpoint)' : ''}`;
+    if (lb.preserveDip) detail += ', destination kept as the VIP (PreserveDIP)';
+    if (!lb.dsr) {
+      const svip = lb.sourceVip || this.primaryIp();
+      const port = this.snatPort(w, svip, p.proto);
+      if (port === undefined) {
+        w.step(host, 'LB', 'PortExhausted', p, p, ref, `no free SNAT port on ${fmt(svip)}`);
+        w.finish('PortExhausted', host, p);
+        return undefined;
+      }
+      after = withPacket(after, { srcIp: svip, srcPort: port });
+      kind = 'DNAT+SNAT';
+      detail += `; source → ${fmt(svip)}:${port} (non-DSR: SourceVIP)`;
+    }
+    w.step(host, 'LB', kind === 'DNAT' ? 'DNAT' : 'DNAT+SNAT', p, after, ref, detail);
+    this.track(w, after, p, kind, ref);
+    void client;
+    return { packet: after, target: b };
+  }
+
+  /** OutBoundNAT: SNAT to the host (or VirtualIP) unless the destination is an exception. */
+  private outboundNat(w: Walk, port: PortView, p: Packet, lb: LbView | undefined): Packet | undefined {
+    const host = this.name;
+    const hairpin = lb !== undefined && p.dstIp === port.ip;
+    for (const { s, index } of port.outboundNat) {
+      if (s.ipv6) continue;
+      const dests = s.destinationPrefixes.filter((x) => x.family === 4);
+      const inList = (list: typeof dests) =>
+        list.some((x) => x.family === 4 && contains(prefix4(x.addr, x.len), p.dstIp));
+      if (dests.length && !inList(dests)) continue;
+      if (!dests.length && inList(s.exceptionPrefixes.filter((x) => x.family === 4))) {
+        w.step(
+          host,
+          'NAT',
+          'Excepted',
+          p,
+          p,
+          this.portRef(port, 'OutBoundNAT', index, LAYER.SLB_NAT, 'EXCEPTION'),
+          `${fmt(p.dstIp)} is in the OutBoundNAT exceptions: no SNAT`,
+        );
+        continue;
+      }
+      const natIp =
+        s.virtualIpAddr?.family === 4 ? s.virtualIpAddr.value : port.network.managementIp || this.primaryIp();
+      const ref = this.portRef(
+        port,
+        'OutBoundNAT',
+        index,
+        LAYER.SLB_NAT,
+        snatRuleName(p.proto, port.ip, natIp),
+      );
+      if (p.proto !== 6 && p.proto !== 17) {
+        const { rule: _none, ...policyOnly } = ref;
+        w.step(
+          host,
+          'NAT',
+          'Unsupported',
+          p,
+          p,
+          policyOnly,
+          `VFP does not transpose ${p.proto === ICMP ? 'ICMP' : `protocol ${p.proto}`} through OutBoundNAT`,
+        );
+        w.count(host, port.id, 'droppedOut');
+        w.finish('Unsupported', host, p);
+        return undefined;
+      }
+      const sp = this.snatPort(w, natIp, p.proto, port.id, s.maxPortPoolUsage);
+      if (sp === undefined) {
+        w.step(
+          host,
+          'NAT',
+          'PortExhausted',
+          p,
+          p,
+          ref,
+          s.maxPortPoolUsage
+            ? `MaxPortPoolUsage ${s.maxPortPoolUsage} reached or pool empty`
+            : `no free SNAT port on ${fmt(natIp)}`,
+        );
+        w.count(host, port.id, 'droppedOut');
+        w.finish('PortExhausted', host, p);
+        return undefined;
+      }
+      const after = withPacket(p, { srcIp: natIp, srcPort: sp });
+      w.step(
+        host,
+        'NAT',
+        'SNAT',
+        p,
+        after,
+        ref,
+        dests.length ? `${fmt(p.dstIp)} is in Destinations` : undefined,
+      );
+      this.track(w, after, p, 'SNAT', ref);
+      return after;
+    }
+    if (hairpin && lb!.dsr) {
+      w.step(
+        host,
+        'LB',
+        'Unsupported',
+        p,
+        p,
+        this.lbRef(lb!, p.dstIp),
+        'a pod reaching itself through a DSR VIP needs loopback DSR (an OutBoundNAT policy with Destinations = its own IP)',
+      );
+      w.count(host, port.id, 'droppedOut');
+      w.finish('Unsupported', host, p);
+      return undefined;
+    }
+    return p;
+  }
+
+  /** After the port's layers: where the packet goes (vSwitch, encapsulation, uplink, host stack). */
+  private forward(
+    w: Walk,
+    port: PortView,
+    p: Packet,
+    nextHop: number,
+    fromHost: boolean,
+    target: PortView | undefined,
+  ): void {
+    const host = this.name;
+    const v = this.view();
+    const net = port.network;
+    const local = target && !target.remote ? target : target ? undefined : v.localByIp.get(p.dstIp);
+    if (local) return this.switchTo(w, port, local, p, fromHost);
+    // overlay: remote endpoints (kube-proxy) and remote subnets (flannel, Calico)
+    if (net.type === 'Overlay') {
+      const remote = target?.remote ? target : v.remoteByIp.get(p.dstIp);
+      if (remote && remote.pa && remote.network.type === 'Overlay') {
+        const vni = this.vniOf(remote.network, remote.ip) || this.vniOf(net, port.ip);
+        return this.encap(w, net, p, remote.pa, vni, net.remoteSubnets.lookup(p.dstIp)?.drMac ?? net.drMac, {
+          kind: 'Endpoint',
+          id: remote.id,
+          ...(remote.name ? { name: remote.name } : {}),
+          policy: 'ProviderAddress',
+          layer: LAYER.ENCAP,
+          rule: encapRuleName(`${fmt(remote.ip)}/32`, remote.pa, vni),
+        });
+      }
+      const rs = net.remoteSubnets.lookup(p.dstIp);
+      if (rs) {
+        return this.encap(w, net, p, rs.pa, rs.vni, rs.drMac, {
+          kind: 'Network',
+          id: net.id,
+          ...(net.name ? { name: net.name } : {}),
+          policy: 'RemoteSubnetRoute',
+          index: rs.index,
+          layer: LAYER.ENCAP,
+          rule: encapRuleName(fmtPrefix(rs.dest), rs.pa, rs.vni),
+        });
+      }
+      const need = port.sdnRoutes.find((r) => r.needEncap && contains(r.dest, p.dstIp));
+      if (need) {
+        w.step(
+          host,
+          'Routing',
+          'NoRoute',
+          p,
+          p,
+          need.ref,
+          `NeedEncap route to ${fmtPrefix(need.dest)}, but no remote subnet or remote endpoint holds ${fmt(p.dstIp)}`,
+        );
+        w.count(host, port.id, 'droppedOut');
+        return w.finish('NoRoute', host, p);
+      }
+    }
+    // a NeedEncap route to one of the host's own addresses (win-bridge's management-IP /32 route)
+    // (or an overlay network's HostRoute policy: local pod ↔ local host)
+    if (!fromHost && this.ownsIp(p.dstIp)) {
+      const toHost = port.sdnRoutes.find((r) => r.needEncap && contains(r.dest, p.dstIp));
+      if (toHost) {
+        w.step(
+          host,
+          'Routing',
+          'ToHost',
+          p,
+          p,
+          toHost.ref,
+          `NeedEncap route ${fmtPrefix(toHost.dest)}: to the host`,
+        );
+        return this.hostStack(w, p, v.hostIfByIp.get(p.dstIp));
+      }
+      if (net.type === 'Overlay' && net.hostRoute) {
+        const i = net.rec.Policies.findIndex((x) => x.type === 'HostRoute');
+        w.step(
+          host,
+          'Routing',
+          'ToHost',
+          p,
+          p,
+          {
+            kind: 'Network',
+            id: net.id,
+            ...(net.name ? { name: net.name } : {}),
+            policy: 'HostRoute',
+            index: i,
+            layer: LAYER.ROUTE,
+          },
+          'HostRoute: a local pod reaches its host',
+        );
+        return this.hostStack(w, p, v.hostIfByIp.get(p.dstIp));
+      }
+    }
+    const viaRoute = port.sdnRoutes.find((r) => !r.needEncap && r.nextHop && contains(r.dest, p.dstIp));
+    if (viaRoute) nextHop = viaRoute.nextHop;
+    if (fromHost) {
+      w.step(host, 'vSwitch', 'NoRoute', p, p, undefined, `no port of the switch holds ${fmt(p.dstIp)}`);
+      return w.finish('NoRoute', host, p);
+    }
+    // to a host interface (a host endpoint such as cbr0's .2, or the switch's host vNIC)
+    const hi = v.hostIfByIp.get(nextHop);
+    if (hi && (hi.switchId === net.switchId || hi.kind === 'EndpointVNic')) {
+      w.step(host, 'vSwitch', 'ToHost', p, p, undefined, `to the host through ${hi.name}`);
+      return this.hostStack(w, p, hi);
+    }
+    const sw = net.switchId ? v.switches.get(net.switchId) : undefined;
+    if (!sw || sw.type !== 'External') {
+      w.step(
+        host,
+        'vSwitch',
+        'NoRoute',
+        p,
+        p,
+        undefined,
+        sw ? `${sw.type} switch: ${fmt(nextHop)} is not on it` : 'the network has no switch',
+      );
+      w.count(host, port.id, 'droppedOut');
+      return w.finish('NoRoute', host, p);
+    }
+    this.uplinkOut(w, net, p, nextHop);
+  }
+
+  private vniOf(net: NetworkView, ip: number): number {
+    for (const s of net.subnets) if (contains(s.prefix, ip)) return s.vsid;
+    return net.subnets[0]?.vsid ?? 0;
+  }
+
+  /** A packet from a container port to another port of this host. */
+  private switchTo(w: Walk, from: PortView, to: PortView, p: Packet, fromHost: boolean): void {
+    const host = this.name;
+    if (to.id === from.id && !fromHost) {
+      w.step(host, 'vSwitch', 'Hairpin', p, p, undefined, 'back into the sending port');
+      return this.portIngress(w, to, withPacket(p, { dstMac: to.mac }));
+    }
+    if (from.network.type === 'L2Tunnel' && !fromHost) {
+      w.step(
+        host,
+        'Underlay',
+        'Hairpinned',
+        p,
+        p,
+        undefined,
+        'L2Tunnel: every packet goes through the virtualization host, where its SDN policy applies',
+      );
+    }
+    const sameNet = to.network.id === from.network.id;
+    const sameSubnet = sameNet && contains(prefix4(from.ip, from.prefixLen), to.ip);
+    if (sameSubnet || fromHost) {
+      const after = withPacket(p, { dstMac: to.mac });
+      w.step(host, 'vSwitch', 'Switched', p, after, undefined, `to port ${to.name || to.id}`);
+      return this.portIngress(w, to, after);
+    }
+    if (from.network.switchId && from.network.switchId === to.network.switchId) {
+      const after = withPacket(p, { srcMac: this.gatewayMac(from), dstMac: to.mac });
+      w.step(
+        host,
+        'vSwitch',
+        'Routed',
+        p,
+        after,
+        undefined,
+        `to ${to.network.name || to.network.id}, port ${to.name || to.id}`,
+      );
+      return this.portIngress(w, to, after);
+    }
+    // another switch: through the host stack, if the container's gateway leads there
+    const hop = this.containerNextHop(from, p.dstIp);
+    const hi = hop ? this.view().hostIfByIp.get(hop.nextHop) : undefined;
+    if (hi) {
+      w.step(host, 'vSwitch', 'ToHost', p, p, undefined, `to the host through ${hi.name}`);
+      return this.hostStack(w, p, hi);
+    }
+    w.step(
+      host,
+      'vSwitch',
+      'NoRoute',
+      p,
+      p,
+      undefined,
+      `${fmt(p.dstIp)} is on another switch and the container's gateway is not a host interface`,
+    );
+    w.count(host, from.id, 'droppedOut');
+    w.finish('NoRoute', host, p);
+  }
+
+  private gatewayMac(port: PortView): number {
+    return port.network.type === 'Overlay' && port.network.drMac ? port.network.drMac : this.hostMac();
+  }
+
+  /** VXLAN encapsulation towards a provider address, then the uplink. */
+  private encap(
+    w: Walk,
+    net: NetworkView,
+    p: Packet,
+    pa: number,
+    vni: number,
+    drMac: number,
+    rule: RuleRef,
+  ): void {
+    const host = this.name;
+    const src = net.managementIp || this.primaryIp();
+    const inner = withPacket(p, { srcMac: net.drMac || p.srcMac, dstMac: drMac || p.dstMac });
+    const after = withPacket(inner, {
+      outer: {
+        srcMac: this.hostMac(),
+        dstMac: 0,
+        srcIp: src,
+        dstIp: pa,
+        // the source port hashes the inner flow (RFC 7348 §5), here deterministically
+        srcPort:
+          49152 + (mix(0, inner.srcIp, inner.dstIp, inner.srcPort, inner.dstPort, inner.proto) % 16384),
+        dstPort: net.vxlanPort,
+        vni,
+      },
+    });
+    w.step(host, 'Encap', 'Encapsulated', p, after, rule, `VXLAN VNI ${vni} to ${fmt(pa)}:${net.vxlanPort}`);
+    if (pa === src) {
+      w.step(host, 'Encap', 'Loop', after, after, rule, 'the provider address is this host');
+      return w.finish('Loop', host, after);
+    }
+    this.wire(w, after, this.underlayNextHop(pa));
+  }
+
+  /** The uplink: L2Bridge/L2Tunnel/Overlay rewrite the source MAC to the host's; Transparent needs spoofing. */
+  private uplinkOut(w: Walk, net: NetworkView, p: Packet, nextHop: number): void {
+    const host = this.name;
+    const v = this.view();
+    const sw = net.switchId ? v.switches.get(net.switchId) : undefined;
+    let cur = p;
+    if (net.type === 'L2Bridge' || net.type === 'L2Tunnel' || net.type === 'Overlay') {
+      const after = withPacket(p, { srcMac: this.hostMac() });
+      w.step(
+        host,
+        'MacRewrite',
+        'Rewritten',
+        p,
+        after,
+        {
+          kind: 'Network',
+          id: net.id,
+          ...(net.name ? { name: net.name } : {}),
+          layer: LAYER.MAC_REWRITE,
+          rule: MAC_REWRITE_RULE,
+        },
+        'container MAC → host MAC',
+      );
+      cur = after;
+    } else if (cur.srcMac !== this.hostMac() && sw && !sw.macSpoofing) {
+      w.step(
+        host,
+        'Port',
+        'Dropped',
+        cur,
+        cur,
+        undefined,
+        `${sw.uplinkName ?? 'the uplink'} does not allow MAC spoofing: a frame from container MAC leaves with a foreign source MAC`,
+      );
+      return w.finish('DroppedMacSpoofing', host, cur);
+    }
+    // the underlay next hop: on the host's subnet directly, else the host's route for it
+    const hop = contains(this.uplinkPrefix(), nextHop) ? nextHop : this.underlayNextHop(cur.dstIp);
+    this.wire(w, cur, hop);
+  }
+
+  private uplinkPrefix(): Prefix4 {
+    const ifs = this.view().hostIfs;
+    const ext = ifs.find((i) => i.kind === 'HostVNic' && i.switchId && this.isExternal(i.switchId));
+    return ext?.prefix ?? ifs.find((i) => i.kind === 'Physical' && !i.switchId)?.prefix ?? prefix4(0, 32);
+  }
+
+  /** The next hop on the underlay for `dst`, by the host's routes through its uplink. */
+  private underlayNextHop(dst: number): number {
+    const r = this.lookupRoute(dst, (r) => this.iface(r.iface)?.kind === 'EndpointVNic');
+    if (!r) return dst;
+    return r.nextHop || dst;
+  }
+
+  private wire(w: Walk, p: Packet, nextHop: number): void {
+    if (w.looping(`${this.name}:uplink`, p)) {
+      w.step(this.name, 'Underlay', 'Loop', p, p, undefined, 'the packet came this way before');
+      return w.finish('Loop', this.name, p);
+    }
+    w.step(this.name, 'Port', 'Transmitted', p, p, undefined, `on the uplink towards ${fmt(nextHop)}`);
+    w.world.underlay.send(w, this, p, nextHop);
+  }
+
+  // ───────────────────────────── ingress ─────────────────────────────
+
+  /** The VFP pipeline of a port, inbound: un-NAT, ACL In (unless established), delivery. */
+  portIngress(w: Walk, port: PortView, p0: Packet): void {
+    const host = this.name;
+    const p = this.unNat(w, p0, 'LB');
+    if (w.ct.isEstablished(flowKey(host, port.id, 'In', p))) {
+      w.step(
+        host,
+        'Conntrack',
+        'Established',
+        p,
+        p,
+        undefined,
+        'reply of an allowed flow: the ACL rules are skipped',
+      );
+    } else if (!this.aclStage(w, port, 'In', p)) {
+      return;
+    }
+    const after = withPacket(p, { dstMac: port.mac });
+    w.step(
+      host,
+      'Delivery',
+      'Delivered',
+      p,
+      after,
+      undefined,
+      port.compartment === 1 ? `to the host through ${port.name || port.id}` : `to ${port.name || port.id}`,
+    );
+    w.count(host, port.id, 'received');
+    w.finish('Delivered', host, after, port.compartment === 1 ? 'host' : `endpoint:${port.id}`);
+  }
+
+  /** A frame arrives on the host's uplink from the underlay. */
+  receive(w: Walk, p0: Packet): void {
+    const host = this.name;
+    const v = this.view();
+    w.step(host, 'Port', 'Received', p0, p0, undefined, 'on the uplink');
+    if (p0.outer) return this.decap(w, p0);
+    const p = this.unNat(w, p0, 'NAT');
+    // a port of an external switch addressed on the wire (L2Bridge with ToR routes, Transparent)
+    const local = v.localByIp.get(p.dstIp);
+    if (
+      local &&
+      local.compartment !== 1 &&
+      local.network.switchId &&
+      this.isExternal(local.network.switchId)
+    ) {
+      let cur = p;
+      if (local.network.type !== 'Transparent') {
+        cur = withPacket(p, { dstMac: local.mac });
+        w.step(
+          host,
+          'MacRewrite',
+          'Rewritten',
+          p,
+          cur,
+          { kind: 'Network', id: local.network.id, layer: LAYER.MAC_REWRITE, rule: MAC_REWRITE_RULE },
+          'host MAC → container MAC',
+        );
+      }
+      return this.portIngress(w, local, cur);
+    }
+    this.hostStack(w, p, this.uplinkIf());
+  }
+
+  private uplinkIf(): HostInterfaceView | undefined {
+    const ifs = this.view().hostIfs;
+    return (
+      ifs.find((i) => i.kind === 'HostVNic' && i.switchId && this.isExternal(i.switchId)) ??
+      ifs.find((i) => i.kind === 'Physical' && !i.switchId)
+    );
+  }
+
+  private decap(w: Walk, p: Packet): void {
+    const host = this.name;
+    const outer = p.outer!;
+    const v = this.view();
+    const overlays = [...v.networks.values()].filter((n) => n.type === 'Overlay');
+    const byPort = overlays.filter((n) => n.vxlanPort === outer.dstPort);
+    if (!byPort.length) {
+      w.step(
+        host,
+        'Decap',
+        'Dropped',
+        p,
+        p,
+        undefined,
+        overlays.length
+          ? `no overlay network listens on UDP ${outer.dstPort} (this host uses ${[...new Set(overlays.map((n) => n.vxlanPort))].join(', ')})`
+          : 'no overlay network on this host',
+      );
+      return w.finish('NoRoute', host, p);
+    }
+    const net = byPort.find((n) => n.subnets.some((s) => s.vsid === outer.vni));
+    if (!net) {
+      w.step(
+        host,
+        'Decap',
+        'Dropped',
+        p,
+        p,
+        undefined,
+        `VNI ${outer.vni} is not an overlay subnet's VSID here (${byPort.flatMap((n) => n.subnets.map((s) => s.vsid)).join(', ')})`,
+      );
+      return w.finish('NoRoute', host, p);
+    }
+    const inner = withPacket(p, { outer: undefined });
+    w.step(
+      host,
+      'Decap',
+      'Decapsulated',
+      p,
+      inner,
+      { kind: 'Network', id: net.id, ...(net.name ? { name: net.name } : {}), layer: LAYER.ENCAP },
+      `VXLAN VNI ${outer.vni}`,
+    );
+    if (net.drMac && inner.dstMac && inner.dstMac !== net.drMac) {
+      w.step(
+        host,
+        'Decap',
+        'Dropped',
+        inner,
+        inner,
+        undefined,
+        `inner destination MAC is not the network's DR MAC: the sender's RemoteSubnetRoute has the wrong DistributedRouterMacAddress`,
+      );
+      return w.finish('NoRoute', host, inner);
+    }
+    const p2 = this.unNat(w, inner, 'NAT');
+    const local = v.localByIp.get(p2.dstIp);
+    if (local && local.network.id === net.id) return this.portIngress(w, local, p2);
+    if (local) return this.portIngress(w, local, p2);
+    if (p2 !== inner || this.ownsIp(p2.dstIp)) return this.hostStack(w, p2, this.uplinkIf());
+    w.step(host, 'Decap', 'NoRoute', p2, p2, undefined, `no local endpoint holds ${fmt(p2.dstIp)}`);
+    w.finish('NoRoute', host, p2);
+  }
+
+  // ───────────────────────────── host stack ─────────────────────────────
+
+  /**
+   * The host's TCP/IP stack (compartment 1): a packet the host sends (`inIf` undefined) or one
+   * arriving on one of its interfaces. Delivers what is for the host (after NodePorts, external
+   * IPs and port mappings), else routes it (forwarding, WinNAT).
+   */
+  hostStack(w: Walk, p0: Packet, inIf: HostInterfaceView | undefined): void {
+    const host = this.name;
+    const p = this.unNat(w, p0, 'NAT');
+    if (w.looping(`${host}:stack`, p)) {
+      w.step(host, 'HostStack', 'Loop', p, p, undefined, 'the packet came this way before');
+      return w.finish('Loop', host, p);
+    }
+    // service traffic the host originates: the host vNIC's SLB layer (LocalRoutedVIP)
+    if (!inIf) {
+      const lb = this.findLb(p, false);
+      if (lb && lb.localRoutedVip) {
+        const r = this.applyLb(w, lb, p, undefined);
+        if (!r) return;
+        return this.toBackend(w, r.target, r.packet, false);
+      }
+    }
+    if (this.ownsIp(p.dstIp)) {
+      // NodePort / external IP load balancers and port mappings answer on the host's addresses
+      const lb = this.findLb(p, true);
+      if (lb) {
+        if (!inIf && !this.options.localNodePort) {
+          w.step(
+            host,
+            'HostStack',
+            'Unsupported',
+            p,
+            p,
+            this.lbRef(lb, p.dstIp),
+            'a node cannot reach its own NodePort (documented limitation; option localNodePort)',
+          );
+          return w.finish('Unsupported', host, p);
+        }
+        const r = this.applyLb(w, lb, p, undefined);
+        if (!r) return;
+        return this.toBackend(w, r.target, r.packet, true);
+      }
+      const pm = this.findPortMapping(p);
+      if (pm) {
+        const { port, index, s } = pm;
+        const after = withPacket(p, { dstIp: port.ip, dstPort: s.internalPort });
+        const ref = this.portRef(
+          port,
+          'PortMapping',
+          index,
+          LAYER.SLB_NAT,
+          portMappingRuleName(p.proto, s.externalPort, s.internalPort),
+        );
+        w.step(
+          host,
+          'NAT',
+          'DNAT',
+          p,
+          after,
+          ref,
+          `host port ${s.externalPort} → ${fmt(port.ip)}:${s.internalPort}`,
+        );
+        this.track(w, after, p, 'DNAT', ref);
+        return this.hostToPort(w, port, after);
+      }
+      w.step(host, 'HostStack', 'Delivered', p, p, undefined, `${fmt(p.dstIp)} is this host's address`);
+      return w.finish('Delivered', host, p, 'host');
+    }
+    if (inIf && this.options.ipForwarding === false) {
+      w.step(host, 'HostStack', 'Dropped', p, p, undefined, `IP forwarding is disabled on ${inIf.name}`);
+      return w.finish('NoRoute', host, p);
+    }
+    this.routeOut(w, p, inIf !== undefined);
+  }
+
+  /**
+   * The host stack hands a load-balanced packet to its backend: a local port through the switch; a
+   * remote endpoint of an overlay network encapsulated to its provider address (node-to-node
+   * forwarding); any other remote one by the host's routes.
+   */
+  private toBackend(w: Walk, t: PortView, p: Packet, forwarded: boolean): void {
+    if (!t.remote) return this.hostToPort(w, t, p);
+    const net = t.network;
+    if (net.type === 'Overlay') {
+      const rs = net.remoteSubnets.lookup(p.dstIp);
+      const pa = t.pa || rs?.pa || 0;
+      if (pa) {
+        const vni = this.vniOf(net, t.ip) || rs?.vni || 0;
+        return this.encap(w, net, p, pa, vni, rs?.drMac ?? net.drMac, {
+          kind: 'Endpoint',
+          id: t.id,
+          policy: 'ProviderAddress',
+          layer: LAYER.ENCAP,
+          rule: encapRuleName(`${fmt(t.ip)}/32`, pa, vni),
+        });
+      }
+    }
+    this.routeOut(w, p, forwarded);
+  }
+
+  private findPortMapping(
+    p: Packet,
+  ): { port: PortView; index: number; s: PortView['portMappings'][number]['s'] } | undefined {
+    if (p.proto !== 6 && p.proto !== 17) return undefined;
+    for (const port of this.view().ports.values()) {
+      if (port.remote) continue;
+      for (const { s, index } of port.portMappings) {
+        if (s.ipv6 || s.protocol !== p.proto || s.externalPort !== p.dstPort) continue;
+        if (s.vipAddr && s.vipAddr.family === 4 && s.vipAddr.value !== p.dstIp) continue;
+        return { port, index, s };
+      }
+    }
+    return undefined;
+  }
+
+  /** The host hands a packet to a local port (through its host vNIC and the switch). */
+  private hostToPort(w: Walk, port: PortView, p: Packet): void {
+    const v = this.view();
+    const viaIf = v.hostIfs.find(
+      (i) => i.switchId === port.network.switchId && (i.kind === 'EndpointVNic' || i.kind === 'HostVNic'),
+    );
+    if (port.network.type === 'Overlay' && viaIf?.kind === 'EndpointVNic' && !port.network.hostRoute) {
+      w.step(
+        this.name,
+        'HostStack',
+        'NoRoute',
+        p,
+        p,
+        undefined,
+        `the overlay network has no HostRoute policy: the host does not reach its pods`,
+      );
+      return w.finish('NoRoute', this.name, p);
+    }
+    const after = withPacket(p, { srcMac: viaIf?.mac ?? this.hostMac(), dstMac: port.mac });
+    w.step(
+      this.name,
+      'vSwitch',
+      'Switched',
+      p,
+      after,
+      undefined,
+      `from the host to port ${port.name || port.id}`,
+    );
+    this.portIngress(w, port, after);
+  }
+
+  /** Route a packet out of the host stack (forwarded when `forwarded`). */
+  private routeOut(w: Walk, p0: Packet, forwarded: boolean): void {
+    const host = this.name;
+    let p = p0;
+    if (forwarded) {
+      if (p.ttl <= 1) {
+        w.step(host, 'HostStack', 'TtlExceeded', p, p);
+        return w.finish('TtlExceeded', host, p);
+      }
+      p = withPacket(p, { ttl: p.ttl - 1 });
+    }
+    const r = this.lookupRoute(p.dstIp);
+    if (!r) {
+      w.step(host, 'HostStack', 'NoRoute', p0, p, undefined, `no route to ${fmt(p.dstIp)}`);
+      return w.finish('NoRoute', host, p);
+    }
+    const out = this.iface(r.iface)!;
+    const hop = r.nextHop || p.dstIp;
+    // WinNAT: an internal NAT network's traffic leaving through another interface
+    const natNet = [...this.view().networks.values()].find(
+      (n) =>
+        (n.type === 'NAT' || n.type === 'ICS') &&
+        n.subnets.some((s) => contains(s.prefix, p.srcIp)) &&
+        n.switchId !== out.switchId,
+    );
+    if (natNet) {
+      if (p.proto !== 6 && p.proto !== 17 && p.proto !== ICMP) {
+        w.step(host, 'NAT', 'Unsupported', p, p, undefined, `WinNAT does not translate protocol ${p.proto}`);
+        return w.finish('Unsupported', host, p);
+      }
+      const sp = p.proto === ICMP ? p.srcPort : this.snatPort(w, out.ip, p.proto);
+      const ref: RuleRef = {
+        kind: 'Network',
+        id: natNet.id,
+        ...(natNet.name ? { name: natNet.name } : {}),
+        layer: 'WinNAT',
+        rule: `NetNat ${fmtPrefix(natNet.subnets[0]!.prefix)}`,
+      };
+      if (sp === undefined) {
+        w.step(host, 'NAT', 'PortExhausted', p, p, ref);
+        return w.finish('PortExhausted', host, p);
+      }
+      const after = withPacket(p, { srcIp: out.ip, srcPort: sp });
+      w.step(host, 'NAT', 'SNAT', p, after, ref, `WinNAT: ${natNet.name || natNet.id} → ${fmt(out.ip)}`);
+      this.track(w, after, p, 'SNAT', ref);
+      p = after;
+    }
+    w.step(
+      host,
+      'HostStack',
+      forwarded ? 'Forwarded' : 'Routed',
+      p0,
+      p,
+      {
+        kind: 'Host',
+        id: host,
+        policy: 'Route',
+        layer: 'HostStack',
+        rule: `${fmtPrefix(r.dest)} via ${r.nextHop ? fmt(r.nextHop) : 'on-link'} dev ${r.iface}`,
+      },
+      `${fmtPrefix(r.dest)} → ${r.nextHop ? fmt(r.nextHop) : 'on-link'} on ${r.iface}`,
+    );
+    const v = this.view();
+    if (out.kind === 'EndpointVNic' || out.kind === 'HostVNic') {
+      const target = v.localByIp.get(hop);
+      if (target && target.network.switchId === out.switchId && target.compartment !== 1)
+        return this.hostToPort(w, target, withPacket(p, { srcMac: out.mac }));
+      if (out.kind === 'EndpointVNic') {
+        w.step(
+          host,
+          'vSwitch',
+          'NoRoute',
+          p,
+          p,
+          undefined,
+          `no port of ${out.name}'s switch holds ${fmt(hop)}`,
+        );
+        return w.finish('NoRoute', host, p);
+      }
+      const sw = out.switchId ? v.switches.get(out.switchId) : undefined;
+      if (!sw || sw.type !== 'External') {
+        w.step(
+          host,
+          'vSwitch',
+          'NoRoute',
+          p,
+          p,
+          undefined,
+          `${out.name} is on an ${sw?.type ?? 'unknown'} switch and no port holds ${fmt(hop)}`,
+        );
+        return w.finish('NoRoute', host, p);
+      }
+    }
+    this.wire(w, withPacket(p, { srcMac: out.mac || this.hostMac() }), hop);
+  }
+
+  /** The host sends a packet (node → pod, node → outside). */
+  sendFromHost(w: Walk, p0: Packet): void {
+    const host = this.name;
+    const src = p0.srcIp || this.sourceFor(p0.dstIp);
+    const p = withPacket(p0, { srcIp: src });
+    w.step(host, 'HostStack', 'Sent', p0, p, undefined, `from ${fmt(src)}`);
+    this.hostStack(w, p, undefined);
+  }
+
+  /** The source address the host picks for `dst`: its outgoing interface's. */
+  sourceFor(dst: number): number {
+    const r = this.lookupRoute(dst);
+    return (r && this.iface(r.iface)?.ip) || this.primaryIp();
+  }
+}

@@ -1,0 +1,514 @@
+/**
+ * Traces and traffic (DESIGN: dataplane/; anchors.md A1/A2): a request names where a packet starts
+ * and where it goes — an endpoint, a container, a pod, a node, a service, a DNS name or an IP — and
+ * the answer is the ordered observations of its walk with the rule behind each, and a disposition.
+ * A trace changes nothing (its flow state is scratch); `send` is traffic: it commits the flow state
+ * and moves the endpoint counters HNS reports. Results of traces are cached per request in a flow
+ * table keyed by the world's generation, so a repeated trace on an unchanged world is a lookup.
+ *
+ *   runTrace(scope, { from: 'web-1', to: '10.96.0.10', protocol: 'TCP', destinationPort: 80 })
+ */
+import { hnsError } from '../core/errors.js';
+import {
+  DISPOSITIONS,
+  ICMP,
+  packet,
+  reversed,
+  TCP,
+  UDP,
+  type Disposition,
+  type Observation,
+  type Packet,
+} from '../vswitch/contracts.js';
+import { fmt, ip4 } from '../vswitch/v4.js';
+import { formatMac } from '../addr/mac.js';
+import type { JsonObject } from '../core/json.js';
+import { Walk, type LbChoice, type WalkEnd, type World } from './walk.js';
+
+/** What a trace or send is asked. */
+export interface TraceRequest {
+  /** An endpoint (ID or name), a container, a pod (`ns/name`), a node, `host`, or an IP. */
+  readonly from: string;
+  /** As `from`, or a service (`svc:ns/name`), or a DNS name. */
+  readonly to: string;
+  /** `TCP` (default), `UDP`, `ICMP`, or a protocol number. */
+  readonly protocol?: string | number;
+  readonly sourcePort?: number;
+  /** Default: the service's port when `to` is a service, else 80. */
+  readonly destinationPort?: number;
+  readonly ttl?: number;
+  /** Return one branch per backend of the first load balancer with a choice (ovn-trace forks). */
+  readonly allBranches?: boolean;
+  /** Also trace the reply of a delivered packet. */
+  readonly reply?: boolean;
+}
+
+/** Name resolution done for a trace whose `to` is a DNS name. */
+export interface DnsOutcome {
+  readonly name: string;
+  /** Every name queried, in order (Windows suffix rules). */
+  readonly tried: readonly string[];
+  readonly fqdn?: string;
+  readonly address?: number;
+  /** The trace of the DNS query itself (UDP 53 to the container's DNS server). */
+  readonly query?: TraceResult;
+  readonly reason?: string;
+}
+
+export interface TraceResult {
+  readonly request: {
+    readonly from: string;
+    readonly to: string;
+    readonly protocol: number;
+    readonly sourcePort: number;
+    readonly destinationPort: number;
+  };
+  readonly disposition: Disposition;
+  readonly observations: readonly Observation[];
+  /** The packet as it first left and as it ended. */
+  readonly packet: Packet;
+  readonly final: Packet;
+  readonly host: string;
+  /** What received it: `endpoint:<id>`, `host`, `external:<ip>`, … */
+  readonly at?: string;
+  readonly detail?: string;
+  readonly lbChoices: readonly LbChoice[];
+  readonly dns?: DnsOutcome;
+  readonly branches?: readonly TraceResult[];
+  readonly reply?: TraceResult;
+}
+
+/** Where a packet can start. */
+export interface Source {
+  readonly label: string;
+  readonly node: string;
+  readonly ip: number;
+  /** Put the packet on its way (the walk records everything). */
+  send(w: Walk, p: Packet): void;
+  /** The source's DNS settings (an endpoint's `Dns`), for names. */
+  readonly dns?: {
+    readonly domain?: string;
+    readonly search: readonly string[];
+    readonly servers: readonly string[];
+  };
+}
+
+/** Where a packet can go: an address, maybe a default port (a service). */
+export interface Target {
+  readonly label: string;
+  readonly ip: number;
+  readonly port?: number;
+}
+
+/** What a trace needs of a host or a cluster. */
+export interface TraceScope {
+  readonly world: World;
+  source(ref: string): Source | undefined;
+  /** A target by name (not an IP literal); undefined = not an object here (try DNS). */
+  target(ref: string): Target | undefined;
+  /** Resolve a DNS name as `from` would; undefined when the scope has no DNS. */
+  resolve?(from: Source, name: string): DnsOutcome;
+  /** Who answers a packet that ended here (for `reply`). */
+  replier(end: WalkEnd): Source | undefined;
+  /** Apply a committed walk's counters. */
+  count(w: Walk, packets: number, bytes: number): void;
+}
+
+interface Normalized {
+  readonly from: string;
+  readonly to: string;
+  readonly protocol: number;
+  readonly sourcePort: number;
+  readonly destinationPort: number;
+  readonly ttl: number;
+  readonly allBranches: boolean;
+  readonly reply: boolean;
+}
+
+const PROTOCOLS: Record<string, number> = { TCP, UDP, ICMP, tcp: TCP, udp: UDP, icmp: ICMP };
+/** The source port a trace uses when none is given (a fixed ephemeral port: deterministic). */
+export const DEFAULT_SOURCE_PORT = 50000;
+
+function bad(message: string): never {
+  throw hnsError('E_INVALIDARG', message);
+}
+
+function port(v: unknown, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 65535)
+    bad(`${name} must be an integer 0..65535, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+const REQUEST_KEYS = new Set([
+  'from',
+  'to',
+  'protocol',
+  'sourcePort',
+  'destinationPort',
+  'ttl',
+  'allBranches',
+  'reply',
+  'packets',
+  'bytes',
+]);
+
+/** Check a request's shape (JSON-RPC callers send anything): E_INVALIDARG with the field named. */
+export function checkRequest(req: unknown): TraceRequest {
+  if (typeof req !== 'object' || req === null || Array.isArray(req)) bad('a trace request must be an object');
+  const r = req as Record<string, unknown>;
+  for (const k of Object.keys(r)) if (!REQUEST_KEYS.has(k)) bad(`unknown trace request field "${k}"`);
+  if (typeof r['from'] !== 'string' || !r['from']) bad('from must be a non-empty string');
+  if (typeof r['to'] !== 'string' || !r['to']) bad('to must be a non-empty string');
+  const p = r['protocol'];
+  if (p !== undefined && typeof p !== 'string' && typeof p !== 'number')
+    bad('protocol must be TCP, UDP, ICMP or a number');
+  for (const k of ['allBranches', 'reply'] as const)
+    if (r[k] !== undefined && typeof r[k] !== 'boolean') bad(`${k} must be a boolean`);
+  return r as unknown as TraceRequest;
+}
+
+function protocolOf(p: string | number | undefined): number {
+  if (p === undefined) return TCP;
+  if (typeof p === 'number') {
+    if (!Number.isInteger(p) || p < 0 || p > 255) bad(`protocol ${p} is not 0..255`);
+    return p;
+  }
+  const v = PROTOCOLS[p] ?? PROTOCOLS[p.toUpperCase()];
+  if (v === undefined) bad(`protocol "${p}" is not TCP, UDP, ICMP or a number`);
+  return v;
+}
+
+function normalize(req: TraceRequest, target: Target | undefined): Normalized {
+  const protocol = protocolOf(req.protocol);
+  const ported = protocol === TCP || protocol === UDP;
+  const sp = port(req.sourcePort, 'sourcePort');
+  const dp = port(req.destinationPort, 'destinationPort');
+  const ttl = req.ttl ?? 128;
+  if (!Number.isInteger(ttl) || ttl < 1 || ttl > 255)
+    bad(`ttl must be an integer 1..255, got ${JSON.stringify(req.ttl)}`);
+  return {
+    from: req.from,
+    to: req.to,
+    protocol,
+    sourcePort: ported ? (sp ?? DEFAULT_SOURCE_PORT) : 0,
+    destinationPort: ported ? (dp ?? target?.port ?? 80) : 0,
+    ttl,
+    allBranches: req.allBranches === true,
+    reply: req.reply === true,
+  };
+}
+
+function resolveSource(scope: TraceScope, ref: string): Source {
+  const s = scope.source(ref);
+  if (!s)
+    throw hnsError(
+      'ERROR_NOT_FOUND',
+      `trace source "${ref}" is not an endpoint, container, pod, node or address here`,
+    );
+  return s;
+}
+
+/** Run one walk from a source. */
+function walkOnce(
+  scope: TraceScope,
+  src: Source,
+  n: Normalized,
+  dst: number,
+  forced?: ReadonlyMap<string, number>,
+  ct = scope.world.conntrack.child(),
+): { w: Walk; first: Packet } {
+  const w = new Walk(scope.world, ct);
+  if (forced) for (const [k, v] of forced) w.forced.set(k, v);
+  const first = packet({
+    srcIp: src.ip,
+    dstIp: dst,
+    proto: n.protocol,
+    srcPort: n.sourcePort,
+    dstPort: n.destinationPort,
+    ttl: n.ttl,
+  });
+  src.send(w, first);
+  if (!w.end)
+    w.finish(
+      'NoRoute',
+      src.node,
+      w.observations.at(-1)?.packetAfter ?? first,
+      undefined,
+      'the walk stopped without a decision',
+    );
+  return { w, first };
+}
+
+function requestOf(n: Normalized): TraceResult['request'] {
+  return {
+    from: n.from,
+    to: n.to,
+    protocol: n.protocol,
+    sourcePort: n.sourcePort,
+    destinationPort: n.destinationPort,
+  };
+}
+
+function result(n: Normalized, w: Walk, first: Packet, dns?: DnsOutcome): TraceResult {
+  const end = w.end!;
+  return {
+    request: requestOf(n),
+    disposition: end.disposition,
+    observations: w.observations,
+    packet: first,
+    final: end.packet,
+    host: end.host,
+    ...(end.at ? { at: end.at } : {}),
+    ...(end.detail ? { detail: end.detail } : {}),
+    lbChoices: w.lbChoices,
+    ...(dns ? { dns } : {}),
+  };
+}
+
+interface Resolved {
+  readonly src: Source;
+  readonly n: Normalized;
+  readonly dst?: number;
+  readonly dns?: DnsOutcome;
+}
+
+function resolveRequest(scope: TraceScope, req: TraceRequest): Resolved {
+  checkRequest(req);
+  const src = resolveSource(scope, req.from);
+  const literal = ip4(req.to);
+  if (literal !== undefined) return { src, n: normalize(req, undefined), dst: literal };
+  const t = scope.target(req.to);
+  if (t) return { src, n: normalize(req, t), dst: t.ip };
+  const n = normalize(req, undefined);
+  if (!scope.resolve)
+    return {
+      src,
+      n,
+      dns: { name: req.to, tried: [], reason: 'no DNS in this scope (a single host has no cluster DNS)' },
+    };
+  const dns = scope.resolve(src, req.to);
+  return dns.address !== undefined ? { src, n, dst: dns.address, dns } : { src, n, dns };
+}
+
+function unresolved(n: Normalized, src: Source, dns: DnsOutcome): TraceResult {
+  const p = packet({
+    srcIp: src.ip,
+    dstIp: 0,
+    proto: n.protocol,
+    srcPort: n.sourcePort,
+    dstPort: n.destinationPort,
+    ttl: n.ttl,
+  });
+  const obs: Observation = {
+    host: src.node,
+    component: 'DNS',
+    action: 'NotResolved',
+    detail: dns.reason ?? `tried ${dns.tried.join(', ') || 'nothing'}`,
+    packetBefore: p,
+    packetAfter: p,
+  };
+  return {
+    request: requestOf(n),
+    disposition: 'NameNotResolved',
+    observations: dns.query ? [...dns.query.observations, obs] : [obs],
+    packet: p,
+    final: p,
+    host: src.node,
+    lbChoices: [],
+    dns,
+  };
+}
+
+function dnsStep(src: Source, dns: DnsOutcome, first: Packet): Observation {
+  return {
+    host: src.node,
+    component: 'DNS',
+    action: 'Resolved',
+    detail: `${dns.name} → ${dns.fqdn} = ${fmt(dns.address!)} (tried ${dns.tried.join(', ')})`,
+    packetBefore: first,
+    packetAfter: first,
+  };
+}
+
+function full(
+  scope: TraceScope,
+  r: Resolved,
+  ct?: ReturnType<World['conntrack']['child']>,
+): { res: TraceResult; w: Walk } | TraceResult {
+  const { src, n } = r;
+  if (r.dst === undefined) return unresolved(n, src, r.dns!);
+  const scratch = ct ?? scope.world.conntrack.child();
+  const { w, first } = walkOnce(scope, src, n, r.dst, undefined, scratch);
+  if (r.dns) w.observations.unshift(dnsStep(src, r.dns, first));
+  let res = result(n, w, first, r.dns);
+  if (n.allBranches) {
+    const fork = w.lbChoices.find((c) => c.count > 1);
+    if (fork) {
+      const branches: TraceResult[] = [];
+      for (let i = 0; i < fork.count; i++) {
+        const b = walkOnce(scope, src, n, r.dst, new Map([[`${fork.host}|${fork.lb}`, i]]));
+        if (r.dns) b.w.observations.unshift(dnsStep(src, r.dns, b.first));
+        branches.push(result(n, b.w, b.first, r.dns));
+      }
+      res = { ...res, branches };
+    }
+  }
+  if (n.reply && w.end?.disposition === 'Delivered') {
+    const back = scope.replier(w.end);
+    if (back) {
+      const rw = new Walk(scope.world, scratch);
+      const rp = withTtl(reversed(w.end.packet), n.ttl);
+      back.send(rw, rp);
+      if (!rw.end) rw.finish('NoRoute', back.node, rp);
+      const rn: Normalized = {
+        ...n,
+        from: back.label,
+        to: n.from,
+        sourcePort: rp.srcPort,
+        destinationPort: rp.dstPort,
+        allBranches: false,
+        reply: false,
+      };
+      res = { ...res, reply: result(rn, rw, rp) };
+    }
+  }
+  return { res, w };
+}
+
+function withTtl(p: Packet, ttl: number): Packet {
+  return { ...p, ttl };
+}
+
+/** A bounded cache of trace results (VFP's unified flow table, for traces). */
+export class FlowTable {
+  private readonly map = new Map<string, TraceResult>();
+  constructor(private readonly capacity = 65536) {}
+  hits = 0;
+  misses = 0;
+
+  get(key: string): TraceResult | undefined {
+    const r = this.map.get(key);
+    if (r) this.hits++;
+    else this.misses++;
+    return r;
+  }
+
+  set(key: string, r: TraceResult): void {
+    if (this.map.size >= this.capacity) this.map.clear();
+    this.map.set(key, r);
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+function cacheKey(scope: TraceScope, req: TraceRequest): string {
+  const w = scope.world;
+  return `${w.generation()}|${w.conntrack.generation}|${req.from}|${req.to}|${req.protocol ?? ''}|${req.sourcePort ?? ''}|${req.destinationPort ?? ''}|${req.ttl ?? ''}|${req.allBranches ? 1 : 0}|${req.reply ? 1 : 0}`;
+}
+
+/** Trace a packet: nothing changes. Errors: E_INVALIDARG (bad request), ERROR_NOT_FOUND (unknown source). */
+export function runTrace(scope: TraceScope, req: TraceRequest, table?: FlowTable): TraceResult {
+  const key = table ? cacheKey(scope, req) : '';
+  if (table) {
+    const hit = table.get(key);
+    if (hit) return hit;
+  }
+  const out = full(scope, resolveRequest(scope, req));
+  const res = 'res' in out ? out.res : out;
+  table?.set(key, res);
+  return res;
+}
+
+export interface SendRequest extends TraceRequest {
+  /** Packets of the flow (default 1); each counts on the endpoints it crosses. */
+  readonly packets?: number;
+  /** Bytes per packet (default 100). */
+  readonly bytes?: number;
+}
+
+/**
+ * Send traffic: the walk's flow state is committed (so replies are un-NATed and allowed as
+ * established), and the endpoint counters move (HNS v1 `/endpointstats`, HcnQueryEndpointStats).
+ */
+export function runSend(scope: TraceScope, req: SendRequest): TraceResult {
+  const packets = req.packets ?? 1;
+  const bytes = req.bytes ?? 100;
+  if (!Number.isInteger(packets) || packets < 1 || packets > 1e9) bad(`packets must be an integer 1..1e9`);
+  if (!Number.isInteger(bytes) || bytes < 20 || bytes > 65535) bad(`bytes must be an integer 20..65535`);
+  const { packets: _p, bytes: _b, allBranches: _a, ...rest } = req;
+  const r = resolveRequest(scope, rest);
+  const scratch = scope.world.conntrack.child();
+  const out = full(scope, r, scratch);
+  if (!('res' in out)) return out;
+  scope.world.conntrack.commit(scratch);
+  scope.count(out.w, packets, bytes);
+  return out.res;
+}
+
+// ───────────────────────────── JSON ─────────────────────────────
+
+function packetJson(p: Packet): JsonObject {
+  const o: JsonObject = {
+    srcMac: p.srcMac ? formatMac(p.srcMac) : '',
+    dstMac: p.dstMac ? formatMac(p.dstMac) : '',
+    srcIp: fmt(p.srcIp),
+    dstIp: fmt(p.dstIp),
+    protocol: p.proto,
+    srcPort: p.srcPort,
+    dstPort: p.dstPort,
+    ttl: p.ttl,
+  };
+  if (p.outer) {
+    o['outer'] = {
+      srcMac: p.outer.srcMac ? formatMac(p.outer.srcMac) : '',
+      dstMac: p.outer.dstMac ? formatMac(p.outer.dstMac) : '',
+      srcIp: fmt(p.outer.srcIp),
+      dstIp: fmt(p.outer.dstIp),
+      srcPort: p.outer.srcPort,
+      dstPort: p.outer.dstPort,
+      vni: p.outer.vni,
+    };
+  }
+  return o;
+}
+
+/** A trace result as JSON (addresses as text): what `Trace` answers over JSON-RPC. */
+export function traceJson(r: TraceResult): JsonObject {
+  const o: JsonObject = {
+    request: { ...r.request },
+    disposition: r.disposition,
+    host: r.host,
+  };
+  if (r.at) o['at'] = r.at;
+  if (r.detail) o['detail'] = r.detail;
+  o['packet'] = packetJson(r.packet);
+  o['final'] = packetJson(r.final);
+  o['observations'] = r.observations.map((ob) => {
+    const x: JsonObject = { host: ob.host, component: ob.component, action: ob.action };
+    if (ob.rule) x['rule'] = { ...ob.rule } as JsonObject;
+    if (ob.detail) x['detail'] = ob.detail;
+    x['packetBefore'] = packetJson(ob.packetBefore);
+    x['packetAfter'] = packetJson(ob.packetAfter);
+    return x;
+  });
+  if (r.lbChoices.length) o['lbChoices'] = r.lbChoices.map((c) => ({ ...c }));
+  if (r.dns) {
+    const d: JsonObject = { name: r.dns.name, tried: [...r.dns.tried] };
+    if (r.dns.fqdn) d['fqdn'] = r.dns.fqdn;
+    if (r.dns.address !== undefined) d['address'] = fmt(r.dns.address);
+    if (r.dns.reason) d['reason'] = r.dns.reason;
+    o['dns'] = d;
+  }
+  if (r.branches) o['branches'] = r.branches.map(traceJson);
+  if (r.reply) o['reply'] = traceJson(r.reply);
+  return o;
+}
+
+export { DISPOSITIONS };

@@ -1,0 +1,131 @@
+/**
+ * One packet's walk through the modelled network (DESIGN: dataplane/): the nodes it can reach
+ * (Windows hosts, Linux nodes, external hosts), the underlay between them, and the record of every
+ * step — host, component, action, the rule that decided, the packet before and after — ending in a
+ * disposition. The forwarding logic lives in the nodes (src/dataplane/plane.ts for a Windows host,
+ * src/cluster for the others); the walk only records, guards against loops and carries the state a
+ * trace needs (scratch conntrack, load-balancer choices, counters to commit).
+ */
+import type { Component, Disposition, Observation, Packet, RuleRef } from '../vswitch/contracts.js';
+import type { Conntrack } from './conntrack.js';
+
+/** A node of the modelled network: something a packet on the underlay can be handed to. */
+export interface NetNode {
+  readonly name: string;
+  /** `Windows`, `Linux` or `External`. */
+  readonly kind: 'Windows' | 'Linux' | 'External';
+  /** A frame for this node arrives on its uplink. */
+  receive(w: Walk, p: Packet): void;
+}
+
+/** The physical network between nodes. */
+export interface Underlay {
+  /**
+   * Carry a packet that `from` puts on the wire towards the underlay address `nextHop` (the
+   * destination itself when on-link, else a gateway) to the node that owns it, recording the
+   * routers on the way; ends the walk when nothing owns the address.
+   */
+  send(w: Walk, from: NetNode, p: Packet, nextHop: number): void;
+}
+
+/** What the dataplane sees: the nodes, the underlay, the committed flow state and the seed. */
+export interface World {
+  readonly underlay: Underlay;
+  readonly conntrack: Conntrack;
+  /** Seed of load-balancer choices. */
+  readonly seed: number;
+  /** Sum of the generations of every node's state and the conntrack: the flow table's key. */
+  generation(): number;
+}
+
+/** Where a walk ended. */
+export interface WalkEnd {
+  readonly disposition: Disposition;
+  readonly host: string;
+  /** What received it: `endpoint:<id>`, `host`, `node`, `external:<ip>`, `pod:<ns>/<name>` … */
+  readonly at?: string;
+  readonly packet: Packet;
+  readonly detail?: string;
+}
+
+/** A load balancer's choice made during a walk (for `allBranches`). */
+export interface LbChoice {
+  readonly host: string;
+  readonly lb: string;
+  readonly count: number;
+  readonly chosen: number;
+}
+
+/** Counter updates a walk makes if it is committed as traffic. */
+export interface CounterUpdate {
+  readonly host: string;
+  readonly endpoint: string;
+  readonly field: 'sent' | 'received' | 'droppedIn' | 'droppedOut';
+}
+
+const MAX_STEPS = 512;
+
+export class Walk {
+  readonly observations: Observation[] = [];
+  readonly lbChoices: LbChoice[] = [];
+  readonly counters: CounterUpdate[] = [];
+  end: WalkEnd | undefined;
+  /** Forced backend index per `host|lb` (allBranches re-runs). */
+  readonly forced = new Map<string, number>();
+  private readonly visits = new Map<string, number>();
+
+  constructor(
+    readonly world: World,
+    /** Scratch flow state (a child of the world's). */
+    readonly ct: Conntrack,
+  ) {}
+
+  get done(): boolean {
+    return this.end !== undefined;
+  }
+
+  step(
+    host: string,
+    component: Component,
+    action: string,
+    before: Packet,
+    after: Packet = before,
+    rule?: RuleRef,
+    detail?: string,
+  ): void {
+    if (this.end) return;
+    const o: Observation = {
+      host,
+      component,
+      action,
+      ...(rule ? { rule } : {}),
+      ...(detail ? { detail } : {}),
+      packetBefore: before,
+      packetAfter: after,
+    };
+    this.observations.push(o);
+    if (this.observations.length > MAX_STEPS) {
+      this.finish('Loop', host, after, undefined, `more than ${MAX_STEPS} steps`);
+    }
+  }
+
+  finish(disposition: Disposition, host: string, packet: Packet, at?: string, detail?: string): void {
+    if (this.end) return;
+    this.end = { disposition, host, packet, ...(at ? { at } : {}), ...(detail ? { detail } : {}) };
+  }
+
+  /**
+   * Note a visit of `where` with this packet; true when it is the third (the packet goes round in
+   * circles: Batfish's LOOP). Routers and hosts call it once per forwarding decision.
+   */
+  looping(where: string, p: Packet): boolean {
+    const k = `${where}|${p.proto}|${p.srcIp}:${p.srcPort}>${p.dstIp}:${p.dstPort}|${p.outer ? p.outer.dstIp : 0}`;
+    const n = (this.visits.get(k) ?? 0) + 1;
+    this.visits.set(k, n);
+    return n > 2;
+  }
+
+  count(host: string, endpoint: string, field: CounterUpdate['field']): void {
+    this.counters.push({ host, endpoint, field });
+  }
+}
