@@ -19,6 +19,7 @@ import {
   type HnsListing,
 } from '../render/listing.js';
 import type { NarratedCall, NarratedEvent, NarratedStep, Walkthrough } from '../render/narration.js';
+import { demoCluster, kubernetesFlows } from '../cluster/flows.js';
 
 export interface QuickstartOptions {
   readonly seed?: number;
@@ -416,6 +417,7 @@ export function runQuickstart(opts: QuickstartOptions = {}): Walkthrough {
         'The last network on the vSwitch took it away: the address is back on Ethernet.',
       ],
     );
+    packetSteps(step, seed);
     return { title, header, steps, completed: true };
   } catch (e) {
     if (!(e instanceof Stop)) throw e;
@@ -423,5 +425,32 @@ export function runQuickstart(opts: QuickstartOptions = {}): Walkthrough {
     if (failedCall) calls.push(failedCall);
     step('Stopped', {}, ['A call that should have succeeded failed; see the last call above.']);
     return { title, header, steps, completed: false };
+  }
+}
+
+type StepFn = (title: string, extra?: Omit<NarratedStep, 'title' | 'calls' | 'notes'>, notes?: string[]) => void;
+
+/**
+ * The packet part: two two-node clusters programmed as flannel, win-bridge/win-overlay and
+ * kube-proxy would (src/cluster), and the nine flows of the Kubernetes docs traced on each.
+ */
+function packetSteps(step: StepFn, seed: number): void {
+  for (const mode of ['l2bridge', 'overlay'] as const) {
+    const { cluster, names } = demoCluster(mode, { seed });
+    const rows = kubernetesFlows(cluster, names);
+    const client = cluster.pod(names.client)!;
+    const server = cluster.pod(names.server)!;
+    step(
+      mode === 'l2bridge'
+        ? 'Packets, L2Bridge (flannel host-gw): the nine flows of the Kubernetes docs, traced'
+        : 'Packets, Overlay (flannel VXLAN, VNI 4096): the same flows',
+      { table: { headers: ['Flow', 'Disposition', 'Packet changes on the way'], rows: rows.map((r) => [r.flow, r.disposition, r.changes || '(none)']) } },
+      [
+        `Two nodes, win-1 and win-2; ${names.client} (${client.ip}) on win-1, ${names.server} (${server.ip}) on win-2 behind service ${names.service}; CoreDNS on win-2; ${names.externalName} outside.`,
+        mode === 'l2bridge'
+          ? 'Pod IPs cross the wire unchanged (only the MAC becomes the host’s); OutBoundNAT hides them only towards the outside.'
+          : 'Cross-node pod traffic is VXLAN-encapsulated between the node addresses; Node → Pod reaches only local pods, as the docs say of flannel VXLAN.',
+      ],
+    );
   }
 }

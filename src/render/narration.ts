@@ -9,6 +9,7 @@ import { formatHResult } from '../core/errors.js';
 import type { HnsChangeEvent, HnsNotificationEvent } from '../core/events.js';
 import type { Json, JsonObject } from '../core/json.js';
 import { renderListing, type HnsListing, type ListingKind, type RenderOptions } from './listing.js';
+import { table } from './table.js';
 
 /** One event seen while a call ran. */
 export type NarratedEvent =
@@ -35,6 +36,8 @@ export interface NarratedStep {
   readonly calls: readonly NarratedCall[];
   readonly listing?: { readonly data: HnsListing; readonly kinds: readonly ListingKind[] };
   readonly json?: { readonly label: string; readonly value: Json };
+  /** A table (Format-Table style), e.g. the flows of a cluster. */
+  readonly table?: { readonly headers: readonly string[]; readonly rows: readonly (readonly string[])[] };
 }
 
 export interface Walkthrough {
@@ -110,6 +113,14 @@ export function renderStep(s: NarratedStep, index: number, opts: RenderOptions =
       renderListing(s.listing.data, s.listing.kinds, opts)
         .split('\n')
         .map((l) => (l ? '  ' + l : l))
+        .join('\n'),
+    );
+  }
+  if (s.table) {
+    out.push(
+      table(s.table.headers, s.table.rows, opts)
+        .split('\n')
+        .map((l) => '  ' + l)
         .join('\n'),
     );
   }
