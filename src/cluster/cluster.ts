@@ -73,10 +73,18 @@ export interface ClusterOptions {
   readonly profile?: string;
   /** Dataplane options of every Windows node. */
   readonly dataplane?: DataplaneOptions;
+  /**
+   * How l2bridge / host-gw nodes reach each other's pod subnets: host routes as flannel host-gw
+   * adds them (`host-gw`, default; nodes must share a segment), or routes on the underlay router
+   * ("upstream L3 routing", `tor`).
+   */
+  readonly l2bridgeRouting?: 'host-gw' | 'tor';
 }
 
 export interface WindowsNodeSpec {
   readonly name: string;
+  /** The underlay segment (default `nodes`; see `addSegment`). */
+  readonly segment?: string;
   readonly network: 'l2bridge' | 'overlay';
   readonly podSubnet?: string;
   readonly profile?: string;
@@ -89,6 +97,8 @@ export interface WindowsNodeSpec {
 
 export interface LinuxNodeSpec {
   readonly name: string;
+  /** The underlay segment (default `nodes`; see `addSegment`). */
+  readonly segment?: string;
   readonly backend: 'host-gw' | 'vxlan';
   readonly podSubnet?: string;
   /** Linux flannel's defaults are VNI 1 and port 8472; a mixed cluster sets 4096 / 4789. */
@@ -133,6 +143,7 @@ export interface ServiceSpec {
 interface WinNode {
   readonly kind: 'Windows';
   readonly name: string;
+  readonly segment: string;
   readonly host: Host;
   readonly ip: number;
   readonly mac: number;
@@ -152,6 +163,7 @@ interface WinNode {
 interface LnxNode {
   readonly kind: 'Linux';
   readonly name: string;
+  readonly segment: string;
   readonly node: LinuxNode;
   readonly ip: number;
   readonly spec: LinuxNodeSpec;
@@ -228,7 +240,7 @@ export class Cluster {
   private readonly pods = new Map<string, PodRec>();
   private readonly services = new Map<string, ServiceRec>();
   private readonly externals = new Map<string, ExternalHost>();
-  private nextNodeIp: number;
+  private readonly segments = new Map<string, { prefix: Prefix4; next: number }>();
   private nextNodeIndex = 1;
   private nextServiceIp: number;
   private gen = 0;
@@ -258,7 +270,7 @@ export class Cluster {
       interfaces: [{ segment: 'nodes', ip: fmt(this.nodeSubnet.addr + 1) }],
       internet: true,
     });
-    this.nextNodeIp = (this.nodeSubnet.addr + 10) >>> 0;
+    this.segments.set('nodes', { prefix: this.nodeSubnet, next: (this.nodeSubnet.addr + 10) >>> 0 });
     // the API server's service (`kubernetes.default`), as every cluster has
     this.services.set('default/kubernetes', {
       spec: {
@@ -294,12 +306,34 @@ export class Cluster {
 
   // ───────────────────────────── nodes ─────────────────────────────
 
-  private takeNodeIp(): number {
-    const ip = this.nextNodeIp;
-    if (!contains(this.nodeSubnet, ip + 1))
-      throw hnsError('E_INVALIDARG', `node subnet ${fmtPrefix(this.nodeSubnet)} is full`);
-    this.nextNodeIp = (ip + 1) >>> 0;
-    return ip;
+  private takeNodeIp(segment: string): { ip: number; prefix: Prefix4; gateway: number } {
+    const seg = this.segments.get(segment);
+    if (!seg) throw hnsError('ERROR_NOT_FOUND', `no segment "${segment}"`);
+    const ip = seg.next;
+    if (!contains(seg.prefix, ip + 1))
+      throw hnsError('E_INVALIDARG', `segment ${segment} (${fmtPrefix(seg.prefix)}) is full`);
+    seg.next = (ip + 1) >>> 0;
+    return { ip, prefix: seg.prefix, gateway: (seg.prefix.addr + 1) >>> 0 };
+  }
+
+  /**
+   * Another L2 segment for nodes, joined to the others by the underlay router at its .1 (nodes on
+   * different segments reach each other's pods only by overlay or ToR routes, not host-gw).
+   */
+  addSegment(name: string, prefix: string): void {
+    const p = parsePrefix4(prefix);
+    if (!p || !prefix.includes('/') || p.len > 28)
+      throw hnsError('E_INVALIDARG', `segment prefix "${prefix}" is not an IPv4 prefix of /28 or larger`);
+    for (const [n, s] of this.segments)
+      if (n === name || contains(s.prefix, p.addr) || contains(p, s.prefix.addr))
+        throw hnsError(
+          'E_INVALIDARG',
+          `segment "${name}" ${prefix} clashes with ${n} ${fmtPrefix(s.prefix)}`,
+        );
+    this.fabric.addSegment(name, fmtPrefix(p));
+    this.fabric.addRouterInterface('router', name, fmt(p.addr + 1));
+    this.segments.set(name, { prefix: p, next: (p.addr + 10) >>> 0 });
+    this.changed();
   }
 
   private podSubnetFor(given: string | undefined): Prefix4 {
@@ -326,7 +360,8 @@ export class Cluster {
     if (spec.network !== 'l2bridge' && spec.network !== 'overlay')
       throw hnsError('E_INVALIDARG', `network must be l2bridge or overlay`);
     const podSubnet = this.podSubnetFor(spec.podSubnet);
-    const ip = this.takeNodeIp();
+    const segment = spec.segment ?? 'nodes';
+    const { ip, prefix: segPrefix, gateway: segGw } = this.takeNodeIp(segment);
     const index = this.nextNodeIndex++;
     const mac = 0x000d3a000000 + index;
     const host = createHost({
@@ -336,8 +371,8 @@ export class Cluster {
       adapters: [
         {
           name: 'Ethernet',
-          ipAddress: `${fmt(ip)}/${this.nodeSubnet.len}`,
-          gateway: fmt(this.nodeSubnet.addr + 1),
+          ipAddress: `${fmt(ip)}/${segPrefix.len}`,
+          gateway: fmt(segGw),
           macAddress: formatMac(mac),
           macSpoofing: spec.macSpoofing ?? true,
         },
@@ -433,6 +468,7 @@ export class Cluster {
     const node: WinNode = {
       kind: 'Windows',
       name: spec.name,
+      segment,
       host,
       ip,
       mac,
@@ -446,7 +482,7 @@ export class Cluster {
       remoteEps: new Map(),
     };
     this.nodes.set(spec.name, node);
-    this.fabric.attach('nodes', host.dataplane, ip, mac);
+    this.fabric.attach(segment, host.dataplane, ip, mac);
     this.changed();
     return host;
   }
@@ -468,7 +504,8 @@ export class Cluster {
     if (spec.backend !== 'host-gw' && spec.backend !== 'vxlan')
       throw hnsError('E_INVALIDARG', `backend must be host-gw or vxlan`);
     const podSubnet = this.podSubnetFor(spec.podSubnet);
-    const ip = this.takeNodeIp();
+    const segment = spec.segment ?? 'nodes';
+    const { ip, gateway: segGw } = this.takeNodeIp(segment);
     const index = this.nextNodeIndex++;
     const mac = 0x005056000000 + index;
     const vxlan: LinuxVxlan | undefined =
@@ -480,18 +517,11 @@ export class Cluster {
             mtu: spec.mtu ?? 1450,
           }
         : undefined;
-    const node = new LinuxNode(
-      spec.name,
-      ip,
-      mac,
-      (this.nodeSubnet.addr + 1) >>> 0,
-      podSubnet,
-      this.podCidr,
-      vxlan,
-      (w, from, p, hop) => this.fabric.send(w, from, p, hop),
+    const node = new LinuxNode(spec.name, ip, mac, segGw, podSubnet, this.podCidr, vxlan, (w, from, p, hop) =>
+      this.fabric.send(w, from, p, hop),
     );
-    this.nodes.set(spec.name, { kind: 'Linux', name: spec.name, node, ip, spec, podSubnet });
-    this.fabric.attach('nodes', node, ip, mac);
+    this.nodes.set(spec.name, { kind: 'Linux', name: spec.name, segment, node, ip, spec, podSubnet });
+    this.fabric.attach(segment, node, ip, mac);
     this.changed();
     return node;
   }
@@ -766,16 +796,19 @@ export class Cluster {
   /** flannel: routes (host-gw) and RemoteSubnetRoutes / FDB (vxlan) towards every other node. */
   private syncNetworks(): void {
     const nodes = [...this.nodes.values()];
+    const hostGw = (o: AnyNode) =>
+      (o.kind === 'Windows' && o.spec.network === 'l2bridge') ||
+      (o.kind === 'Linux' && o.spec.backend === 'host-gw');
+    const tor = this.options.l2bridgeRouting === 'tor';
     for (const n of nodes) {
+      if (tor && hostGw(n) && !this.fabric.hasRoute('router', n.podSubnet))
+        this.fabric.addRoute('router', fmtPrefix(n.podSubnet), fmt(n.ip));
       if (n.kind === 'Windows') {
         if (n.spec.network === 'l2bridge') {
+          if (tor) continue;
+          // flannel host-gw: a route per other host-gw node on the same segment (L2 adjacency)
           for (const o of nodes) {
-            if (
-              o === n ||
-              (o.kind === 'Windows' && o.spec.network !== 'l2bridge') ||
-              (o.kind === 'Linux' && o.spec.backend !== 'host-gw')
-            )
-              continue;
+            if (o === n || !hostGw(o) || o.segment !== n.segment) continue;
             const have = n.host
               .routes()
               .some(
@@ -790,50 +823,14 @@ export class Cluster {
               });
           }
         } else {
-          const rec = n.host.hns.store.networks.get(n.networkId)!;
-          const have = new Set(
-            rec.Policies.filter((p) => p.type === 'RemoteSubnetRoute').map((p) =>
-              fmtPrefix(
-                parsePrefix4(String((p.settings as { destinationPrefix: string }).destinationPrefix))!,
-              ),
-            ),
-          );
-          const add: JsonObject[] = [];
-          for (const o of nodes) {
-            if (o === n || have.has(fmtPrefix(o.podSubnet))) continue;
-            let mac: number | undefined;
-            if (o.kind === 'Windows' && o.spec.network === 'overlay') mac = o.drMac;
-            if (o.kind === 'Linux' && o.node.vxlan) mac = o.node.vxlan.mac;
-            if (mac === undefined) continue;
-            add.push({
-              Type: 'RemoteSubnetRoute',
-              Settings: {
-                DestinationPrefix: fmtPrefix(o.podSubnet),
-                IsolationId: n.spec.vni ?? 4096,
-                ProviderAddress: fmt(o.ip),
-                DistributedRouterMacAddress: formatMac(mac),
-              },
-            });
-          }
-          if (add.length)
-            must(
-              n.host.api.HcnModifyNetwork(n.networkId, {
-                ResourceType: 'Policy',
-                RequestType: 'Add',
-                Settings: { Policies: add },
-              }),
-            );
+          this.syncRemoteSubnets(n, nodes);
         }
       } else {
         const routes = [];
         for (const o of nodes) {
           if (o === n) continue;
           if (n.spec.backend === 'host-gw') {
-            if (
-              (o.kind === 'Windows' && o.spec.network === 'l2bridge') ||
-              (o.kind === 'Linux' && o.spec.backend === 'host-gw')
-            )
-              routes.push({ dest: o.podSubnet, via: o.ip });
+            if (!tor && hostGw(o) && o.segment === n.segment) routes.push({ dest: o.podSubnet, via: o.ip });
           } else {
             if (o.kind === 'Windows' && o.spec.network === 'overlay')
               routes.push({ dest: o.podSubnet, via: o.ip, vtepMac: o.drMac });
@@ -844,6 +841,41 @@ export class Cluster {
         n.node.routes = routes;
       }
     }
+  }
+
+  /** flannel vxlan: a RemoteSubnetRoute per other VXLAN node (its DR MAC or VTEP MAC). */
+  private syncRemoteSubnets(n: WinNode, nodes: readonly AnyNode[]): void {
+    const rec = n.host.hns.store.networks.get(n.networkId)!;
+    const have = new Set(
+      rec.Policies.filter((p) => p.type === 'RemoteSubnetRoute').map((p) =>
+        fmtPrefix(parsePrefix4(String((p.settings as { destinationPrefix: string }).destinationPrefix))!),
+      ),
+    );
+    const add: JsonObject[] = [];
+    for (const o of nodes) {
+      if (o === n || have.has(fmtPrefix(o.podSubnet))) continue;
+      let mac: number | undefined;
+      if (o.kind === 'Windows' && o.spec.network === 'overlay') mac = o.drMac;
+      if (o.kind === 'Linux' && o.node.vxlan) mac = o.node.vxlan.mac;
+      if (mac === undefined) continue;
+      add.push({
+        Type: 'RemoteSubnetRoute',
+        Settings: {
+          DestinationPrefix: fmtPrefix(o.podSubnet),
+          IsolationId: n.spec.vni ?? 4096,
+          ProviderAddress: fmt(o.ip),
+          DistributedRouterMacAddress: formatMac(mac),
+        },
+      });
+    }
+    if (add.length)
+      must(
+        n.host.api.HcnModifyNetwork(n.networkId, {
+          ResourceType: 'Policy',
+          RequestType: 'Add',
+          Settings: { Policies: add },
+        }),
+      );
   }
 
   /** Remove what the last sync programmed on a node (LBs, then remote endpoints). */

@@ -45,7 +45,7 @@ export class Router {
   readonly routes: StaticRoute[] = [];
   constructor(
     readonly name: string,
-    readonly interfaces: readonly { readonly segment: string; readonly ip: number; readonly mac: number }[],
+    readonly interfaces: { readonly segment: string; readonly ip: number; readonly mac: number }[],
     readonly internet: boolean,
   ) {}
 }
@@ -128,6 +128,25 @@ export class Fabric implements Underlay {
     for (const rt of spec.routes ?? []) this.addRoute(spec.name, rt.destinationPrefix, rt.nextHop);
     this.routers.set(spec.name, r);
     return r;
+  }
+
+  /** Give a router an interface on another segment (it then routes between them). */
+  addRouterInterface(router: string, segment: string, ip: string): void {
+    const r = this.routers.get(router);
+    if (!r) throw hnsError('ERROR_NOT_FOUND', `no router "${router}"`);
+    const addr = ip4(ip);
+    if (addr === undefined) throw hnsError('E_INVALIDARG', `router interface address "${ip}"`);
+    const mac = macSeq++;
+    this.attach(segment, r, addr, mac);
+    r.interfaces.push({ segment, ip: addr, mac });
+  }
+
+  /** Whether a router already has a route to exactly this prefix. */
+  hasRoute(router: string, dest: Prefix4): boolean {
+    return (
+      this.routers.get(router)?.routes.some((r) => r.dest.addr === dest.addr && r.dest.len === dest.len) ??
+      false
+    );
   }
 
   /** A static route on a router (a ToR route to a node's pod subnet). */

@@ -1092,7 +1092,9 @@ export class HostPlane implements NetNode {
     }
     if (this.ownsIp(p.dstIp)) {
       // NodePort / external IP load balancers and port mappings answer on the host's addresses
-      const lb = this.findLb(p, true);
+      const found = this.findLb(p, true);
+      // an ILB port mapping serves only traffic from inside (pods), not from the wire
+      const lb = found && !(found.ilb && inIf) ? found : undefined;
       if (lb) {
         if (!inIf && !this.options.localNodePort) {
           w.step(
@@ -1138,6 +1140,20 @@ export class HostPlane implements NetNode {
     }
     if (inIf && this.options.ipForwarding === false) {
       w.step(host, 'HostStack', 'Dropped', p, p, undefined, `IP forwarding is disabled on ${inIf.name}`);
+      return w.finish('NoRoute', host, p);
+    }
+    // an Internal network is host-only: the host does not route its containers' traffic elsewhere
+    const internal = inIf?.switchId ? this.view().switches.get(inIf.switchId) : undefined;
+    if (internal && internal.networks.some((n) => n.type === 'Internal')) {
+      w.step(
+        host,
+        'HostStack',
+        'Dropped',
+        p,
+        p,
+        undefined,
+        `${inIf!.name} is the host vNIC of an Internal (host-only) network: not forwarded`,
+      );
       return w.finish('NoRoute', host, p);
     }
     this.routeOut(w, p, inIf !== undefined);
