@@ -64,7 +64,8 @@ export function packetChanges(obs: readonly Observation[]): string[] {
         out.push(`SNAT ${fmt(a.srcIp)}→${fmt(b.srcIp)}`);
         break;
       case 'Encapsulated':
-        if (b.outer) out.push(`VXLAN VNI ${b.outer.vni} ${fmt(b.outer.srcIp)}→${fmt(b.outer.dstIp)}:${b.outer.dstPort}`);
+        if (b.outer)
+          out.push(`VXLAN VNI ${b.outer.vni} ${fmt(b.outer.srcIp)}→${fmt(b.outer.dstIp)}:${b.outer.dstPort}`);
         break;
       case 'Rewritten':
         if (o.component === 'MacRewrite' && a.srcMac !== b.srcMac && !macShown) {
@@ -96,7 +97,13 @@ export function kubernetesFlows(c: Cluster, n: FlowNames): FlowRow[] {
   ];
   return flows.map(([flow, request]) => {
     const result = c.trace(request);
-    return { flow, request, disposition: result.disposition, changes: packetChanges(result.observations).join(', '), result };
+    return {
+      flow,
+      request,
+      disposition: result.disposition,
+      changes: packetChanges(result.observations).join(', '),
+      result,
+    };
   });
 }
 
@@ -105,14 +112,22 @@ export function kubernetesFlows(c: Cluster, n: FlowNames): FlowRow[] {
  * VXLAN (`overlay`), CoreDNS, a client and a server pod on different nodes, a service, and an
  * outside web server with a DNS name.
  */
-export function demoCluster(mode: 'l2bridge' | 'overlay', options: ClusterOptions = {}): { cluster: Cluster; names: FlowNames } {
+export function demoCluster(
+  mode: 'l2bridge' | 'overlay',
+  options: ClusterOptions = {},
+): { cluster: Cluster; names: FlowNames } {
   const c = new Cluster({ seed: 1, ...options });
   c.addWindowsNode({ name: 'win-1', network: mode });
   c.addWindowsNode({ name: 'win-2', network: mode });
   c.addCoreDns('win-2');
   c.addPod({ namespace: 'default', name: 'client', node: 'win-1', labels: { app: 'client' } });
   const web = c.addPod({ namespace: 'default', name: 'web-0', node: 'win-2', labels: { app: 'web' } });
-  c.addService({ namespace: 'default', name: 'web', ports: [{ port: 80, targetPort: 8080 }], selector: { app: 'web' } });
+  c.addService({
+    namespace: 'default',
+    name: 'web',
+    ports: [{ port: 80, targetPort: 8080 }],
+    selector: { app: 'web' },
+  });
   c.addExternalHost({ name: 'www.bing.com', ip: '204.79.197.200', dnsName: 'www.bing.com' });
   return {
     cluster: c,
