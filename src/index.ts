@@ -135,3 +135,73 @@ export {
   type NetAdapterRec,
   type VSwitchRec,
 } from './hns/adapters.js';
+
+// the dataplane: packets, traces, traffic (src/vswitch, src/dataplane)
+export {
+  packet,
+  DISPOSITIONS,
+  TCP,
+  UDP,
+  ICMP,
+  type Packet,
+  type OuterHeader,
+  type Observation,
+  type Disposition,
+  type Component,
+  type RuleRef,
+} from './vswitch/contracts.js';
+export { ip as ipv4, fmt as formatIPv4Number } from './vswitch/v4.js';
+export { LAYER, GROUP } from './vswitch/names.js';
+export {
+  HostPlane,
+  type DataplaneOptions,
+  type HostRoute,
+  type RouteSpec,
+} from './dataplane/plane.js';
+export {
+  runTrace,
+  runSend,
+  traceJson,
+  checkRequest,
+  FlowTable,
+  DEFAULT_SOURCE_PORT,
+  type TraceRequest,
+  type SendRequest,
+  type TraceResult,
+  type DnsOutcome,
+  type TraceScope,
+  type Source,
+  type Target,
+} from './dataplane/trace.js';
+export { Conntrack } from './dataplane/conntrack.js';
+export type { Walk, WalkEnd, World, NetNode, Underlay } from './dataplane/walk.js';
+
+// clusters: many hosts, Linux nodes, the underlay, Kubernetes objects, cluster DNS (src/cluster)
+export {
+  Cluster,
+  type ClusterOptions,
+  type WindowsNodeSpec,
+  type LinuxNodeSpec,
+  type PodSpec,
+  type PodInfo,
+  type ServiceSpec,
+  type ServicePortSpec,
+  type ClusterFinding,
+} from './cluster/cluster.js';
+export {
+  demoCluster,
+  kubernetesFlows,
+  packetChanges,
+  type FlowNames,
+  type FlowRow,
+} from './cluster/flows.js';
+export {
+  ClusterDns,
+  queryNames,
+  resolve as resolveDnsName,
+  parseDnsName,
+  type DnsClientOptions,
+  type EndpointDnsSettings,
+} from './cluster/dns.js';
+export { LinuxNode } from './cluster/linux.js';
+export { Fabric, Router, ExternalHost, type RouterSpec } from './cluster/underlay.js';
