@@ -50,7 +50,7 @@ import type { Walk, WalkEnd, World } from '../dataplane/walk.js';
 import type { HcnResult } from '../api/flat.js';
 import { contains, fmt, fmtPrefix, ip4, parsePrefix4, prefix4, type Prefix4 } from '../vswitch/v4.js';
 import { ClusterDns, resolve as resolveName, type DnsClientOptions } from './dns.js';
-import { LinuxNode, type LinuxVxlan } from './linux.js';
+import { LinuxNode, type LinuxService, type LinuxVxlan } from './linux.js';
 import { Fabric, type ExternalHost } from './underlay.js';
 
 export interface ClusterOptions {
@@ -265,6 +265,7 @@ export class Cluster {
     this.nextServiceIp = (this.serviceCidr.addr + 11) >>> 0;
     this.dns = new ClusterDns({ domain: options.domain ?? 'cluster.local' });
     this.fabric.addSegment('nodes', fmtPrefix(this.nodeSubnet));
+    this.fabric.privatePrefixes.push(this.podCidr, this.serviceCidr);
     this.fabric.addRouter({
       name: 'router',
       interfaces: [{ segment: 'nodes', ip: fmt(this.nodeSubnet.addr + 1) }],
@@ -888,6 +889,22 @@ export class Cluster {
   /** kube-proxy winkernel, full sync: LBs per service port and frontend on every Windows node. */
   private syncServices(): void {
     const pods = [...this.pods.values()];
+    // Linux nodes: kube-proxy in iptables mode, ClusterIPs only
+    for (const n of this.nodes.values()) {
+      if (n.kind !== 'Linux') continue;
+      const services = new Map<string, LinuxService>();
+      for (const { spec, clusterIP } of this.services.values()) {
+        if (clusterIP === 'None') continue;
+        const backends = pods.filter((p) => labelsMatch(spec.selector, p.labels));
+        for (const port of spec.ports) {
+          services.set(`${protoNum(port.protocol)}/${clusterIP}/${port.port}`, {
+            name: `${spec.namespace}/${spec.name}:${port.port}`,
+            targets: backends.map((b) => ({ ip: b.ipNum, port: port.targetPort ?? port.port })),
+          });
+        }
+      }
+      n.node.services = services;
+    }
     for (const n of this.nodes.values()) {
       if (n.kind !== 'Windows') continue;
       this.clearServices(n);

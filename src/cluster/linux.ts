@@ -7,7 +7,7 @@
  * them set to Windows' 4096 and 4789 (reference vfp-dataplane.md §5) — the cluster check says so.
  */
 import { withPacket, type Packet } from '../vswitch/contracts.js';
-import { contains, fmt, fmtPrefix, prefix4, type Prefix4 } from '../vswitch/v4.js';
+import { contains, fmt, fmtPrefix, type Prefix4 } from '../vswitch/v4.js';
 import { mix } from '../dataplane/plane.js';
 import { replyOf, tupleKey } from '../dataplane/conntrack.js';
 import type { NetNode, Walk } from '../dataplane/walk.js';
@@ -35,10 +35,18 @@ export interface LinuxVxlan {
   readonly mtu: number;
 }
 
+/** A service as kube-proxy (iptables) programs it on a Linux node: `proto/vip/port` → backends. */
+export interface LinuxService {
+  readonly name: string;
+  readonly targets: readonly { readonly ip: number; readonly port: number }[];
+}
+
 export class LinuxNode implements NetNode {
   readonly kind = 'Linux' as const;
   readonly pods = new Map<number, LinuxPod>();
   routes: LinuxPeerRoute[] = [];
+  /** kube-proxy's iptables services, keyed `proto/vip/port`. */
+  services = new Map<string, LinuxService>();
   private nextPod = 2;
 
   constructor(
@@ -81,15 +89,36 @@ export class LinuxNode implements NetNode {
   sendFromPod(w: Walk, pod: LinuxPod, p0: Packet): void {
     const p = withPacket(p0, { srcMac: pod.mac });
     w.step(this.name, 'Container', 'Sent', p0, p, undefined, `${pod.namespace}/${pod.name} on cni0`);
-    const local = this.pods.get(p.dstIp);
-    if (local) return this.deliver(w, local, p);
-    this.forward(w, p, true);
+    const q = this.kubeProxy(w, p);
+    const local = this.pods.get(q.dstIp);
+    if (local) return this.deliver(w, local, q);
+    this.forward(w, q, true);
+  }
+
+  /** kube-proxy (iptables mode): a ClusterIP is DNATed to a backend chosen by the flow's hash. */
+  private kubeProxy(w: Walk, p: Packet): Packet {
+    const svc = this.services.get(`${p.proto}/${p.dstIp}/${p.dstPort}`);
+    if (!svc || !svc.targets.length) return p;
+    const t =
+      svc.targets[mix(w.world.seed, p.srcIp, p.srcPort, p.dstIp, p.dstPort, p.proto) % svc.targets.length]!;
+    const after = withPacket(p, { dstIp: t.ip, dstPort: t.port });
+    const rule = {
+      kind: 'Node',
+      id: this.name,
+      policy: 'KUBE-SERVICES',
+      layer: 'iptables nat',
+      rule: `${svc.name} → ${fmt(t.ip)}:${t.port}`,
+    };
+    w.step(this.name, 'LB', 'DNAT', p, after, rule, `kube-proxy: ${svc.name}`);
+    w.ct.setNat(tupleKey(this.name, replyOf(after)), { ...replyOf(p), kind: 'DNAT', rule });
+    return after;
   }
 
   /** The node itself sends a packet. */
   sendFromNode(w: Walk, p0: Packet): void {
-    const p = p0.srcIp ? p0 : withPacket(p0, { srcIp: this.ip });
-    w.step(this.name, 'HostStack', 'Sent', p0, p, undefined, `from ${fmt(p.srcIp)}`);
+    const sent = p0.srcIp ? p0 : withPacket(p0, { srcIp: this.ip });
+    w.step(this.name, 'HostStack', 'Sent', p0, sent, undefined, `from ${fmt(sent.srcIp)}`);
+    const p = this.kubeProxy(w, sent);
     const local = this.pods.get(p.dstIp);
     if (local) return this.deliver(w, local, p);
     if (p.dstIp === this.ip) {
@@ -176,9 +205,19 @@ export class LinuxNode implements NetNode {
     this.forward(w, withPacket(p, { ttl: p.ttl - 1 }), false);
   }
 
-  /** Route by the pod subnet, flannel's routes, then the default gateway (with masquerade). */
+  /**
+   * Route by the pod subnet, flannel's routes, then the default gateway (with masquerade). A pod's
+   * packet is routed by the node: its `Forwarded` step takes one off the TTL (a received packet's
+   * hop was counted on arrival) and puts the node's MAC on the frame.
+   */
   private forward(w: Walk, p0: Packet, fromPod: boolean): void {
     let p = p0;
+    if (fromPod && p.ttl <= 1) {
+      w.step(this.name, 'HostStack', 'TtlExceeded', p, p);
+      return w.finish('TtlExceeded', this.name, p);
+    }
+    const hop = (q: Packet, mac: number) =>
+      withPacket(q, { srcMac: mac, ...(fromPod ? { ttl: q.ttl - 1 } : {}) });
     if (w.looping(`linux:${this.name}`, p)) {
       w.step(this.name, 'HostStack', 'Loop', p, p);
       return w.finish('Loop', this.name, p);
@@ -189,39 +228,37 @@ export class LinuxNode implements NetNode {
     }
     const peer = this.routes.find((r) => contains(r.dest, p.dstIp));
     if (peer) {
-      const ref = {
-        kind: 'Node',
-        id: this.name,
-        policy: 'Route',
-        layer: 'Linux',
-        rule: `${fmtPrefix(peer.dest)} via ${fmt(peer.via)}${peer.vtepMac !== undefined ? ` dev flannel.${this.vxlan?.vni ?? 0} onlink` : ''}`,
-      };
-      w.step(this.name, 'Routing', 'Forwarded', p, p, ref, ref.rule);
-      if (peer.vtepMac !== undefined && this.vxlan) {
-        const inner = withPacket(p, { srcMac: this.vxlan.mac, dstMac: peer.vtepMac });
-        const after = withPacket(inner, {
+      const vxlan = peer.vtepMac !== undefined ? this.vxlan : undefined;
+      const rule = `${fmtPrefix(peer.dest)} via ${fmt(peer.via)}${vxlan ? ` dev flannel.${vxlan.vni} onlink` : ''}`;
+      const ref = { kind: 'Node', id: this.name, policy: 'Route', layer: 'Linux', rule };
+      if (vxlan) {
+        const inner = hop(p, vxlan.mac);
+        w.step(this.name, 'Routing', 'Forwarded', p, inner, ref, rule);
+        const after = withPacket(withPacket(inner, { dstMac: peer.vtepMac! }), {
           outer: {
             srcMac: this.mac,
             dstMac: 0,
             srcIp: this.ip,
             dstIp: peer.via,
             srcPort: 32768 + (mix(1, p.srcIp, p.dstIp, p.srcPort, p.dstPort) % 28000),
-            dstPort: this.vxlan.port,
-            vni: this.vxlan.vni,
+            dstPort: vxlan.port,
+            vni: vxlan.vni,
           },
         });
         w.step(
           this.name,
           'Encap',
           'Encapsulated',
-          p,
+          inner,
           after,
-          { kind: 'Node', id: this.name, layer: `flannel.${this.vxlan.vni}` },
-          `VXLAN VNI ${this.vxlan.vni} to ${fmt(peer.via)}:${this.vxlan.port}`,
+          { kind: 'Node', id: this.name, layer: `flannel.${vxlan.vni}` },
+          `VXLAN VNI ${vxlan.vni} to ${fmt(peer.via)}:${vxlan.port}`,
         );
         return this.wire(w, this, after, peer.via);
       }
-      return this.wire(w, this, withPacket(p, { srcMac: this.mac }), peer.via);
+      const routed = hop(p, this.mac);
+      w.step(this.name, 'Routing', 'Forwarded', p, routed, ref, rule);
+      return this.wire(w, this, routed, peer.via);
     }
     if (
       fromPod &&
@@ -238,27 +275,21 @@ export class LinuxNode implements NetNode {
         rule: `! -d ${fmtPrefix(this.clusterCidr)} -j MASQUERADE`,
       };
       w.step(this.name, 'NAT', 'SNAT', p, after, rule, `masquerade to ${fmt(this.ip)}`);
-      const back = replyOf(p);
-      w.ct.setNat(tupleKey(this.name, replyOf(after)), { ...back, kind: 'SNAT', rule });
+      w.ct.setNat(tupleKey(this.name, replyOf(after)), { ...replyOf(p), kind: 'SNAT', rule });
       p = after;
     }
     if (!this.gateway) {
       w.step(this.name, 'HostStack', 'NoRoute', p, p, undefined, `no route to ${fmt(p.dstIp)}`);
       return w.finish('NoRoute', this.name, p);
     }
-    w.step(this.name, 'Routing', 'Forwarded', p0, p, {
+    const out = hop(p, this.mac);
+    w.step(this.name, 'Routing', 'Forwarded', p, out, {
       kind: 'Node',
       id: this.name,
       policy: 'Route',
       layer: 'Linux',
       rule: `default via ${fmt(this.gateway)}`,
     });
-    this.wire(w, this, withPacket(p, { srcMac: this.mac }), this.gateway);
+    this.wire(w, this, out, this.gateway);
   }
 }
-
-export function defaultLinuxVxlan(vni = 1, port = 8472, mac = 0, mtu = 1450): LinuxVxlan {
-  return { vni, port, mac, mtu };
-}
-
-export { prefix4 };

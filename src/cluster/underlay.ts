@@ -84,6 +84,11 @@ export class Fabric implements Underlay {
   readonly externals = new Map<number, ExternalHost>();
   /** Bumped by every change (the flow table's key). */
   generation = 0;
+  /**
+   * Private prefixes (a cluster's pod and service CIDRs) that the internet does not route: a router
+   * without a route for them drops them instead of sending them out.
+   */
+  readonly privatePrefixes: Prefix4[] = [];
 
   addSegment(name: string, prefix: string): void {
     const p = parsePrefix4(prefix);
@@ -239,9 +244,12 @@ export class Fabric implements Underlay {
       );
       return w.finish('NoRoute', at, p);
     }
+    // a router forwards with its own MAC on that segment as the source
+    const srcMac =
+      sender instanceof Router ? sender.interfaces.find((i) => i.segment === seg.name)?.mac : undefined;
     const arrived = p.outer
-      ? withPacket(p, { outer: { ...p.outer, dstMac: a.mac } })
-      : withPacket(p, { dstMac: a.mac });
+      ? withPacket(p, { outer: { ...p.outer, dstMac: a.mac, ...(srcMac !== undefined ? { srcMac } : {}) } })
+      : withPacket(p, { dstMac: a.mac, ...(srcMac !== undefined ? { srcMac } : {}) });
     w.step(
       at,
       'Underlay',
@@ -290,6 +298,19 @@ export class Fabric implements Underlay {
     if (best) {
       w.step(r.name, 'Routing', 'Forwarded', p0, p, { ...ref, rule: best.how }, best.how);
       return this.onSegment(w, r.name, r, best.seg, p, best.hop);
+    }
+    const priv = this.privatePrefixes.find((x) => contains(x, dst));
+    if (priv) {
+      w.step(
+        r.name,
+        'Routing',
+        'NoRoute',
+        p0,
+        p0,
+        undefined,
+        `no route to ${fmt(dst)}: ${fmtPrefix(priv)} is a cluster prefix the underlay does not route`,
+      );
+      return w.finish('NoRoute', r.name, p0);
     }
     if (r.internet) {
       const ext = this.externals.get(dst);

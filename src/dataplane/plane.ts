@@ -150,7 +150,7 @@ export class HostPlane implements NetNode {
   /** Remove the user routes to a prefix (and via a next hop, when given); how many went. */
   removeRoute(destinationPrefix: string, nextHop?: string): number {
     const dest = parsePrefix4(destinationPrefix);
-    if (!dest)
+    if (!dest || !destinationPrefix.includes('/'))
       throw hnsError('E_INVALIDARG', `DestinationPrefix "${destinationPrefix}" is not an IPv4 prefix`);
     const before = this.userRoutes.length;
     for (let i = this.userRoutes.length - 1; i >= 0; i--) {
@@ -284,6 +284,24 @@ export class HostPlane implements NetNode {
       kind,
       ...(rule ? { rule } : {}),
     });
+    // and the next packet of the same flow gets the same translation (the flow, not the rules)
+    w.ct.setNat(this.flowNatKey(back, kind), {
+      srcIp: after.srcIp,
+      srcPort: after.srcPort,
+      dstIp: after.dstIp,
+      dstPort: after.dstPort,
+      kind,
+      ...(rule ? { rule } : {}),
+    });
+  }
+
+  private flowNatKey(p: Packet, kind: CtRewrite['kind']): string {
+    return `flow|${kind}|${tupleKey(this.name, p)}`;
+  }
+
+  /** The translation an earlier packet of this flow got, if any (its SNAT port is kept). */
+  private flowNat(w: Walk, p: Packet, kind: CtRewrite['kind']): CtRewrite | undefined {
+    return w.ct.getNat(this.flowNatKey(p, kind));
   }
 
   /** Draw an SNAT port for `ip`/`proto`; undefined when the pool is exhausted. */
@@ -448,7 +466,7 @@ export class HostPlane implements NetNode {
         'reply of an allowed flow: the port rules are skipped',
       );
       const un = this.unNat(w, p);
-      return this.forward(w, port, un, un === p ? nextHop : un.dstIp, fromHost, undefined);
+      return this.forward(w, port, un, this.hopAfter(port, p, un, nextHop), fromHost, undefined);
     }
     const dipFirst = this.options.egressAclSees === 'dip';
     let cur = p;
@@ -466,16 +484,17 @@ export class HostPlane implements NetNode {
     }
     if (dipFirst && !aclStage()) return;
     // OutBoundNAT (and loopback DSR)
-    const natted = this.outboundNat(w, port, cur, lbUsed);
+    const natted = this.outboundNat(w, port, cur, lbUsed ? { lb: lbUsed, vip: p.dstIp } : undefined);
     if (!natted) return;
     cur = natted;
-    // a load balancer changed the destination: the container's routing decides the next hop anew
-    let hop = nextHop;
-    if (cur.dstIp !== p.dstIp) {
-      const h = this.containerNextHop(port, cur.dstIp);
-      hop = h ? (h.onLink ? cur.dstIp : h.nextHop) : cur.dstIp;
-    }
-    this.forward(w, port, cur, hop, fromHost, lbTarget);
+    this.forward(w, port, cur, this.hopAfter(port, p, cur, nextHop), fromHost, lbTarget);
+  }
+
+  /** The next hop once a layer rewrote `before` into `after`: a new destination is routed anew. */
+  private hopAfter(port: PortView, before: Packet, after: Packet, nextHop: number): number {
+    if (after.dstIp === before.dstIp) return nextHop;
+    const h = this.containerNextHop(port, after.dstIp);
+    return h ? (h.onLink ? after.dstIp : h.nextHop) : after.dstIp;
   }
 
   /**
@@ -535,7 +554,8 @@ export class HostPlane implements NetNode {
     if (lb.preserveDip) detail += ', destination kept as the VIP (PreserveDIP)';
     if (!lb.dsr) {
       const svip = lb.sourceVip || this.primaryIp();
-      const port = this.snatPort(w, svip, p.proto);
+      const prior = this.flowNat(w, p, 'DNAT+SNAT');
+      const port = prior && prior.srcIp === svip ? prior.srcPort : this.snatPort(w, svip, p.proto);
       if (port === undefined) {
         w.step(host, 'LB', 'PortExhausted', p, p, ref, `no free SNAT port on ${fmt(svip)}`);
         w.finish('PortExhausted', host, p);
@@ -552,7 +572,13 @@ export class HostPlane implements NetNode {
   }
 
   /** OutBoundNAT: SNAT to the host (or VirtualIP) unless the destination is an exception. */
-  private outboundNat(w: Walk, port: PortView, p: Packet, lb: LbView | undefined): Packet | undefined {
+  private outboundNat(
+    w: Walk,
+    port: PortView,
+    p: Packet,
+    viaLb: { readonly lb: LbView; readonly vip: number } | undefined,
+  ): Packet | undefined {
+    const lb = viaLb?.lb;
     const host = this.name;
     const hairpin = lb !== undefined && p.dstIp === port.ip;
     for (const { s, index } of port.outboundNat) {
@@ -597,7 +623,11 @@ export class HostPlane implements NetNode {
         w.finish('Unsupported', host, p);
         return undefined;
       }
-      const sp = this.snatPort(w, natIp, p.proto, port.id, s.maxPortPoolUsage);
+      const prior = this.flowNat(w, p, 'SNAT');
+      const sp =
+        prior && prior.srcIp === natIp
+          ? prior.srcPort
+          : this.snatPort(w, natIp, p.proto, port.id, s.maxPortPoolUsage);
       if (sp === undefined) {
         w.step(
           host,
@@ -634,7 +664,7 @@ export class HostPlane implements NetNode {
         'Unsupported',
         p,
         p,
-        this.lbRef(lb!, p.dstIp),
+        this.lbRef(lb!, viaLb!.vip),
         'a pod reaching itself through a DSR VIP needs loopback DSR (an OutBoundNAT policy with Destinations = its own IP)',
       );
       w.count(host, port.id, 'droppedOut');
@@ -684,8 +714,25 @@ export class HostPlane implements NetNode {
           rule: encapRuleName(fmtPrefix(rs.dest), rs.pa, rs.vni),
         });
       }
+    }
+    {
+      // a NeedEncap route: on Overlay the destination must be a remote subnet or endpoint; on the
+      // other external types VFP sends it out of the uplink itself, not through the gateway
       const need = port.sdnRoutes.find((r) => r.needEncap && contains(r.dest, p.dstIp));
-      if (need) {
+      const sw = net.switchId ? v.switches.get(net.switchId) : undefined;
+      if (need && !fromHost && !this.ownsIp(p.dstIp) && net.type !== 'Overlay' && sw?.type === 'External') {
+        w.step(
+          host,
+          'Routing',
+          'ToUplink',
+          p,
+          p,
+          need.ref,
+          `NeedEncap route to ${fmtPrefix(need.dest)}: out of the uplink`,
+        );
+        return this.uplinkOut(w, net, p, p.dstIp);
+      }
+      if (need && !fromHost && !this.ownsIp(p.dstIp)) {
         w.step(
           host,
           'Routing',
@@ -774,8 +821,9 @@ export class HostPlane implements NetNode {
   private switchTo(w: Walk, from: PortView, to: PortView, p: Packet, fromHost: boolean): void {
     const host = this.name;
     if (to.id === from.id && !fromHost) {
-      w.step(host, 'vSwitch', 'Hairpin', p, p, undefined, 'back into the sending port');
-      return this.portIngress(w, to, withPacket(p, { dstMac: to.mac }));
+      const back = withPacket(p, { dstMac: to.mac });
+      w.step(host, 'vSwitch', 'Hairpin', p, back, undefined, 'back into the sending port');
+      return this.portIngress(w, to, back);
     }
     if (from.network.type === 'L2Tunnel' && !fromHost) {
       w.step(
@@ -992,7 +1040,7 @@ export class HostPlane implements NetNode {
       }
       return this.portIngress(w, local, cur);
     }
-    this.hostStack(w, p, this.uplinkIf());
+    this.hostStack(w, p, this.uplinkIf(), p !== p0);
   }
 
   private uplinkIf(): HostInterfaceView | undefined {
@@ -1062,7 +1110,7 @@ export class HostPlane implements NetNode {
     const local = v.localByIp.get(p2.dstIp);
     if (local && local.network.id === net.id) return this.portIngress(w, local, p2);
     if (local) return this.portIngress(w, local, p2);
-    if (p2 !== inner || this.ownsIp(p2.dstIp)) return this.hostStack(w, p2, this.uplinkIf());
+    if (p2 !== inner || this.ownsIp(p2.dstIp)) return this.hostStack(w, p2, this.uplinkIf(), p2 !== inner);
     w.step(host, 'Decap', 'NoRoute', p2, p2, undefined, `no local endpoint holds ${fmt(p2.dstIp)}`);
     w.finish('NoRoute', host, p2);
   }
@@ -1074,7 +1122,7 @@ export class HostPlane implements NetNode {
    * arriving on one of its interfaces. Delivers what is for the host (after NodePorts, external
    * IPs and port mappings), else routes it (forwarding, WinNAT).
    */
-  hostStack(w: Walk, p0: Packet, inIf: HostInterfaceView | undefined): void {
+  hostStack(w: Walk, p0: Packet, inIf: HostInterfaceView | undefined, reply = false): void {
     const host = this.name;
     const p = this.unNat(w, p0, 'NAT');
     if (w.looping(`${host}:stack`, p)) {
@@ -1156,7 +1204,7 @@ export class HostPlane implements NetNode {
       );
       return w.finish('NoRoute', host, p);
     }
-    this.routeOut(w, p, inIf !== undefined);
+    this.routeOut(w, p, inIf !== undefined, reply || p !== p0);
   }
 
   /**
@@ -1200,11 +1248,13 @@ export class HostPlane implements NetNode {
   }
 
   /** The host hands a packet to a local port (through its host vNIC and the switch). */
-  private hostToPort(w: Walk, port: PortView, p: Packet): void {
+  private hostToPort(w: Walk, port: PortView, p: Packet, through?: HostInterfaceView): void {
     const v = this.view();
-    const viaIf = v.hostIfs.find(
-      (i) => i.switchId === port.network.switchId && (i.kind === 'EndpointVNic' || i.kind === 'HostVNic'),
-    );
+    const viaIf =
+      through ??
+      v.hostIfs.find(
+        (i) => i.switchId === port.network.switchId && (i.kind === 'EndpointVNic' || i.kind === 'HostVNic'),
+      );
     if (port.network.type === 'Overlay' && viaIf?.kind === 'EndpointVNic' && !port.network.hostRoute) {
       w.step(
         this.name,
@@ -1231,36 +1281,55 @@ export class HostPlane implements NetNode {
   }
 
   /** Route a packet out of the host stack (forwarded when `forwarded`). */
-  private routeOut(w: Walk, p0: Packet, forwarded: boolean): void {
+  private routeOut(w: Walk, p0: Packet, forwarded: boolean, reply = false): void {
     const host = this.name;
     let p = p0;
-    if (forwarded) {
-      if (p.ttl <= 1) {
-        w.step(host, 'HostStack', 'TtlExceeded', p, p);
-        return w.finish('TtlExceeded', host, p);
-      }
-      p = withPacket(p, { ttl: p.ttl - 1 });
+    if (forwarded && p.ttl <= 1) {
+      w.step(host, 'HostStack', 'TtlExceeded', p, p);
+      return w.finish('TtlExceeded', host, p);
     }
     const r = this.lookupRoute(p.dstIp);
     if (!r) {
-      w.step(host, 'HostStack', 'NoRoute', p0, p, undefined, `no route to ${fmt(p.dstIp)}`);
+      w.step(host, 'HostStack', 'NoRoute', p, p, undefined, `no route to ${fmt(p.dstIp)}`);
       return w.finish('NoRoute', host, p);
     }
     const out = this.iface(r.iface)!;
     const hop = r.nextHop || p.dstIp;
+    const v = this.view();
+    // WinNAT: inbound only through port mappings; the internal prefix is not routed to from outside
+    const outSwitch = out.switchId ? v.switches.get(out.switchId) : undefined;
+    const intoNat = outSwitch?.networks.find((n) => n.type === 'NAT' || n.type === 'ICS');
+    if (forwarded && !reply && intoNat && !intoNat.subnets.some((s) => contains(s.prefix, p.srcIp))) {
+      w.step(
+        host,
+        'NAT',
+        'Dropped',
+        p,
+        p,
+        { kind: 'Network', id: intoNat.id, ...(intoNat.name ? { name: intoNat.name } : {}), layer: 'WinNAT' },
+        `${intoNat.name || intoNat.id} is behind WinNAT: reachable from outside only through a port mapping`,
+      );
+      return w.finish('NoRoute', host, p);
+    }
     // WinNAT: an internal NAT network's traffic leaving through another interface
-    const natNet = [...this.view().networks.values()].find(
+    const natNet = [...v.networks.values()].find(
       (n) =>
         (n.type === 'NAT' || n.type === 'ICS') &&
         n.subnets.some((s) => contains(s.prefix, p.srcIp)) &&
         n.switchId !== out.switchId,
     );
-    if (natNet) {
+    if (natNet && !reply) {
       if (p.proto !== 6 && p.proto !== 17 && p.proto !== ICMP) {
         w.step(host, 'NAT', 'Unsupported', p, p, undefined, `WinNAT does not translate protocol ${p.proto}`);
         return w.finish('Unsupported', host, p);
       }
-      const sp = p.proto === ICMP ? p.srcPort : this.snatPort(w, out.ip, p.proto);
+      const prior = this.flowNat(w, p, 'SNAT');
+      const sp =
+        p.proto === ICMP
+          ? p.srcPort
+          : prior && prior.srcIp === out.ip
+            ? prior.srcPort
+            : this.snatPort(w, out.ip, p.proto);
       const ref: RuleRef = {
         kind: 'Network',
         id: natNet.id,
@@ -1277,12 +1346,17 @@ export class HostPlane implements NetNode {
       this.track(w, after, p, 'SNAT', ref);
       p = after;
     }
+    // the frame leaves through `out`: its MAC, and one TTL less when forwarded
+    const sent = withPacket(p, {
+      srcMac: out.mac || this.hostMac(),
+      ...(forwarded ? { ttl: p.ttl - 1 } : {}),
+    });
     w.step(
       host,
       'HostStack',
       forwarded ? 'Forwarded' : 'Routed',
-      p0,
       p,
+      sent,
       {
         kind: 'Host',
         id: host,
@@ -1292,38 +1366,36 @@ export class HostPlane implements NetNode {
       },
       `${fmtPrefix(r.dest)} → ${r.nextHop ? fmt(r.nextHop) : 'on-link'} on ${r.iface}`,
     );
-    const v = this.view();
     if (out.kind === 'EndpointVNic' || out.kind === 'HostVNic') {
       const target = v.localByIp.get(hop);
       if (target && target.network.switchId === out.switchId && target.compartment !== 1)
-        return this.hostToPort(w, target, withPacket(p, { srcMac: out.mac }));
+        return this.hostToPort(w, target, sent, out);
       if (out.kind === 'EndpointVNic') {
         w.step(
           host,
           'vSwitch',
           'NoRoute',
-          p,
-          p,
+          sent,
+          sent,
           undefined,
           `no port of ${out.name}'s switch holds ${fmt(hop)}`,
         );
-        return w.finish('NoRoute', host, p);
+        return w.finish('NoRoute', host, sent);
       }
-      const sw = out.switchId ? v.switches.get(out.switchId) : undefined;
-      if (!sw || sw.type !== 'External') {
+      if (!outSwitch || outSwitch.type !== 'External') {
         w.step(
           host,
           'vSwitch',
           'NoRoute',
-          p,
-          p,
+          sent,
+          sent,
           undefined,
-          `${out.name} is on an ${sw?.type ?? 'unknown'} switch and no port holds ${fmt(hop)}`,
+          `${out.name} is on an ${outSwitch?.type ?? 'unknown'} switch and no port holds ${fmt(hop)}`,
         );
-        return w.finish('NoRoute', host, p);
+        return w.finish('NoRoute', host, sent);
       }
     }
-    this.wire(w, withPacket(p, { srcMac: out.mac || this.hostMac() }), hop);
+    this.wire(w, sent, hop);
   }
 
   /** The host sends a packet (node → pod, node → outside). */

@@ -125,7 +125,7 @@ interface Normalized {
   readonly reply: boolean;
 }
 
-const PROTOCOLS: Record<string, number> = { TCP, UDP, ICMP, tcp: TCP, udp: UDP, icmp: ICMP };
+const PROTOCOLS: Readonly<Record<string, number>> = { TCP, UDP, ICMP };
 /** The source port a trace uses when none is given (a fixed ephemeral port: deterministic). */
 export const DEFAULT_SOURCE_PORT = 50000;
 
@@ -133,14 +133,7 @@ function bad(message: string): never {
   throw hnsError('E_INVALIDARG', message);
 }
 
-function port(v: unknown, name: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 65535)
-    bad(`${name} must be an integer 0..65535, got ${JSON.stringify(v)}`);
-  return v;
-}
-
-const REQUEST_KEYS = new Set([
+const TRACE_KEYS: ReadonlySet<string> = new Set([
   'from',
   'to',
   'protocol',
@@ -149,44 +142,75 @@ const REQUEST_KEYS = new Set([
   'ttl',
   'allBranches',
   'reply',
+]);
+const SEND_KEYS: ReadonlySet<string> = new Set([
+  'from',
+  'to',
+  'protocol',
+  'sourcePort',
+  'destinationPort',
+  'ttl',
+  'reply',
   'packets',
   'bytes',
 ]);
 
-/** Check a request's shape (JSON-RPC callers send anything): E_INVALIDARG with the field named. */
-export function checkRequest(req: unknown): TraceRequest {
-  if (typeof req !== 'object' || req === null || Array.isArray(req)) bad('a trace request must be an object');
+function intIn(v: unknown, name: string, lo: number, hi: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi)
+    bad(`${name} must be an integer ${lo}..${hi}, got ${describe(v)}`);
+  return v;
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'undefined';
+  try {
+    return JSON.stringify(v) ?? typeof v;
+  } catch {
+    return typeof v;
+  }
+}
+
+/**
+ * Check a request's shape (JSON-RPC callers send anything): every field present — `null`
+ * included — must have its type and range, unknown fields are refused, all with E_INVALIDARG naming
+ * the field. `kind` says which call reads it (`send` has `packets`/`bytes`, not `allBranches`).
+ */
+export function checkRequest(req: unknown, kind: 'trace' | 'send' = 'trace'): TraceRequest {
+  if (typeof req !== 'object' || req === null || Array.isArray(req))
+    bad(`a ${kind} request must be an object`);
   const r = req as Record<string, unknown>;
-  for (const k of Object.keys(r)) if (!REQUEST_KEYS.has(k)) bad(`unknown trace request field "${k}"`);
+  const allowed = kind === 'send' ? SEND_KEYS : TRACE_KEYS;
+  for (const k of Object.keys(r)) if (!allowed.has(k)) bad(`unknown ${kind} request field "${k}"`);
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(r, k);
   if (typeof r['from'] !== 'string' || !r['from']) bad('from must be a non-empty string');
   if (typeof r['to'] !== 'string' || !r['to']) bad('to must be a non-empty string');
-  const p = r['protocol'];
-  if (p !== undefined && typeof p !== 'string' && typeof p !== 'number')
-    bad('protocol must be TCP, UDP, ICMP or a number');
-  for (const k of ['allBranches', 'reply'] as const)
-    if (r[k] !== undefined && typeof r[k] !== 'boolean') bad(`${k} must be a boolean`);
+  if (has('protocol')) protocolOf(r['protocol']);
+  if (has('sourcePort')) intIn(r['sourcePort'], 'sourcePort', 0, 65535);
+  if (has('destinationPort')) intIn(r['destinationPort'], 'destinationPort', 0, 65535);
+  if (has('ttl')) intIn(r['ttl'], 'ttl', 1, 255);
+  if (has('packets')) intIn(r['packets'], 'packets', 1, 1e9);
+  if (has('bytes')) intIn(r['bytes'], 'bytes', 20, 65535);
+  for (const k of ['allBranches', 'reply'])
+    if (has(k) && typeof r[k] !== 'boolean') bad(`${k} must be a boolean, got ${describe(r[k])}`);
   return r as unknown as TraceRequest;
 }
 
-function protocolOf(p: string | number | undefined): number {
+function protocolOf(p: unknown): number {
   if (p === undefined) return TCP;
-  if (typeof p === 'number') {
-    if (!Number.isInteger(p) || p < 0 || p > 255) bad(`protocol ${p} is not 0..255`);
-    return p;
-  }
-  const v = PROTOCOLS[p] ?? PROTOCOLS[p.toUpperCase()];
-  if (v === undefined) bad(`protocol "${p}" is not TCP, UDP, ICMP or a number`);
-  return v;
+  if (typeof p === 'number') return intIn(p, 'protocol', 0, 255);
+  if (typeof p !== 'string') bad(`protocol must be TCP, UDP, ICMP or a number, got ${describe(p)}`);
+  const name = p.toUpperCase();
+  if (!Object.prototype.hasOwnProperty.call(PROTOCOLS, name))
+    bad(`protocol "${p}" is not TCP, UDP, ICMP or a number`);
+  return PROTOCOLS[name]!;
 }
 
 function normalize(req: TraceRequest, target: Target | undefined): Normalized {
   const protocol = protocolOf(req.protocol);
   const ported = protocol === TCP || protocol === UDP;
-  const sp = port(req.sourcePort, 'sourcePort');
-  const dp = port(req.destinationPort, 'destinationPort');
+  const sp = req.sourcePort;
+  const dp = req.destinationPort;
   const ttl = req.ttl ?? 128;
-  if (!Number.isInteger(ttl) || ttl < 1 || ttl > 255)
-    bad(`ttl must be an integer 1..255, got ${JSON.stringify(req.ttl)}`);
   return {
     from: req.from,
     to: req.to,
@@ -274,7 +298,6 @@ interface Resolved {
 }
 
 function resolveRequest(scope: TraceScope, req: TraceRequest): Resolved {
-  checkRequest(req);
   const src = resolveSource(scope, req.from);
   const literal = ip4(req.to);
   if (literal !== undefined) return { src, n: normalize(req, undefined), dst: literal };
@@ -408,13 +431,26 @@ export class FlowTable {
   }
 }
 
+/** The flow-table key of a checked request: every field in a form that keeps it distinct. */
 function cacheKey(scope: TraceScope, req: TraceRequest): string {
   const w = scope.world;
-  return `${w.generation()}|${w.conntrack.generation}|${req.from}|${req.to}|${req.protocol ?? ''}|${req.sourcePort ?? ''}|${req.destinationPort ?? ''}|${req.ttl ?? ''}|${req.allBranches ? 1 : 0}|${req.reply ? 1 : 0}`;
+  const opt = (v: number | undefined) => (v === undefined ? '-' : String(v));
+  return [
+    w.generation(),
+    w.conntrack.generation,
+    JSON.stringify([req.from, req.to]),
+    protocolOf(req.protocol),
+    opt(req.sourcePort),
+    opt(req.destinationPort),
+    opt(req.ttl),
+    req.allBranches === true ? 1 : 0,
+    req.reply === true ? 1 : 0,
+  ].join('|');
 }
 
 /** Trace a packet: nothing changes. Errors: E_INVALIDARG (bad request), ERROR_NOT_FOUND (unknown source). */
 export function runTrace(scope: TraceScope, req: TraceRequest, table?: FlowTable): TraceResult {
+  checkRequest(req, 'trace');
   const key = table ? cacheKey(scope, req) : '';
   if (table) {
     const hit = table.get(key);
@@ -438,11 +474,10 @@ export interface SendRequest extends TraceRequest {
  * established), and the endpoint counters move (HNS v1 `/endpointstats`, HcnQueryEndpointStats).
  */
 export function runSend(scope: TraceScope, req: SendRequest): TraceResult {
+  checkRequest(req, 'send');
   const packets = req.packets ?? 1;
   const bytes = req.bytes ?? 100;
-  if (!Number.isInteger(packets) || packets < 1 || packets > 1e9) bad(`packets must be an integer 1..1e9`);
-  if (!Number.isInteger(bytes) || bytes < 20 || bytes > 65535) bad(`bytes must be an integer 20..65535`);
-  const { packets: _p, bytes: _b, allBranches: _a, ...rest } = req;
+  const { packets: _p, bytes: _b, ...rest } = req;
   const r = resolveRequest(scope, rest);
   const scratch = scope.world.conntrack.child();
   const out = full(scope, r, scratch);
@@ -504,6 +539,7 @@ export function traceJson(r: TraceResult): JsonObject {
     if (r.dns.fqdn) d['fqdn'] = r.dns.fqdn;
     if (r.dns.address !== undefined) d['address'] = fmt(r.dns.address);
     if (r.dns.reason) d['reason'] = r.dns.reason;
+    if (r.dns.query) d['query'] = traceJson(r.dns.query);
     o['dns'] = d;
   }
   if (r.branches) o['branches'] = r.branches.map(traceJson);

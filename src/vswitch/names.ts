@@ -94,3 +94,24 @@ export function routeRuleName(dest: string, needEncap: boolean): string {
 
 /** L2Bridge MAC rewrite (container MAC ↔ host MAC). */
 export const MAC_REWRITE_RULE = 'MAC_REWRITE_HOST';
+
+/**
+ * A TierAcl tier's group in ACL_ENDPOINT_LAYER (ours: VFP evaluates groups in sequence, and a tier
+ * is a unit evaluated before the flat rules): `ACL_TIER_GROUP_<tier>_IPV4_IN`.
+ */
+export function aclTierGroupName(tier: string, dir: 'IN' | 'OUT'): string {
+  return `ACL_TIER_GROUP_${tier}_IPV4_${dir}`;
+}
+
+/**
+ * The SLB_LB group of a direction: `SLB_GROUP_LB_IPv4_OUT` on the host vNIC (SDN-health); the `_IN`
+ * twin is ours, for NodePorts and host-address VIPs the engine load-balances on the uplink.
+ */
+export function slbLbGroupName(dir: 'IN' | 'OUT'): string {
+  return `SLB_GROUP_LB_IPv4_${dir}`;
+}
+
+/** The OutBoundNAT exception (no SNAT; on to the next policy) as the trace engine names it. */
+export function outboundNatExceptionRuleName(): string {
+  return 'EXCEPTION';
+}
