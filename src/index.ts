@@ -152,12 +152,7 @@ export {
 } from './vswitch/contracts.js';
 export { ip as ipv4, fmt as formatIPv4Number } from './vswitch/v4.js';
 export { LAYER, GROUP } from './vswitch/names.js';
-export {
-  HostPlane,
-  type DataplaneOptions,
-  type HostRoute,
-  type RouteSpec,
-} from './dataplane/plane.js';
+export { HostPlane, type DataplaneOptions, type HostRoute, type RouteSpec } from './dataplane/plane.js';
 export {
   runTrace,
   runSend,

@@ -3,7 +3,8 @@
  * one response per line out. A method is a flat API function (reference hns-hcs.md §0.1) called with
  * `params` as its positional arguments; an HNS failure is error -32000 carrying the HRESULT, its
  * registered name and the ErrorRecord HNS returns beside it. A few host methods (Snapshot, Restore,
- * RestartHns, Reboot, GetVersion, ListMethods) complete the surface.
+ * RestartHns, Reboot, GetVersion, ListMethods, faults and the clock) complete the surface, with the
+ * dataplane's: Trace and Send (src/dataplane/trace.ts) and the host's route table.
  *
  *   const rpc = new RpcServer(createHost({ seed: 1 }));
  *   rpc.handle('{"jsonrpc":"2.0","id":1,"method":"HcnEnumerateNetworks","params":[]}');
@@ -11,10 +12,13 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { HnsError } from '../core/errors.js';
+import { HnsError, hnsError } from '../core/errors.js';
 import { cloneJson, isJsonObject, type Json, type JsonObject } from '../core/json.js';
 import type { Host } from '../host/host.js';
 import type { RestartPolicy } from '../hns/lifecycle.js';
+import { checkRequest, traceJson, type SendRequest, type TraceRequest } from '../dataplane/trace.js';
+import type { HostRoute, RouteSpec } from '../dataplane/plane.js';
+import { fmt, fmtPrefix } from '../vswitch/v4.js';
 import { readHResult, type CallMatcher, type HeldCall, type RuleOptions } from './faults.js';
 import { FLAT_API_METHODS, isFailure, type FlatApi, type FlatApiMethod, type HcnResult } from './flat.js';
 
@@ -60,6 +64,11 @@ export const HOST_RPC_METHODS = [
   'FaultClear',
   'ClockNow',
   'ClockAdvance',
+  'Trace',
+  'Send',
+  'GetRoutes',
+  'AddRoute',
+  'RemoveRoute',
 ] as const;
 export type HostRpcMethod = (typeof HOST_RPC_METHODS)[number];
 
@@ -85,6 +94,11 @@ const HOST_ARITY: Readonly<Record<HostRpcMethod, number>> = {
   FaultClear: 0,
   ClockNow: 0,
   ClockAdvance: 1,
+  Trace: 1,
+  Send: 1,
+  GetRoutes: 0,
+  AddRoute: 1,
+  RemoveRoute: 2,
 };
 
 const RESTART_KEYS: Readonly<Record<keyof RestartPolicy, readonly string[]>> = {
@@ -225,6 +239,47 @@ function faultCall<T>(method: string, fn: () => T): T {
 function heldJson(h: HeldCall & { readonly rule: number }): JsonObject {
   const params = h.call.args.map((a) => (a === undefined || a === null ? null : (cloneJson(a) ?? String(a))));
   return { rule: h.rule, seq: h.seq, method: h.call.method, params };
+}
+
+/**
+ * The request of `Trace` or `Send`, checked by checkRequest (E_INVALIDARG naming the field):
+ * `packets` and `bytes` belong to Send, `allBranches` to Trace.
+ */
+function traceRequest(method: 'Trace' | 'Send', v: Json | undefined): SendRequest {
+  return checkRequest(v, method === 'Send' ? 'send' : 'trace') as TraceRequest & SendRequest;
+}
+
+const ROUTE_KEYS = ['destinationPrefix', 'nextHop', 'interfaceAlias', 'metric'];
+
+/** `AddRoute`'s parameter as a RouteSpec; a wrong shape is E_INVALIDARG naming the field. */
+function routeSpec(v: Json | undefined): RouteSpec {
+  if (!isJsonObject(v))
+    throw hnsError(
+      'E_INVALIDARG',
+      'a route must be an object {destinationPrefix, nextHop?, interfaceAlias?, metric?}',
+    );
+  for (const k of Object.keys(v))
+    if (!ROUTE_KEYS.includes(k))
+      throw hnsError('E_INVALIDARG', `unknown route field "${k}" (${ROUTE_KEYS.join(', ')})`);
+  if (typeof v.destinationPrefix !== 'string')
+    throw hnsError('E_INVALIDARG', 'destinationPrefix must be a string such as "10.244.2.0/24"');
+  for (const k of ['nextHop', 'interfaceAlias'] as const)
+    if (v[k] !== undefined && typeof v[k] !== 'string')
+      throw hnsError('E_INVALIDARG', `${k} must be a string`);
+  if (v.metric !== undefined && (typeof v.metric !== 'number' || !Number.isInteger(v.metric) || v.metric < 0))
+    throw hnsError('E_INVALIDARG', 'metric must be an integer ≥ 0');
+  return v as unknown as RouteSpec;
+}
+
+/** A host route as `GetRoutes` answers it (Get-NetRoute's fields; on-link routes have next hop 0.0.0.0). */
+export function routeJson(r: HostRoute): JsonObject {
+  return {
+    destinationPrefix: fmtPrefix(r.dest),
+    nextHop: fmt(r.nextHop),
+    interfaceAlias: r.iface,
+    metric: r.metric,
+    origin: r.origin,
+  };
 }
 
 /**
@@ -418,6 +473,25 @@ export class RpcServer {
         }
         host.clock.advance(ms);
         return { now: host.clock.now() };
+      }
+      case 'Trace':
+        return traceJson(host.trace(traceRequest(method, params[0])));
+      case 'Send':
+        return traceJson(host.send(traceRequest(method, params[0])));
+      case 'GetRoutes':
+        return host.routes().map(routeJson);
+      case 'AddRoute':
+        return routeJson(host.addRoute(routeSpec(params[0])));
+      case 'RemoveRoute': {
+        const [prefix, nextHop] = params;
+        if (typeof prefix !== 'string')
+          throw hnsError(
+            'E_INVALIDARG',
+            'RemoveRoute takes the destination prefix (a string), then a next hop',
+          );
+        if (nextHop !== undefined && nextHop !== null && typeof nextHop !== 'string')
+          throw hnsError('E_INVALIDARG', 'the next hop must be a string (or null for every next hop)');
+        return { removed: host.removeRoute(prefix, nextHop ?? undefined) };
       }
     }
   }

@@ -1,6 +1,7 @@
 /**
  * The `hnsim` command (DESIGN: cli/, "What a user runs"): quickstart, serve (JSON-RPC 2.0 on
- * stdin/stdout), show (hnsdiag-like listings of a snapshot), version. Options are parsed with
+ * stdin/stdout), show (hnsdiag-like listings of a snapshot), trace (a packet through a host, at
+ * ovn-trace's three levels), version. Options are parsed with
  * node:util parseArgs; a usage error prints one line to stderr and exits 2, a runtime failure exits 1.
  *
  *   process.exitCode = await main(process.argv.slice(2));
@@ -10,6 +11,8 @@ import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { isHnsError } from '../core/errors.js';
 import type { Host, HostOptions } from '../host/host.js';
+import type { TraceRequest } from '../dataplane/trace.js';
+import type { TraceLevel } from '../render/trace.js';
 import type { AdapterSpec } from '../hns/adapters.js';
 import { isJsonObject } from '../core/json.js';
 import {
@@ -68,7 +71,7 @@ export function packageVersion(): string {
   }
 }
 
-const COMMANDS = ['quickstart', 'serve', 'show', 'version', 'help'] as const;
+const COMMANDS = ['quickstart', 'serve', 'show', 'trace', 'version', 'help'] as const;
 type Command = (typeof COMMANDS)[number];
 
 const profileNames = Object.keys(PROFILES).join(', ');
@@ -82,6 +85,8 @@ Commands:
                a load balancer, a listing, one failure with its HRESULT, teardown
   serve        Serve the flat HNS API as JSON-RPC 2.0 on stdin/stdout until EOF
   show         List the HNS objects of a snapshot file (or of a fresh host), hnsdiag-style
+  trace        Trace a packet through a host (a snapshot, or a fresh one): every step with
+               the rule behind it, and where it ends (Delivered, DeniedIn, NoRoute, …)
   version      Print the hnsim version and the host profiles it simulates
   help [cmd]   Show this help, or a command's
 
@@ -128,9 +133,12 @@ failure is error -32000 with data {hresult, name, errorRecord}. Host methods: Sn
 Restore(snapshot), RestartHns(policy?, with "downtimeMs"), Reboot(policy?), GetVersion,
 GetAdapters, ListMethods. Faults and time: FaultFail({method|id|name|path, hresult, times}),
 FaultDelay({…, ms}), FaultHang({…}), FaultRelease({rule, one?}), FaultRemove({rule}),
-FaultList, FaultHeld, FaultClear, ClockNow, ClockAdvance(ms). Flat calls pass through the
-fault rules and are answered as they complete (match responses by id); at end of input,
-held calls are released and delays elapse, so every request is answered.
+FaultList, FaultHeld, FaultClear, ClockNow, ClockAdvance(ms). Dataplane: Trace({from, to,
+protocol?, sourcePort?, destinationPort?, ttl?, reply?, allBranches?}), Send({… without
+allBranches, packets?, bytes?}), GetRoutes, AddRoute({destinationPrefix, nextHop?,
+interfaceAlias?, metric?}), RemoveRoute(destinationPrefix, nextHop?). Flat calls pass
+through the fault rules and are answered as they complete (match responses by id); at end
+of input, held calls are released and delays elapse, so every request is answered.
 Requests without "id" are notifications (no response); batches (arrays) are supported.
 
   echo '{"jsonrpc":"2.0","id":1,"method":"HcnEnumerateNetworks","params":[]}' | hnsim serve
@@ -157,6 +165,43 @@ ${PROFILE_HELP.replace('(default', "(default: the snapshot's HNS version, else")
 ${ADAPTER_HELP}
   --format FORMAT   text (default) or json
   -h, --help        Show this help
+`,
+  trace: `Usage: hnsim trace --from SOURCE --to TARGET [--protocol TCP|UDP|ICMP|N] [--sport N]
+                   [--dport N] [--ttl N] [--reply] [--all-branches]
+                   [--level detailed|summary|minimal] [--format text|json]
+                   [--snapshot FILE] [--seed N] [--profile NAME] [--adapter SPEC]… [--host FILE]
+
+Trace one packet through a simulated host, as ovn-trace does: nothing is sent and nothing
+changes. The host is built as 'hnsim show' builds it: a snapshot file (the result of the
+JSON-RPC method Snapshot; "-" reads stdin), or a fresh host. A source or target is an
+endpoint (ID or name), a container or namespace ID, "host" (or the host's name), or an IPv4
+address: one outside the host arrives on (or leaves by) its uplink. The seed also decides
+which backend a load balancer picks; a snapshot does not record it, so give --seed the seed
+of the host the snapshot was taken on.
+
+  hnsim trace --snapshot node.json --from pod1 --to 8.8.8.8 --dport 443 --level summary
+
+Options:
+  --from SOURCE     Where the packet starts (required)
+  --to TARGET       Where it goes (required)
+  --protocol P      TCP (default), UDP, ICMP, or an IP protocol number 0..255
+  --sport N         Source port, 0..65535 (default 50000; TCP and UDP only)
+  --dport N         Destination port, 0..65535 (default 80; TCP and UDP only)
+  --ttl N           The packet's TTL, 1..255 (default 128)
+  --reply           Also trace the reply of a delivered packet
+  --all-branches    One trace per backend of the first load balancer with a choice
+  --level LEVEL     detailed (default: every step, its rule and the fields it changed),
+                    summary (one line per step), or minimal (only the translations and
+                    the disposition, without GUIDs: the form for regression tests)
+  --format FORMAT   text (default, at --level) or json (the JSON-RPC Trace result)
+  --snapshot FILE   Snapshot to trace through (default: a fresh host)
+${SEED_HELP}
+${PROFILE_HELP.replace('(default', "(default: the snapshot's HNS version, else")}
+${ADAPTER_HELP}
+  -h, --help        Show this help
+
+Exit status: 0 whatever the disposition, 1 when the trace cannot run (an unknown source,
+an unreadable snapshot), 2 for a bad command line.
 `,
   version: `Usage: hnsim version [--format text|json]
 
@@ -192,6 +237,15 @@ interface Flags {
   adapter?: string[];
   host?: string;
   help?: boolean;
+  from?: string;
+  to?: string;
+  protocol?: string;
+  sport?: string;
+  dport?: string;
+  ttl?: string;
+  reply?: boolean;
+  'all-branches'?: boolean;
+  level?: string;
 }
 
 const OPTION_SPECS = {
@@ -202,12 +256,39 @@ const OPTION_SPECS = {
   adapter: { type: 'string', multiple: true },
   host: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  protocol: { type: 'string' },
+  sport: { type: 'string' },
+  dport: { type: 'string' },
+  ttl: { type: 'string' },
+  reply: { type: 'boolean' },
+  'all-branches': { type: 'boolean' },
+  level: { type: 'string' },
 } as const;
 
 const ALLOWED: Readonly<Record<Exclude<Command, 'help'>, readonly (keyof Flags)[]>> = {
   quickstart: ['seed', 'profile', 'format', 'help'],
   serve: ['seed', 'profile', 'adapter', 'host', 'help'],
   show: ['snapshot', 'seed', 'profile', 'adapter', 'host', 'format', 'help'],
+  trace: [
+    'from',
+    'to',
+    'protocol',
+    'sport',
+    'dport',
+    'ttl',
+    'reply',
+    'all-branches',
+    'level',
+    'format',
+    'snapshot',
+    'seed',
+    'profile',
+    'adapter',
+    'host',
+    'help',
+  ],
   version: ['format', 'help'],
 };
 
@@ -396,27 +477,14 @@ function profileOfSnapshot(snapshot: unknown): HostProfile | undefined {
   return Object.values(PROFILES).find((p) => formatVersion(p.version) === v) ?? resolveProfile(v);
 }
 
-async function cmdShow(args: string[], io: CliIo): Promise<number> {
-  const { flags, positionals } = parse('show', args, 1);
-  if (flags.help) return write(io.stdout, USAGE.show).then(() => EXIT_OK);
-  const what = positionals[0] ?? 'all';
-  const kinds: readonly ListingKind[] =
-    what === 'all'
-      ? LISTING_KINDS
-      : (LISTING_KINDS as readonly string[]).includes(what)
-        ? [what as ListingKind]
-        : [];
-  if (kinds.length === 0) {
-    throw new UsageError(
-      `show: unknown object kind "${what}" (use ${LISTING_KINDS.join(', ')} or all)`,
-      'show',
-    );
-  }
-  const built = hostOptions('show', flags);
+/**
+ * The host `show` and `trace` work on: a fresh one from --host/--seed/--profile/--adapter, with
+ * the snapshot of --snapshot restored into it (its HNS version is the profile unless one is given).
+ */
+async function hostFromFlags(built: ReturnType<typeof hostOptions>, flags: Flags, io: CliIo): Promise<Host> {
   let profile =
     built.profile ??
     (typeof built.options.profile === 'string' ? resolveProfile(built.options.profile) : undefined);
-  const format = readFormat('show', flags);
   let snapshot: unknown;
   if (flags.snapshot !== undefined) {
     let text: string;
@@ -441,11 +509,116 @@ async function cmdShow(args: string[], io: CliIo): Promise<number> {
       throw new CommandError(`cannot restore snapshot ${flags.snapshot}: ${(e as Error).message}`);
     }
   }
+  return host;
+}
+
+async function cmdShow(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parse('show', args, 1);
+  if (flags.help) return write(io.stdout, USAGE.show).then(() => EXIT_OK);
+  const what = positionals[0] ?? 'all';
+  const kinds: readonly ListingKind[] =
+    what === 'all'
+      ? LISTING_KINDS
+      : (LISTING_KINDS as readonly string[]).includes(what)
+        ? [what as ListingKind]
+        : [];
+  if (kinds.length === 0) {
+    throw new UsageError(
+      `show: unknown object kind "${what}" (use ${LISTING_KINDS.join(', ')} or all)`,
+      'show',
+    );
+  }
+  const built = hostOptions('show', flags);
+  const format = readFormat('show', flags);
+  const host = await hostFromFlags(built, flags, io);
   const listing = collectListing(host.api, host);
   const text =
     format === 'json'
       ? JSON.stringify(listingJson(listing, kinds), null, 2) + '\n'
       : renderListing(listing, kinds, { color: useColor(io) }) + '\n';
+  await write(io.stdout, text);
+  return EXIT_OK;
+}
+
+const TRACE_LEVEL_NAMES = ['detailed', 'summary', 'minimal'] as const;
+
+/** An integer flag in `lo..hi`, or undefined when absent; anything else is a usage error. */
+function readInt(
+  cmd: string,
+  name: string,
+  v: string | undefined,
+  lo: number,
+  hi: number,
+): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d{1,10}$/.test(v) || Number(v) < lo || Number(v) > hi)
+    throw new UsageError(`${cmd}: --${name} must be an integer ${lo}..${hi}, got "${v}"`, cmd);
+  return Number(v);
+}
+
+/** The trace request the flags describe (checked here, so a bad value is a usage error). */
+function traceRequestOf(flags: Flags): TraceRequest {
+  const cmd = 'trace';
+  for (const k of ['from', 'to'] as const) {
+    if (flags[k] === undefined) throw new UsageError(`${cmd}: --${k} is required`, cmd);
+    if (flags[k] === '') throw new UsageError(`${cmd}: --${k} must not be empty`, cmd);
+  }
+  let protocol: string | number = 'TCP';
+  if (flags.protocol !== undefined) {
+    const p = flags.protocol;
+    if (/^(tcp|udp|icmp)$/i.test(p)) protocol = p.toUpperCase();
+    else if (/^\d{1,3}$/.test(p) && Number(p) <= 255) protocol = Number(p);
+    else
+      throw new UsageError(
+        `${cmd}: --protocol must be TCP, UDP, ICMP or a protocol number 0..255, got "${p}"`,
+        cmd,
+      );
+  }
+  const sourcePort = readInt(cmd, 'sport', flags.sport, 0, 65535);
+  const destinationPort = readInt(cmd, 'dport', flags.dport, 0, 65535);
+  const ttl = readInt(cmd, 'ttl', flags.ttl, 1, 255);
+  const ported = protocol === 'TCP' || protocol === 'UDP' || protocol === 6 || protocol === 17;
+  if (!ported && (sourcePort !== undefined || destinationPort !== undefined))
+    throw new UsageError(
+      `${cmd}: --${sourcePort !== undefined ? 'sport' : 'dport'} applies to TCP and UDP, not ${String(protocol)}`,
+      cmd,
+    );
+  return {
+    from: flags.from!,
+    to: flags.to!,
+    protocol,
+    ...(sourcePort !== undefined ? { sourcePort } : {}),
+    ...(destinationPort !== undefined ? { destinationPort } : {}),
+    ...(ttl !== undefined ? { ttl } : {}),
+    ...(flags.reply ? { reply: true } : {}),
+    ...(flags['all-branches'] ? { allBranches: true } : {}),
+  };
+}
+
+async function cmdTrace(args: string[], io: CliIo): Promise<number> {
+  const { flags } = parse('trace', args, 0);
+  if (flags.help) return write(io.stdout, USAGE.trace).then(() => EXIT_OK);
+  const request = traceRequestOf(flags);
+  const level = flags.level ?? 'detailed';
+  if (!(TRACE_LEVEL_NAMES as readonly string[]).includes(level))
+    throw new UsageError(`trace: --level must be detailed, summary or minimal, got "${level}"`, 'trace');
+  const format = readFormat('trace', flags);
+  const host = await hostFromFlags(hostOptions('trace', flags), flags, io);
+  const [{ renderTrace, traceNames }, { traceJson }] = await Promise.all([
+    import('../render/trace.js'),
+    import('../dataplane/trace.js'),
+  ]);
+  let result;
+  try {
+    result = host.trace(request);
+  } catch (e) {
+    if (isHnsError(e)) throw new CommandError(`trace: ${e.detail ?? e.message}`);
+    throw e;
+  }
+  const text =
+    format === 'json'
+      ? JSON.stringify(traceJson(result), null, 2) + '\n'
+      : renderTrace(result, level as TraceLevel, { names: traceNames(host) }) + '\n';
   await write(io.stdout, text);
   return EXIT_OK;
 }
@@ -521,6 +694,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         return await cmdServe(rest, io);
       case 'show':
         return await cmdShow(rest, io);
+      case 'trace':
+        return await cmdTrace(rest, io);
       case 'version':
         return await cmdVersion(rest, io);
     }

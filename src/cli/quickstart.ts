@@ -428,7 +428,11 @@ export function runQuickstart(opts: QuickstartOptions = {}): Walkthrough {
   }
 }
 
-type StepFn = (title: string, extra?: Omit<NarratedStep, 'title' | 'calls' | 'notes'>, notes?: string[]) => void;
+type StepFn = (
+  title: string,
+  extra?: Omit<NarratedStep, 'title' | 'calls' | 'notes'>,
+  notes?: string[],
+) => void;
 
 /**
  * The packet part: two two-node clusters programmed as flannel, win-bridge/win-overlay and
@@ -444,7 +448,12 @@ function packetSteps(step: StepFn, seed: number): void {
       mode === 'l2bridge'
         ? 'Packets, L2Bridge (flannel host-gw): the nine flows of the Kubernetes docs, traced'
         : 'Packets, Overlay (flannel VXLAN, VNI 4096): the same flows',
-      { table: { headers: ['Flow', 'Disposition', 'Packet changes on the way'], rows: rows.map((r) => [r.flow, r.disposition, r.changes || '(none)']) } },
+      {
+        table: {
+          headers: ['Flow', 'Disposition', 'Packet changes on the way'],
+          rows: rows.map((r) => [r.flow, r.disposition, r.changes || '(none)']),
+        },
+      },
       [
         `Two nodes, win-1 and win-2; ${names.client} (${client.ip}) on win-1, ${names.server} (${server.ip}) on win-2 behind service ${names.service}; CoreDNS on win-2; ${names.externalName} outside.`,
         mode === 'l2bridge'

@@ -357,13 +357,19 @@ export class HostPlane implements NetNode {
     };
   }
 
-  private lbRef(lb: LbView, vip: number): RuleRef {
+  /**
+   * The rule a load balancer's step names: on a container port LB_DSR (DSR) or SLB_NAT_LAYER; on
+   * the host side (NodePorts, external IPs, host-originated service traffic) SLB_LB_LAYER, with the
+   * management IP in the VIP slot of a NodePort (SDN-health).
+   */
+  private lbRef(lb: LbView, vip: number, side: 'port' | 'host' = 'port'): RuleRef {
+    const slot = lb.vips.length ? vip : this.primaryIp();
     return {
       ...lb.ref,
-      layer: lb.dsr ? LAYER.LB_DSR : LAYER.SLB_NAT,
+      layer: side === 'host' ? LAYER.SLB_LB : lb.dsr ? LAYER.LB_DSR : LAYER.SLB_NAT,
       rule: lb.dsr
-        ? lbDsrRuleName(lb.id, this.primaryIp(), vip, lb.externalPort, lb.internalPort, lb.protocol)
-        : lbRuleName(lb.id, vip, lb.externalPort, lb.protocol),
+        ? lbDsrRuleName(lb.id, this.primaryIp(), slot, lb.externalPort, lb.internalPort, lb.protocol)
+        : lbRuleName(lb.id, slot, lb.externalPort, lb.protocol),
     };
   }
 
@@ -475,7 +481,7 @@ export class HostPlane implements NetNode {
     // load balancing (LB_DSR on every local pod port; SLB for non-DSR)
     const lb = this.findLb(cur, false);
     if (lb) {
-      const r = this.applyLb(w, lb, cur, port);
+      const r = this.applyLb(w, lb, cur, 'port');
       if (!r) return;
       lbTarget = r.target;
       lbUsed = lb;
@@ -537,10 +543,10 @@ export class HostPlane implements NetNode {
     w: Walk,
     lb: LbView,
     p: Packet,
-    client: PortView | undefined,
+    side: 'port' | 'host',
   ): { packet: Packet; target: PortView } | undefined {
     const host = this.name;
-    const ref = this.lbRef(lb, p.dstIp);
+    const ref = this.lbRef(lb, p.dstIp, side);
     if (lb.backends.length === 0) {
       w.step(host, 'LB', 'NoBackend', p, p, ref, 'the load balancer has no endpoints');
       w.finish('NoBackend', host, p);
@@ -567,7 +573,6 @@ export class HostPlane implements NetNode {
     }
     w.step(host, 'LB', kind === 'DNAT' ? 'DNAT' : 'DNAT+SNAT', p, after, ref, detail);
     this.track(w, after, p, kind, ref);
-    void client;
     return { packet: after, target: b };
   }
 
@@ -1133,9 +1138,18 @@ export class HostPlane implements NetNode {
     if (!inIf) {
       const lb = this.findLb(p, false);
       if (lb && lb.localRoutedVip) {
-        const r = this.applyLb(w, lb, p, undefined);
+        const r = this.applyLb(w, lb, p, 'host');
         if (!r) return;
         return this.toBackend(w, r.target, r.packet, false);
+      }
+    }
+    // an external IP (a VIP the underlay routes to this node) arriving from the wire
+    if (inIf && !this.ownsIp(p.dstIp)) {
+      const ext = this.findLb(p, false);
+      if (ext && !ext.ilb) {
+        const r = this.applyLb(w, ext, p, 'host');
+        if (!r) return;
+        return this.toBackend(w, r.target, r.packet, true);
       }
     }
     if (this.ownsIp(p.dstIp)) {
@@ -1151,12 +1165,12 @@ export class HostPlane implements NetNode {
             'Unsupported',
             p,
             p,
-            this.lbRef(lb, p.dstIp),
+            this.lbRef(lb, p.dstIp, 'host'),
             'a node cannot reach its own NodePort (documented limitation; option localNodePort)',
           );
           return w.finish('Unsupported', host, p);
         }
-        const r = this.applyLb(w, lb, p, undefined);
+        const r = this.applyLb(w, lb, p, 'host');
         if (!r) return;
         return this.toBackend(w, r.target, r.packet, true);
       }

@@ -55,7 +55,7 @@ export function snatRuleName(proto: number, podIp: number, natIp: number): strin
   return `SNAT_${protoName(proto)}_OUTBOUNDNAT_${fmt(podIp)}_${fmt(natIp)}`;
 }
 
-/** A DSR load balancer on every local pod port: `LB_DSR_<lb>_<mgmtIP>_<VIP>_<ext>_<int>_<proto>`. */
+/** A DSR load balancer on every local pod port: `LB_DSR_<lb>_<mgmtIP>_<VIP>_<ext>_<int>_<proto number>` (SDN-health writes the protocol as a number). */
 export function lbDsrRuleName(
   lbId: string,
   mgmtIp: number,
@@ -64,17 +64,17 @@ export function lbDsrRuleName(
   int: number,
   proto: number,
 ): string {
-  return `LB_DSR_${shortId(lbId)}_${fmt(mgmtIp)}_${fmt(vip)}_${ext}_${int}_${protoName(proto)}`;
+  return `LB_DSR_${shortId(lbId)}_${fmt(mgmtIp)}_${fmt(vip)}_${ext}_${int}_${proto}`;
 }
 
-/** A non-DSR load balancer: `LB_<lb>_<VIP>_<ext>_<proto>` (DNAT and SNAT to the source VIP). */
+/** A non-DSR load balancer: `LB_<lb>_<VIP>_<ext>_<proto number>` (DNAT and SNAT to the source VIP). */
 export function lbRuleName(lbId: string, vip: number, ext: number, proto: number): string {
-  return `LB_${shortId(lbId)}_${fmt(vip)}_${ext}_${protoName(proto)}`;
+  return `LB_${shortId(lbId)}_${fmt(vip)}_${ext}_${proto}`;
 }
 
-/** The backend side of a load balancer (SLB_NAT IN): `NAT_<lb>_<VIP>_<ext>_<proto>`. */
+/** The backend side of a load balancer (SLB_NAT IN): `NAT_<lb>_<VIP>_<ext>_<proto number>`. */
 export function lbNatRuleName(lbId: string, vip: number, ext: number, proto: number): string {
-  return `NAT_${shortId(lbId)}_${fmt(vip)}_${ext}_${protoName(proto)}`;
+  return `NAT_${shortId(lbId)}_${fmt(vip)}_${ext}_${proto}`;
 }
 
 /** A PortMapping policy (SLB_NAT IN): `NAT_PORTMAPPING_<proto>_<hostPort>_<containerPort>`. */

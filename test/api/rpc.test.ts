@@ -257,6 +257,11 @@ describe('protocol errors', () => {
       FaultClear: 0,
       ClockNow: 0,
       ClockAdvance: 1,
+      Trace: 1,
+      Send: 1,
+      GetRoutes: 0,
+      AddRoute: 1,
+      RemoveRoute: 2,
     });
     for (const m of RPC_METHODS) {
       const n = arity[m]!;

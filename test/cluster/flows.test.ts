@@ -184,7 +184,7 @@ describe.each(MODES)('flows 2, 4, 5, 7: names from a Windows pod (%s)', (mode) =
     expect(q.at).toBe(`endpoint:${endpointId(c, 'kube-system/coredns-0')}`);
     expect(q.packet).toMatchObject({ srcIp: '10.244.1.4', dstIp: '10.96.0.10', protocol: 17, dstPort: 53 });
     expect(q.final).toMatchObject({ dstIp: '10.244.1.3', dstPort: 53 });
-    expect(step(q, 'win-1', 'LB').rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.96\.0\.10_53_UDP$/);
+    expect(step(q, 'win-1', 'LB').rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.96\.0\.10_53_17$/);
   });
 
   it('Pod → Pod (name): a headless service hostname <hostname>.<subdomain>.<ns>.svc resolves to the pod', () => {
@@ -210,7 +210,7 @@ describe.each(MODES)('flows 2, 4, 5, 7: names from a Windows pod (%s)', (mode) =
     });
     expect(t.disposition).toBe('Delivered');
     expect(t.at).toBe(`endpoint:${endpointId(c, 'default/web')}`);
-    expect(step(t, 'win-1', 'LB').rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.96\.0\.11_80_TCP$/);
+    expect(step(t, 'win-1', 'LB').rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.96\.0\.11_80_6$/);
   });
 
   it.each(['web.default', 'web.default.svc'])(
@@ -355,7 +355,7 @@ describe('L2Bridge (flannel host-gw + win-bridge): the nine flows', () => {
     expect(t.at).toBe(`endpoint:${endpointId(c, 'default/web')}`);
     const lb = step(t, 'win-1', 'LB', 'DNAT+SNAT');
     expect(lb.rule).toMatchObject({ kind: 'LoadBalancer', layer: 'SLB_NAT_LAYER' });
-    expect(lb.rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.96\.0\.11_80_TCP$/);
+    expect(lb.rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.96\.0\.11_80_6$/);
     const ch = changes(lb);
     expect(ch).toEqual({
       srcIp: ['10.244.1.4', '10.0.0.10'],
@@ -578,7 +578,7 @@ describe('Overlay (flannel vxlan + win-overlay): the nine flows', () => {
     expect(t.at).toBe(`endpoint:${endpointId(c, 'default/web')}`);
     const lb = step(t, 'win-1', 'LB', 'DNAT+SNAT');
     expect(lb.rule).toMatchObject({ kind: 'LoadBalancer', layer: 'SLB_NAT_LAYER' });
-    expect(lb.rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.96\.0\.11_80_TCP$/);
+    expect(lb.rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.96\.0\.11_80_6$/);
     const ch = changes(lb);
     expect(ch).toEqual({
       srcIp: ['10.244.1.4', '10.244.1.2'],

@@ -198,7 +198,7 @@ describe.each(MODES)(
       expect(t.disposition).toBe('Unsupported');
       const s = step(t, 'win-1', 'HostStack', 'Unsupported');
       expect(s.rule?.kind).toBe('LoadBalancer');
-      expect(s.rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.0\.0\.10_30080_TCP$/);
+      expect(s.rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.0\.0\.10_30080_6$/);
       expect(has(t, 'LB')).toBe(false);
       expect(steps(t, 'win-2')).toEqual([]);
     });
@@ -208,7 +208,7 @@ describe.each(MODES)(
       expect(t.disposition).toBe('Delivered');
       expect(t.at).toBe(`endpoint:${endpointId(c, 'default/web')}`);
       const lb = step(t, 'win-1', 'LB', 'DNAT+SNAT');
-      expect(lb.rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.0\.0\.10_30080_TCP$/);
+      expect(lb.rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.0\.0\.10_30080_6$/);
       expect(lb.packetAfter).toMatchObject({ dstIp: '10.244.2.3', dstPort: 8080 });
       expect(t.reply?.disposition).toBe('Delivered');
       expect(t.reply?.final).toMatchObject({
@@ -336,7 +336,7 @@ describe.each(MODES)('DSR hairpin (%s): a pod reaching a service backed only by 
     expect(t.disposition).toBe('Unsupported');
     const dnat = step(t, 'win-1', 'LB', 'DNAT');
     expect(dnat.rule).toMatchObject({ kind: 'LoadBalancer', layer: 'LB_DSR' });
-    expect(dnat.rule?.rule).toMatch(/^LB_DSR_[0-9A-F]{8}_10\.0\.0\.10_10\.96\.0\.12_81_8081_TCP$/);
+    expect(dnat.rule?.rule).toMatch(/^LB_DSR_[0-9A-F]{8}_10\.0\.0\.10_10\.96\.0\.12_81_8081_6$/);
     expect(changes(dnat)).toEqual({ dstIp: ['10.96.0.12', '10.244.1.4'], dstPort: [81, 8081] });
     const s = step(t, 'win-1', 'LB', 'Unsupported');
     expect(s.rule).toMatchObject({ kind: 'LoadBalancer', layer: 'LB_DSR' });
@@ -347,7 +347,7 @@ describe.each(MODES)('DSR hairpin (%s): a pod reaching a service backed only by 
   // Regression (fixed; was src/dataplane/plane.ts HostPlane.outboundNat, the `hairpin && lb.dsr` branch): the
   // Unsupported step names its rule with `this.lbRef(lb, p.dstIp)`, where p is the packet after the
   // DNAT, so the "VIP" in the rule name is the pod's own address
-  // (LB_DSR_<id>_10.0.0.10_10.244.1.4_81_8081_TCP): a rule vfpctrl never lists. It should be the
+  // (LB_DSR_<id>_10.0.0.10_10.244.1.4_81_8081_6): a rule vfpctrl never lists. It should be the
   // rule of the DNAT step, with the VIP 10.96.0.12.
   it('without loopback DSR: the Unsupported step names the same LB_DSR rule as the DNAT (the VIP, not the pod IP)', () => {
     const c = build({ mode, options: { dsr: true, loopbackDsr: false } });
@@ -410,7 +410,7 @@ describe.each([
     expect(t.disposition).toBe('Delivered');
     const lb = step(t, 'win-1', 'LB', 'DNAT');
     expect(lb.rule).toMatchObject({ kind: 'LoadBalancer', layer: 'LB_DSR' });
-    expect(lb.rule?.rule).toMatch(/^LB_DSR_[0-9A-F]{8}_10\.0\.0\.10_10\.96\.0\.11_80_8080_TCP$/);
+    expect(lb.rule?.rule).toMatch(/^LB_DSR_[0-9A-F]{8}_10\.0\.0\.10_10\.96\.0\.11_80_8080_6$/);
     expect(changes(lb)).toEqual({ dstIp: ['10.96.0.11', '10.244.2.3'], dstPort: [80, 8080] });
     expect(t.final).toMatchObject({
       srcIp: '10.244.1.4',
@@ -444,7 +444,10 @@ describe.each([
     expect(t.disposition).toBe('Delivered');
     expect(t.at).toBe(`endpoint:${endpointId(c, 'default/web')}`);
     const lb = step(t, 'win-2', 'LB', 'DNAT');
-    expect(lb.rule).toMatchObject({ kind: 'LoadBalancer', layer: 'LB_DSR' });
+    // a NodePort is load-balanced on the host side (SDN-health: SLB_LB_LAYER), under the node's
+    // management IP
+    expect(lb.rule).toMatchObject({ kind: 'LoadBalancer', layer: 'SLB_LB_LAYER' });
+    expect(lb.rule?.rule).toMatch(/^LB_DSR_[0-9A-F]{8}_10\.0\.0\.11_10\.0\.0\.11_30080_8080_6$/);
     expect(changes(lb)).toEqual({ dstIp: ['10.0.0.11', '10.244.2.3'], dstPort: [30080, 8080] });
     expect(t.final).toMatchObject({ srcIp: '204.79.197.200', dstIp: '10.244.2.3' });
     expect(t.reply).toMatchObject({ disposition: 'Delivered', at: 'external:204.79.197.200' });

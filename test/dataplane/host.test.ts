@@ -628,7 +628,7 @@ describe('a load balancer without backends', () => {
     expect(t.disposition).toBe('NoBackend');
     const s = step(t, 'node-1', 'LB', 'NoBackend');
     expect(s.rule).toMatchObject({ kind: 'PolicyList', policy: 'ELB' });
-    expect(s.rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.96\.0\.51_81_TCP$/);
+    expect(s.rule?.rule).toMatch(/^LB_[0-9A-F]{8}_10\.96\.0\.51_81_6$/);
     expect(changes(s)).toEqual({});
   });
 

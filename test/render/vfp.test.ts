@@ -146,7 +146,7 @@ describe('renderPortRules', () => {
     expect(text).toContain('    RULE : SNAT_TCP_OUTBOUNDNAT_10.244.1.5_10.0.0.4\n');
     expect(text).toContain('        Type : dynnat\n');
     expect(text).toContain('            Destination IP : NOT 10.244.0.0/16,10.96.0.0/12\n');
-    expect(text).toMatch(/ {4}RULE : LB_DSR_[0-9A-F]{8}_10\.0\.0\.4_10\.96\.0\.10_53_53_UDP\n/);
+    expect(text).toMatch(/ {4}RULE : LB_DSR_[0-9A-F]{8}_10\.0\.0\.4_10\.96\.0\.10_53_53_17\n/);
     expect(text).toContain('        Type : lbnat\n');
     expect(text).toContain('  GROUP : LB_DSR_IPv4_OUT\n');
     expect(text.endsWith('Command list-rule succeeded!\n')).toBe(true);

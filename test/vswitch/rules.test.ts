@@ -516,7 +516,7 @@ describe('listPortRules: load balancers (reference §1.2, §4)', () => {
       const l = layer(rules, 'LB_DSR');
       expect(l).toMatchObject({ stateful: true, direction: 'OUT' });
       const r = groupRules(rules, 'LB_DSR', 'LB_DSR_IPv4_OUT');
-      expect(r.map((x) => x.name)).toContain(`LB_DSR_${short}_10.0.0.4_10.96.0.10_53_53_UDP`);
+      expect(r.map((x) => x.name)).toContain(`LB_DSR_${short}_10.0.0.4_10.96.0.10_53_53_17`);
       const rule = r.find((x) => x.name.startsWith(`LB_DSR_${short}`))!;
       expect(rule).toMatchObject({
         action: 'DNAT',
@@ -563,7 +563,7 @@ describe('listPortRules: load balancers (reference §1.2, §4)', () => {
     const out = groupRules(rules, 'SLB_NAT_LAYER', 'SLB_GROUP_NAT_IPv4_OUT');
     const short = snat.replace(/-/g, '').slice(0, 8);
     expect(out[0]).toMatchObject({
-      name: `LB_${short}_10.96.0.20_80_TCP`,
+      name: `LB_${short}_10.96.0.20_80_6`,
       action: 'DNAT',
       data: { Backends: '10.244.1.7:8080', 'Source VIP': NODE_IP },
     });
@@ -583,14 +583,14 @@ describe('listPortRules: load balancers (reference §1.2, §4)', () => {
     const [vnic, uplink] = hostSide as [PortRules, PortRules];
     const np = groupRules(uplink, 'SLB_LB_LAYER', 'SLB_GROUP_LB_IPv4_IN');
     // HNS renders NodePort rules with the node management IP in the VIP slot (SDN-health)
-    expect(names(np)).toEqual([`LB_${nodePort.replace(/-/g, '').slice(0, 8)}_10.0.0.4_30080_TCP`]);
+    expect(names(np)).toEqual([`LB_${nodePort.replace(/-/g, '').slice(0, 8)}_10.0.0.4_30080_6`]);
     expect(np[0]!.conditions).toMatchObject({
       protocols: '6',
       localAddresses: NODE_IP,
       localPorts: '30080-30080',
     });
     const lr = groupRules(vnic, 'SLB_LB_LAYER', 'SLB_GROUP_LB_IPv4_OUT');
-    expect(names(lr)).toEqual([`LB_${routed.replace(/-/g, '').slice(0, 8)}_10.96.0.30_80_TCP`]);
+    expect(names(lr)).toEqual([`LB_${routed.replace(/-/g, '').slice(0, 8)}_10.96.0.30_80_6`]);
     // the host-side ports are found by their IDs and names too
     expect(listPortRules(view, uplink.port.id)).toEqual(uplink);
     expect(listPortRules(view, 'ExternalPort')).toEqual(uplink);
