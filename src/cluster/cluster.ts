@@ -51,7 +51,7 @@ import type { HcnResult } from '../api/flat.js';
 import { contains, fmt, fmtPrefix, ip4, parsePrefix4, prefix4, type Prefix4 } from '../vswitch/v4.js';
 import { ClusterDns, resolve as resolveName, type DnsClientOptions } from './dns.js';
 import { LinuxNode, type LinuxService, type LinuxVxlan } from './linux.js';
-import { Fabric, type ExternalHost } from './underlay.js';
+import { ExternalHost, Fabric } from './underlay.js';
 
 export interface ClusterOptions {
   readonly seed?: number;
@@ -1103,8 +1103,10 @@ class ClusterScope implements TraceScope {
     return { label: n.name, node: n.name, ip: ip ?? n.ip, send: (w, p) => n.node.sendFromNode(w, p) };
   }
 
-  private externalSource(ip: number): Source | undefined {
-    const ext = this.c.fabric.externals.get(ip);
+  /** An outside host (a modelled one, or any address of the internet when `adHoc`). */
+  private externalSource(ip: number, adHoc = false): Source | undefined {
+    const ext =
+      this.c.fabric.externals.get(ip) ?? (adHoc ? new ExternalHost(fmt(ip), ip, this.c.fabric) : undefined);
     return ext ? { label: ext.name, node: ext.name, ip, send: (w, p) => ext.send(w, p) } : undefined;
   }
 
@@ -1211,7 +1213,9 @@ class ClusterScope implements TraceScope {
     if (at.startsWith('endpoint:')) {
       const n = this.c.nodeOf(end.host);
       if (n?.kind !== 'Windows') return undefined;
-      const port = n.host.dataplane.view().ports.get(at.slice(9));
+      const id = at.slice(9);
+      for (const p of this.c.podRecs()) if (p.endpointId === id) return this.podSource(p);
+      const port = n.host.dataplane.view().ports.get(id);
       return port ? portSource(n.host.dataplane, port) : undefined;
     }
     if (at.startsWith('pod:')) {
@@ -1219,7 +1223,7 @@ class ClusterScope implements TraceScope {
       return p ? this.podSource(p as PodRec) : undefined;
     }
     if (at === 'host' || at === 'node') return this.nodeSource(end.host, end.packet.dstIp);
-    if (at.startsWith('external:')) return this.externalSource(end.packet.dstIp);
+    if (at.startsWith('external:')) return this.externalSource(end.packet.dstIp, true);
     return undefined;
   }
 

@@ -80,7 +80,9 @@ export function hostSource(plane: HostPlane, ip?: number): Source {
     label: plane.name,
     node: plane.name,
     ip: ip ?? plane.primaryIp(),
-    send: (w, p) => plane.sendFromHost(w, ip === undefined ? withPacket(p, { srcIp: 0 }) : p),
+    // the host sends from the address of the interface its route to the destination leaves by
+    ...(ip === undefined ? { ipFor: (dst: number) => plane.sourceFor(dst) } : {}),
+    send: (w, p) => plane.sendFromHost(w, p),
   };
 }
 

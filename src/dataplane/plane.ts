@@ -133,6 +133,24 @@ export class HostPlane implements NetNode {
     if (spec.metric !== undefined && (!Number.isInteger(spec.metric) || spec.metric < 0))
       throw hnsError('E_INVALIDARG', `RouteMetric must be an integer ≥ 0`);
     const iface = this.routeInterface(spec.interfaceAlias, nh);
+    if (iface) {
+      const metric = spec.metric ?? 256;
+      const dup = this.routes().some(
+        (r) =>
+          r.origin === 'User' &&
+          r.dest.addr === dest.addr &&
+          r.dest.len === dest.len &&
+          r.nextHop === nh &&
+          r.iface === iface.name &&
+          r.metric === metric,
+      );
+      // New-NetRoute: "Instance MSFT_NetRoute already exists"
+      if (dup)
+        throw hnsError(
+          'ERROR_OBJECT_ALREADY_EXISTS',
+          `route ${spec.destinationPrefix} via ${spec.nextHop ?? 'on-link'} on ${iface.name}`,
+        );
+    }
     if (!iface) {
       throw hnsError(
         'ERROR_NOT_FOUND',
@@ -144,7 +162,7 @@ export class HostPlane implements NetNode {
     const s: RouteSpec = { ...spec, interfaceAlias: iface.name };
     this.userRoutes.push(s);
     this.userGen++;
-    return { dest, nextHop: nh, iface: iface.name, metric: spec.metric ?? 0, origin: 'User' };
+    return { dest, nextHop: nh, iface: iface.name, metric: spec.metric ?? 256, origin: 'User' };
   }
 
   /** Remove the user routes to a prefix (and via a next hop, when given); how many went. */
@@ -201,7 +219,7 @@ export class HostPlane implements NetNode {
         dest: parsePrefix4(r.destinationPrefix)!,
         nextHop: r.nextHop ? ip4(r.nextHop)! : 0,
         iface: iface.name,
-        metric: r.metric ?? 0,
+        metric: r.metric ?? 256,
         origin: 'User',
       });
     }
@@ -996,7 +1014,9 @@ export class HostPlane implements NetNode {
         p,
         p,
         undefined,
-        'reply of an allowed flow: the ACL rules are skipped',
+        port.acls().any
+          ? 'reply of an allowed flow: the ACL rules are skipped'
+          : 'reply of a tracked flow (the port has no ACL)',
       );
     } else if (!this.aclStage(w, port, 'In', p)) {
       return;

@@ -83,6 +83,8 @@ export interface Source {
   readonly label: string;
   readonly node: string;
   readonly ip: number;
+  /** The source address for a destination, when it depends on it (a host picks its route's). */
+  ipFor?(dst: number): number;
   /** Put the packet on its way (the walk records everything). */
   send(w: Walk, p: Packet): void;
   /** The source's DNS settings (an endpoint's `Dns`), for names. */
@@ -245,7 +247,7 @@ function walkOnce(
   const w = new Walk(scope.world, ct);
   if (forced) for (const [k, v] of forced) w.forced.set(k, v);
   const first = packet({
-    srcIp: src.ip,
+    srcIp: src.ipFor ? src.ipFor(dst) : src.ip,
     dstIp: dst,
     proto: n.protocol,
     srcPort: n.sourcePort,
@@ -334,7 +336,7 @@ function unresolved(n: Normalized, src: Source, dns: DnsOutcome): TraceResult {
   return {
     request: requestOf(n),
     disposition: 'NameNotResolved',
-    observations: dns.query ? [...dns.query.observations, obs] : [obs],
+    observations: [obs],
     packet: p,
     final: p,
     host: src.node,
@@ -377,7 +379,7 @@ function full(
       res = { ...res, branches };
     }
   }
-  if (n.reply && w.end?.disposition === 'Delivered') {
+  if (n.reply && (w.end?.disposition === 'Delivered' || w.end?.disposition === 'ExitsNetwork')) {
     const back = scope.replier(w.end);
     if (back) {
       const rw = new Walk(scope.world, scratch);

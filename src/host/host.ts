@@ -26,7 +26,7 @@ import {
 } from '../hns/lifecycle.js';
 import { HnsService } from '../hns/service.js';
 import { adapterJson, parseAdapterSpecs, type AdapterSpec, type NetAdapterRec } from '../hns/adapters.js';
-import type { JsonObject } from '../core/json.js';
+import { isJsonObject, type JsonObject } from '../core/json.js';
 import { derivedGuid } from '../core/guid.js';
 import { formatMac, parseMac } from '../addr/mac.js';
 import { DEFAULT_PROFILE, resolveProfile, type HostProfile } from '../hns/versions.js';
@@ -115,6 +115,7 @@ export class Host {
     this.faults = container.get<FaultInjector>(TOKENS.Faults);
     this.transport = this.faults;
     this.dataplane = container.get<HostPlane>(TOKENS.Dataplane);
+    this.seed = options.seed ?? 1;
     if (options.defaultNamespace !== false) this.bootNamespaces();
   }
 
@@ -210,7 +211,7 @@ export class Host {
   private get scope(): HostScope {
     return (this.scopeCache ??= new HostScope(
       this.dataplane,
-      this.options.seed ?? 1,
+      this.seed,
       (_host, ep, field, packets, bytes) => {
         const s = this.hns.store;
         if (field === 'sent') s.countTraffic(ep, { PacketsSent: packets, BytesSent: packets * bytes });
@@ -256,12 +257,22 @@ export class Host {
     this.flowTable.clear();
   }
 
+  /** The seed of the host's choices; a restored snapshot brings its own (load-balancer choices hash it). */
+  private seed: number;
+
+  /** The HNS state, and the seed its load-balancer choices depend on. */
   snapshot(): HnsSnapshot {
-    return takeSnapshot(this.hns);
+    return { ...takeSnapshot(this.hns), seed: this.seed };
   }
 
   restore(snapshot: unknown): void {
     restoreSnapshot(this.hns, snapshot);
+    const seed = isJsonObject(snapshot) ? snapshot['seed'] : undefined;
+    if (typeof seed === 'number' && Number.isInteger(seed) && seed !== this.seed) {
+      this.seed = seed;
+      this.scopeCache = undefined;
+    }
+    this.dropFlows();
   }
 }
 

@@ -141,7 +141,7 @@ describe('detailed', () => {
     expect(text).toMatch(/^Load balancing: LoadBalancer [0-9A-F-]{36} on win-1 chose backend 2 of 2$/m);
     // the reply after the forward trace, then one nested trace per backend
     const disposition = ls.findIndex((l) => l.startsWith('Disposition: '));
-    const reply = ls.indexOf('Reply b2_flannel.4096 → default/a, TCP 8080 → 49344');
+    const reply = ls.indexOf('Reply default/b2 → default/a, TCP 8080 → 49344');
     const branches = ls.findIndex((l) => l.startsWith('Branches: 2, one per backend of LoadBalancer '));
     expect(disposition).toBeGreaterThan(firstHost);
     expect(reply).toBeGreaterThan(disposition);
@@ -182,7 +182,7 @@ describe('summary', () => {
     ).toBe(true);
     expect(ls[end]).toBe('→ Delivered at endpoint b_flannel.4096 on win-2');
     // the reply, indented, with its own host headings
-    const reply = ls.indexOf('Reply b_flannel.4096 → default/a, TCP 80 → 50000');
+    const reply = ls.indexOf('Reply default/b → default/a, TCP 80 → 50000');
     expect(reply).toBe(end + 1);
     expect(ls.slice(reply + 1).filter((l) => /^ {2}\S/.test(l) && !l.startsWith('  →'))).toEqual([
       '  win-2',
