@@ -6,6 +6,8 @@
  *
  *   process.exitCode = await main(process.argv.slice(2));
  */
+import { listHostRules, listPortRules, type PortRules } from '../vswitch/rules.js';
+import { renderPortRules } from '../render/vfp.js';
 import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -152,13 +154,19 @@ ${ADAPTER_HELP}
   show: `Usage: hnsim show [networks|endpoints|namespaces|loadbalancers|routes|adapters|all]
                   [--snapshot FILE] [--seed N] [--profile NAME] [--adapter SPEC]… [--host FILE]
                   [--format text|json]
+       hnsim show rules [--port ID|NAME] [same host options]
 
 List HNS objects as HNS returns them, in hnsdiag-like tables, and the host's network
 adapters (physical, and the vEthernet host vNICs of the vSwitches HNS created): those of
 a snapshot file (the result of the JSON-RPC method Snapshot; "-" reads stdin), or of a
 fresh host.
 
+"show rules" lists what the policies became in the vSwitch, like vfpctrl /port <id>
+/list-rule: each port's VFP layers, groups and rules (ACL, load balancing, NAT, routes,
+encapsulation, MAC rewrite) in evaluation order, then the host vNIC and uplink ports.
+
 Options:
+  --port PORT       show rules: only this endpoint port (ID or name), or a host-side port
   --snapshot FILE   Snapshot to list (default: a fresh host, which holds its HostDefault namespace)
 ${SEED_HELP}
 ${PROFILE_HELP.replace('(default', "(default: the snapshot's HNS version, else")}
@@ -246,6 +254,7 @@ interface Flags {
   reply?: boolean;
   'all-branches'?: boolean;
   level?: string;
+  port?: string;
 }
 
 const OPTION_SPECS = {
@@ -260,6 +269,7 @@ const OPTION_SPECS = {
   to: { type: 'string' },
   protocol: { type: 'string' },
   sport: { type: 'string' },
+  port: { type: 'string' },
   dport: { type: 'string' },
   ttl: { type: 'string' },
   reply: { type: 'boolean' },
@@ -270,7 +280,7 @@ const OPTION_SPECS = {
 const ALLOWED: Readonly<Record<Exclude<Command, 'help'>, readonly (keyof Flags)[]>> = {
   quickstart: ['seed', 'profile', 'format', 'help'],
   serve: ['seed', 'profile', 'adapter', 'host', 'help'],
-  show: ['snapshot', 'seed', 'profile', 'adapter', 'host', 'format', 'help'],
+  show: ['snapshot', 'seed', 'profile', 'adapter', 'host', 'format', 'port', 'help'],
   trace: [
     'from',
     'to',
@@ -516,6 +526,8 @@ async function cmdShow(args: string[], io: CliIo): Promise<number> {
   const { flags, positionals } = parse('show', args, 1);
   if (flags.help) return write(io.stdout, USAGE.show).then(() => EXIT_OK);
   const what = positionals[0] ?? 'all';
+  if (what === 'rules') return showRules(flags, io);
+  if (flags.port !== undefined) throw new UsageError('show: --port goes with "show rules"', 'show');
   const kinds: readonly ListingKind[] =
     what === 'all'
       ? LISTING_KINDS
@@ -536,6 +548,29 @@ async function cmdShow(args: string[], io: CliIo): Promise<number> {
     format === 'json'
       ? JSON.stringify(listingJson(listing, kinds), null, 2) + '\n'
       : renderListing(listing, kinds, { color: useColor(io) }) + '\n';
+  await write(io.stdout, text);
+  return EXIT_OK;
+}
+
+/** `hnsim show rules`: the vfpctrl-like listing of every port (or one). */
+async function showRules(flags: Flags, io: CliIo): Promise<number> {
+  const built = hostOptions('show', flags);
+  const format = readFormat('show', flags);
+  const host = await hostFromFlags(built, flags, io);
+  const view = host.dataplane.view();
+  const port = flags.port;
+  let rules: PortRules[];
+  if (port !== undefined) {
+    const hostSide = listHostRules(view).filter((r) => r.port.id === port || r.port.name === port);
+    rules = hostSide.length ? hostSide : [listPortRules(view, port)];
+  } else {
+    const local = [...view.ports.values()].filter((p) => !p.remote);
+    rules = [...local.map((p) => listPortRules(view, p.id)), ...listHostRules(view)];
+  }
+  const text =
+    format === 'json'
+      ? JSON.stringify(rules, null, 2) + '\n'
+      : renderPortRules(rules, { color: useColor(io) }) + '\n';
   await write(io.stdout, text);
   return EXIT_OK;
 }
