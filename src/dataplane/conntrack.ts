@@ -42,7 +42,10 @@ export class Conntrack {
   private readonly nat = new Map<string, CtRewrite>();
   private readonly established = new Set<string>();
   /** SNAT ports in use per `host|ip|proto`; and per `host|ip|proto|endpoint` for MaxPortPoolUsage. */
-  private readonly ports = new Map<string, Set<number>>();
+  private portsMap: Map<string, Set<number>> | undefined;
+  private get ports(): Map<string, Set<number>> {
+    return (this.portsMap ??= new Map());
+  }
   /** Bumped by every commit or clear: cached trace results of an older generation are stale. */
   generation = 0;
 
@@ -70,11 +73,11 @@ export class Conntrack {
   }
 
   portsInUse(pool: string): number {
-    return (this.ports.get(pool)?.size ?? 0) + (this.parent?.portsInUse(pool) ?? 0);
+    return (this.portsMap?.get(pool)?.size ?? 0) + (this.parent?.portsInUse(pool) ?? 0);
   }
 
   portUsed(pool: string, port: number): boolean {
-    return (this.ports.get(pool)?.has(port) ?? false) || (this.parent?.portUsed(pool, port) ?? false);
+    return (this.portsMap?.get(pool)?.has(port) ?? false) || (this.parent?.portUsed(pool, port) ?? false);
   }
 
   takePort(pool: string, port: number): void {

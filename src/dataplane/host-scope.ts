@@ -46,17 +46,7 @@ function lower(s: string): string {
 
 /** Find a local endpoint port by ID, name, container (v1 attachment) or namespace ID. */
 export function findPort(plane: HostPlane, ref: string): PortView | undefined {
-  const v = plane.view();
-  const key = lower(ref);
-  const byId = v.ports.get(key) ?? [...v.ports.values()].find((p) => p.id.toLowerCase() === key);
-  if (byId) return byId;
-  for (const p of v.ports.values()) if (!p.remote && p.name && p.name.toLowerCase() === key) return p;
-  for (const p of v.ports.values()) {
-    if (p.remote) continue;
-    if (p.rec.SharedContainers.some((c) => c.toLowerCase() === key)) return p;
-    if (p.rec.HostComputeNamespace?.toLowerCase() === key) return p;
-  }
-  return undefined;
+  return plane.view().portByRef.get(lower(ref));
 }
 
 export function portSource(plane: HostPlane, port: PortView): Source {

@@ -380,7 +380,19 @@ export class HostPlane implements NetNode {
    * the host side (NodePorts, external IPs, host-originated service traffic) SLB_LB_LAYER, with the
    * management IP in the VIP slot of a NodePort (SDN-health).
    */
+  /** Rule refs per load balancer, side and VIP; an LbView belongs to one compiled view, so none goes stale. */
+  private readonly lbRefs = new WeakMap<LbView, Map<number, RuleRef>>();
+
   private lbRef(lb: LbView, vip: number, side: 'port' | 'host' = 'port'): RuleRef {
+    let memo = this.lbRefs.get(lb);
+    if (!memo) this.lbRefs.set(lb, (memo = new Map()));
+    const key = side === 'host' ? -1 - vip : vip;
+    let ref = memo.get(key);
+    if (!ref) memo.set(key, (ref = this.computeLbRef(lb, vip, side)));
+    return ref;
+  }
+
+  private computeLbRef(lb: LbView, vip: number, side: 'port' | 'host' = 'port'): RuleRef {
     const slot = lb.vips.length ? vip : this.primaryIp();
     return {
       ...lb.ref,
@@ -604,13 +616,11 @@ export class HostPlane implements NetNode {
     const lb = viaLb?.lb;
     const host = this.name;
     const hairpin = lb !== undefined && p.dstIp === port.ip;
-    for (const { s, index } of port.outboundNat) {
+    for (const { s, index, dests, exceptions } of port.outboundNat) {
       if (s.ipv6) continue;
-      const dests = s.destinationPrefixes.filter((x) => x.family === 4);
-      const inList = (list: typeof dests) =>
-        list.some((x) => x.family === 4 && contains(prefix4(x.addr, x.len), p.dstIp));
+      const inList = (list: readonly Prefix4[]) => list.some((x) => contains(x, p.dstIp));
       if (dests.length && !inList(dests)) continue;
-      if (!dests.length && inList(s.exceptionPrefixes.filter((x) => x.family === 4))) {
+      if (!dests.length && inList(exceptions)) {
         w.step(
           host,
           'NAT',

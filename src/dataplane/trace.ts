@@ -436,18 +436,9 @@ export class FlowTable {
 /** The flow-table key of a checked request: every field in a form that keeps it distinct. */
 function cacheKey(scope: TraceScope, req: TraceRequest): string {
   const w = scope.world;
-  const opt = (v: number | undefined) => (v === undefined ? '-' : String(v));
-  return [
-    w.generation(),
-    w.conntrack.generation,
-    JSON.stringify([req.from, req.to]),
-    protocolOf(req.protocol),
-    opt(req.sourcePort),
-    opt(req.destinationPort),
-    opt(req.ttl),
-    req.allBranches === true ? 1 : 0,
-    req.reply === true ? 1 : 0,
-  ].join('|');
+  const { from, to, sourcePort: sp, destinationPort: dp, ttl } = req;
+  // lengths before the names: no text in them can make two requests share a key
+  return `${w.generation()}|${w.conntrack.generation}|${from.length}:${from}${to.length}:${to}|${protocolOf(req.protocol)}|${sp ?? '-'}|${dp ?? '-'}|${ttl ?? '-'}|${req.allBranches === true ? 1 : 0}${req.reply === true ? 1 : 0}`;
 }
 
 /** Trace a packet: nothing changes. Errors: E_INVALIDARG (bad request), ERROR_NOT_FOUND (unknown source). */

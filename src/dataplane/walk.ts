@@ -72,7 +72,7 @@ export class Walk {
   end: WalkEnd | undefined;
   /** Forced backend index per `host|lb` (allBranches re-runs). */
   readonly forced = new Map<string, number>();
-  private readonly visits = new Map<string, number>();
+  private visitsMap: Map<string, number> | undefined;
 
   constructor(
     readonly world: World,
@@ -94,15 +94,14 @@ export class Walk {
     detail?: string,
   ): void {
     if (this.end) return;
-    const o: Observation = {
-      host,
-      component,
-      action,
-      ...(rule ? { rule } : {}),
-      ...(detail ? { detail } : {}),
-      packetBefore: before,
-      packetAfter: after,
-    };
+    // literal shapes, not spreads of conditional objects (V8's slow clone path)
+    const o: Observation = rule
+      ? detail
+        ? { host, component, action, rule, detail, packetBefore: before, packetAfter: after }
+        : { host, component, action, rule, packetBefore: before, packetAfter: after }
+      : detail
+        ? { host, component, action, detail, packetBefore: before, packetAfter: after }
+        : { host, component, action, packetBefore: before, packetAfter: after };
     this.observations.push(o);
     if (this.observations.length > MAX_STEPS) {
       this.finish('Loop', host, after, undefined, `more than ${MAX_STEPS} steps`);
@@ -120,8 +119,9 @@ export class Walk {
    */
   looping(where: string, p: Packet): boolean {
     const k = `${where}|${p.proto}|${p.srcIp}:${p.srcPort}>${p.dstIp}:${p.dstPort}|${p.outer ? p.outer.dstIp : 0}`;
-    const n = (this.visits.get(k) ?? 0) + 1;
-    this.visits.set(k, n);
+    const visits = (this.visitsMap ??= new Map());
+    const n = (visits.get(k) ?? 0) + 1;
+    visits.set(k, n);
     return n > 2;
   }
 

@@ -69,6 +69,91 @@ export interface AclDirectionRules {
   readonly vfp: readonly CompiledRule[];
   /** Host rules (WFP). */
   readonly wfp: readonly CompiledRule[];
+  /** `vfp` packed for the first-match scan. */
+  readonly vfpPacked: PackedRules;
+}
+
+/** Words per rule in PackedRules.words. */
+const W = 10;
+const GENERAL = 1;
+const HAS_PORTS = 2;
+
+/**
+ * Rules as one Int32Array (struct of arrays), W words each: protocol (-1 any), local addr/mask,
+ * remote addr/mask, local port lo/hi, remote port lo/hi, flags. A rule with several protocols,
+ * prefixes or port ranges (or an empty address set) is flagged GENERAL and checked by ruleMatches.
+ */
+export interface PackedRules {
+  readonly words: Int32Array;
+  readonly rules: readonly CompiledRule[];
+}
+
+export function packRules(rules: readonly CompiledRule[]): PackedRules {
+  const words = new Int32Array(rules.length * W);
+  rules.forEach((r, i) => {
+    const o = i * W;
+    let flags = 0;
+    if (r.protocols.length > 1) flags |= GENERAL;
+    words[o] = r.protocols.length === 1 ? r.protocols[0]! : -1;
+    const addr = (set: readonly Prefix4[] | null, at: number) => {
+      if (set === null) {
+        words[at] = 0;
+        words[at + 1] = 0;
+      } else if (set.length === 1) {
+        words[at] = set[0]!.addr | 0;
+        words[at + 1] = set[0]!.mask | 0;
+      } else flags |= GENERAL;
+    };
+    addr(r.local, o + 1);
+    addr(r.remote, o + 3);
+    const ports = (ranges: readonly PortRange[], at: number) => {
+      if (ranges.length === 0) {
+        words[at] = 0;
+        words[at + 1] = 65535;
+      } else if (ranges.length === 1) {
+        words[at] = ranges[0]!.first;
+        words[at + 1] = ranges[0]!.last;
+      } else flags |= GENERAL;
+    };
+    ports(r.localPorts, o + 5);
+    ports(r.remotePorts, o + 7);
+    if (r.localPorts.length || r.remotePorts.length) flags |= HAS_PORTS;
+    words[o + 9] = flags;
+  });
+  return { words, rules };
+}
+
+/** Index of the first rule at or after `from` that matches, or -1. */
+export function firstMatch(
+  p: PackedRules,
+  from: number,
+  proto: number,
+  localIp: number,
+  localPort: number,
+  remoteIp: number,
+  remotePort: number,
+): number {
+  const w = p.words;
+  const n = p.rules.length;
+  const ported = proto === 6 || proto === 17;
+  const lip = localIp | 0;
+  const rip = remoteIp | 0;
+  for (let i = from, o = from * W; i < n; i++, o += W) {
+    const flags = w[o + 9]!;
+    if (flags & GENERAL) {
+      if (ruleMatches(p.rules[i]!, proto, localIp, localPort, remoteIp, remotePort)) return i;
+      continue;
+    }
+    const pr = w[o]!;
+    if (pr !== -1 && pr !== proto) continue;
+    if ((lip & w[o + 2]!) !== w[o + 1]! || (rip & w[o + 4]!) !== w[o + 3]!) continue;
+    if (ported) {
+      if (localPort < w[o + 5]! || localPort > w[o + 6]! || remotePort < w[o + 7]! || remotePort > w[o + 8]!)
+        continue;
+    } else if (flags & HAS_PORTS) continue;
+    return i;
+  }
+  return -1;
 }
 
 export interface CompiledAcls {
@@ -186,11 +271,15 @@ export function compileAcls(
   const hasRules = (d: AclDirectionName) =>
     dirs[d].tiers.length > 0 || dirs[d].vfp.length > 0 || dirs[d].wfp.length > 0;
   const denyWhen = (d: AclDirectionName) => any && ((opts.defaultDeny ?? 'both') === 'both' || hasRules(d));
-  const finish = (d: AclDirectionName): AclDirectionRules => ({
-    tiers: [...dirs[d].tiers].sort((a, b) => a.order - b.order),
-    vfp: sortRules(dirs[d].vfp, tieBreak),
-    wfp: dirs[d].wfp,
-  });
+  const finish = (d: AclDirectionName): AclDirectionRules => {
+    const vfp = sortRules(dirs[d].vfp, tieBreak);
+    return {
+      tiers: [...dirs[d].tiers].sort((a, b) => a.order - b.order),
+      vfp,
+      wfp: dirs[d].wfp,
+      vfpPacked: packRules(vfp),
+    };
+  };
   return {
     any,
     In: finish('In'),
@@ -262,8 +351,10 @@ export function evaluateAcls(
     break;
   }
   if (!vfp) {
-    for (const r of rules.vfp) {
-      if (!ruleMatches(r, proto, localIp, localPort, remoteIp, remotePort)) continue;
+    for (let i = 0; ; i++) {
+      i = firstMatch(rules.vfpPacked, i, proto, localIp, localPort, remoteIp, remotePort);
+      if (i < 0) break;
+      const r = rules.vfp[i]!;
       // a flat Pass (schema 2.10) hands the packet on: the next rule decides
       if (r.action === 'Pass') continue;
       vfp = { allowed: r.action === 'Allow', stage: 'VFP', rule: r.ref, by: 'rule' };

@@ -72,7 +72,13 @@ export interface PortView {
   readonly ip: number;
   readonly prefixLen: number;
   readonly routes: readonly RouteView[];
-  readonly outboundNat: readonly { readonly s: OutboundNatSettings; readonly index: number }[];
+  readonly outboundNat: readonly {
+    readonly s: OutboundNatSettings;
+    readonly index: number;
+    /** The IPv4 Destinations and Exceptions, as prefixes. */
+    readonly dests: readonly Prefix4[];
+    readonly exceptions: readonly Prefix4[];
+  }[];
   readonly portMappings: readonly { readonly s: PortMappingSettings; readonly index: number }[];
   /** SDNRoute / v1 ROUTE policies, HCN route objects and v1 ROUTE policy lists applying to the port. */
   readonly sdnRoutes: readonly SdnRouteView[];
@@ -148,6 +154,8 @@ export interface HostView {
   /** Remote endpoints by IPv4 address. */
   readonly remoteByIp: ReadonlyMap<number, PortView>;
   readonly portByMac: ReadonlyMap<number, PortView>;
+  /** Ports by lower-case ID (any port), then name, container and namespace ID (local ports). */
+  readonly portByRef: ReadonlyMap<string, PortView>;
   /** `proto/vip/port` → LB; NodePort-style LBs (no VIP) under `proto/*\/port`. */
   readonly lbs: ReadonlyMap<string, LbView>;
   readonly lbCount: number;
@@ -314,14 +322,18 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
       if (!dest) continue;
       routes.push({ dest, nextHop: r.nextHop?.family === 4 ? r.nextHop.value : 0 });
     }
-    const outboundNat: { s: OutboundNatSettings; index: number }[] = [];
+    const outboundNat: PortView['outboundNat'][number][] = [];
     const portMappings: { s: PortMappingSettings; index: number }[] = [];
     const sdnRoutes: SdnRouteView[] = [];
     const aclSources: AclSource[] = [];
     const owner = { kind: 'Endpoint' as const, id: e.ID, ...(e.Name ? { name: e.Name } : {}) };
     e.Policies.forEach((p, index) => {
-      if (p.type === 'OutBoundNAT') outboundNat.push({ s: p.settings as OutboundNatSettings, index });
-      else if (p.type === 'PortMapping') portMappings.push({ s: p.settings as PortMappingSettings, index });
+      if (p.type === 'OutBoundNAT') {
+        const s = p.settings as OutboundNatSettings;
+        const v4 = (list: OutboundNatSettings['exceptionPrefixes']) =>
+          list.map(fromPrefix).filter((x): x is Prefix4 => x !== undefined);
+        outboundNat.push({ s, index, dests: v4(s.destinationPrefixes), exceptions: v4(s.exceptionPrefixes) });
+      } else if (p.type === 'PortMapping') portMappings.push({ s: p.settings as PortMappingSettings, index });
       else if (p.type === 'SDNRoute') {
         const s = p.settings as SdnRouteSettings;
         const dest = fromPrefix(s.destination);
@@ -381,6 +393,17 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
       if (!table.has(view.ip)) table.set(view.ip, view);
     }
     if (!remote && view.mac) portByMac.set(view.mac, view);
+  }
+  const portByRef = new Map<string, PortView>();
+  const ref = (k: string, p: PortView) => {
+    if (!k.includes('{') && !k.includes('}') && !portByRef.has(k)) portByRef.set(k, p);
+  };
+  for (const p of ports.values()) ref(p.id.toLowerCase(), p);
+  for (const p of ports.values()) if (!p.remote && p.name) ref(p.name.toLowerCase(), p);
+  for (const p of ports.values()) {
+    if (p.remote) continue;
+    for (const c of p.rec.SharedContainers) ref(c.toLowerCase(), p);
+    if (p.rec.HostComputeNamespace) ref(p.rec.HostComputeNamespace.toLowerCase(), p);
   }
   // host interfaces of compartment 1: switch host vNICs, then endpoints attached to the host
   const hostIfs: HostInterfaceView[] = [];
@@ -504,6 +527,7 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
     localByIp,
     remoteByIp,
     portByMac,
+    portByRef,
     lbs,
     lbCount: store.loadBalancers.size,
     nonDsrLbs: nonDsr,
