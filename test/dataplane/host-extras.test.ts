@@ -131,3 +131,33 @@ describe('what a trace starts and ends with', () => {
     expect(r.reply?.observations.some((o) => o.action === 'UnSNAT')).toBe(true);
   });
 });
+
+describe('NAT networks: the gateway serves the containers', () => {
+  it('a DNS query to the NAT gateway reaches the host (WinNAT DNS proxy), not the outside', () => {
+    const h = createHost({ seed: 6, adapters: [NIC] });
+    const net = h.api.HcnCreateNetwork(null, {
+      Name: 'nat',
+      Type: 'NAT',
+      Ipams: [
+        {
+          Type: 'Static',
+          Subnets: [
+            {
+              IpAddressPrefix: '172.30.0.0/24',
+              Routes: [{ NextHop: '172.30.0.1', DestinationPrefix: '0.0.0.0/0' }],
+            },
+          ],
+        },
+      ],
+      SchemaVersion: V2,
+    });
+    if (!net.ok) throw new Error(net.message);
+    const ep = h.api.HcnCreateEndpoint(String(net.result['ID']), null, { Name: 'c', SchemaVersion: V2 });
+    if (!ep.ok) throw new Error(ep.message);
+    const r = h.trace({ from: 'c', to: '172.30.0.1', protocol: 'UDP', destinationPort: 53, reply: true });
+    expect(r.disposition).toBe('Delivered');
+    expect(r.at).toBe('host');
+    expect(r.observations.some((o) => o.action === 'SNAT')).toBe(false);
+    expect(r.reply?.disposition).toBe('Delivered');
+  });
+});
