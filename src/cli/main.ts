@@ -78,15 +78,17 @@ type Command = (typeof COMMANDS)[number];
 
 const profileNames = Object.keys(PROFILES).join(', ');
 
-const MAIN_USAGE = `hnsim: an in-memory simulator of Windows container networking (HNS: the HCN v2 API and the v1 HNSCall API)
+const MAIN_USAGE = `hnsim: an in-memory simulator of Windows container networking (HNS: the HCN v2 API and the v1 HNSCall API; the vSwitch and its packet path)
 
 Usage: hnsim <command> [options]
 
 Commands:
   quickstart   Walk one simulated host through HNS: networks, a namespace, endpoints,
-               a load balancer, a listing, one failure with its HRESULT, teardown
+               a load balancer, a listing, one failure with its HRESULT, teardown; then
+               trace the nine Kubernetes flows on two-node L2Bridge and Overlay clusters
   serve        Serve the flat HNS API as JSON-RPC 2.0 on stdin/stdout until EOF
-  show         List the HNS objects of a snapshot file (or of a fresh host), hnsdiag-style
+  show         List the HNS objects of a snapshot file (or of a fresh host), hnsdiag-style,
+               or its vSwitch ports' VFP rules (show rules), vfpctrl-style
   trace        Trace a packet through a host (a snapshot, or a fresh one): every step with
                the rule behind it, and where it ends (Delivered, DeniedIn, NoRoute, …)
   version      Print the hnsim version and the host profiles it simulates
@@ -118,6 +120,9 @@ a NAT network (HNS picks its subnet), an Overlay network with a subnet and polic
 namespace, endpoints with HNS-assigned IPs and a PortMapping, attachment to the namespace,
 a load balancer with two backends, an hnsdiag-like listing, one object's JSON, a failing
 call with its HRESULT and ErrorRecord (state unchanged), and teardown in reverse order.
+Then two two-node clusters (flannel host-gw on L2Bridge, flannel VXLAN on Overlay) with
+CoreDNS, a service and an outside host, and the nine flows of the Kubernetes "Networking on
+Windows" page traced on each: disposition and packet changes.
 Output is deterministic for a given seed and profile.
 
 Options:
