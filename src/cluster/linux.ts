@@ -162,16 +162,14 @@ export class LinuxNode implements NetNode {
         return w.finish('NoRoute', this.name, p);
       }
       if (o.vni !== this.vxlan.vni) {
-        w.step(
+        return w.stop(
           this.name,
           'Decap',
           'Dropped',
           p,
-          p,
-          undefined,
+          'NoRoute',
           `VNI ${o.vni} is not flannel.${this.vxlan.vni}'s`,
         );
-        return w.finish('NoRoute', this.name, p);
       }
       const inner = withPacket(p, { outer: undefined });
       w.step(
@@ -199,8 +197,7 @@ export class LinuxNode implements NetNode {
       return w.finish('Delivered', this.name, p, 'node');
     }
     if (p.ttl <= 1) {
-      w.step(this.name, 'HostStack', 'TtlExceeded', p, p);
-      return w.finish('TtlExceeded', this.name, p);
+      return w.stop(this.name, 'HostStack', 'TtlExceeded', p, 'TtlExceeded');
     }
     this.forward(w, withPacket(p, { ttl: p.ttl - 1 }), false);
   }
@@ -213,18 +210,15 @@ export class LinuxNode implements NetNode {
   private forward(w: Walk, p0: Packet, fromPod: boolean): void {
     let p = p0;
     if (fromPod && p.ttl <= 1) {
-      w.step(this.name, 'HostStack', 'TtlExceeded', p, p);
-      return w.finish('TtlExceeded', this.name, p);
+      return w.stop(this.name, 'HostStack', 'TtlExceeded', p, 'TtlExceeded');
     }
     const hop = (q: Packet, mac: number) =>
       withPacket(q, { srcMac: mac, ...(fromPod ? { ttl: q.ttl - 1 } : {}) });
     if (w.looping(`linux:${this.name}`, p)) {
-      w.step(this.name, 'HostStack', 'Loop', p, p);
-      return w.finish('Loop', this.name, p);
+      return w.stop(this.name, 'HostStack', 'Loop', p, 'Loop');
     }
     if (contains(this.podSubnet, p.dstIp)) {
-      w.step(this.name, 'HostStack', 'NoRoute', p, p, undefined, `no pod holds ${fmt(p.dstIp)} on cni0`);
-      return w.finish('NoRoute', this.name, p);
+      return w.stop(this.name, 'HostStack', 'NoRoute', p, 'NoRoute', `no pod holds ${fmt(p.dstIp)} on cni0`);
     }
     const peer = this.routes.find((r) => contains(r.dest, p.dstIp));
     if (peer) {
@@ -279,8 +273,7 @@ export class LinuxNode implements NetNode {
       p = after;
     }
     if (!this.gateway) {
-      w.step(this.name, 'HostStack', 'NoRoute', p, p, undefined, `no route to ${fmt(p.dstIp)}`);
-      return w.finish('NoRoute', this.name, p);
+      return w.stop(this.name, 'HostStack', 'NoRoute', p, 'NoRoute', `no route to ${fmt(p.dstIp)}`);
     }
     const out = hop(p, this.mac);
     w.step(this.name, 'Routing', 'Forwarded', p, out, {

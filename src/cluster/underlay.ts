@@ -61,8 +61,7 @@ export class ExternalHost implements NetNode {
 
   receive(w: Walk, p: Packet): void {
     if (p.dstIp !== this.ip) {
-      w.step(this.name, 'Underlay', 'Dropped', p, p, undefined, `${this.name} is not ${fmt(p.dstIp)}`);
-      return w.finish('NoRoute', this.name, p);
+      return w.stop(this.name, 'Underlay', 'Dropped', p, 'NoRoute', `${this.name} is not ${fmt(p.dstIp)}`);
     }
     w.step(this.name, 'Delivery', 'Delivered', p, p, undefined, `to ${this.name} (outside the cluster)`);
     w.finish('Delivered', this.name, p, `external:${fmt(this.ip)}`);
@@ -196,16 +195,14 @@ export class Fabric implements Underlay {
   send(w: Walk, from: NetNode, p: Packet, nextHop: number): void {
     const seg = this.attachments(from).find((a) => contains(a.segment.prefix, nextHop));
     if (!seg) {
-      w.step(
+      return w.stop(
         from.name,
         'Underlay',
         'NoRoute',
         p,
-        p,
-        undefined,
+        'NoRoute',
         `${fmt(nextHop)} is on no segment ${from.name} is attached to`,
       );
-      return w.finish('NoRoute', from.name, p);
     }
     this.onSegment(w, from.name, from, seg.segment, p, nextHop);
   }
@@ -221,28 +218,24 @@ export class Fabric implements Underlay {
   ): void {
     const a = seg.members.get(hop);
     if (!a) {
-      w.step(
+      return w.stop(
         at,
         'Underlay',
         'NoRoute',
         p,
-        p,
-        undefined,
+        'NoRoute',
         `no one holds ${fmt(hop)} on segment ${seg.name} (${fmtPrefix(seg.prefix)}): the neighbour is unreachable`,
       );
-      return w.finish('NoRoute', at, p);
     }
     if (a.node === sender) {
-      w.step(
+      return w.stop(
         at,
         'Underlay',
         'NoRoute',
         p,
-        p,
-        undefined,
+        'NoRoute',
         `${fmt(hop)} is the sender itself: a frame is not switched back out of the port it came in on`,
       );
-      return w.finish('NoRoute', at, p);
     }
     // a router forwards with its own MAC on that segment as the source
     const srcMac =
@@ -267,12 +260,10 @@ export class Fabric implements Underlay {
   private route(w: Walk, r: Router, p0: Packet): void {
     const dst = p0.outer ? p0.outer.dstIp : p0.dstIp;
     if (w.looping(`router:${r.name}`, p0)) {
-      w.step(r.name, 'Routing', 'Loop', p0, p0, undefined, 'the packet came this way before');
-      return w.finish('Loop', r.name, p0);
+      return w.stop(r.name, 'Routing', 'Loop', p0, 'Loop', 'the packet came this way before');
     }
     if (p0.ttl <= 1) {
-      w.step(r.name, 'Routing', 'TtlExceeded', p0, p0);
-      return w.finish('TtlExceeded', r.name, p0);
+      return w.stop(r.name, 'Routing', 'TtlExceeded', p0, 'TtlExceeded');
     }
     const p = withPacket(p0, { ttl: p0.ttl - 1 });
     let best: { len: number; seg: Segment; hop: number; how: string } | undefined;
@@ -301,16 +292,14 @@ export class Fabric implements Underlay {
     }
     const priv = this.privatePrefixes.find((x) => contains(x, dst));
     if (priv) {
-      w.step(
+      return w.stop(
         r.name,
         'Routing',
         'NoRoute',
         p0,
-        p0,
-        undefined,
+        'NoRoute',
         `no route to ${fmt(dst)}: ${fmtPrefix(priv)} is a cluster prefix the underlay does not route`,
       );
-      return w.finish('NoRoute', r.name, p0);
     }
     if (r.internet) {
       const ext = this.externals.get(dst);
@@ -335,24 +324,21 @@ export class Fabric implements Underlay {
       );
       return w.finish('ExitsNetwork', r.name, p, `external:${fmt(dst)}`);
     }
-    w.step(r.name, 'Routing', 'NoRoute', p0, p0, undefined, `no route to ${fmt(dst)}`);
-    w.finish('NoRoute', r.name, p0);
+    w.stop(r.name, 'Routing', 'NoRoute', p0, 'NoRoute', `no route to ${fmt(dst)}`);
   }
 
   /** A packet from the internet enters through the first router that has `internet`. */
   fromInternet(w: Walk, from: ExternalHost, p: Packet): void {
     const r = [...this.routers.values()].find((x) => x.internet);
     if (!r) {
-      w.step(
+      return w.stop(
         from.name,
         'Underlay',
         'NoRoute',
         p,
-        p,
-        undefined,
+        'NoRoute',
         'no router connects the cluster to the internet',
       );
-      return w.finish('NoRoute', from.name, p);
     }
     this.route(w, r, p);
   }

@@ -578,8 +578,7 @@ export class HostPlane implements NetNode {
     const host = this.name;
     const ref = this.lbRef(lb, p.dstIp, side);
     if (lb.backends.length === 0) {
-      w.step(host, 'LB', 'NoBackend', p, p, ref, 'the load balancer has no endpoints');
-      w.finish('NoBackend', host, p);
+      w.stop(host, 'LB', 'NoBackend', p, 'NoBackend', 'the load balancer has no endpoints', ref);
       return undefined;
     }
     const i = this.chooseBackend(w, lb, p);
@@ -593,8 +592,7 @@ export class HostPlane implements NetNode {
       const prior = this.flowNat(w, p, 'DNAT+SNAT');
       const port = prior && prior.srcIp === svip ? prior.srcPort : this.snatPort(w, svip, p.proto);
       if (port === undefined) {
-        w.step(host, 'LB', 'PortExhausted', p, p, ref, `no free SNAT port on ${fmt(svip)}`);
-        w.finish('PortExhausted', host, p);
+        w.stop(host, 'LB', 'PortExhausted', p, 'PortExhausted', `no free SNAT port on ${fmt(svip)}`, ref);
         return undefined;
       }
       after = withPacket(after, { srcIp: svip, srcPort: port });
@@ -819,8 +817,7 @@ export class HostPlane implements NetNode {
     const viaRoute = port.sdnRoutes.find((r) => !r.needEncap && r.nextHop && contains(r.dest, p.dstIp));
     if (viaRoute) nextHop = viaRoute.nextHop;
     if (fromHost) {
-      w.step(host, 'vSwitch', 'NoRoute', p, p, undefined, `no port of the switch holds ${fmt(p.dstIp)}`);
-      return w.finish('NoRoute', host, p);
+      return w.stop(host, 'vSwitch', 'NoRoute', p, 'NoRoute', `no port of the switch holds ${fmt(p.dstIp)}`);
     }
     // to a host interface (a host endpoint such as cbr0's .2, or the switch's host vNIC)
     const hi = v.hostIfByIp.get(nextHop);
@@ -941,8 +938,7 @@ export class HostPlane implements NetNode {
     });
     w.step(host, 'Encap', 'Encapsulated', p, after, rule, `VXLAN VNI ${vni} to ${fmt(pa)}:${net.vxlanPort}`);
     if (pa === src) {
-      w.step(host, 'Encap', 'Loop', after, after, rule, 'the provider address is this host');
-      return w.finish('Loop', host, after);
+      return w.stop(host, 'Encap', 'Loop', after, 'Loop', 'the provider address is this host', rule);
     }
     this.wire(w, after, this.underlayNextHop(pa));
   }
@@ -972,16 +968,14 @@ export class HostPlane implements NetNode {
       );
       cur = after;
     } else if (cur.srcMac !== this.hostMac() && sw && !sw.macSpoofing) {
-      w.step(
+      return w.stop(
         host,
         'Port',
         'Dropped',
         cur,
-        cur,
-        undefined,
+        'DroppedMacSpoofing',
         `${sw.uplinkName ?? 'the uplink'} does not allow MAC spoofing: a frame from container MAC leaves with a foreign source MAC`,
       );
-      return w.finish('DroppedMacSpoofing', host, cur);
     }
     // the underlay next hop: on the host's subnet directly, else the host's route for it
     const hop = contains(this.uplinkPrefix(), nextHop) ? nextHop : this.underlayNextHop(cur.dstIp);
@@ -1003,8 +997,7 @@ export class HostPlane implements NetNode {
 
   private wire(w: Walk, p: Packet, nextHop: number): void {
     if (w.looping(`${this.name}:uplink`, p)) {
-      w.step(this.name, 'Underlay', 'Loop', p, p, undefined, 'the packet came this way before');
-      return w.finish('Loop', this.name, p);
+      return w.stop(this.name, 'Underlay', 'Loop', p, 'Loop', 'the packet came this way before');
     }
     w.step(this.name, 'Port', 'Transmitted', p, p, undefined, `on the uplink towards ${fmt(nextHop)}`);
     w.world.underlay.send(w, this, p, nextHop);
@@ -1108,16 +1101,14 @@ export class HostPlane implements NetNode {
     }
     const net = byPort.find((n) => n.subnets.some((s) => s.vsid === outer.vni));
     if (!net) {
-      w.step(
+      return w.stop(
         host,
         'Decap',
         'Dropped',
         p,
-        p,
-        undefined,
+        'NoRoute',
         `VNI ${outer.vni} is not an overlay subnet's VSID here (${byPort.flatMap((n) => n.subnets.map((s) => s.vsid)).join(', ')})`,
       );
-      return w.finish('NoRoute', host, p);
     }
     const inner = withPacket(p, { outer: undefined });
     w.step(
@@ -1130,24 +1121,21 @@ export class HostPlane implements NetNode {
       `VXLAN VNI ${outer.vni}`,
     );
     if (net.drMac && inner.dstMac && inner.dstMac !== net.drMac) {
-      w.step(
+      return w.stop(
         host,
         'Decap',
         'Dropped',
         inner,
-        inner,
-        undefined,
+        'NoRoute',
         `inner destination MAC is not the network's DR MAC: the sender's RemoteSubnetRoute has the wrong DistributedRouterMacAddress`,
       );
-      return w.finish('NoRoute', host, inner);
     }
     const p2 = this.unNat(w, inner, 'NAT');
     const local = v.localByIp.get(p2.dstIp);
     if (local && local.network.id === net.id) return this.portIngress(w, local, p2);
     if (local) return this.portIngress(w, local, p2);
     if (p2 !== inner || this.ownsIp(p2.dstIp)) return this.hostStack(w, p2, this.uplinkIf(), p2 !== inner);
-    w.step(host, 'Decap', 'NoRoute', p2, p2, undefined, `no local endpoint holds ${fmt(p2.dstIp)}`);
-    w.finish('NoRoute', host, p2);
+    w.stop(host, 'Decap', 'NoRoute', p2, 'NoRoute', `no local endpoint holds ${fmt(p2.dstIp)}`);
   }
 
   // ───────────────────────────── host stack ─────────────────────────────
@@ -1161,8 +1149,7 @@ export class HostPlane implements NetNode {
     const host = this.name;
     const p = this.unNat(w, p0, 'NAT');
     if (w.looping(`${host}:stack`, p)) {
-      w.step(host, 'HostStack', 'Loop', p, p, undefined, 'the packet came this way before');
-      return w.finish('Loop', host, p);
+      return w.stop(host, 'HostStack', 'Loop', p, 'Loop', 'the packet came this way before');
     }
     // service traffic the host originates: the host vNIC's SLB layer (LocalRoutedVIP)
     if (!inIf) {
@@ -1231,22 +1218,19 @@ export class HostPlane implements NetNode {
       return w.finish('Delivered', host, p, 'host');
     }
     if (inIf && this.options.ipForwarding === false) {
-      w.step(host, 'HostStack', 'Dropped', p, p, undefined, `IP forwarding is disabled on ${inIf.name}`);
-      return w.finish('NoRoute', host, p);
+      return w.stop(host, 'HostStack', 'Dropped', p, 'NoRoute', `IP forwarding is disabled on ${inIf.name}`);
     }
     // an Internal network is host-only: the host does not route its containers' traffic elsewhere
     const internal = inIf?.switchId ? this.view().switches.get(inIf.switchId) : undefined;
     if (internal && internal.networks.some((n) => n.type === 'Internal')) {
-      w.step(
+      return w.stop(
         host,
         'HostStack',
         'Dropped',
         p,
-        p,
-        undefined,
+        'NoRoute',
         `${inIf!.name} is the host vNIC of an Internal (host-only) network: not forwarded`,
       );
-      return w.finish('NoRoute', host, p);
     }
     this.routeOut(w, p, inIf !== undefined, reply || p !== p0);
   }
@@ -1300,16 +1284,14 @@ export class HostPlane implements NetNode {
         (i) => i.switchId === port.network.switchId && (i.kind === 'EndpointVNic' || i.kind === 'HostVNic'),
       );
     if (port.network.type === 'Overlay' && viaIf?.kind === 'EndpointVNic' && !port.network.hostRoute) {
-      w.step(
+      return w.stop(
         this.name,
         'HostStack',
         'NoRoute',
         p,
-        p,
-        undefined,
+        'NoRoute',
         `the overlay network has no HostRoute policy: the host does not reach its pods`,
       );
-      return w.finish('NoRoute', this.name, p);
     }
     const after = withPacket(p, { srcMac: viaIf?.mac ?? this.hostMac(), dstMac: port.mac });
     w.step(
@@ -1329,13 +1311,11 @@ export class HostPlane implements NetNode {
     const host = this.name;
     let p = p0;
     if (forwarded && p.ttl <= 1) {
-      w.step(host, 'HostStack', 'TtlExceeded', p, p);
-      return w.finish('TtlExceeded', host, p);
+      return w.stop(host, 'HostStack', 'TtlExceeded', p, 'TtlExceeded');
     }
     const r = this.lookupRoute(p.dstIp);
     if (!r) {
-      w.step(host, 'HostStack', 'NoRoute', p, p, undefined, `no route to ${fmt(p.dstIp)}`);
-      return w.finish('NoRoute', host, p);
+      return w.stop(host, 'HostStack', 'NoRoute', p, 'NoRoute', `no route to ${fmt(p.dstIp)}`);
     }
     const out = this.iface(r.iface)!;
     const hop = r.nextHop || p.dstIp;
@@ -1364,8 +1344,14 @@ export class HostPlane implements NetNode {
     );
     if (natNet && !reply) {
       if (p.proto !== 6 && p.proto !== 17 && p.proto !== ICMP) {
-        w.step(host, 'NAT', 'Unsupported', p, p, undefined, `WinNAT does not translate protocol ${p.proto}`);
-        return w.finish('Unsupported', host, p);
+        return w.stop(
+          host,
+          'NAT',
+          'Unsupported',
+          p,
+          'Unsupported',
+          `WinNAT does not translate protocol ${p.proto}`,
+        );
       }
       const prior = this.flowNat(w, p, 'SNAT');
       const sp =
@@ -1382,8 +1368,7 @@ export class HostPlane implements NetNode {
         rule: `NetNat ${fmtPrefix(natNet.subnets[0]!.prefix)}`,
       };
       if (sp === undefined) {
-        w.step(host, 'NAT', 'PortExhausted', p, p, ref);
-        return w.finish('PortExhausted', host, p);
+        return w.stop(host, 'NAT', 'PortExhausted', p, 'PortExhausted', undefined, ref);
       }
       const after = withPacket(p, { srcIp: out.ip, srcPort: sp });
       w.step(host, 'NAT', 'SNAT', p, after, ref, `WinNAT: ${natNet.name || natNet.id} → ${fmt(out.ip)}`);
@@ -1415,28 +1400,24 @@ export class HostPlane implements NetNode {
       if (target && target.network.switchId === out.switchId && target.compartment !== 1)
         return this.hostToPort(w, target, sent, out);
       if (out.kind === 'EndpointVNic') {
-        w.step(
+        return w.stop(
           host,
           'vSwitch',
           'NoRoute',
           sent,
-          sent,
-          undefined,
+          'NoRoute',
           `no port of ${out.name}'s switch holds ${fmt(hop)}`,
         );
-        return w.finish('NoRoute', host, sent);
       }
       if (!outSwitch || outSwitch.type !== 'External') {
-        w.step(
+        return w.stop(
           host,
           'vSwitch',
           'NoRoute',
           sent,
-          sent,
-          undefined,
+          'NoRoute',
           `${out.name} is on an ${outSwitch?.type ?? 'unknown'} switch and no port holds ${fmt(hop)}`,
         );
-        return w.finish('NoRoute', host, sent);
       }
     }
     this.wire(w, sent, hop);

@@ -108,6 +108,20 @@ export class Walk {
     }
   }
 
+  /** Record a last step that leaves the packet as it is, and end the walk with `disposition`. */
+  stop(
+    host: string,
+    component: Component,
+    action: string,
+    p: Packet,
+    disposition: Disposition,
+    detail?: string,
+    rule?: RuleRef,
+  ): void {
+    this.step(host, component, action, p, p, rule, detail);
+    this.finish(disposition, host, p);
+  }
+
   finish(disposition: Disposition, host: string, packet: Packet, at?: string, detail?: string): void {
     if (this.end) return;
     this.end = { disposition, host, packet, ...(at ? { at } : {}), ...(detail ? { detail } : {}) };
