@@ -72,11 +72,6 @@ export function lbRuleName(lbId: string, vip: number, ext: number, proto: number
   return `LB_${shortId(lbId)}_${fmt(vip)}_${ext}_${proto}`;
 }
 
-/** The backend side of a load balancer (SLB_NAT IN): `NAT_<lb>_<VIP>_<ext>_<proto number>`. */
-export function lbNatRuleName(lbId: string, vip: number, ext: number, proto: number): string {
-  return `NAT_${shortId(lbId)}_${fmt(vip)}_${ext}_${proto}`;
-}
-
 /** A PortMapping policy (SLB_NAT IN): `NAT_PORTMAPPING_<proto>_<hostPort>_<containerPort>`. */
 export function portMappingRuleName(proto: number, ext: number, int: number): string {
   return `NAT_PORTMAPPING_${protoName(proto)}_${ext}_${int}`;
