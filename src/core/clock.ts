@@ -4,6 +4,14 @@
  * due time, then of scheduling, so runs are deterministic.
  */
 
+/** The wall-clock instant the simulated host booted (2026-01-01T00:00:00Z), for timestamps in documents. */
+export const BOOT_UNIX_MS = 1_767_225_600_000;
+
+/** A simulated time as the ISO text HCS documents carry (`2026-01-01T00:00:05.000Z`). */
+export function isoAt(ms: number): string {
+  return new Date(BOOT_UNIX_MS + ms).toISOString();
+}
+
 interface Timer {
   readonly id: number;
   readonly due: number;

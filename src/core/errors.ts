@@ -220,7 +220,83 @@ export const HRESULTS = {
   HCS_E_PROCESS_INFO_NOT_AVAILABLE: r(0x8037011d, 'The process information is not available.'),
   HCS_E_SERVICE_DISCONNECT: r(0x8037011e, 'The host compute system service has disconnected unexpectedly.'),
   HCS_E_PROCESS_ALREADY_STOPPED: r(0x8037011f, 'The process has already exited.'),
-  ERROR_VMCOMPUTE_OPERATION_PENDING: r(0xc0370103, 'The operation is pending.'),
+  // vmcompute (HCS v1) spelling, 0xC0370100–0xC0370113: every ERROR_VMCOMPUTE_* of the Windows SDK's
+  // winerror.h (as x/sys lists them), with its MessageText. ERROR_VMCOMPUTE_X == HCS_E_X | 0x40000000
+  // where both exist (hcs-lifecycle.md §0); 0x103 and 0x104 exist only here, and the name can differ
+  // (ERROR_VMCOMPUTE_TIMEOUT is HCS_E_CONNECTION_TIMEOUT). Windows Server 2016 (SDK 10.0.14393) printed
+  // older "compute system" texts for 0x100–0x110 ("The compute system exited unexpectedly."); these are
+  // the texts of the current SDKs, where each equals its HCS_E_ twin's winerror.h text.
+  ERROR_VMCOMPUTE_TERMINATED_DURING_START: r(
+    0xc0370100,
+    'The virtual machine or container exited unexpectedly while starting.',
+  ),
+  ERROR_VMCOMPUTE_IMAGE_MISMATCH: r(
+    0xc0370101,
+    'The container operating system does not match the host operating system.',
+  ),
+  ERROR_VMCOMPUTE_HYPERV_NOT_INSTALLED: r(
+    0xc0370102,
+    'The virtual machine could not be started because a required feature is not installed.',
+  ),
+  ERROR_VMCOMPUTE_OPERATION_PENDING: r(
+    0xc0370103,
+    'The call to start an asynchronous operation succeeded and the operation is performed in the background.',
+  ),
+  ERROR_VMCOMPUTE_TOO_MANY_NOTIFICATIONS: r(
+    0xc0370104,
+    'The supported number of notification callbacks has been exceeded.',
+  ),
+  ERROR_VMCOMPUTE_INVALID_STATE: r(
+    0xc0370105,
+    'The requested virtual machine or container operation is not valid in the current state.',
+  ),
+  ERROR_VMCOMPUTE_UNEXPECTED_EXIT: r(0xc0370106, 'The virtual machine or container exited unexpectedly.'),
+  ERROR_VMCOMPUTE_TERMINATED: r(0xc0370107, 'The virtual machine or container was forcefully exited.'),
+  ERROR_VMCOMPUTE_CONNECT_FAILED: r(
+    0xc0370108,
+    'A connection could not be established with the container or virtual machine.',
+  ),
+  ERROR_VMCOMPUTE_TIMEOUT: r(
+    0xc0370109,
+    'The operation timed out because a response was not received from the virtual machine or container.',
+  ),
+  ERROR_VMCOMPUTE_CONNECTION_CLOSED: r(
+    0xc037010a,
+    'The connection with the virtual machine or container was closed.',
+  ),
+  ERROR_VMCOMPUTE_UNKNOWN_MESSAGE: r(
+    0xc037010b,
+    'An unknown internal message was received by the virtual machine or container.',
+  ),
+  ERROR_VMCOMPUTE_UNSUPPORTED_PROTOCOL_VERSION: r(
+    0xc037010c,
+    'The virtual machine or container does not support an available version of the communication protocol with the host.',
+  ),
+  ERROR_VMCOMPUTE_INVALID_JSON: r(0xc037010d, 'The virtual machine or container JSON document is invalid.'),
+  ERROR_VMCOMPUTE_SYSTEM_NOT_FOUND: r(
+    0xc037010e,
+    'A virtual machine or container with the specified identifier does not exist.',
+  ),
+  ERROR_VMCOMPUTE_SYSTEM_ALREADY_EXISTS: r(
+    0xc037010f,
+    'A virtual machine or container with the specified identifier already exists.',
+  ),
+  ERROR_VMCOMPUTE_SYSTEM_ALREADY_STOPPED: r(
+    0xc0370110,
+    'The virtual machine or container with the specified identifier is not running.',
+  ),
+  ERROR_VMCOMPUTE_PROTOCOL_ERROR: r(
+    0xc0370111,
+    'A communication protocol error has occurred between the virtual machine or container and the host.',
+  ),
+  ERROR_VMCOMPUTE_INVALID_LAYER: r(
+    0xc0370112,
+    'The container image contains a layer with an unrecognized format.',
+  ),
+  ERROR_VMCOMPUTE_WINDOWS_INSIDER_REQUIRED: r(
+    0xc0370113,
+    'To use this container image, you must join the Windows Insider Program. Please see https://go.microsoft.com/fwlink/?linkid=850659 for more information.',
+  ),
 } as const satisfies Record<string, HResultInfo>;
 
 export type HResultName = keyof typeof HRESULTS;
@@ -239,6 +315,22 @@ for (const [name, info] of Object.entries(HRESULTS) as [HResultName, HResultInfo
 /** The registered name of an HRESULT (first registered wins for shared codes), or undefined. */
 export function hresultName(code: number): HResultName | undefined {
   return byCode.get(code >>> 0);
+}
+
+/** A registered name of the vmcompute (HCS v1) family, 0xC037…. */
+export type VmcomputeName = Extract<HResultName, `ERROR_VMCOMPUTE_${string}`>;
+
+/**
+ * The v1 spelling of an HCS_E_ code: the ERROR_VMCOMPUTE_ name registered at `HCS_E_X | 0x40000000`
+ * (hcs-lifecycle.md §0), found by value because the names can differ (HCS_E_CONNECTION_TIMEOUT is
+ * ERROR_VMCOMPUTE_TIMEOUT). Undefined for codes that exist only as HCS_E_ (0x80370114 and up:
+ * the HCS_E_OPERATION_* codes, ACCESS_DENIED, SERVICE_DISCONNECT, PROCESS_ALREADY_STOPPED…) and for
+ * any name that is not HCS_E_.
+ */
+export function vmcomputeName(name: HResultName): VmcomputeName | undefined {
+  if (!name.startsWith('HCS_E_')) return undefined;
+  const twin = hresultName((HRESULTS[name].code | 0x40000000) >>> 0);
+  return twin?.startsWith('ERROR_VMCOMPUTE_') ? (twin as VmcomputeName) : undefined;
 }
 
 export function isRegisteredHResult(code: number): boolean {

@@ -48,7 +48,36 @@ export interface ApiCallEvent {
   readonly time: number;
 }
 
+/**
+ * HCS notifications (reference hcs-lifecycle.md §1): vmcompute's HCS_NOTIFICATIONS name and code,
+ * and computecore's HCS_EVENT_TYPE code when the notification has one there.
+ */
+export const HcsNotification = {
+  SystemExited: { code: 0x1, event: 1 },
+  SystemCreateCompleted: { code: 0x2 },
+  SystemStartCompleted: { code: 0x3 },
+  SystemPauseCompleted: { code: 0x4 },
+  SystemResumeCompleted: { code: 0x5 },
+  SystemModifyCompleted: { code: 0xc },
+  ServiceDisconnect: { code: 0x01000000, event: 0x02000000 },
+} as const;
+export type HcsNotificationName = keyof typeof HcsNotification;
+
+export interface HcsNotificationEvent {
+  /** The compute system's ID (absent for ServiceDisconnect of the service itself). */
+  readonly system?: string;
+  readonly notification: HcsNotificationName;
+  /** vmcompute HCS_NOTIFICATIONS value. */
+  readonly code: number;
+  /** computecore HCS_EVENT_TYPE value, when there is one. */
+  readonly event?: number;
+  readonly time: number;
+  /** SystemExited: `SystemExitStatus {Status, ExitType}`. */
+  readonly data?: Readonly<Record<string, string | number>>;
+}
+
 export interface HostEvents {
+  'hcs.notification': (e: HcsNotificationEvent) => void;
   'hns.notification': (e: HnsNotificationEvent) => void;
   'hns.change': (e: HnsChangeEvent) => void;
   'hns.service': (e: { readonly what: 'restart' | 'reboot'; readonly time: number }) => void;

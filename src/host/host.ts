@@ -32,6 +32,7 @@ import { formatMac, parseMac } from '../addr/mac.js';
 import { DEFAULT_PROFILE, resolveProfile, type HostProfile } from '../hns/versions.js';
 import { HostPlane, type DataplaneOptions, type HostRoute, type RouteSpec } from '../dataplane/plane.js';
 import { HostScope } from '../dataplane/host-scope.js';
+import { HcsService, type HcsOptions } from '../hcs/service.js';
 import {
   FlowTable,
   runSend,
@@ -64,6 +65,12 @@ export interface HostOptions {
   readonly adapters?: readonly AdapterSpec[];
   /** Dataplane choices where Windows is silent (docs/model.md, "Dataplane"). */
   readonly dataplane?: DataplaneOptions;
+  /**
+   * The Host Compute Service: lifecycle choices where Windows is silent (docs/model.md, "HCS"), and
+   * which API the flat `Hcs*` methods are: computecore.dll (`computecore`, default: HCS_E_*
+   * 0x8037… errors) or vmcompute.dll (`vmcompute`: ERROR_VMCOMPUTE_* 0xC037…).
+   */
+  readonly hcs?: HcsOptions & { readonly api?: 'computecore' | 'vmcompute' };
   /** Replace bindings after the defaults are bound: `(c) => c.rebind(TOKENS.Clock).toConstantValue(…)`. */
   readonly override?: (container: Container) => void;
 }
@@ -80,6 +87,7 @@ export const TOKENS = {
   Transport: Symbol.for('hnsim.Transport'),
   Faults: Symbol.for('hnsim.Faults'),
   Dataplane: Symbol.for('hnsim.Dataplane'),
+  Hcs: Symbol.for('hnsim.Hcs'),
 } as const;
 
 export class Host {
@@ -97,6 +105,8 @@ export class Host {
   readonly transport: HnsTransport;
   /** The host's packet path: vSwitch ports, VFP layers, host stack, uplink (src/dataplane). */
   readonly dataplane: HostPlane;
+  /** The Host Compute Service: compute systems and how they attach to HNS (src/hcs). */
+  readonly hcs: HcsService;
   private scopeCache: HostScope | undefined;
   /** Cached trace results (the flow table), keyed by the state they were computed on. */
   readonly flowTable = new FlowTable();
@@ -115,6 +125,7 @@ export class Host {
     this.faults = container.get<FaultInjector>(TOKENS.Faults);
     this.transport = this.faults;
     this.dataplane = container.get<HostPlane>(TOKENS.Dataplane);
+    this.hcs = container.get<HcsService>(TOKENS.Hcs);
     this.seed = options.seed ?? 1;
     if (options.defaultNamespace !== false) this.bootNamespaces();
   }
@@ -147,6 +158,8 @@ export class Host {
   reboot(policy: Partial<RestartPolicy> = {}): void {
     const p = { ...REBOOT_DEFAULT, ...this.options.reboot, ...policy };
     applyRestart(this.hns, p);
+    // a reboot ends every compute system (their handles with it)
+    this.hcs.clear();
     if (p.namespaces === 'remove' && this.options.defaultNamespace !== false) this.bootNamespaces();
     this.dropFlows();
     this.events.emit('hns.service', { what: 'reboot', time: this.clock.now() });
@@ -262,11 +275,22 @@ export class Host {
 
   /** The HNS state, and the seed its load-balancer choices depend on. */
   snapshot(): HnsSnapshot {
-    return { ...takeSnapshot(this.hns), seed: this.seed };
+    return { ...takeSnapshot(this.hns), seed: this.seed, hcs: this.hcs.snapshot() };
+  }
+
+  /**
+   * The Host Compute Service stops (a vmcompute restart or crash, reference hcs-lifecycle.md §7):
+   * every live compute system is force-exited, its handles get ServiceDisconnect, and the systems
+   * are gone; HNS objects stay.
+   */
+  restartHcs(): void {
+    this.hcs.serviceStop();
   }
 
   restore(snapshot: unknown): void {
+    const hcs = HcsService.readSnapshot(isJsonObject(snapshot) ? snapshot['hcs'] : undefined);
     restoreSnapshot(this.hns, snapshot);
+    this.hcs.restore(hcs);
     const seed = isJsonObject(snapshot) ? snapshot['seed'] : undefined;
     if (typeof seed === 'number' && Number.isInteger(seed) && seed !== this.seed) {
       this.seed = seed;
@@ -311,6 +335,16 @@ export function createHost(options: HostOptions = {}): Host {
       () => hns.epoch,
     );
   });
+  c.bind(TOKENS.Hcs).toDynamicValue(
+    (ctx) =>
+      new HcsService({
+        hns: ctx.get<HnsService>(TOKENS.Hns),
+        rng: ctx.get<Rng>(TOKENS.Rng),
+        clock: ctx.get<Clock>(TOKENS.Clock),
+        events: ctx.get<EventBus>(TOKENS.Events),
+        ...(options.hcs ? { options: options.hcs } : {}),
+      }),
+  );
   c.bind(TOKENS.Dataplane).toDynamicValue(
     (ctx) =>
       new HostPlane(options.name ?? 'node-1', ctx.get<HnsService>(TOKENS.Hns), options.dataplane ?? {}),

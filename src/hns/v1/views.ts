@@ -5,6 +5,7 @@
  * real HNS adds to its output (§3.1 "observed real v1 output") where the store can derive them.
  * GUIDs are upper-case, as everywhere in the store.
  */
+import { BOOT_UNIX_MS } from '../../core/clock.js';
 import { derivedGuid } from '../../core/guid.js';
 import { cloneJson, type JsonObject } from '../../core/json.js';
 import type { EndpointRec, NamespaceRec, NetworkRec, PolicyListRec, RouteRec } from '../model.js';
@@ -46,7 +47,6 @@ const LIFTED_NETWORK_POLICIES = new Set([
 ]);
 
 /** The simulated host booted at 2026-01-01T00:00:00Z; FILETIME counts 100 ns ticks since 1601. */
-const BOOT_UNIX_MS = 1_767_225_600_000;
 const FILETIME_UNIX_OFFSET_MS = 11_644_473_600_000;
 
 /** `Health` as v1 objects carry it: no error, last update at the object's simulated creation time. */

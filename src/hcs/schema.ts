@@ -1,0 +1,332 @@
+/**
+ * HCS documents (reference hns-hcs.md §7.1, hcs-lifecycle.md §3–§4): the compute-system create
+ * document in schema 2 (`ComputeSystem {Owner, SchemaVersion, Container | VirtualMachine |
+ * HostingSystemId + HostedSystem, ShouldTerminateOnLastHandleClosed}`) and schema 1 (vmcompute's
+ * `ContainerConfig {SystemType, Name, Owner, HvPartition, EndpointList, AllowUnqualifiedDNSQuery,
+ * DNSSearchList, NetworkSharedContainerName, …}`), modify requests of both schemas, and property
+ * and enumeration queries. Only the networking parts are interpreted; the rest (storage, memory,
+ * processors, mapped directories, …) must be objects where the schema has objects and is kept as
+ * given. A malformed document is HCS_E_INVALID_JSON.
+ *
+ *   parseCreate({ SchemaVersion: { Major: 2, Minor: 1 }, Owner: 'test',
+ *                 Container: { Networking: { Namespace: '<guid>' } } })
+ */
+import { hnsError } from '../core/errors.js';
+import { parseGuid } from '../core/guid.js';
+import { isJsonObject, Reader, type Json, type JsonObject } from '../core/json.js';
+import type { Isolation, NetworkingRec, NicRec, SystemType } from './model.js';
+
+const CODE = 'HCS_E_INVALID_JSON';
+
+export interface CreateDraft {
+  readonly schema: 1 | 2;
+  readonly name: string;
+  readonly owner: string;
+  readonly systemType: SystemType;
+  readonly isolation: Isolation;
+  readonly hostingSystemId?: string;
+  readonly networking: NetworkingRec;
+  readonly terminateOnLastHandleClosed: boolean;
+  /** NICs a VirtualMachine document brings at create (`Devices.NetworkAdapters`). */
+  readonly nics: readonly NicRec[];
+}
+
+function guidOf(r: Reader, key: string, text: string): string {
+  const g = parseGuid(text);
+  if (!g) r.fail(`${key} "${text}" is not a GUID`);
+  return g;
+}
+
+function searchList(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** Object-typed parts that are kept but not simulated: they must at least be objects. */
+function checkObjects(r: Reader, keys: readonly string[]): void {
+  for (const k of keys) if (r.has(k) && !isJsonObject(r.raw(k))) r.fail(`${k} must be an object`);
+}
+
+function schema2Networking(r: Reader): NetworkingRec {
+  const n = r.has('Networking') ? Reader.of(r.raw('Networking'), CODE, `${r.path}.Networking`) : undefined;
+  if (!n)
+    return { allowUnqualifiedDnsQuery: false, dnsSearchList: [], endpointList: [], networkAdapters: [] };
+  const ns = n.optStr('Namespace');
+  const shared = n.optStr('NetworkSharedContainerName');
+  return {
+    ...(ns ? { namespace: guidOf(n, 'Namespace', ns) } : {}),
+    allowUnqualifiedDnsQuery: n.optBool('AllowUnqualifiedDnsQuery') ?? false,
+    dnsSearchList: searchList(n.optStr('DnsSearchList')),
+    ...(shared ? { sharedContainerName: shared } : {}),
+    endpointList: [],
+    networkAdapters: n.strs('NetworkAdapters').map((a, i) => guidOf(n, `NetworkAdapters[${i}]`, a)),
+  };
+}
+
+function containerPart(r: Reader): { isolation: Isolation; networking: NetworkingRec } {
+  checkObjects(r, [
+    'Storage',
+    'Memory',
+    'Processor',
+    'HvSocket',
+    'ContainerCredentialGuard',
+    'RegistryChanges',
+  ]);
+  for (const k of ['MappedDirectories', 'MappedPipes', 'AssignedDevices'])
+    if (r.has(k) && !Array.isArray(r.raw(k))) r.fail(`${k} must be an array`);
+  const iso = r.optStr('IsolationType');
+  return { isolation: iso === 'HostProcess' ? 'HostProcess' : 'Process', networking: schema2Networking(r) };
+}
+
+function vmNics(r: Reader): NicRec[] {
+  if (!r.has('Devices')) return [];
+  const d = Reader.of(r.raw('Devices'), CODE, `${r.path}.Devices`);
+  if (!d.has('NetworkAdapters')) return [];
+  const raw = d.raw('NetworkAdapters');
+  if (!isJsonObject(raw)) throw d.err('NetworkAdapters must be an object (NIC ID → adapter)');
+  return Object.entries(raw).map(([nic, v]) => {
+    const a = Reader.of(v, CODE, `${d.path}.NetworkAdapters.${nic}`);
+    return {
+      nicId: guidOf(d, 'NetworkAdapters key', nic),
+      endpointId: guidOf(a, 'EndpointId', a.str('EndpointId')),
+      macAddress: a.optStr('MacAddress') ?? '',
+    };
+  });
+}
+
+/** Schema 1: `ContainerConfig` (vmcompute), recognised by its `SystemType`. */
+function parseV1(r: Reader): CreateDraft {
+  const t = r.str('SystemType');
+  const systemType: SystemType | undefined =
+    t.toLowerCase() === 'container'
+      ? 'Container'
+      : t.toLowerCase() === 'virtualmachine'
+        ? 'VirtualMachine'
+        : undefined;
+  if (!systemType) r.fail(`SystemType "${t}" is not Container or VirtualMachine`);
+  const hv = r.optBool('HvPartition') ?? false;
+  const shared = r.optStr('NetworkSharedContainerName');
+  checkObjects(r, ['HvRuntime']);
+  return {
+    schema: 1,
+    name: r.optStr('Name') ?? '',
+    owner: r.optStr('Owner') ?? '',
+    systemType,
+    isolation: systemType === 'VirtualMachine' ? 'VirtualMachine' : hv ? 'HyperV' : 'Process',
+    networking: {
+      allowUnqualifiedDnsQuery: r.optBool('AllowUnqualifiedDNSQuery') ?? false,
+      dnsSearchList: searchList(r.optStr('DNSSearchList')),
+      ...(shared ? { sharedContainerName: shared } : {}),
+      endpointList: r.strs('EndpointList').map((e, i) => guidOf(r, `EndpointList[${i}]`, e)),
+      networkAdapters: [],
+    },
+    terminateOnLastHandleClosed: r.optBool('TerminateOnLastHandleClosed') ?? false,
+    nics: [],
+  };
+}
+
+/** Parse a create document (either schema). */
+export function parseCreate(doc: JsonObject): CreateDraft {
+  const r = new Reader(doc, CODE, '$');
+  if (r.has('SystemType') && !r.has('Container') && !r.has('VirtualMachine') && !r.has('HostedSystem'))
+    return parseV1(r);
+  if (r.has('SchemaVersion')) {
+    const sv = Reader.of(r.raw('SchemaVersion'), CODE, '$.SchemaVersion');
+    const major = sv.uint('Major', 0xffff);
+    sv.uint('Minor', 0xffff);
+    if (major !== 2)
+      sv.fail(`Major ${major}: a compute system document is schema 2 (or a schema 1 ContainerConfig)`);
+  }
+  const parts = ['Container', 'VirtualMachine', 'HostedSystem'].filter((k) => r.has(k));
+  if (parts.length !== 1)
+    r.fail(`exactly one of Container, VirtualMachine and HostedSystem is needed, got ${parts.length}`);
+  const owner = r.optStr('Owner') ?? '';
+  const name = r.optStr('Name') ?? '';
+  const terminateOnLastHandleClosed = r.optBool('ShouldTerminateOnLastHandleClosed') ?? false;
+  if (parts[0] === 'Container') {
+    if (r.has('HostingSystemId')) r.fail('HostingSystemId goes with HostedSystem');
+    const c = containerPart(Reader.of(r.raw('Container'), CODE, '$.Container'));
+    return { schema: 2, name, owner, systemType: 'Container', ...c, terminateOnLastHandleClosed, nics: [] };
+  }
+  if (parts[0] === 'VirtualMachine') {
+    const vm = Reader.of(r.raw('VirtualMachine'), CODE, '$.VirtualMachine');
+    checkObjects(vm, [
+      'Chipset',
+      'ComputeTopology',
+      'Devices',
+      'GuestState',
+      'RestoreState',
+      'GuestConnection',
+    ]);
+    return {
+      schema: 2,
+      name,
+      owner,
+      systemType: 'VirtualMachine',
+      isolation: 'VirtualMachine',
+      networking: {
+        allowUnqualifiedDnsQuery: false,
+        dnsSearchList: [],
+        endpointList: [],
+        networkAdapters: [],
+      },
+      terminateOnLastHandleClosed,
+      nics: vmNics(vm),
+    };
+  }
+  const host = r.optStr('HostingSystemId');
+  if (!host) r.fail('HostedSystem needs HostingSystemId');
+  const hosted = Reader.of(r.raw('HostedSystem'), CODE, '$.HostedSystem');
+  if (!hosted.has('Container')) hosted.fail('Container is required');
+  const c = containerPart(Reader.of(hosted.raw('Container'), CODE, '$.HostedSystem.Container'));
+  return {
+    schema: 2,
+    name,
+    owner,
+    systemType: 'Container',
+    isolation: 'Hosted',
+    hostingSystemId: host,
+    networking: c.networking,
+    terminateOnLastHandleClosed,
+    nics: [],
+  };
+}
+
+// ───────────────────────────── modify ─────────────────────────────
+
+export type ModifyRequest =
+  | { readonly kind: 'v1Network'; readonly requestType: 'Add' | 'Remove'; readonly endpointId: string }
+  | {
+      readonly kind: 'nic';
+      readonly requestType: 'Add' | 'Remove' | 'Update';
+      readonly nicId: string;
+      readonly endpointId?: string;
+      readonly macAddress?: string;
+      readonly guest?: GuestRequest;
+    }
+  | { readonly kind: 'guest'; readonly guest: GuestRequest }
+  | { readonly kind: 'other'; readonly resource: string };
+
+export type GuestRequest =
+  | { readonly kind: 'namespace'; readonly requestType: 'Add' | 'Remove'; readonly namespaceId: string }
+  | {
+      readonly kind: 'adapter';
+      readonly requestType: 'PreAdd' | 'Add' | 'Remove';
+      readonly adapterId: string;
+    };
+
+const NIC_PATH = /^VirtualMachine\/Devices\/NetworkAdapters\/(.+)$/i;
+
+function requestTypeOf<T extends string>(r: Reader, key: string, allowed: readonly T[]): T {
+  const v = r.str(key);
+  const found = allowed.find((a) => a.toLowerCase() === v.toLowerCase());
+  if (!found) r.fail(`${key} "${v}" is not ${allowed.join(', ')}`);
+  return found;
+}
+
+function parseGuest(v: Json | undefined, path: string): GuestRequest {
+  const g = Reader.of(v, CODE, path);
+  const outer = requestTypeOf(g, 'RequestType', ['Add', 'Remove', 'Update'] as const);
+  // the legacy WCOW guest remove omits ResourceType (hcs-lifecycle.md §5): an adapter request
+  const rt = g.optStr('ResourceType') ?? 'Network';
+  if (rt.toLowerCase() === 'networknamespace') {
+    const s = Reader.of(g.raw('Settings'), CODE, `${path}.Settings`);
+    const id = s.optStr('Id') ?? s.optStr('ID') ?? '';
+    if (outer === 'Update') throw g.err('a network namespace is added or removed, not updated');
+    return { kind: 'namespace', requestType: outer, namespaceId: guidOf(s, 'Id', id) };
+  }
+  if (rt.toLowerCase() !== 'network') g.fail(`guest ResourceType "${rt}" is not Network or NetworkNamespace`);
+  const s = Reader.of(g.raw('Settings'), CODE, `${path}.Settings`);
+  const inner: 'PreAdd' | 'Add' | 'Remove' | 'Update' = s.has('RequestType')
+    ? requestTypeOf(s, 'RequestType', ['PreAdd', 'Add', 'Remove'] as const)
+    : outer;
+  if (inner === 'Update') throw s.err('a guest adapter is pre-added, added or removed');
+  const adapter = s.optStr('AdapterId') ?? s.optStr('AdapterInstanceId') ?? s.optStr('ID') ?? '';
+  return { kind: 'adapter', requestType: inner, adapterId: guidOf(s, 'AdapterId', adapter) };
+}
+
+/** Parse a modify request of either schema. */
+export function parseModify(doc: JsonObject): ModifyRequest {
+  const r = new Reader(doc, CODE, '$');
+  const path = r.optStr('ResourcePath');
+  if (path !== undefined) {
+    const m = NIC_PATH.exec(path);
+    if (!m) {
+      if (r.has('GuestRequest') && path === '')
+        return { kind: 'guest', guest: parseGuest(r.raw('GuestRequest'), '$.GuestRequest') };
+      return { kind: 'other', resource: path };
+    }
+    const requestType = requestTypeOf(r, 'RequestType', ['Add', 'Remove', 'Update'] as const);
+    const nicId = guidOf(r, 'ResourcePath', m[1]!);
+    const s = r.has('Settings') ? Reader.of(r.raw('Settings'), CODE, '$.Settings') : undefined;
+    const ep = s?.optStr('EndpointId');
+    if (requestType === 'Add' && !ep) r.fail('Settings.EndpointId is required to add a network adapter');
+    const mac = s?.optStr('MacAddress');
+    const guest = r.has('GuestRequest') ? parseGuest(r.raw('GuestRequest'), '$.GuestRequest') : undefined;
+    return {
+      kind: 'nic',
+      requestType,
+      nicId,
+      ...(ep ? { endpointId: guidOf(s!, 'EndpointId', ep) } : {}),
+      ...(mac !== undefined ? { macAddress: mac } : {}),
+      ...(guest ? { guest } : {}),
+    };
+  }
+  if (r.has('GuestRequest'))
+    return { kind: 'guest', guest: parseGuest(r.raw('GuestRequest'), '$.GuestRequest') };
+  const rt = r.optStr('ResourceType');
+  if (rt !== undefined) {
+    if (rt.toLowerCase() !== 'network') return { kind: 'other', resource: rt };
+    const requestType = requestTypeOf(r, 'RequestType', ['Add', 'Remove'] as const);
+    // hcsshim sends the endpoint ID as the Settings string
+    const s = r.raw('Settings');
+    const text =
+      typeof s === 'string'
+        ? s
+        : isJsonObject(s) && typeof s['EndpointId'] === 'string'
+          ? s['EndpointId']
+          : '';
+    return { kind: 'v1Network', requestType, endpointId: guidOf(r, 'Settings', text) };
+  }
+  throw r.err(
+    'a modify request needs a ResourcePath (schema 2), a ResourceType (schema 1) or a GuestRequest',
+  );
+}
+
+// ───────────────────────────── queries ─────────────────────────────
+
+export const PROPERTY_TYPES = [
+  'Memory',
+  'Statistics',
+  'ProcessList',
+  'TerminateOnLastHandleClosed',
+  'SharedMemoryRegion',
+  'GuestConnection',
+  'MappedVirtualDisk',
+] as const;
+export type PropertyType = (typeof PROPERTY_TYPES)[number];
+
+export function parsePropertyQuery(doc: JsonObject): readonly PropertyType[] {
+  const r = new Reader(doc, CODE, '$');
+  return r.strs('PropertyTypes').map((t) => {
+    const found = PROPERTY_TYPES.find((p) => p.toLowerCase() === t.toLowerCase());
+    if (!found) throw r.err(`PropertyTypes "${t}" is not one of ${PROPERTY_TYPES.join(', ')}`);
+    return found;
+  });
+}
+
+export interface SystemQuery {
+  readonly ids: readonly string[];
+  readonly names: readonly string[];
+  readonly types: readonly string[];
+  readonly owners: readonly string[];
+}
+
+export function parseSystemQuery(doc: JsonObject): SystemQuery {
+  const r = new Reader(doc, CODE, '$');
+  return { ids: r.strs('Ids'), names: r.strs('Names'), types: r.strs('Types'), owners: r.strs('Owners') };
+}
+
+export { hnsError };
