@@ -49,20 +49,31 @@ function checkObjects(r: Reader, keys: readonly string[]): void {
   for (const k of keys) if (r.has(k) && !isJsonObject(r.raw(k))) r.fail(`${k} must be an object`);
 }
 
+const NO_NETWORKING: NetworkingRec = Object.freeze({
+  allowUnqualifiedDnsQuery: false,
+  dnsSearchList: Object.freeze([]) as readonly string[],
+  endpointList: Object.freeze([]) as readonly string[],
+  networkAdapters: Object.freeze([]) as readonly string[],
+});
+
 function schema2Networking(r: Reader): NetworkingRec {
-  const n = r.has('Networking') ? Reader.of(r.raw('Networking'), CODE, `${r.path}.Networking`) : undefined;
-  if (!n)
-    return { allowUnqualifiedDnsQuery: false, dnsSearchList: [], endpointList: [], networkAdapters: [] };
+  if (!r.has('Networking')) return NO_NETWORKING;
+  const n = Reader.of(r.raw('Networking'), CODE, `${r.path}.Networking`);
   const ns = n.optStr('Namespace');
   const shared = n.optStr('NetworkSharedContainerName');
-  return {
-    ...(ns ? { namespace: guidOf(n, 'Namespace', ns) } : {}),
+  const search = n.optStr('DnsSearchList');
+  const adapters = n.has('NetworkAdapters') ? n.strs('NetworkAdapters') : undefined;
+  const out: { -readonly [K in keyof NetworkingRec]: NetworkingRec[K] } = {
     allowUnqualifiedDnsQuery: n.optBool('AllowUnqualifiedDnsQuery') ?? false,
-    dnsSearchList: searchList(n.optStr('DnsSearchList')),
-    ...(shared ? { sharedContainerName: shared } : {}),
-    endpointList: [],
-    networkAdapters: n.strs('NetworkAdapters').map((a, i) => guidOf(n, `NetworkAdapters[${i}]`, a)),
+    dnsSearchList: search ? searchList(search) : NO_NETWORKING.dnsSearchList,
+    endpointList: NO_NETWORKING.endpointList,
+    networkAdapters: adapters
+      ? adapters.map((a, i) => guidOf(n, `NetworkAdapters[${i}]`, a))
+      : NO_NETWORKING.networkAdapters,
   };
+  if (ns) out.namespace = guidOf(n, 'Namespace', ns);
+  if (shared) out.sharedContainerName = shared;
+  return out;
 }
 
 function containerPart(r: Reader): { isolation: Isolation; networking: NetworkingRec } {

@@ -349,8 +349,9 @@ export class HcsService {
       if (!rec.terminateOnLastHandleClosed) return false;
       cur = this.exit(rec, 'ForcedExit', 0);
     }
-    for (const hosted of [...this.systems.values()])
-      if (hosted.hostingSystemId === rec.id) this.systems.delete(key(hosted.id));
+    if (rec.systemType === 'VirtualMachine')
+      for (const hosted of [...this.systems.values()])
+        if (hosted.hostingSystemId === rec.id) this.systems.delete(key(hosted.id));
     if (this.opts.detachOnClose !== false && cur.networking.namespace && cur.isolation !== 'Hosted')
       this.leaveNamespace(cur.id, cur.networking.namespace);
     this.systems.delete(key(rec.id));
