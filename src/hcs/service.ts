@@ -577,6 +577,13 @@ export class HcsService {
     if (rec.systemType === 'VirtualMachine') return rec.nics.map((n) => n.endpointId);
     const out: string[] = [];
     const s = this.hns.store;
+    // a HostProcess container runs in the host's network: its default compartment's endpoints
+    if (rec.isolation === 'HostProcess') {
+      for (const ns of s.namespaces.values())
+        if (ns.NamespaceId === 1)
+          for (const r of ns.Resources) if (r.Type === 'Endpoint' && s.endpoints.has(r.ID)) out.push(r.ID);
+      return out;
+    }
     if (rec.networking.namespace) {
       const ns = s.namespaces.get(rec.networking.namespace);
       for (const r of ns?.Resources ?? []) if (r.Type === 'Endpoint' && s.endpoints.has(r.ID)) out.push(r.ID);
