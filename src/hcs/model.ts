@@ -67,6 +67,8 @@ export interface ComputeSystemRec {
   readonly terminateOnLastHandleClosed: boolean;
   /** A stable GUID of the system (`RuntimeId`; the VM ID of a utility VM). */
   readonly runtimeId: string;
+  /** Endpoints this container joined through HCS's v1 paths (EndpointList, hot-attach). */
+  readonly v1Endpoints: readonly string[];
   /** Utility VMs: NICs by NIC ID (insertion order = hot-add order). */
   readonly nics: readonly NicRec[];
   /** Utility VMs: the HNS namespace added to the guest (`NetworkNamespace` guest request). */

@@ -26,6 +26,7 @@ import { newGuid } from '../core/guid.js';
 import type { JsonObject } from '../core/json.js';
 import type { Rng } from '../core/rng.js';
 import type { HnsService } from '../hns/service.js';
+import { isRemote } from '../hns/schema/endpoint.js';
 import type { ComputeSystemRec, ExitType, GuestAdapterRec, NicRec, SystemState } from './model.js';
 import {
   parseCreate,
@@ -134,9 +135,15 @@ export class HcsService {
     ])
       this.hns.getEndpoint(ep);
     const nicIds = new Set<string>();
+    const nicEndpoints = new Set<string>();
     for (const n of d.nics) {
       if (nicIds.has(n.nicId)) throw hnsError('ERROR_ALREADY_EXISTS', `network adapter ${n.nicId}`);
+      if (nicEndpoints.has(n.endpointId))
+        throw hnsError('HCN_E_ENDPOINT_ALREADY_ATTACHED', `${n.endpointId} is on two network adapters`);
+      if (isRemote(this.hns.getEndpoint(n.endpointId)))
+        throw hnsError('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION', n.endpointId);
       nicIds.add(n.nicId);
+      nicEndpoints.add(n.endpointId);
     }
     const rec: ComputeSystemRec = {
       id,
@@ -154,6 +161,7 @@ export class HcsService {
       terminateOnLastHandleClosed: d.terminateOnLastHandleClosed,
       runtimeId: newGuid(this.deps.rng),
       nics: d.nics,
+      v1Endpoints: [],
       guestAdapters: [],
       created: this.now(),
       seq: ++this.seq,
@@ -191,6 +199,7 @@ export class HcsService {
     for (const nic of rec.nics) {
       const e = this.hns.getEndpoint(nic.endpointId);
       if (e.VmPort) throw hnsError('HCN_E_ENDPOINT_ALREADY_ATTACHED', nic.endpointId);
+      if (isRemote(e)) throw hnsError('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION', nic.endpointId);
     }
     // commit
     if (n.namespace && rec.isolation !== 'Hosted') this.joinNamespace(rec.id, n.namespace);
@@ -198,6 +207,7 @@ export class HcsService {
     for (const nic of rec.nics) this.attachPort(rec, nic);
     const started = this.put({
       ...rec,
+      v1Endpoints: [...new Set([...rec.v1Endpoints, ...n.endpointList])],
       state: 'Running',
       started: this.now(),
       // adapters present at boot are known to the guest
@@ -254,9 +264,10 @@ export class HcsService {
     });
   }
 
-  private detachPort(nic: NicRec): void {
+  private detachPort(vm: ComputeSystemRec, nic: NicRec): void {
     const e = this.hns.store.endpoints.get(nic.endpointId);
-    if (e?.VmPort)
+    // only this VM's port: an endpoint a never-started VM names may be on another VM's port
+    if (e?.VmPort && e.VmPort.VirtualMachineId === vm.runtimeId)
       this.hns.modifyEndpoint(nic.endpointId, { ResourceType: 'Port', RequestType: 'Remove', Settings: {} });
   }
 
@@ -322,7 +333,7 @@ export class HcsService {
       for (const hosted of [...this.systems.values()])
         if (hosted.hostingSystemId === rec.id && hosted.state !== 'Stopped')
           this.exit(hosted, exitType === 'GracefulExit' ? 'ForcedExit' : exitType, status);
-      for (const nic of rec.nics) this.detachPort(nic);
+      if (rec.state !== 'Created') for (const nic of rec.nics) this.detachPort(rec, nic);
     }
     const out = this.put({
       ...rec,
@@ -352,8 +363,13 @@ export class HcsService {
     if (rec.systemType === 'VirtualMachine')
       for (const hosted of [...this.systems.values()])
         if (hosted.hostingSystemId === rec.id) this.systems.delete(key(hosted.id));
-    if (this.opts.detachOnClose !== false && cur.networking.namespace && cur.isolation !== 'Hosted')
-      this.leaveNamespace(cur.id, cur.networking.namespace);
+    if (this.opts.detachOnClose !== false) {
+      if (cur.networking.namespace && cur.isolation !== 'Hosted')
+        this.leaveNamespace(cur.id, cur.networking.namespace);
+      // the container's vNICs went with it: HNS endpoints no longer list it as attached
+      for (const ep of cur.v1Endpoints)
+        if (this.hns.store.endpoints.has(ep)) this.shareEndpoint(cur.id, ep, false);
+    }
     this.systems.delete(key(rec.id));
     return true;
   }
@@ -378,13 +394,20 @@ export class HcsService {
             'a virtual machine takes network adapters through ResourcePath',
           );
         const e = this.hns.getEndpoint(req.endpointId);
+        if (isRemote(e)) throw hnsError('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION', e.ID);
         const has = e.SharedContainers.some((c) => key(c) === key(rec.id));
         if (req.requestType === 'Add' && has)
           throw hnsError('HCN_E_ENDPOINT_ALREADY_ATTACHED', `${req.endpointId} to ${rec.id}`);
         if (req.requestType === 'Remove' && !has)
           throw hnsError('HCN_E_ENDPOINT_NOT_ATTACHED', `${req.endpointId} from ${rec.id}`);
         this.shareEndpoint(rec.id, req.endpointId, req.requestType === 'Add');
-        out = rec;
+        out = this.put({
+          ...rec,
+          v1Endpoints:
+            req.requestType === 'Add'
+              ? [...rec.v1Endpoints, e.ID]
+              : rec.v1Endpoints.filter((x) => x !== e.ID),
+        });
         break;
       }
       case 'nic':
@@ -413,11 +436,14 @@ export class HcsService {
     if (req.requestType === 'Add') {
       if (existing) throw hnsError('ERROR_ALREADY_EXISTS', `network adapter ${req.nicId}`);
       const e = this.hns.getEndpoint(req.endpointId!);
-      if (e.VmPort) throw hnsError('HCN_E_ENDPOINT_ALREADY_ATTACHED', req.endpointId!);
+      if (isRemote(e)) throw hnsError('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION', e.ID);
+      if (e.VmPort || rec.nics.some((n) => n.endpointId === e.ID))
+        throw hnsError('HCN_E_ENDPOINT_ALREADY_ATTACHED', req.endpointId!);
       const nic: NicRec = { nicId: req.nicId, endpointId: e.ID, macAddress: req.macAddress ?? e.MacAddress };
       const nics = [...rec.nics, nic];
       const guest = req.guest ? this.guestChange(rec, req.guest, nics) : {};
-      this.attachPort(rec, nic);
+      // a Created VM gets the port when it starts, with the NICs of its document
+      if (rec.state === 'Running') this.attachPort(rec, nic);
       return this.put({ ...rec, nics, ...guest });
     }
     if (!existing) throw hnsError('ERROR_NOT_FOUND', `network adapter ${req.nicId}`);
@@ -428,7 +454,7 @@ export class HcsService {
     const nics = rec.nics.filter((n) => n.nicId !== req.nicId);
     // removing the host NIC takes the guest's adapter with it
     const guest = req.guest ? this.guestChange(rec, req.guest, rec.nics) : {};
-    this.detachPort(existing);
+    if (rec.state !== 'Created') this.detachPort(rec, existing);
     const guestAdapters = (guest.guestAdapters ?? rec.guestAdapters).filter((a) => a.adapterId !== req.nicId);
     return this.put({ ...rec, nics, ...guest, guestAdapters });
   }
@@ -655,6 +681,11 @@ export class HcsService {
   restore(snap: { seq: number; systems: ComputeSystemRec[] } | undefined): void {
     this.systems.clear();
     this.seq = snap?.seq ?? 0;
-    for (const r of snap?.systems ?? []) this.systems.set(key(r.id), r);
+    for (const r of snap?.systems ?? [])
+      this.systems.set(key(r.id), {
+        ...r,
+        v1Endpoints: r.v1Endpoints ?? [],
+        guestAdapters: r.guestAdapters ?? [],
+      });
   }
 }
