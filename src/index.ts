@@ -1,7 +1,9 @@
 /**
  * hnsim's public entry (DESIGN: "The typed client and the flat API"): build a simulated Windows host,
- * call the flat DLL-named API (documents in, documents out, HRESULT failures as data), serve it as
- * JSON-RPC 2.0, inject faults, and read the HRESULT registry and the HNS version profiles.
+ * call the flat DLL-named API (HNS's Hcn… and HNSCall, HCS's Hcs…: documents in, documents out,
+ * HRESULT failures as data), serve it as JSON-RPC 2.0, inject faults, use the typed clients
+ * (hcsshim's hcn package and its compute-system client), and read the HRESULT registry and the HNS
+ * version profiles.
  *
  *   import { createHost } from 'hnsim';
  *   const host = createHost({ seed: 7, profile: 'ws2025' });
@@ -22,13 +24,20 @@ export {
 export {
   FlatApi,
   FLAT_API_METHODS,
+  HCS_APIS,
   isFailure,
+  isHcsMethod,
   capture,
+  spellHcsError,
   type FlatApiMethod,
+  type FlatApiOptions,
   type HcnResult,
   type HcnSuccess,
   type HcnFailure,
   type HcnDocument,
+  type HcsApi,
+  type HcsApiMethod,
+  type HcsProperties,
 } from './api/flat.js';
 export { DirectTransport, type HnsCall, type HnsTransport } from './api/transport.js';
 export {
@@ -66,6 +75,8 @@ export {
   hresultName,
   isRegisteredHResult,
   formatHResult,
+  vmcomputeName,
+  type VmcomputeName,
   type HResultName,
   type HResultLabel,
   type HResultInfo,
@@ -76,7 +87,10 @@ export {
 export {
   EventBus,
   HcnNotification,
+  HcsNotification,
   type HcnNotificationName,
+  type HcsNotificationName,
+  type HcsNotificationEvent,
   type HnsNotificationEvent,
   type HnsChangeEvent,
   type ApiCallEvent,
@@ -126,6 +140,36 @@ export {
   ErrorCode,
   type HcnClientOptions,
 } from './api/hcn/index.js';
+
+// the typed HCS client (hcsshim's internal/hcs/v2): `hcs.System`, `hcs.isNotExist`, …
+export * as hcs from './api/hcs/index.js';
+export {
+  HcsClient,
+  System as ComputeSystem,
+  HcsError,
+  SystemError,
+  HcsClientError,
+  AlreadyClosedError,
+  UnexpectedProcessAbortError,
+  HcsErrno,
+  STOP_SWALLOWED,
+  isNotExist,
+  isAlreadyStopped,
+  isAlreadyClosed,
+  isOperationInvalidState,
+  isNotSupported,
+  isPending,
+  isAccessIsDenied,
+  isErrorInvalidHandle,
+  isAnyCode,
+  type HcsClientOptions,
+  type HcsNotificationSource,
+  type ComputeSystemQuery,
+  type ComputeSystemProperties,
+  type PropertyQuery,
+  type SystemExit,
+  type SystemExitType,
+} from './api/hcs/index.js';
 
 // the host's adapters and vSwitches
 export {

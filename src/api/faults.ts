@@ -5,12 +5,13 @@
  * them on the simulated clock (the effect happens when the delay ends), or hang them until released.
  * Rules apply in the order added; a rule can be limited to its first N matches. A call still held
  * when the HNS service restarts fails with RPC_S_CALL_FAILED when it is let go, as a call cut off by
- * a crashing service does.
+ * a crashing service does (an Hcs* call goes to vmcompute, which the HNS restart does not touch).
  *
  *   const f = new FaultInjector(transport, clock);
  *   f.fail({ method: 'HcnCreateEndpoint' }, 'HCN_E_ADDR_INVALID_OR_RESERVED', { times: 1 });
  *   f.fail((c) => c.method === 'HNSCall', 0x800706ba);          // any failing HRESULT, by number
  *   const gate = f.hang({ name: 'cbr0' });  … gate.held … gate.release();
+ *   f.delay({ method: 'HcsStartComputeSystem', id: 'c1' }, 500);    // compute systems by ID too
  *
  * The same rules are reachable over JSON-RPC (FaultFail, FaultDelay, FaultHang, FaultRelease,
  * FaultList, FaultRemove, FaultClear; src/api/rpc.ts) so tests in any language can drive them.
@@ -28,8 +29,11 @@ export type CallPredicate = (call: HnsCall) => boolean;
  * A declarative call matcher (every given field must match):
  * - `method`: a flat API function name, or several; `*` at the end matches a prefix (`HcnCreate*`);
  * - `id`: a GUID that is one of the call's arguments, or in an HNSCall path (any case, braces ok);
+ *   or the compute system an Hcs* call names (its ID, any case: compute system IDs need not be
+ *   GUIDs, so any non-empty string of at most 255 characters is taken);
  * - `name`: the `Name` of the document a create sends, or the name of the object an argument or
- *   path names (looked up through the injector's resolver);
+ *   path names, or of the compute system an Hcs* call names (looked up through the injector's
+ *   resolver);
  * - `path`: for HNSCall, a prefix of the path, case-insensitive (`/endpoints/`);
  * - `httpMethod`: for HNSCall, GET, POST or DELETE.
  */
@@ -41,7 +45,7 @@ export interface CallMatcher {
   readonly httpMethod?: string;
 }
 
-/** Looks up the name of the HNS object with an ID (networks, endpoints, …), if any. */
+/** Looks up the name of the HNS object (networks, endpoints, …) or compute system with an ID, if any. */
 export type NameResolver = (id: string) => string | undefined;
 
 interface RuleBase {
@@ -180,6 +184,13 @@ function guidsOf(call: HnsCall): string[] {
   return out;
 }
 
+/** The compute system an Hcs* call names: its first argument (HcsEnumerateComputeSystems names none). */
+function systemIdOf(call: HnsCall): string | undefined {
+  if (!call.method.startsWith('Hcs') || call.method === 'HcsEnumerateComputeSystems') return undefined;
+  const a = call.args[0];
+  return typeof a === 'string' && a !== '' ? a : undefined;
+}
+
 /** The `Name` of a settings document a call carries (string JSON or object), if any. */
 function documentName(call: HnsCall): string | undefined {
   for (const a of call.method === 'HNSCall' ? call.args.slice(2) : call.args) {
@@ -216,9 +227,15 @@ export function compileMatcher(m: CallMatcher, resolve: NameResolver = () => und
     throw new HnsError('E_INVALIDARG', 'matcher method must be a method name or a list of them');
   }
   let id: string | undefined;
+  let systemId: string | undefined;
   if (m.id !== undefined) {
-    id = typeof m.id === 'string' ? parseGuid(m.id) : undefined;
-    if (!id) throw new HnsError('E_INVALIDARG', `matcher id ${JSON.stringify(m.id)} is not a GUID`);
+    if (typeof m.id !== 'string' || m.id === '' || m.id.length > 255)
+      throw new HnsError(
+        'E_INVALIDARG',
+        `matcher id ${JSON.stringify(m.id)} is neither a GUID nor a compute system ID (1–255 characters)`,
+      );
+    id = parseGuid(m.id);
+    systemId = m.id.toLowerCase();
   }
   for (const k of ['name', 'path', 'httpMethod'] as const) {
     if (m[k] !== undefined && typeof m[k] !== 'string') {
@@ -234,9 +251,18 @@ export function compileMatcher(m: CallMatcher, resolve: NameResolver = () => und
       if (httpMethod !== undefined && String(call.args[0]).toUpperCase() !== httpMethod) return false;
       if (path !== undefined && !String(call.args[1]).toLowerCase().startsWith(path)) return false;
     }
-    if (id !== undefined && !guidsOf(call).includes(id)) return false;
+    const system = systemIdOf(call);
+    if (systemId !== undefined) {
+      const named =
+        (id !== undefined && guidsOf(call).includes(id)) ||
+        (system !== undefined && system.toLowerCase() === systemId);
+      if (!named) return false;
+    }
     if (m.name !== undefined) {
-      const named = documentName(call) === m.name || guidsOf(call).some((g) => resolve(g) === m.name);
+      const named =
+        documentName(call) === m.name ||
+        guidsOf(call).some((g) => resolve(g) === m.name) ||
+        (system !== undefined && resolve(system) === m.name);
       if (!named) return false;
     }
     return true;
@@ -412,8 +438,8 @@ export class FaultInjector implements HnsTransport {
         await rule.gate.wait({ seq: ++this.heldSeq, call });
       }
     }
-    if (this.epoch() !== epoch) {
-      // the service restarted while the call was on its way: the RPC was cut off
+    if (this.epoch() !== epoch && !call.method.startsWith('Hcs')) {
+      // HNS restarted while the call was on its way: the RPC was cut off (vmcompute answers Hcs* calls)
       const e = new HnsError(
         'RPC_S_CALL_FAILED',
         `${call.method} was in flight when the HNS service restarted`,

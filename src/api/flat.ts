@@ -1,14 +1,26 @@
 /**
- * The flat API, named after the computenetwork.dll exports (reference hns-hcs.md §0.1): documents in
+ * The flat API, named after the computenetwork.dll exports (reference hns-hcs.md §0.1) and the
+ * computecore.dll / vmcompute.dll compute-system exports (hcs-lifecycle.md §0, §1): documents in
  * (JSON strings, as on Windows, or plain objects), documents out, failures returned as data — an
- * HRESULT with its registered name, message and ErrorRecord. Handle-free: objects are addressed by
- * ID, and create returns the object as a default query would.
+ * HRESULT with its registered name, message and ErrorRecord. Handle-free: objects and compute
+ * systems are addressed by ID, and create returns the object as a default query would. The Hcs*
+ * failures are spelled as the host's HCS DLL spells them (`HostOptions.hcs.api`): computecore's
+ * HCS_E_* (0x8037…) or vmcompute's ERROR_VMCOMPUTE_* (0xC037…).
  *
  *   const r = api.HcnCreateNetwork(null, '{"Name":"nat","Type":"NAT"}');
  *   if (r.hr === 0) console.log(r.result.ID);
+ *   api.HcsCreateComputeSystem('c1', { SchemaVersion: { Major: 2, Minor: 1 }, Container: {} });
  */
-import { HnsError, hnsError, type ErrorRecord, type HResultLabel } from '../core/errors.js';
+import {
+  HnsError,
+  hnsError,
+  vmcomputeName,
+  type ErrorRecord,
+  type HResultLabel,
+  type HResultName,
+} from '../core/errors.js';
 import { toJsonObject, type Json, type JsonObject } from '../core/json.js';
+import type { HcsService } from '../hcs/service.js';
 import type { HnsService } from '../hns/service.js';
 import { argGuid } from '../hns/schema/common.js';
 import { serializeEndpoint } from '../hns/schema/endpoint.js';
@@ -88,8 +100,64 @@ export const FLAT_API_METHODS = [
   'HcnModifySdnRoute',
   'HcnDeleteSdnRoute',
   'HNSCall',
+  'HcsCreateComputeSystem',
+  'HcsStartComputeSystem',
+  'HcsShutdownComputeSystem',
+  'HcsTerminateComputeSystem',
+  'HcsPauseComputeSystem',
+  'HcsResumeComputeSystem',
+  'HcsModifyComputeSystem',
+  'HcsGetComputeSystemProperties',
+  'HcsEnumerateComputeSystems',
+  'HcsCloseComputeSystem',
 ] as const;
 export type FlatApiMethod = (typeof FLAT_API_METHODS)[number];
+
+/** The compute-system functions of FLAT_API_METHODS (computecore.dll / vmcompute.dll). */
+export type HcsApiMethod = Extract<FlatApiMethod, `Hcs${string}`>;
+
+/** Whether a flat function is an Hcs* one (answered by the Host Compute Service, not HNS). */
+export function isHcsMethod(method: string): method is HcsApiMethod {
+  return method.startsWith('Hcs') && (FLAT_API_METHODS as readonly string[]).includes(method);
+}
+
+/**
+ * Which DLL the flat Hcs* functions are (`HostOptions.hcs.api`, reference hcs-lifecycle.md §0):
+ * computecore.dll (the HCS v2 API, HCS_E_* 0x8037… errors) or vmcompute.dll (v1, ERROR_VMCOMPUTE_*
+ * 0xC037…).
+ */
+export type HcsApi = 'computecore' | 'vmcompute';
+export const HCS_APIS: readonly HcsApi[] = ['computecore', 'vmcompute'];
+
+/**
+ * A compute system's properties document as HcsGetComputeSystemProperties returns it (schema 2
+ * `Properties`, with the v1 `ContainerProperties` extras for a schema 1 system; src/hcs/service.ts).
+ */
+export type HcsProperties = JsonObject & {
+  readonly Id: string;
+  readonly SystemType: string;
+  readonly State: string;
+  readonly Stopped: boolean;
+};
+
+/**
+ * An HCS failure as `api` spells it (hcs-lifecycle.md §0): vmcompute turns an HCS_E_X into its
+ * ERROR_VMCOMPUTE_X twin (`HCS_E_X | 0x40000000`) when winerror.h has one; codes that exist only as
+ * HCS_E_ (HCS_E_PROCESS_ALREADY_STOPPED 0x8037011F, HCS_E_SERVICE_DISCONNECT, …) and every other
+ * code (HCN_E_*, ERROR_NOT_FOUND, E_INVALIDARG) stay as they are, as do all codes on computecore.
+ */
+export function spellHcsError(e: HnsError, api: HcsApi): HnsError {
+  if (api !== 'vmcompute' || e.code.startsWith('0x')) return e;
+  const twin = vmcomputeName(e.code as HResultName);
+  return twin ? new HnsError(twin, e.detail) : e;
+}
+
+export interface FlatApiOptions {
+  /** The Host Compute Service the Hcs* functions call (without it they fail with HCS_E_SERVICE_NOT_AVAILABLE). */
+  readonly hcs?: HcsService;
+  /** How Hcs* failures are spelled (default `computecore`). */
+  readonly hcsApi?: HcsApi;
+}
 
 function failure(e: HnsError): HcnFailure {
   return { ok: false, hr: e.hresult, name: e.code, message: e.message, errorRecord: e.errorRecord() };
@@ -107,8 +175,36 @@ export function capture<T>(fn: () => T): HcnResult<T> {
 
 type Kind = 'Network' | 'Endpoint' | 'Namespace' | 'LoadBalancer' | 'SdnRoute';
 
+/**
+ * A compute system ID argument: a non-empty string (the service names any other in its error
+ * detail, which an object without a string form would break), else E_INVALIDARG as Create has it.
+ */
+function hcsId(input: unknown): string {
+  if (typeof input !== 'string' || input === '')
+    throw hnsError('E_INVALIDARG', 'a compute system ID is a non-empty string');
+  return input;
+}
+
+/** An HCS document or options string: a JSON object (empty allowed where HCS takes "" or NULL). */
+function hcsDocument(input: unknown, allowEmpty: boolean): JsonObject {
+  return toJsonObject(input, allowEmpty, 'HCS_E_INVALID_JSON');
+}
+
 export class FlatApi {
-  constructor(private readonly hns: HnsService) {}
+  private readonly hcs: HcsService | undefined;
+  /** How the Hcs* functions spell their failures (`HostOptions.hcs.api`). */
+  readonly hcsApi: HcsApi;
+
+  constructor(
+    private readonly hns: HnsService,
+    options: FlatApiOptions = {},
+  ) {
+    const api = options.hcsApi ?? 'computecore';
+    if (!HCS_APIS.includes(api))
+      throw hnsError('E_INVALIDARG', `hcs.api ${JSON.stringify(api)} is not computecore or vmcompute`);
+    this.hcs = options.hcs;
+    this.hcsApi = api;
+  }
 
   /** Run one API call: failures become data, and every call is reported as an `api.call` event. */
   private run<T>(method: FlatApiMethod, fn: () => T): HcnResult<T> {
@@ -121,11 +217,38 @@ export class FlatApi {
           ),
         )
       : capture(fn);
+    return this.reported(method, r);
+  }
+
+  private reported<T>(method: FlatApiMethod, r: HcnResult<T>): HcnResult<T> {
     const events = this.hns.deps.events;
     if (events.listenerCount('api.call') > 0) {
       events.emit('api.call', { method, hresult: r.hr, time: this.hns.deps.clock.now() });
     }
     return r;
+  }
+
+  /**
+   * Run one Hcs* call. vmcompute is its own service: an HNS restart window does not stop it. The
+   * call is atomic (a failure rolls the RNG back, and HcsService validates before it changes
+   * anything), and a failure is spelled as the host's HCS DLL spells it (`spellHcsError`).
+   */
+  private runHcs<T>(method: HcsApiMethod, fn: (hcs: HcsService) => T): HcnResult<T> {
+    const hcs = this.hcs;
+    const r = capture(() => {
+      if (!hcs) throw hnsError('HCS_E_SERVICE_NOT_AVAILABLE', 'this flat API has no Host Compute Service');
+      try {
+        return this.hns.atomic(() => fn(hcs));
+      } catch (e) {
+        throw e instanceof HnsError ? this.spellHcs(e) : e;
+      }
+    });
+    return this.reported(method, r);
+  }
+
+  /** An HCS failure as this API's DLL spells it (the JSON-RPC host methods use it too). */
+  spellHcs(e: HnsError): HnsError {
+    return spellHcsError(e, this.hcsApi);
   }
 
   private settings(input: unknown): JsonObject {
@@ -446,6 +569,99 @@ export class FlatApi {
    */
   HNSCall(method: unknown, path: unknown, request?: unknown): HcnResult<JsonObject> {
     return this.run('HNSCall', () => hnsCall(this.hns, method, path, request));
+  }
+
+  // ───────────────────────────── compute systems (HCS) ─────────────────────────────
+
+  /**
+   * `HcsCreateComputeSystem(id, configuration)`: a schema 2 `ComputeSystem` or schema 1
+   * `ContainerConfig` document (JSON string or object); the result is the new system's properties
+   * document (State `Created`). An ID in use is HCS_E_SYSTEM_ALREADY_EXISTS; malformed JSON or a
+   * malformed document HCS_E_INVALID_JSON; an HNS namespace or endpoint it names that does not
+   * exist keeps its HNS code (ERROR_NOT_FOUND, HCN_E_ENDPOINT_NOT_FOUND).
+   */
+  HcsCreateComputeSystem(id: unknown, configuration: unknown): HcnResult<HcsProperties> {
+    return this.runHcs('HcsCreateComputeSystem', (hcs) => {
+      const doc = hcsDocument(configuration, false);
+      const rec = hcs.create(hcsId(id), doc);
+      return hcs.properties(rec.id) as HcsProperties;
+    });
+  }
+  /** `HcsStartComputeSystem(id, options)`: Created → Running (the container joins its namespace). */
+  HcsStartComputeSystem(id: unknown, options?: unknown): HcnResult<null> {
+    return this.runHcs('HcsStartComputeSystem', (hcs) => {
+      hcsDocument(options, true);
+      hcs.start(hcsId(id));
+      return null;
+    });
+  }
+  /** `HcsShutdownComputeSystem(id, options)`: a graceful stop (SystemExited, GracefulExit). */
+  HcsShutdownComputeSystem(id: unknown, options?: unknown): HcnResult<null> {
+    return this.runHcs('HcsShutdownComputeSystem', (hcs) => {
+      hcsDocument(options, true);
+      hcs.shutdown(hcsId(id));
+      return null;
+    });
+  }
+  /** `HcsTerminateComputeSystem(id, options)`: a forced stop (SystemExited, ForcedExit). */
+  HcsTerminateComputeSystem(id: unknown, options?: unknown): HcnResult<null> {
+    return this.runHcs('HcsTerminateComputeSystem', (hcs) => {
+      hcsDocument(options, true);
+      hcs.terminate(hcsId(id));
+      return null;
+    });
+  }
+  /** `HcsPauseComputeSystem(id, options)`: Running → Paused (not a process-isolated container). */
+  HcsPauseComputeSystem(id: unknown, options?: unknown): HcnResult<null> {
+    return this.runHcs('HcsPauseComputeSystem', (hcs) => {
+      hcsDocument(options, true);
+      hcs.pause(hcsId(id));
+      return null;
+    });
+  }
+  /** `HcsResumeComputeSystem(id, options)`: Paused → Running. */
+  HcsResumeComputeSystem(id: unknown, options?: unknown): HcnResult<null> {
+    return this.runHcs('HcsResumeComputeSystem', (hcs) => {
+      hcsDocument(options, true);
+      hcs.resume(hcsId(id));
+      return null;
+    });
+  }
+  /**
+   * `HcsModifyComputeSystem(id, configuration)`: a v1 network hot-attach
+   * `{ResourceType:"Network",RequestType,Settings:"<endpoint>"}`, a VM NIC request on
+   * `VirtualMachine/Devices/NetworkAdapters/<nic>`, or a guest request.
+   */
+  HcsModifyComputeSystem(id: unknown, settings: unknown): HcnResult<null> {
+    return this.runHcs('HcsModifyComputeSystem', (hcs) => {
+      const doc = hcsDocument(settings, false);
+      hcs.modify(hcsId(id), doc);
+      return null;
+    });
+  }
+  /** `HcsGetComputeSystemProperties(id, propertyQuery)`: `{PropertyTypes:[…]}`, or empty. */
+  HcsGetComputeSystemProperties(id: unknown, query?: unknown): HcnResult<HcsProperties> {
+    return this.runHcs('HcsGetComputeSystemProperties', (hcs) => {
+      const q = hcsDocument(query, true);
+      return hcs.properties(hcsId(id), q) as HcsProperties;
+    });
+  }
+  /** `HcsEnumerateComputeSystems(query)`: `{Ids, Names, Types, Owners}` → properties documents. */
+  HcsEnumerateComputeSystems(query?: unknown): HcnResult<HcsProperties[]> {
+    return this.runHcs('HcsEnumerateComputeSystems', (hcs) => {
+      const q = hcsDocument(query, true);
+      return hcs.enumerate(q) as HcsProperties[];
+    });
+  }
+  /**
+   * `HcsCloseComputeSystem(id)`: the last handle closes. A stopped system's ID is gone; a live one
+   * with ShouldTerminateOnLastHandleClosed is terminated and gone; any other keeps running.
+   */
+  HcsCloseComputeSystem(id: unknown): HcnResult<null> {
+    return this.runHcs('HcsCloseComputeSystem', (hcs) => {
+      hcs.close(hcsId(id));
+      return null;
+    });
   }
 
   /** Dispatch by name (JSON-RPC). Unknown names → undefined. */

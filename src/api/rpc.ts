@@ -4,7 +4,8 @@
  * `params` as its positional arguments; an HNS failure is error -32000 carrying the HRESULT, its
  * registered name and the ErrorRecord HNS returns beside it. A few host methods (Snapshot, Restore,
  * RestartHns, Reboot, GetVersion, ListMethods, faults and the clock) complete the surface, with the
- * dataplane's: Trace and Send (src/dataplane/trace.ts) and the host's route table.
+ * dataplane's: Trace and Send (src/dataplane/trace.ts) and the host's route table, and the HCS
+ * test hooks: RestartHcs (a vmcompute stop) and HcsInjectExit (a compute system dies).
  *
  *   const rpc = new RpcServer(createHost({ seed: 1 }));
  *   rpc.handle('{"jsonrpc":"2.0","id":1,"method":"HcnEnumerateNetworks","params":[]}');
@@ -14,6 +15,7 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { HnsError, hnsError } from '../core/errors.js';
 import { cloneJson, isJsonObject, type Json, type JsonObject } from '../core/json.js';
+import type { ExitType } from '../hcs/model.js';
 import type { Host } from '../host/host.js';
 import type { RestartPolicy } from '../hns/lifecycle.js';
 import { checkRequest, traceJson, type SendRequest, type TraceRequest } from '../dataplane/trace.js';
@@ -51,6 +53,8 @@ export const HOST_RPC_METHODS = [
   'Restore',
   'RestartHns',
   'Reboot',
+  'RestartHcs',
+  'HcsInjectExit',
   'GetVersion',
   'GetAdapters',
   'ListMethods',
@@ -81,6 +85,8 @@ const HOST_ARITY: Readonly<Record<HostRpcMethod, number>> = {
   Restore: 1,
   RestartHns: 1,
   Reboot: 1,
+  RestartHcs: 0,
+  HcsInjectExit: 3,
   GetVersion: 0,
   GetAdapters: 0,
   ListMethods: 0,
@@ -249,6 +255,32 @@ function traceRequest(method: 'Trace' | 'Send', v: Json | undefined): SendReques
   return checkRequest(v, method === 'Send' ? 'send' : 'trace') as TraceRequest & SendRequest;
 }
 
+/** The exit types HcsInjectExit takes (`NotificationType` of a stopped system, hcs-lifecycle.md §1). */
+const INJECTED_EXIT_TYPES: readonly ExitType[] = ['UnexpectedExit', 'GracefulExit', 'ForcedExit', 'Unknown'];
+
+/** `HcsInjectExit(id, exitType?, status?)`'s parameters; wrong types are invalid params. */
+function injectedExit(params: readonly Json[]): { id: string; exitType?: ExitType; status?: number } {
+  const [id, exitType, status] = params;
+  if (typeof id !== 'string') throw invalidParams('HcsInjectExit takes the compute system ID (a string)');
+  const out: { id: string; exitType?: ExitType; status?: number } = { id };
+  if (exitType !== undefined && exitType !== null) {
+    if (typeof exitType !== 'string' || !(INJECTED_EXIT_TYPES as readonly string[]).includes(exitType))
+      throw invalidParams(`HcsInjectExit: exitType must be one of ${INJECTED_EXIT_TYPES.join(', ')}`);
+    out.exitType = exitType as ExitType;
+  }
+  if (status !== undefined && status !== null) {
+    if (
+      typeof status !== 'number' ||
+      !Number.isInteger(status) ||
+      status < -0x80000000 ||
+      status > 0xffffffff
+    )
+      throw invalidParams('HcsInjectExit: status must be a 32-bit HRESULT (a number)');
+    out.status = status;
+  }
+  return out;
+}
+
 const ROUTE_KEYS = ['destinationPrefix', 'nextHop', 'interfaceAlias', 'metric'];
 
 /** `AddRoute`'s parameter as a RouteSpec; a wrong shape is E_INVALIDARG naming the field. */
@@ -413,6 +445,19 @@ export class RpcServer {
       case 'Reboot':
         host.reboot(readRestartPolicy(params[0], false));
         return null;
+      case 'RestartHcs':
+        host.restartHcs();
+        return null;
+      case 'HcsInjectExit': {
+        const x = injectedExit(params);
+        try {
+          const rec = host.hcs.injectExit(x.id, x.exitType, x.status);
+          return host.hcs.properties(rec.id);
+        } catch (e) {
+          // spelled as the host's Hcs* functions spell their failures
+          throw e instanceof HnsError ? host.api.spellHcs(e) : e;
+        }
+      }
       case 'GetVersion':
         return versionDocument(host);
       case 'GetAdapters':

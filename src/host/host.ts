@@ -324,14 +324,22 @@ export function createHost(options: HostOptions = {}): Host {
         adapters,
       }),
   );
-  c.bind(TOKENS.FlatApi).toDynamicValue((ctx) => new FlatApi(ctx.get<HnsService>(TOKENS.Hns)));
+  c.bind(TOKENS.FlatApi).toDynamicValue(
+    (ctx) =>
+      new FlatApi(ctx.get<HnsService>(TOKENS.Hns), {
+        hcs: ctx.get<HcsService>(TOKENS.Hcs),
+        ...(options.hcs?.api ? { hcsApi: options.hcs.api } : {}),
+      }),
+  );
   c.bind(TOKENS.Transport).toDynamicValue((ctx) => new DirectTransport(ctx.get<FlatApi>(TOKENS.FlatApi)));
   c.bind(TOKENS.Faults).toDynamicValue((ctx) => {
     const hns = ctx.get<HnsService>(TOKENS.Hns);
+    const hcs = ctx.get<HcsService>(TOKENS.Hcs);
     return new FaultInjector(
       ctx.get<HnsTransport>(TOKENS.Transport),
       ctx.get<Clock>(TOKENS.Clock),
-      (id) => hns.nameOf(id),
+      // HNS objects by ID, compute systems by their ID (any case)
+      (id) => hns.nameOf(id) ?? hcs.systems.get(id.toLowerCase())?.name,
       () => hns.epoch,
     );
   });

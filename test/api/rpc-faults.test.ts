@@ -128,7 +128,9 @@ describe('FaultFail', () => {
       { hresult: 'NOT_A_CODE' },
       { hresult: 5 }, // not a failing HRESULT
       { hresult: 'E_FAIL', times: 0 },
-      { hresult: 'E_FAIL', id: 'not-a-guid' },
+      { hresult: 'E_FAIL', id: '' }, // neither a GUID nor a compute system ID
+      { hresult: 'E_FAIL', id: 5 },
+      { hresult: 'E_FAIL', id: 'x'.repeat(256) },
       { hresult: 'E_FAIL', color: 'red' },
       'E_FAIL',
     ];

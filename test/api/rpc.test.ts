@@ -233,7 +233,10 @@ describe('protocol errors', () => {
     const arity: Record<string, number> = {};
     for (const m of FLAT_API_METHODS) {
       arity[m] =
-        m.startsWith('HcnEnumerate') || m.startsWith('HcnDelete')
+        m.startsWith('HcnEnumerate') ||
+        m.startsWith('HcnDelete') ||
+        m === 'HcsEnumerateComputeSystems' ||
+        m === 'HcsCloseComputeSystem'
           ? 1
           : m === 'HcnCreateEndpoint' || m === 'HNSCall'
             ? 3
@@ -244,6 +247,8 @@ describe('protocol errors', () => {
       Restore: 1,
       RestartHns: 1,
       Reboot: 1,
+      RestartHcs: 0,
+      HcsInjectExit: 3,
       GetVersion: 0,
       GetAdapters: 0,
       ListMethods: 0,

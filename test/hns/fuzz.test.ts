@@ -685,6 +685,20 @@ describe('flat API fuzz', () => {
       HcnModifySdnRoute: [route, {}],
       HcnDeleteSdnRoute: [route],
       HNSCall: ['POST', `/namespaces/${namespace}/addresource`, { Type: 'Container', Data: { Id: 'c9' } }],
+      // the Hcs* functions (test/api/hcs-fuzz.test.ts fuzzes them against live compute systems)
+      HcsCreateComputeSystem: [
+        'exotic',
+        { SchemaVersion: { Major: 2, Minor: 1 }, Container: { Networking: { Namespace: namespace } } },
+      ],
+      HcsStartComputeSystem: ['exotic', ''],
+      HcsShutdownComputeSystem: ['exotic', ''],
+      HcsTerminateComputeSystem: ['exotic', ''],
+      HcsPauseComputeSystem: ['exotic', ''],
+      HcsResumeComputeSystem: ['exotic', ''],
+      HcsModifyComputeSystem: ['exotic', { ResourceType: 'Network', RequestType: 'Add', Settings: endpoint }],
+      HcsGetComputeSystemProperties: ['exotic', ''],
+      HcsEnumerateComputeSystems: [''],
+      HcsCloseComputeSystem: ['exotic'],
     };
     for (const method of FLAT_API_METHODS) {
       const base = baseline[method];
