@@ -110,7 +110,8 @@ const ADAPTER_HELP = `  --adapter SPEC    A host network adapter (repeat for sev
                     gateway and MAC derived from the seed
   --host FILE       A host document (JSON): {"name","seed","profile","adapters":[{"name",
                     "ipAddress","gateway","macAddress","mtu","macSpoofing"}],"serviceRestart":
-                    {…,"downtimeMs"},"reboot":{…},"defaultNamespace"}; flags override it`;
+                    {…,"downtimeMs"},"reboot":{…},"defaultNamespace","dataplane":{…},
+                    "hcs":{"api":"computecore"|"vmcompute",…}}; flags override it`;
 
 const USAGE: Readonly<Record<Exclude<Command, 'help'>, string>> = {
   quickstart: `Usage: hnsim quickstart [--seed N] [--profile NAME] [--format text|json]
@@ -392,7 +393,17 @@ export function parseAdapterFlag(cmd: string, text: string): AdapterSpec {
   return out as unknown as AdapterSpec;
 }
 
-const HOST_DOC_KEYS = ['name', 'seed', 'profile', 'adapters', 'serviceRestart', 'reboot', 'defaultNamespace'];
+const HOST_DOC_KEYS = [
+  'name',
+  'seed',
+  'profile',
+  'adapters',
+  'serviceRestart',
+  'reboot',
+  'defaultNamespace',
+  'dataplane',
+  'hcs',
+];
 
 /** A host document (JSON file) as HostOptions; unknown keys and wrong types are command errors. */
 function readHostDocument(path: string): HostOptions {
@@ -423,6 +434,13 @@ function readHostDocument(path: string): HostOptions {
   }
   if (doc.defaultNamespace !== undefined && typeof doc.defaultNamespace !== 'boolean')
     throw bad('defaultNamespace', 'true or false');
+  if (doc.dataplane !== undefined && !isJsonObject(doc.dataplane)) throw bad('dataplane', 'an object');
+  if (doc.hcs !== undefined) {
+    if (!isJsonObject(doc.hcs)) throw bad('hcs', 'an object');
+    const api = doc.hcs['api'];
+    if (api !== undefined && api !== 'computecore' && api !== 'vmcompute')
+      throw bad('hcs.api', '"computecore" or "vmcompute"');
+  }
   return doc as unknown as HostOptions;
 }
 

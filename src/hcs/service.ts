@@ -104,7 +104,7 @@ export class HcsService {
 
   get(id: string): ComputeSystemRec {
     const rec = typeof id === 'string' ? this.systems.get(key(id)) : undefined;
-    if (!rec) throw hnsError('HCS_E_SYSTEM_NOT_FOUND', String(id));
+    if (!rec) throw hnsError('HCS_E_SYSTEM_NOT_FOUND', typeof id === 'string' ? id : `(${typeof id})`);
     return rec;
   }
 
