@@ -11,6 +11,8 @@
  *   rpc.handle('{"jsonrpc":"2.0","id":1,"method":"HcnEnumerateNetworks","params":[]}');
  *   // '{"jsonrpc":"2.0","id":1,"result":[]}'
  */
+import { containerView } from '../hcs/view.js';
+import { renderGetDnsClient, renderIpconfigAll, renderRoutePrint } from '../render/container.js';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { HnsError, hnsError } from '../core/errors.js';
@@ -55,6 +57,7 @@ export const HOST_RPC_METHODS = [
   'Reboot',
   'RestartHcs',
   'HcsInjectExit',
+  'GetContainerView',
   'GetVersion',
   'GetAdapters',
   'ListMethods',
@@ -87,6 +90,7 @@ const HOST_ARITY: Readonly<Record<HostRpcMethod, number>> = {
   Reboot: 1,
   RestartHcs: 0,
   HcsInjectExit: 3,
+  GetContainerView: 2,
   GetVersion: 0,
   GetAdapters: 0,
   ListMethods: 0,
@@ -254,6 +258,10 @@ function heldJson(h: HeldCall & { readonly rule: number }): JsonObject {
 function traceRequest(method: 'Trace' | 'Send', v: Json | undefined): SendRequest {
   return checkRequest(v, method === 'Send' ? 'send' : 'trace') as TraceRequest & SendRequest;
 }
+
+/** What `GetContainerView(id, format?)` renders: data (absent), or a Windows command's text. */
+const CONTAINER_VIEW_FORMATS = ['ipconfig', 'route', 'dnsclient'] as const;
+type ContainerViewFormat = (typeof CONTAINER_VIEW_FORMATS)[number];
 
 /** The exit types HcsInjectExit takes (`NotificationType` of a stopped system, hcs-lifecycle.md §1). */
 const INJECTED_EXIT_TYPES: readonly ExitType[] = ['UnexpectedExit', 'GracefulExit', 'ForcedExit', 'Unknown'];
@@ -456,6 +464,29 @@ export class RpcServer {
         } catch (e) {
           // spelled as the host's Hcs* functions spell their failures
           throw e instanceof HnsError ? host.api.spellHcs(e) : e;
+        }
+      }
+      case 'GetContainerView': {
+        const [id, format] = params;
+        if (typeof id !== 'string')
+          throw invalidParams('GetContainerView takes the compute system ID (a string)');
+        if (format !== undefined && !CONTAINER_VIEW_FORMATS.includes(format as ContainerViewFormat))
+          throw invalidParams(`GetContainerView: format must be one of ${CONTAINER_VIEW_FORMATS.join(', ')}`);
+        let view;
+        try {
+          view = containerView(host.hcs, id, host);
+        } catch (e) {
+          throw e instanceof HnsError ? host.api.spellHcs(e) : e;
+        }
+        switch (format as ContainerViewFormat | undefined) {
+          case 'ipconfig':
+            return renderIpconfigAll(view);
+          case 'route':
+            return renderRoutePrint(view);
+          case 'dnsclient':
+            return renderGetDnsClient(view);
+          default:
+            return JSON.parse(JSON.stringify(view)) as Json;
         }
       }
       case 'GetVersion':

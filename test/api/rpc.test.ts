@@ -249,6 +249,7 @@ describe('protocol errors', () => {
       Reboot: 1,
       RestartHcs: 0,
       HcsInjectExit: 3,
+      GetContainerView: 2,
       GetVersion: 0,
       GetAdapters: 0,
       ListMethods: 0,
