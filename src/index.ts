@@ -244,3 +244,12 @@ export {
 } from './cluster/dns.js';
 export { LinuxNode } from './cluster/linux.js';
 export { Fabric, Router, ExternalHost, type RouterSpec } from './cluster/underlay.js';
+
+// the Host Compute Service (src/hcs): compute systems, their lifecycle, what a container sees
+export { HcsService, type HcsOptions } from './hcs/service.js';
+export type { ComputeSystemRec, SystemState, ExitType, SystemType, Isolation, NicRec } from './hcs/model.js';
+export { containerView, type ContainerNetworkView } from './hcs/view.js';
+export { renderIpconfigAll, renderRoutePrint, renderGetDnsClient } from './render/container.js';
+export { renderTrace, TRACE_LEVELS, traceNames, type TraceLevel } from './render/trace.js';
+export { listPortRules, listHostRules, type PortRules } from './vswitch/rules.js';
+export { renderPortRules } from './render/vfp.js';
