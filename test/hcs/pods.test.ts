@@ -834,4 +834,19 @@ describe('(c) dockershim-era: v1 ContainerConfig, NetworkSharedContainerName, Ho
     host.hcs.start(PAUSE);
     expect(attached(host, PAUSE)).not.toContain(ep);
   });
+
+  it('network mode "none" for the pause container: no EndpointList, then the CNI hot-attaches the endpoint', () => {
+    // dockershim (kubernetes-windows.md §3): the pause container starts with `none`, CNI ADD then
+    // HotAttachEndpoint; workloads join with `container:<pause>` (NetworkSharedContainerName)
+    const { host, net } = node(14);
+    host.hcs.create(PAUSE, pauseDoc([]));
+    host.hcs.start(PAUSE);
+    expect(attached(host, PAUSE)).toEqual([]);
+    const ep = cniEndpoint(host, net, `${PAUSE}_cbr0`, '10.244.1.40');
+    expect(hotAttachEndpoint(host, PAUSE, ep)).toBe(true);
+    host.hcs.create(W1, workloadDoc(W1));
+    host.hcs.start(W1);
+    for (const id of [PAUSE, W1]) expect(attached(host, id), id).toEqual([ep]);
+    expect(sharedContainers(host, ep)).toEqual([PAUSE]);
+  });
 });
