@@ -191,7 +191,7 @@ export const HRESULTS = {
   HCS_E_INVALID_LAYER: r(0x80370112, 'The container image contains a layer with an unrecognized format.'),
   HCS_E_WINDOWS_INSIDER_REQUIRED: r(
     0x80370113,
-    'To use this container image, you must join the Windows Insider Program.',
+    'To use this container image, you must join the Windows Insider Program. Please see https://go.microsoft.com/fwlink/?linkid=850659 for more information.',
   ),
   HCS_E_SERVICE_NOT_AVAILABLE: r(
     0x80370114,
@@ -211,7 +211,7 @@ export const HRESULTS = {
   ),
   HCS_E_ACCESS_DENIED: r(
     0x8037011b,
-    'Insufficient privileges. Only administrators or users that are members of the Hyper-V Administrators user group are permitted to access virtual machines or containers.',
+    'Insufficient privileges. Only administrators or users that are members of the Hyper-V Administrators user group are permitted to access virtual machines or containers. To add yourself to the Hyper-V Administrators user group, please see https://aka.ms/hcsadmin for more information.',
   ),
   HCS_E_GUEST_CRITICAL_ERROR: r(
     0x8037011c,

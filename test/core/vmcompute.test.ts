@@ -212,3 +212,15 @@ describe('HCS_E_* and their ERROR_VMCOMPUTE_* twins', () => {
     }
   });
 });
+
+// the two HCS_E_ texts that carry a second sentence in the SDK's winerror.h (same copies as above)
+describe('HCS_E_ texts with their winerror.h second sentence', () => {
+  it('HCS_E_WINDOWS_INSIDER_REQUIRED and HCS_E_ACCESS_DENIED read as winerror.h has them', () => {
+    expect(hnsError('HCS_E_WINDOWS_INSIDER_REQUIRED').windowsMessage).toBe(
+      'To use this container image, you must join the Windows Insider Program. Please see https://go.microsoft.com/fwlink/?linkid=850659 for more information.',
+    );
+    expect(hnsError('HCS_E_ACCESS_DENIED').windowsMessage).toBe(
+      'Insufficient privileges. Only administrators or users that are members of the Hyper-V Administrators user group are permitted to access virtual machines or containers. To add yourself to the Hyper-V Administrators user group, please see https://aka.ms/hcsadmin for more information.',
+    );
+  });
+});
