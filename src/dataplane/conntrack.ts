@@ -35,17 +35,17 @@ export function replyOf(t: Tuple): Tuple {
 
 /** `host|port|dir|tuple`: the flow a port has allowed, as its next packet in `dir` will carry it. */
 export function flowKey(host: string, port: string, dir: 'In' | 'Out', t: Tuple): string {
-  return `${host}|${port}|${dir}|${t.proto}|${t.srcIp}:${t.srcPort}>${t.dstIp}:${t.dstPort}`;
+  return tupleKey(`${host}|${port}|${dir}`, t);
 }
 
 export class Conntrack {
   private readonly nat = new Map<string, CtRewrite>();
   private readonly established = new Set<string>();
-  /** SNAT ports in use per `host|ip|proto`; and per `host|ip|proto|endpoint` for MaxPortPoolUsage. */
+  /**
+   * SNAT ports in use per `host|ip|proto`; and per `host|ip|proto|endpoint` for MaxPortPoolUsage.
+   * Made by the first port taken: most scratch tables take none.
+   */
   private portsMap: Map<string, Set<number>> | undefined;
-  private get ports(): Map<string, Set<number>> {
-    return (this.portsMap ??= new Map());
-  }
   /** Bumped by every commit or clear: cached trace results of an older generation are stale. */
   generation = 0;
 
@@ -81,21 +81,22 @@ export class Conntrack {
   }
 
   takePort(pool: string, port: number): void {
-    let s = this.ports.get(pool);
-    if (!s) this.ports.set(pool, (s = new Set()));
+    const ports = (this.portsMap ??= new Map());
+    let s = ports.get(pool);
+    if (!s) ports.set(pool, (s = new Set()));
     s.add(port);
   }
 
   /** Whether the scratch table recorded anything. */
   get empty(): boolean {
-    return this.nat.size === 0 && this.established.size === 0 && this.ports.size === 0;
+    return this.nat.size === 0 && this.established.size === 0 && !this.portsMap?.size;
   }
 
   /** Move a scratch table's entries into this one (traffic commits what its walk recorded). */
   commit(scratch: Conntrack): void {
     for (const [k, v] of scratch.nat) this.nat.set(k, v);
     for (const k of scratch.established) this.established.add(k);
-    for (const [k, ports] of scratch.ports) for (const p of ports) this.takePort(k, p);
+    for (const [k, ports] of scratch.portsMap ?? []) for (const p of ports) this.takePort(k, p);
     this.generation++;
   }
 
@@ -103,7 +104,7 @@ export class Conntrack {
   clear(): void {
     this.nat.clear();
     this.established.clear();
-    this.ports.clear();
+    this.portsMap?.clear();
     this.generation++;
   }
 

@@ -13,7 +13,7 @@ import type { Source, Target, TraceScope } from './trace.js';
 import type { NetNode, Underlay, Walk, WalkEnd, World } from './walk.js';
 
 /** The MAC an outside sender's frames carry (a locally administered address). */
-export const OUTSIDE_MAC = 0x02000000fe01;
+const OUTSIDE_MAC = 0x02000000fe01;
 
 /** Counts traffic on the endpoints a committed walk crossed. */
 export type TrafficCounter = (
@@ -77,7 +77,7 @@ export function hostSource(plane: HostPlane, ip?: number): Source {
 }
 
 /** An outside sender whose packets arrive on `plane`'s uplink. */
-export function outsideSource(plane: HostPlane, ip: number): Source {
+function outsideSource(plane: HostPlane, ip: number): Source {
   return {
     label: fmt(ip),
     node: plane.name,
@@ -114,9 +114,14 @@ export class HostScope implements TraceScope {
     };
   }
 
+  /** `host` or the host's name. */
+  private isHost(ref: string): boolean {
+    return ref === 'host' || ref.toLowerCase() === this.plane.name.toLowerCase();
+  }
+
   source(ref: string): Source | undefined {
     const plane = this.plane;
-    if (ref === 'host' || ref.toLowerCase() === plane.name.toLowerCase()) return hostSource(plane);
+    if (this.isHost(ref)) return hostSource(plane);
     const ip = ip4(ref);
     if (ip !== undefined) {
       const local = plane.view().localByIp.get(ip);
@@ -130,8 +135,7 @@ export class HostScope implements TraceScope {
 
   target(ref: string): Target | undefined {
     const plane = this.plane;
-    if (ref === 'host' || ref.toLowerCase() === plane.name.toLowerCase())
-      return { label: plane.name, ip: plane.primaryIp() };
+    if (this.isHost(ref)) return { label: plane.name, ip: plane.primaryIp() };
     const port = findPort(plane, ref);
     return port && port.ip ? { label: port.name || port.id, ip: port.ip } : undefined;
   }

@@ -20,12 +20,14 @@ import {
   lbDsrRuleName,
   lbRuleName,
   MAC_REWRITE_RULE,
+  outboundNatExceptionRuleName,
   portMappingRuleName,
   snatRuleName,
 } from '../vswitch/names.js';
 import {
   compileHostView,
   lbKey,
+  vniOf,
   type HostInterfaceView,
   type HostView,
   type LbView,
@@ -76,6 +78,8 @@ export interface RouteSpec {
 }
 
 const DEFAULT_SNAT_RANGE: readonly [number, number] = [49152, 65535];
+/** The on-link prefix of a host without an uplink address: 0.0.0.0/32. */
+const NO_UPLINK = prefix4(0, 32);
 
 /** A 32-bit mix (murmur3's finaliser) of a seed and some integers: deterministic LB choices. */
 export function mix(seed: number, ...values: number[]): number {
@@ -89,12 +93,25 @@ export function mix(seed: number, ...values: number[]): number {
   return h >>> 0;
 }
 
+/** A route a user added, validated: the route, and its next hop as given (RemoveRoute matches the text). */
+interface UserRoute {
+  readonly route: HostRoute;
+  readonly nextHopText: string | undefined;
+}
+
+/** A Network's rule reference (its name when it has one), with the step's policy, layer and rule. */
+function networkRef(net: NetworkView, rest: Omit<RuleRef, 'kind' | 'id' | 'name'>): RuleRef {
+  return net.name
+    ? { kind: 'Network', id: net.id, name: net.name, ...rest }
+    : { kind: 'Network', id: net.id, ...rest };
+}
+
 export class HostPlane implements NetNode {
   readonly kind = 'Windows' as const;
   private cached: HostView | undefined;
   private routeTable: HostRoute[] | undefined;
   private routeGen = -1;
-  private readonly userRoutes: RouteSpec[] = [];
+  private readonly userRoutes: UserRoute[] = [];
   private userGen = 0;
 
   constructor(
@@ -133,24 +150,6 @@ export class HostPlane implements NetNode {
     if (spec.metric !== undefined && (!Number.isInteger(spec.metric) || spec.metric < 0))
       throw hnsError('E_INVALIDARG', `RouteMetric must be an integer ≥ 0`);
     const iface = this.routeInterface(spec.interfaceAlias, nh);
-    if (iface) {
-      const metric = spec.metric ?? 256;
-      const dup = this.routes().some(
-        (r) =>
-          r.origin === 'User' &&
-          r.dest.addr === dest.addr &&
-          r.dest.len === dest.len &&
-          r.nextHop === nh &&
-          r.iface === iface.name &&
-          r.metric === metric,
-      );
-      // New-NetRoute: "Instance MSFT_NetRoute already exists"
-      if (dup)
-        throw hnsError(
-          'ERROR_OBJECT_ALREADY_EXISTS',
-          `route ${spec.destinationPrefix} via ${spec.nextHop ?? 'on-link'} on ${iface.name}`,
-        );
-    }
     if (!iface) {
       throw hnsError(
         'ERROR_NOT_FOUND',
@@ -159,10 +158,31 @@ export class HostPlane implements NetNode {
           : `no interface reaches next hop ${spec.nextHop ?? '(on-link)'}`,
       );
     }
-    const s: RouteSpec = { ...spec, interfaceAlias: iface.name };
-    this.userRoutes.push(s);
+    const route: HostRoute = {
+      dest,
+      nextHop: nh,
+      iface: iface.name,
+      metric: spec.metric ?? 256,
+      origin: 'User',
+    };
+    const dup = this.routes().some(
+      (r) =>
+        r.origin === 'User' &&
+        r.dest.addr === dest.addr &&
+        r.dest.len === dest.len &&
+        r.nextHop === nh &&
+        r.iface === iface.name &&
+        r.metric === route.metric,
+    );
+    // New-NetRoute: "Instance MSFT_NetRoute already exists"
+    if (dup)
+      throw hnsError(
+        'ERROR_OBJECT_ALREADY_EXISTS',
+        `route ${spec.destinationPrefix} via ${spec.nextHop ?? 'on-link'} on ${iface.name}`,
+      );
+    this.userRoutes.push({ route, nextHopText: spec.nextHop });
     this.userGen++;
-    return { dest, nextHop: nh, iface: iface.name, metric: spec.metric ?? 256, origin: 'User' };
+    return { ...route };
   }
 
   /** Remove the user routes to a prefix (and via a next hop, when given); how many went. */
@@ -172,9 +192,12 @@ export class HostPlane implements NetNode {
       throw hnsError('E_INVALIDARG', `DestinationPrefix "${destinationPrefix}" is not an IPv4 prefix`);
     const before = this.userRoutes.length;
     for (let i = this.userRoutes.length - 1; i >= 0; i--) {
-      const r = this.userRoutes[i]!;
-      const d = parsePrefix4(r.destinationPrefix)!;
-      if (d.addr === dest.addr && d.len === dest.len && (nextHop === undefined || r.nextHop === nextHop))
+      const { route: r, nextHopText } = this.userRoutes[i]!;
+      if (
+        r.dest.addr === dest.addr &&
+        r.dest.len === dest.len &&
+        (nextHop === undefined || nextHopText === nextHop)
+      )
         this.userRoutes.splice(i, 1);
     }
     if (this.userRoutes.length !== before) this.userGen++;
@@ -191,7 +214,7 @@ export class HostPlane implements NetNode {
   /** The host's route table: connected subnets, default routes, user routes (Get-NetRoute). */
   routes(): readonly HostRoute[] {
     const view = this.view();
-    const gen = view.generation * 1024 + this.userGen;
+    const gen = this.generation();
     if (this.routeTable && this.routeGen === gen) return this.routeTable;
     const out: HostRoute[] = [];
     for (const i of view.hostIfs) {
@@ -207,21 +230,15 @@ export class HostPlane implements NetNode {
     // switch's host vNIC
     for (const n of view.networks.values()) {
       if (n.type !== 'Overlay' || !n.hostRoute || !n.switchId) continue;
-      const vnic = view.hostIfs.find((i) => i.kind === 'HostVNic' && i.switchId === n.switchId);
+      const vnic = view.switches.get(n.switchId)?.hostVnic;
       if (!vnic) continue;
       for (const s of n.subnets)
         out.push({ dest: s.prefix, nextHop: 0, iface: vnic.name, metric: 256, origin: 'HostRoute' });
     }
-    for (const r of this.userRoutes) {
-      const iface = view.hostIfs.find((i) => i.name.toLowerCase() === r.interfaceAlias!.toLowerCase());
+    for (const { route } of this.userRoutes) {
+      const iface = view.hostIfs.find((i) => i.name.toLowerCase() === route.iface.toLowerCase());
       if (!iface) continue; // the interface went with its network: Windows drops its routes
-      out.push({
-        dest: parsePrefix4(r.destinationPrefix)!,
-        nextHop: r.nextHop ? ip4(r.nextHop)! : 0,
-        iface: iface.name,
-        metric: r.metric ?? 256,
-        origin: 'User',
-      });
+      out.push({ ...route, iface: iface.name });
     }
     this.routeTable = out;
     this.routeGen = gen;
@@ -245,26 +262,15 @@ export class HostPlane implements NetNode {
 
   // ───────────────────────────── addresses ─────────────────────────────
 
-  /** The host's primary address: the management vNIC's or the first physical adapter's. */
+  /** The host's primary address: its uplink's (HostView.uplink), else its first interface's. */
   primaryIp(): number {
-    const ifs = this.view().hostIfs;
-    return (
-      ifs.find((i) => i.kind === 'HostVNic' && i.switchId && this.isExternal(i.switchId))?.ip ??
-      ifs.find((i) => i.kind === 'Physical' && !i.switchId)?.ip ??
-      ifs[0]?.ip ??
-      0
-    );
-  }
-
-  private isExternal(switchId: string): boolean {
-    return this.view().switches.get(switchId)?.type === 'External';
+    const v = this.view();
+    return v.uplink?.ip ?? v.hostIfs[0]?.ip ?? 0;
   }
 
   /** The host's MAC on the wire (the uplink's). */
   hostMac(): number {
-    const ifs = this.view().hostIfs;
-    const ext = ifs.find((i) => i.kind === 'HostVNic' && i.switchId && this.isExternal(i.switchId));
-    return ext?.mac ?? ifs.find((i) => i.kind === 'Physical')?.mac ?? 0;
+    return this.view().uplink?.mac ?? 0;
   }
 
   /** Whether an address is the host's own (any interface of compartment 1). */
@@ -290,7 +296,7 @@ export class HostPlane implements NetNode {
     return after;
   }
 
-  private track(w: Walk, after: Packet, back: Packet, kind: CtRewrite['kind'], rule?: RuleRef): void {
+  private track(w: Walk, after: Packet, back: Packet, kind: CtRewrite['kind'], rule: RuleRef): void {
     // the reply of `after` must come back as the reply of `back`
     const reply = replyOf(after);
     const want = replyOf(back);
@@ -300,7 +306,7 @@ export class HostPlane implements NetNode {
       dstIp: want.dstIp,
       dstPort: want.dstPort,
       kind,
-      ...(rule ? { rule } : {}),
+      rule,
     });
     // and the next packet of the same flow gets the same translation (the flow, not the rules)
     w.ct.setNat(this.flowNatKey(back, kind), {
@@ -309,7 +315,7 @@ export class HostPlane implements NetNode {
       dstIp: after.dstIp,
       dstPort: after.dstPort,
       kind,
-      ...(rule ? { rule } : {}),
+      rule,
     });
   }
 
@@ -375,14 +381,14 @@ export class HostPlane implements NetNode {
     };
   }
 
+  /** Rule refs per load balancer, side and VIP; an LbView belongs to one compiled view, so none goes stale. */
+  private readonly lbRefs = new WeakMap<LbView, Map<number, RuleRef>>();
+
   /**
    * The rule a load balancer's step names: on a container port LB_DSR (DSR) or SLB_NAT_LAYER; on
    * the host side (NodePorts, external IPs, host-originated service traffic) SLB_LB_LAYER, with the
    * management IP in the VIP slot of a NodePort (SDN-health).
    */
-  /** Rule refs per load balancer, side and VIP; an LbView belongs to one compiled view, so none goes stale. */
-  private readonly lbRefs = new WeakMap<LbView, Map<number, RuleRef>>();
-
   private lbRef(lb: LbView, vip: number, side: 'port' | 'host' = 'port'): RuleRef {
     let memo = this.lbRefs.get(lb);
     if (!memo) this.lbRefs.set(lb, (memo = new Map()));
@@ -392,7 +398,7 @@ export class HostPlane implements NetNode {
     return ref;
   }
 
-  private computeLbRef(lb: LbView, vip: number, side: 'port' | 'host' = 'port'): RuleRef {
+  private computeLbRef(lb: LbView, vip: number, side: 'port' | 'host'): RuleRef {
     const slot = lb.vips.length ? vip : this.primaryIp();
     return {
       ...lb.ref,
@@ -423,17 +429,15 @@ export class HostPlane implements NetNode {
     // the container's routing: connected subnet, its Routes, its gateway
     const hop = this.containerNextHop(port, p0.dstIp);
     if (!hop) {
-      w.step(
+      w.count(host, port.id, 'droppedOut');
+      return w.stop(
         host,
         'Container',
         'NoRoute',
         p0,
-        p0,
-        undefined,
+        'NoRoute',
         `no route to ${fmt(p0.dstIp)} in the container`,
       );
-      w.count(host, port.id, 'droppedOut');
-      return w.finish('NoRoute', host, p0);
     }
     const p = withPacket(p0, {
       srcMac: port.mac,
@@ -488,10 +492,7 @@ export class HostPlane implements NetNode {
    */
   portEgress(w: Walk, port: PortView, p: Packet, nextHop: number, fromHost: boolean): void {
     const host = this.name;
-    const reply = w.ct.isEstablished(flowKey(host, port.id, 'Out', p));
-    let lbTarget: PortView | undefined;
-    let lbUsed: LbView | undefined;
-    if (reply) {
+    if (w.ct.isEstablished(flowKey(host, port.id, 'Out', p))) {
       w.step(
         host,
         'Conntrack',
@@ -505,25 +506,21 @@ export class HostPlane implements NetNode {
       return this.forward(w, port, un, this.hopAfter(port, p, un, nextHop), fromHost, undefined);
     }
     const dipFirst = this.options.egressAclSees === 'dip';
-    let cur = p;
-    const aclStage = (): boolean => this.aclStage(w, port, 'Out', cur);
-    if (!dipFirst && !aclStage()) return;
+    if (!dipFirst && !this.aclStage(w, port, 'Out', p)) return;
     // load balancing (LB_DSR on every local pod port; SLB for non-DSR)
-    const lb = this.findLb(cur, false);
+    const lb = this.findLb(p, false);
+    let balanced: { packet: Packet; target: PortView } | undefined;
     if (lb) {
-      const r = this.applyLb(w, lb, cur, 'port');
-      if (!r) return;
-      lbTarget = r.target;
-      lbUsed = lb;
-      cur = r.packet;
+      balanced = this.applyLb(w, lb, p, 'port');
+      if (!balanced) return;
       if (dipFirst) w.ct.establish(flowKey(host, port.id, 'In', replyOf(p)));
     }
-    if (dipFirst && !aclStage()) return;
+    const cur = balanced?.packet ?? p;
+    if (dipFirst && !this.aclStage(w, port, 'Out', cur)) return;
     // OutBoundNAT (and loopback DSR)
-    const natted = this.outboundNat(w, port, cur, lbUsed ? { lb: lbUsed, vip: p.dstIp } : undefined);
+    const natted = this.outboundNat(w, port, cur, lb ? { lb, vip: p.dstIp } : undefined);
     if (!natted) return;
-    cur = natted;
-    this.forward(w, port, cur, this.hopAfter(port, p, cur, nextHop), fromHost, lbTarget);
+    this.forward(w, port, natted, this.hopAfter(port, p, natted, nextHop), fromHost, balanced?.target);
   }
 
   /** The next hop once a layer rewrote `before` into `after`: a new destination is routed anew. */
@@ -611,9 +608,7 @@ export class HostPlane implements NetNode {
     p: Packet,
     viaLb: { readonly lb: LbView; readonly vip: number } | undefined,
   ): Packet | undefined {
-    const lb = viaLb?.lb;
     const host = this.name;
-    const hairpin = lb !== undefined && p.dstIp === port.ip;
     for (const { s, index, dests, exceptions } of port.outboundNat) {
       if (s.ipv6) continue;
       const inList = (list: readonly Prefix4[]) => list.some((x) => contains(x, p.dstIp));
@@ -625,7 +620,7 @@ export class HostPlane implements NetNode {
           'Excepted',
           p,
           p,
-          this.portRef(port, 'OutBoundNAT', index, LAYER.SLB_NAT, 'EXCEPTION'),
+          this.portRef(port, 'OutBoundNAT', index, LAYER.SLB_NAT, outboundNatExceptionRuleName()),
           `${fmt(p.dstIp)} is in the OutBoundNAT exceptions: no SNAT`,
         );
         continue;
@@ -641,17 +636,16 @@ export class HostPlane implements NetNode {
       );
       if (p.proto !== 6 && p.proto !== 17) {
         const { rule: _none, ...policyOnly } = ref;
-        w.step(
+        w.count(host, port.id, 'droppedOut');
+        w.stop(
           host,
           'NAT',
           'Unsupported',
           p,
-          p,
-          policyOnly,
+          'Unsupported',
           `VFP does not transpose ${p.proto === ICMP ? 'ICMP' : `protocol ${p.proto}`} through OutBoundNAT`,
+          policyOnly,
         );
-        w.count(host, port.id, 'droppedOut');
-        w.finish('Unsupported', host, p);
         return undefined;
       }
       const prior = this.flowNat(w, p, 'SNAT');
@@ -660,19 +654,18 @@ export class HostPlane implements NetNode {
           ? prior.srcPort
           : this.snatPort(w, natIp, p.proto, port.id, s.maxPortPoolUsage);
       if (sp === undefined) {
-        w.step(
+        w.count(host, port.id, 'droppedOut');
+        w.stop(
           host,
           'NAT',
           'PortExhausted',
           p,
-          p,
-          ref,
+          'PortExhausted',
           s.maxPortPoolUsage
             ? `MaxPortPoolUsage ${s.maxPortPoolUsage} reached or pool empty`
             : `no free SNAT port on ${fmt(natIp)}`,
+          ref,
         );
-        w.count(host, port.id, 'droppedOut');
-        w.finish('PortExhausted', host, p);
         return undefined;
       }
       const after = withPacket(p, { srcIp: natIp, srcPort: sp });
@@ -688,18 +681,17 @@ export class HostPlane implements NetNode {
       this.track(w, after, p, 'SNAT', ref);
       return after;
     }
-    if (hairpin && lb!.dsr) {
-      w.step(
+    if (viaLb && viaLb.lb.dsr && p.dstIp === port.ip) {
+      w.count(host, port.id, 'droppedOut');
+      w.stop(
         host,
         'LB',
         'Unsupported',
         p,
-        p,
-        this.lbRef(lb!, viaLb!.vip),
+        'Unsupported',
         'a pod reaching itself through a DSR VIP needs loopback DSR (an OutBoundNAT policy with Destinations = its own IP)',
+        this.lbRef(viaLb.lb, viaLb.vip),
       );
-      w.count(host, port.id, 'droppedOut');
-      w.finish('Unsupported', host, p);
       return undefined;
     }
     return p;
@@ -722,9 +714,10 @@ export class HostPlane implements NetNode {
     // overlay: remote endpoints (kube-proxy) and remote subnets (flannel, Calico)
     if (net.type === 'Overlay') {
       const remote = target?.remote ? target : v.remoteByIp.get(p.dstIp);
+      const rs = net.remoteSubnets.lookup(p.dstIp);
       if (remote && remote.pa && remote.network.type === 'Overlay') {
-        const vni = this.vniOf(remote.network, remote.ip) || this.vniOf(net, port.ip);
-        return this.encap(w, net, p, remote.pa, vni, net.remoteSubnets.lookup(p.dstIp)?.drMac ?? net.drMac, {
+        const vni = vniOf(remote.network, remote.ip) || vniOf(net, port.ip);
+        return this.encap(w, net, p, remote.pa, vni, rs?.drMac ?? net.drMac, {
           kind: 'Endpoint',
           id: remote.id,
           ...(remote.name ? { name: remote.name } : {}),
@@ -733,25 +726,31 @@ export class HostPlane implements NetNode {
           rule: encapRuleName(`${fmt(remote.ip)}/32`, remote.pa, vni),
         });
       }
-      const rs = net.remoteSubnets.lookup(p.dstIp);
       if (rs) {
-        return this.encap(w, net, p, rs.pa, rs.vni, rs.drMac, {
-          kind: 'Network',
-          id: net.id,
-          ...(net.name ? { name: net.name } : {}),
-          policy: 'RemoteSubnetRoute',
-          index: rs.index,
-          layer: LAYER.ENCAP,
-          rule: encapRuleName(fmtPrefix(rs.dest), rs.pa, rs.vni),
-        });
+        return this.encap(
+          w,
+          net,
+          p,
+          rs.pa,
+          rs.vni,
+          rs.drMac,
+          networkRef(net, {
+            policy: 'RemoteSubnetRoute',
+            index: rs.index,
+            layer: LAYER.ENCAP,
+            rule: encapRuleName(fmtPrefix(rs.dest), rs.pa, rs.vni),
+          }),
+        );
       }
     }
-    {
-      // a NeedEncap route: on Overlay the destination must be a remote subnet or endpoint; on the
-      // other external types VFP sends it out of the uplink itself, not through the gateway
-      const need = port.sdnRoutes.find((r) => r.needEncap && contains(r.dest, p.dstIp));
-      const sw = net.switchId ? v.switches.get(net.switchId) : undefined;
-      if (need && !fromHost && !this.ownsIp(p.dstIp) && net.type !== 'Overlay' && sw?.type === 'External') {
+    const sw = net.switchId ? v.switches.get(net.switchId) : undefined;
+    const toHost = !fromHost && this.ownsIp(p.dstIp);
+    // a NeedEncap route: on Overlay the destination must be a remote subnet or endpoint; on the
+    // other external types VFP sends it out of the uplink itself, not through the gateway; to one of
+    // the host's own addresses (win-bridge's management-IP /32 route) it goes to the host
+    const need = fromHost ? undefined : port.sdnRoutes.find((r) => r.needEncap && contains(r.dest, p.dstIp));
+    if (need && !toHost) {
+      if (net.type !== 'Overlay' && sw?.type === 'External') {
         w.step(
           host,
           'Routing',
@@ -763,56 +762,42 @@ export class HostPlane implements NetNode {
         );
         return this.uplinkOut(w, net, p, p.dstIp);
       }
-      if (need && !fromHost && !this.ownsIp(p.dstIp)) {
-        w.step(
-          host,
-          'Routing',
-          'NoRoute',
-          p,
-          p,
-          need.ref,
-          `NeedEncap route to ${fmtPrefix(need.dest)}, but no remote subnet or remote endpoint holds ${fmt(p.dstIp)}`,
-        );
-        w.count(host, port.id, 'droppedOut');
-        return w.finish('NoRoute', host, p);
-      }
+      w.count(host, port.id, 'droppedOut');
+      return w.stop(
+        host,
+        'Routing',
+        'NoRoute',
+        p,
+        'NoRoute',
+        `NeedEncap route to ${fmtPrefix(need.dest)}, but no remote subnet or remote endpoint holds ${fmt(p.dstIp)}`,
+        need.ref,
+      );
     }
-    // a NeedEncap route to one of the host's own addresses (win-bridge's management-IP /32 route)
-    // (or an overlay network's HostRoute policy: local pod ↔ local host)
-    if (!fromHost && this.ownsIp(p.dstIp)) {
-      const toHost = port.sdnRoutes.find((r) => r.needEncap && contains(r.dest, p.dstIp));
-      if (toHost) {
-        w.step(
-          host,
-          'Routing',
-          'ToHost',
-          p,
-          p,
-          toHost.ref,
-          `NeedEncap route ${fmtPrefix(toHost.dest)}: to the host`,
-        );
-        return this.hostStack(w, p, v.hostIfByIp.get(p.dstIp));
-      }
-      if (net.type === 'Overlay' && net.hostRoute) {
-        const i = net.rec.Policies.findIndex((x) => x.type === 'HostRoute');
-        w.step(
-          host,
-          'Routing',
-          'ToHost',
-          p,
-          p,
-          {
-            kind: 'Network',
-            id: net.id,
-            ...(net.name ? { name: net.name } : {}),
-            policy: 'HostRoute',
-            index: i,
-            layer: LAYER.ROUTE,
-          },
-          'HostRoute: a local pod reaches its host',
-        );
-        return this.hostStack(w, p, v.hostIfByIp.get(p.dstIp));
-      }
+    if (need) {
+      w.step(
+        host,
+        'Routing',
+        'ToHost',
+        p,
+        p,
+        need.ref,
+        `NeedEncap route ${fmtPrefix(need.dest)}: to the host`,
+      );
+      return this.hostStack(w, p, v.hostIfByIp.get(p.dstIp));
+    }
+    // an overlay network's HostRoute policy: local pod → local host
+    if (toHost && net.type === 'Overlay' && net.hostRoute) {
+      const i = net.rec.Policies.findIndex((x) => x.type === 'HostRoute');
+      w.step(
+        host,
+        'Routing',
+        'ToHost',
+        p,
+        p,
+        networkRef(net, { policy: 'HostRoute', index: i, layer: LAYER.ROUTE }),
+        'HostRoute: a local pod reaches its host',
+      );
+      return this.hostStack(w, p, v.hostIfByIp.get(p.dstIp));
     }
     const viaRoute = port.sdnRoutes.find((r) => !r.needEncap && r.nextHop && contains(r.dest, p.dstIp));
     if (viaRoute) nextHop = viaRoute.nextHop;
@@ -825,26 +810,18 @@ export class HostPlane implements NetNode {
       w.step(host, 'vSwitch', 'ToHost', p, p, undefined, `to the host through ${hi.name}`);
       return this.hostStack(w, p, hi);
     }
-    const sw = net.switchId ? v.switches.get(net.switchId) : undefined;
     if (!sw || sw.type !== 'External') {
-      w.step(
+      w.count(host, port.id, 'droppedOut');
+      return w.stop(
         host,
         'vSwitch',
         'NoRoute',
         p,
-        p,
-        undefined,
+        'NoRoute',
         sw ? `${sw.type} switch: ${fmt(nextHop)} is not on it` : 'the network has no switch',
       );
-      w.count(host, port.id, 'droppedOut');
-      return w.finish('NoRoute', host, p);
     }
     this.uplinkOut(w, net, p, nextHop);
-  }
-
-  private vniOf(net: NetworkView, ip: number): number {
-    for (const s of net.subnets) if (contains(s.prefix, ip)) return s.vsid;
-    return net.subnets[0]?.vsid ?? 0;
   }
 
   /** A packet from a container port to another port of this host. */
@@ -893,17 +870,15 @@ export class HostPlane implements NetNode {
       w.step(host, 'vSwitch', 'ToHost', p, p, undefined, `to the host through ${hi.name}`);
       return this.hostStack(w, p, hi);
     }
-    w.step(
+    w.count(host, from.id, 'droppedOut');
+    w.stop(
       host,
       'vSwitch',
       'NoRoute',
       p,
-      p,
-      undefined,
+      'NoRoute',
       `${fmt(p.dstIp)} is on another switch and the container's gateway is not a host interface`,
     );
-    w.count(host, from.id, 'droppedOut');
-    w.finish('NoRoute', host, p);
   }
 
   private gatewayMac(port: PortView): number {
@@ -957,13 +932,7 @@ export class HostPlane implements NetNode {
         'Rewritten',
         p,
         after,
-        {
-          kind: 'Network',
-          id: net.id,
-          ...(net.name ? { name: net.name } : {}),
-          layer: LAYER.MAC_REWRITE,
-          rule: MAC_REWRITE_RULE,
-        },
+        networkRef(net, { layer: LAYER.MAC_REWRITE, rule: MAC_REWRITE_RULE }),
         'container MAC → host MAC',
       );
       cur = after;
@@ -978,14 +947,8 @@ export class HostPlane implements NetNode {
       );
     }
     // the underlay next hop: on the host's subnet directly, else the host's route for it
-    const hop = contains(this.uplinkPrefix(), nextHop) ? nextHop : this.underlayNextHop(cur.dstIp);
+    const hop = contains(v.uplink?.prefix ?? NO_UPLINK, nextHop) ? nextHop : this.underlayNextHop(cur.dstIp);
     this.wire(w, cur, hop);
-  }
-
-  private uplinkPrefix(): Prefix4 {
-    const ifs = this.view().hostIfs;
-    const ext = ifs.find((i) => i.kind === 'HostVNic' && i.switchId && this.isExternal(i.switchId));
-    return ext?.prefix ?? ifs.find((i) => i.kind === 'Physical' && !i.switchId)?.prefix ?? prefix4(0, 32);
   }
 
   /** The next hop on the underlay for `dst`, by the host's routes through its uplink. */
@@ -1051,7 +1014,7 @@ export class HostPlane implements NetNode {
       local &&
       local.compartment !== 1 &&
       local.network.switchId &&
-      this.isExternal(local.network.switchId)
+      v.switches.get(local.network.switchId)?.type === 'External'
     ) {
       let cur = p;
       if (local.network.type !== 'Transparent') {
@@ -1068,15 +1031,7 @@ export class HostPlane implements NetNode {
       }
       return this.portIngress(w, local, cur);
     }
-    this.hostStack(w, p, this.uplinkIf(), p !== p0);
-  }
-
-  private uplinkIf(): HostInterfaceView | undefined {
-    const ifs = this.view().hostIfs;
-    return (
-      ifs.find((i) => i.kind === 'HostVNic' && i.switchId && this.isExternal(i.switchId)) ??
-      ifs.find((i) => i.kind === 'Physical' && !i.switchId)
-    );
+    this.hostStack(w, p, v.uplink, p !== p0);
   }
 
   private decap(w: Walk, p: Packet): void {
@@ -1086,18 +1041,16 @@ export class HostPlane implements NetNode {
     const overlays = [...v.networks.values()].filter((n) => n.type === 'Overlay');
     const byPort = overlays.filter((n) => n.vxlanPort === outer.dstPort);
     if (!byPort.length) {
-      w.step(
+      return w.stop(
         host,
         'Decap',
         'Dropped',
         p,
-        p,
-        undefined,
+        'NoRoute',
         overlays.length
           ? `no overlay network listens on UDP ${outer.dstPort} (this host uses ${[...new Set(overlays.map((n) => n.vxlanPort))].join(', ')})`
           : 'no overlay network on this host',
       );
-      return w.finish('NoRoute', host, p);
     }
     const net = byPort.find((n) => n.subnets.some((s) => s.vsid === outer.vni));
     if (!net) {
@@ -1117,7 +1070,7 @@ export class HostPlane implements NetNode {
       'Decapsulated',
       p,
       inner,
-      { kind: 'Network', id: net.id, ...(net.name ? { name: net.name } : {}), layer: LAYER.ENCAP },
+      networkRef(net, { layer: LAYER.ENCAP }),
       `VXLAN VNI ${outer.vni}`,
     );
     if (net.drMac && inner.dstMac && inner.dstMac !== net.drMac) {
@@ -1132,9 +1085,8 @@ export class HostPlane implements NetNode {
     }
     const p2 = this.unNat(w, inner, 'NAT');
     const local = v.localByIp.get(p2.dstIp);
-    if (local && local.network.id === net.id) return this.portIngress(w, local, p2);
     if (local) return this.portIngress(w, local, p2);
-    if (p2 !== inner || this.ownsIp(p2.dstIp)) return this.hostStack(w, p2, this.uplinkIf(), p2 !== inner);
+    if (p2 !== inner || this.ownsIp(p2.dstIp)) return this.hostStack(w, p2, v.uplink, p2 !== inner);
     w.stop(host, 'Decap', 'NoRoute', p2, 'NoRoute', `no local endpoint holds ${fmt(p2.dstIp)}`);
   }
 
@@ -1160,8 +1112,9 @@ export class HostPlane implements NetNode {
         return this.toBackend(w, r.target, r.packet, false);
       }
     }
+    const own = this.ownsIp(p.dstIp);
     // an external IP (a VIP the underlay routes to this node) arriving from the wire
-    if (inIf && !this.ownsIp(p.dstIp)) {
+    if (inIf && !own) {
       const ext = this.findLb(p, false);
       if (ext && !ext.ilb) {
         const r = this.applyLb(w, ext, p, 'host');
@@ -1169,23 +1122,22 @@ export class HostPlane implements NetNode {
         return this.toBackend(w, r.target, r.packet, true);
       }
     }
-    if (this.ownsIp(p.dstIp)) {
+    if (own) {
       // NodePort / external IP load balancers and port mappings answer on the host's addresses
       const found = this.findLb(p, true);
       // an ILB port mapping serves only traffic from inside (pods), not from the wire
       const lb = found && !(found.ilb && inIf) ? found : undefined;
       if (lb) {
         if (!inIf && !this.options.localNodePort) {
-          w.step(
+          return w.stop(
             host,
             'HostStack',
             'Unsupported',
             p,
-            p,
-            this.lbRef(lb, p.dstIp, 'host'),
+            'Unsupported',
             'a node cannot reach its own NodePort (documented limitation; option localNodePort)',
+            this.lbRef(lb, p.dstIp, 'host'),
           );
-          return w.finish('Unsupported', host, p);
         }
         const r = this.applyLb(w, lb, p, 'host');
         if (!r) return;
@@ -1247,7 +1199,7 @@ export class HostPlane implements NetNode {
       const rs = net.remoteSubnets.lookup(p.dstIp);
       const pa = t.pa || rs?.pa || 0;
       if (pa) {
-        const vni = this.vniOf(net, t.ip) || rs?.vni || 0;
+        const vni = vniOf(net, t.ip) || rs?.vni || 0;
         return this.encap(w, net, p, pa, vni, rs?.drMac ?? net.drMac, {
           kind: 'Endpoint',
           id: t.id,
@@ -1324,16 +1276,15 @@ export class HostPlane implements NetNode {
     const outSwitch = out.switchId ? v.switches.get(out.switchId) : undefined;
     const intoNat = outSwitch?.networks.find((n) => n.type === 'NAT' || n.type === 'ICS');
     if (forwarded && !reply && intoNat && !intoNat.subnets.some((s) => contains(s.prefix, p.srcIp))) {
-      w.step(
+      return w.stop(
         host,
         'NAT',
         'Dropped',
         p,
-        p,
-        { kind: 'Network', id: intoNat.id, ...(intoNat.name ? { name: intoNat.name } : {}), layer: 'WinNAT' },
+        'NoRoute',
         `${intoNat.name || intoNat.id} is behind WinNAT: reachable from outside only through a port mapping`,
+        networkRef(intoNat, { layer: 'WinNAT' }),
       );
-      return w.finish('NoRoute', host, p);
     }
     // WinNAT: an internal NAT network's traffic leaving through another interface
     const natNet = [...v.networks.values()].find(
@@ -1360,13 +1311,10 @@ export class HostPlane implements NetNode {
           : prior && prior.srcIp === out.ip
             ? prior.srcPort
             : this.snatPort(w, out.ip, p.proto);
-      const ref: RuleRef = {
-        kind: 'Network',
-        id: natNet.id,
-        ...(natNet.name ? { name: natNet.name } : {}),
+      const ref = networkRef(natNet, {
         layer: 'WinNAT',
         rule: `NetNat ${fmtPrefix(natNet.subnets[0]!.prefix)}`,
-      };
+      });
       if (sp === undefined) {
         return w.stop(host, 'NAT', 'PortExhausted', p, 'PortExhausted', undefined, ref);
       }

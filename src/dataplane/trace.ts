@@ -10,12 +10,12 @@
  */
 import { hnsError } from '../core/errors.js';
 import {
-  DISPOSITIONS,
   ICMP,
   packet,
   reversed,
   TCP,
   UDP,
+  withPacket,
   type Disposition,
   type Observation,
   type Packet,
@@ -235,17 +235,19 @@ function resolveSource(scope: TraceScope, ref: string): Source {
   return s;
 }
 
-/** Run one walk from a source. */
+/**
+ * Run one walk from the source to `dst` and make it a result (the DNS step first when `to` was a
+ * name). `ct`: the scratch flow state, a new one by default.
+ */
 function walkOnce(
   scope: TraceScope,
-  src: Source,
-  n: Normalized,
+  r: Resolved,
   dst: number,
   forced?: ReadonlyMap<string, number>,
   ct = scope.world.conntrack.child(),
-): { w: Walk; first: Packet } {
-  const w = new Walk(scope.world, ct);
-  if (forced) for (const [k, v] of forced) w.forced.set(k, v);
+): { res: TraceResult; w: Walk } {
+  const { src, n, dns } = r;
+  const w = new Walk(scope.world, ct, forced);
   const first = packet({
     srcIp: src.ipFor ? src.ipFor(dst) : src.ip,
     dstIp: dst,
@@ -263,7 +265,8 @@ function walkOnce(
       undefined,
       'the walk stopped without a decision',
     );
-  return { w, first };
+  if (dns) w.observations.unshift(dnsStep(src, dns, first));
+  return { res: result(n, w, first, dns), w };
 }
 
 function requestOf(n: Normalized): TraceResult['request'] {
@@ -356,34 +359,34 @@ function dnsStep(src: Source, dns: DnsOutcome, first: Packet): Observation {
   };
 }
 
+/**
+ * A request's result: its walk (in `ct`, a new scratch table by default), then the branches and the
+ * reply it asks for. `w` is the walk, absent when a name did not resolve (nothing walked).
+ */
 function full(
   scope: TraceScope,
   r: Resolved,
-  ct?: ReturnType<World['conntrack']['child']>,
-): { res: TraceResult; w: Walk } | TraceResult {
-  const { src, n } = r;
-  if (r.dst === undefined) return unresolved(n, src, r.dns!);
-  const scratch = ct ?? scope.world.conntrack.child();
-  const { w, first } = walkOnce(scope, src, n, r.dst, undefined, scratch);
-  if (r.dns) w.observations.unshift(dnsStep(src, r.dns, first));
-  let res = result(n, w, first, r.dns);
+  ct = scope.world.conntrack.child(),
+): { res: TraceResult; w?: Walk } {
+  const { src, n, dst } = r;
+  if (dst === undefined) return { res: unresolved(n, src, r.dns!) };
+  const walked = walkOnce(scope, r, dst, undefined, ct);
+  const w = walked.w;
+  let res = walked.res;
   if (n.allBranches) {
     const fork = w.lbChoices.find((c) => c.count > 1);
     if (fork) {
       const branches: TraceResult[] = [];
-      for (let i = 0; i < fork.count; i++) {
-        const b = walkOnce(scope, src, n, r.dst, new Map([[`${fork.host}|${fork.lb}`, i]]));
-        if (r.dns) b.w.observations.unshift(dnsStep(src, r.dns, b.first));
-        branches.push(result(n, b.w, b.first, r.dns));
-      }
+      for (let i = 0; i < fork.count; i++)
+        branches.push(walkOnce(scope, r, dst, new Map([[`${fork.host}|${fork.lb}`, i]])).res);
       res = { ...res, branches };
     }
   }
   if (n.reply && (w.end?.disposition === 'Delivered' || w.end?.disposition === 'ExitsNetwork')) {
     const back = scope.replier(w.end);
     if (back) {
-      const rw = new Walk(scope.world, scratch);
-      const rp = withTtl(reversed(w.end.packet), n.ttl);
+      const rw = new Walk(scope.world, ct);
+      const rp = withPacket(reversed(w.end.packet), { ttl: n.ttl });
       back.send(rw, rp);
       if (!rw.end) rw.finish('NoRoute', back.node, rp);
       const rn: Normalized = {
@@ -399,10 +402,6 @@ function full(
     }
   }
   return { res, w };
-}
-
-function withTtl(p: Packet, ttl: number): Packet {
-  return { ...p, ttl };
 }
 
 /** A bounded cache of trace results (VFP's unified flow table, for traces). */
@@ -449,8 +448,7 @@ export function runTrace(scope: TraceScope, req: TraceRequest, table?: FlowTable
     const hit = table.get(key);
     if (hit) return hit;
   }
-  const out = full(scope, resolveRequest(scope, req));
-  const res = 'res' in out ? out.res : out;
+  const { res } = full(scope, resolveRequest(scope, req));
   table?.set(key, res);
   return res;
 }
@@ -468,16 +466,12 @@ export interface SendRequest extends TraceRequest {
  */
 export function runSend(scope: TraceScope, req: SendRequest): TraceResult {
   checkRequest(req, 'send');
-  const packets = req.packets ?? 1;
-  const bytes = req.bytes ?? 100;
-  const { packets: _p, bytes: _b, ...rest } = req;
-  const r = resolveRequest(scope, rest);
   const scratch = scope.world.conntrack.child();
-  const out = full(scope, r, scratch);
-  if (!('res' in out)) return out;
+  const { res, w } = full(scope, resolveRequest(scope, req), scratch);
+  if (!w) return res;
   scope.world.conntrack.commit(scratch);
-  scope.count(out.w, packets, bytes);
-  return out.res;
+  scope.count(w, req.packets ?? 1, req.bytes ?? 100);
+  return res;
 }
 
 // ───────────────────────────── JSON ─────────────────────────────
@@ -539,5 +533,3 @@ export function traceJson(r: TraceResult): JsonObject {
   if (r.reply) o['reply'] = traceJson(r.reply);
   return o;
 }
-
-export { DISPOSITIONS };

@@ -34,7 +34,10 @@ export interface World {
   readonly conntrack: Conntrack;
   /** Seed of load-balancer choices. */
   readonly seed: number;
-  /** Sum of the generations of every node's state and the conntrack: the flow table's key. */
+  /**
+   * A number that moves with every node's state (HNS, routes, the fabric): with the conntrack's own
+   * generation, the flow table's key.
+   */
   generation(): number;
 }
 
@@ -64,25 +67,22 @@ export interface CounterUpdate {
 }
 
 const MAX_STEPS = 512;
+const NONE_FORCED: ReadonlyMap<string, number> = new Map();
 
 export class Walk {
   readonly observations: Observation[] = [];
   readonly lbChoices: LbChoice[] = [];
   readonly counters: CounterUpdate[] = [];
   end: WalkEnd | undefined;
-  /** Forced backend index per `host|lb` (allBranches re-runs). */
-  readonly forced = new Map<string, number>();
   private visitsMap: Map<string, number> | undefined;
 
   constructor(
     readonly world: World,
     /** Scratch flow state (a child of the world's). */
     readonly ct: Conntrack,
+    /** Forced backend index per `host|lb` (allBranches re-runs). */
+    readonly forced: ReadonlyMap<string, number> = NONE_FORCED,
   ) {}
-
-  get done(): boolean {
-    return this.end !== undefined;
-  }
 
   step(
     host: string,

@@ -16,6 +16,7 @@ import type { AclAction, AclSettings } from '../hns/policy/endpoint/acl.js';
 import type { TierAclSettings } from '../hns/policy/endpoint/tier-acl.js';
 import type { RuleMatch } from '../hns/policy/rule-match.js';
 import type { RuleRef } from './contracts.js';
+import { LAYER } from './names.js';
 import { contains, fromPrefix, type Prefix4 } from './v4.js';
 
 export type AclDirectionName = 'In' | 'Out';
@@ -88,7 +89,7 @@ export interface PackedRules {
   readonly rules: readonly CompiledRule[];
 }
 
-export function packRules(rules: readonly CompiledRule[]): PackedRules {
+function packRules(rules: readonly CompiledRule[]): PackedRules {
   const words = new Int32Array(rules.length * W);
   rules.forEach((r, i) => {
     const o = i * W;
@@ -124,7 +125,7 @@ export function packRules(rules: readonly CompiledRule[]): PackedRules {
 }
 
 /** Index of the first rule at or after `from` that matches, or -1. */
-export function firstMatch(
+function firstMatch(
   p: PackedRules,
   from: number,
   proto: number,
@@ -203,13 +204,10 @@ function compileRule(m: RuleMatch, action: AclAction, ref: RuleRef, sets: SetRes
 const ACTION_RANK_BLOCK: Record<AclAction, number> = { Block: 0, Allow: 1, Pass: 2 };
 const ACTION_RANK_ALLOW: Record<AclAction, number> = { Allow: 0, Block: 1, Pass: 2 };
 
-function sortRules(rules: CompiledRule[], tieBreak: 'Block' | 'Allow'): CompiledRule[] {
+function sortRules(rules: readonly CompiledRule[], tieBreak: 'Block' | 'Allow'): CompiledRule[] {
   const rank = tieBreak === 'Block' ? ACTION_RANK_BLOCK : ACTION_RANK_ALLOW;
-  // stable: equal priority and action keep the order the policies were given in
-  return rules
-    .map((r, i) => ({ r, i }))
-    .sort((a, b) => a.r.priority - b.r.priority || rank[a.r.action] - rank[b.r.action] || a.i - b.i)
-    .map((x) => x.r);
+  // Array.prototype.sort is stable: equal priority and action keep the order the policies were given in
+  return [...rules].sort((a, b) => a.priority - b.priority || rank[a.action] - rank[b.action]);
 }
 
 /** Compile an endpoint's ACL, TierAcl and its network's NetworkACL policies into the port's layers. */
@@ -242,7 +240,7 @@ export function compileAcls(
             ...base,
             ...(r.id ? { ruleId: r.id } : {}),
             priority: r.priority,
-            layer: 'ACL_ENDPOINT_LAYER',
+            layer: LAYER.ACL,
             rule: `TIER_${t.name || t.order}_${r.id ?? k}`,
           },
           sets,
@@ -260,7 +258,7 @@ export function compileAcls(
         ...base,
         ...(a.id ? { ruleId: a.id } : {}),
         priority: a.priority,
-        layer: host ? 'WFP' : 'ACL_ENDPOINT_LAYER',
+        layer: host ? LAYER.WFP : LAYER.ACL,
         rule: a.id ?? `${s.type}_${s.owner.kind === 'Network' ? 'NET_' : ''}${s.index}`,
       },
       sets,
@@ -302,7 +300,7 @@ function inAddrs(set: readonly Prefix4[] | null, ip: number): boolean {
 }
 
 /** Whether a rule matches a packet seen from the endpoint: its own address/port and the peer's. */
-export function ruleMatches(
+function ruleMatches(
   r: CompiledRule,
   proto: number,
   localIp: number,

@@ -23,8 +23,6 @@ export const LAYER = {
   WFP: 'WFP',
 } as const;
 
-export type LayerName = (typeof LAYER)[keyof typeof LAYER];
-
 /** Groups, per direction (`IN` = towards the container). */
 export const GROUP = {
   ACL_IN: 'ACL_ENDPOINT_GROUP_IPV4_IN',
@@ -41,7 +39,7 @@ export const GROUP = {
   WFP_OUT: 'WFP_OUT',
 } as const;
 
-export function protoName(proto: number): string {
+function protoName(proto: number): string {
   return proto === 6 ? 'TCP' : proto === 17 ? 'UDP' : proto === 1 ? 'ICMP' : String(proto);
 }
 

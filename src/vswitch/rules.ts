@@ -41,8 +41,15 @@ import {
   slbLbGroupName,
   snatRuleName,
 } from './names.js';
-import { contains, fmt, fmtPrefix, fromPrefix, type Prefix4 } from './v4.js';
-import type { HostView, LbView, NetworkView, PortView, SwitchView } from './view.js';
+import { fmt, fmtPrefix, fromPrefix, type Prefix4 } from './v4.js';
+import {
+  vniOf,
+  type HostView,
+  type LbView,
+  type NetworkView,
+  type PortView,
+  type SwitchView,
+} from './view.js';
 
 /** `Host` = an endpoint attached to the host (compartment 1) or a switch's host vNIC. */
 export type PortKind = 'Container' | 'Host' | 'Remote' | 'Uplink';
@@ -199,31 +206,14 @@ function named(o: { readonly name?: string }): { name?: string } {
 
 // ───────────────────────────── host facts the engine derives ─────────────────────────────
 
-function externalHostVnic(view: HostView) {
-  return view.hostIfs.find(
-    (i) => i.kind === 'HostVNic' && i.switchId && view.switches.get(i.switchId)?.type === 'External',
-  );
+/** The engine's primaryIp(): the uplink's address (HostView.uplink), else the first interface's. */
+function hostPrimaryIp(view: HostView): number {
+  return view.uplink?.ip ?? view.hostIfs[0]?.ip ?? 0;
 }
 
-/** The engine's primaryIp(): the external switch's host vNIC, else the unbound physical NIC. */
-export function hostPrimaryIp(view: HostView): number {
-  return (
-    externalHostVnic(view)?.ip ??
-    view.hostIfs.find((i) => i.kind === 'Physical' && !i.switchId)?.ip ??
-    view.hostIfs[0]?.ip ??
-    0
-  );
-}
-
-/** The engine's hostMac(): the MAC the host's frames carry on the wire. */
+/** The engine's hostMac(): the MAC the host's frames carry on the wire (the uplink's). */
 function hostMac(view: HostView): number {
-  return externalHostVnic(view)?.mac ?? view.hostIfs.find((i) => i.kind === 'Physical')?.mac ?? 0;
-}
-
-/** The engine's vniOf(): the VSID of the subnet holding `ip`, else the network's first. */
-function vniOf(net: NetworkView, ip: number): number {
-  for (const s of net.subnets) if (contains(s.prefix, ip)) return s.vsid;
-  return net.subnets[0]?.vsid ?? 0;
+  return view.uplink?.mac ?? 0;
 }
 
 interface LbEntry {
@@ -776,11 +766,10 @@ function hostVnicRules(view: HostView, sw: SwitchView): PortRules | undefined {
 }
 
 function uplinkRules(view: HostView): PortRules | undefined {
-  const ext = externalHostVnic(view);
-  const sw = ext?.switchId ? view.switches.get(ext.switchId) : undefined;
-  const phys = view.hostIfs.find((i) => i.kind === 'Physical' && !i.switchId);
-  const iface = ext ?? phys;
+  const iface = view.uplink;
   if (!iface) return undefined;
+  // the external switch's host vNIC, or a physical adapter no switch is bound to
+  const sw = iface.switchId ? view.switches.get(iface.switchId) : undefined;
   const b = new ListingBuilder();
   // NodePorts and VIPs that are host addresses: the host stack load-balances what arrives for them
   const entries = lbEntries(view);
@@ -799,7 +788,7 @@ function uplinkRules(view: HostView): PortRules | undefined {
       id: sw?.uplinkName ?? iface.name,
       name: sw ? 'ExternalPort' : iface.name,
       kind: 'Uplink',
-      mac: mac(hostMac(view)),
+      mac: mac(iface.mac),
       ip: iface.ip ? fmt(iface.ip) : '',
     },
     layers: b.build(),

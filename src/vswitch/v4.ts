@@ -3,8 +3,10 @@
  * mask precomputed, and a longest-prefix-match table. Text is parsed only at the edges (trace
  * requests, HNS records), through src/addr.
  */
-import { formatIPv4, parseIPv4 } from '../addr/ip.js';
-import type { Prefix } from '../addr/ip.js';
+import { formatIPv4, parseIPv4, type Prefix } from '../addr/ip.js';
+
+/** `10.0.0.4` → uint32, or undefined; and uint32 → `10.0.0.4` (src/addr's, under the packet path's names). */
+export { parseIPv4 as ip4, formatIPv4 as fmt } from '../addr/ip.js';
 
 export interface Prefix4 {
   readonly addr: number;
@@ -30,11 +32,6 @@ export function contains(p: Prefix4, ip: number): boolean {
   return (ip & p.mask) >>> 0 === p.addr;
 }
 
-/** `10.0.0.4` → uint32, or undefined. */
-export function ip4(text: string): number | undefined {
-  return parseIPv4(text);
-}
-
 /** `10.0.0.4` → uint32; throws on bad text (for literals in code and tests). */
 export function ip(text: string): number {
   const v = parseIPv4(text);
@@ -42,12 +39,8 @@ export function ip(text: string): number {
   return v;
 }
 
-export function fmt(v: number): string {
-  return formatIPv4(v >>> 0);
-}
-
 export function fmtPrefix(p: Prefix4): string {
-  return `${fmt(p.addr)}/${p.len}`;
+  return `${formatIPv4(p.addr)}/${p.len}`;
 }
 
 /** `10.244.0.0/16` → Prefix4 (host bits cleared), or undefined. */

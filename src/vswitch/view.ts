@@ -21,13 +21,13 @@ import type { VsidSettings } from '../hns/policy/subnet/vsid.js';
 import type { DrMacAddressSettings } from '../hns/policy/network/dr-mac-address.js';
 import { parseMac } from '../addr/mac.js';
 import { isJsonObject, type JsonObject } from '../core/json.js';
-import { compileAcls, type AclOptions, type AclSource, type CompiledAcls } from './acl.js';
+import { compileAcls, type AclOptions, type AclSource, type CompiledAcls, type SetResolver } from './acl.js';
 import type { RuleRef } from './contracts.js';
 import { LAYER, routeRuleName } from './names.js';
-import { fmtPrefix, fromPrefix, ip4, Lpm, parsePrefix4, prefix4, type Prefix4 } from './v4.js';
+import { contains, fmtPrefix, fromPrefix, ip4, Lpm, parsePrefix4, prefix4, type Prefix4 } from './v4.js';
 
 /** The VXLAN port HNS uses unless a VxlanPort policy says otherwise. */
-export const VXLAN_PORT = 4789;
+const VXLAN_PORT = 4789;
 
 export interface RouteView {
   readonly dest: Prefix4;
@@ -164,10 +164,22 @@ export interface HostView {
   /** Interfaces of the host's default compartment, by IPv4 address. */
   readonly hostIfByIp: ReadonlyMap<number, HostInterfaceView>;
   readonly hostIfs: readonly HostInterfaceView[];
+  /**
+   * The host's interface on the wire: the external switch's host vNIC, else the physical adapter no
+   * switch is bound to (a bound adapter's address moved to its vNIC). Its address is the host's
+   * primary one, its MAC the one the host's frames carry.
+   */
+  readonly uplink: HostInterfaceView | undefined;
 }
 
 export function lbKey(proto: number, vip: number | '*', port: number): string {
   return `${proto}/${vip}/${port}`;
+}
+
+/** The VNI of `ip` on a network: the VSID of the subnet holding it, else the network's first. */
+export function vniOf(net: NetworkView, ip: number): number {
+  for (const s of net.subnets) if (contains(s.prefix, ip)) return s.vsid;
+  return net.subnets[0]?.vsid ?? 0;
 }
 
 function first<T>(policies: EndpointRec['Policies'] | NetworkRec['Policies'], type: string): T | undefined {
@@ -181,7 +193,7 @@ function macNum(text: string | undefined): number {
 }
 
 /** The IP-set resolver of a network: IPSET prefixes, NESTEDIPSET members flattened (cycles cut). */
-function setResolver(net: NetworkRec): (id: string) => readonly Prefix4[] | undefined {
+function setResolver(net: NetworkRec): SetResolver {
   const sets = new Map<string, SetPolicySettings>();
   for (const p of net.Policies)
     if (p.type === 'SetPolicy')
@@ -197,6 +209,26 @@ function setResolver(net: NetworkRec): (id: string) => readonly Prefix4[] | unde
   return (id) => resolve(id, new Set());
 }
 
+/** An SDNRoute policy, an HCN route object's setting or a v1 ROUTE policy, as VNET_PA_ROUTE's rule. */
+function sdnRouteView(
+  dest: Prefix4,
+  needEncap: boolean,
+  nextHop: number,
+  ref: Omit<RuleRef, 'layer' | 'rule'>,
+): SdnRouteView {
+  return {
+    dest,
+    needEncap,
+    nextHop,
+    ref: { ...ref, layer: LAYER.ROUTE, rule: routeRuleName(fmtPrefix(dest), needEncap) },
+  };
+}
+
+/** An address given as text (a next hop, a gateway, a VIP): its value, or 0 when absent or not IPv4. */
+function ip4Or0(text: string | undefined): number {
+  return text ? (ip4(text) ?? 0) : 0;
+}
+
 /** HCN route objects (HostComputeRoute) and v1 ROUTE policy lists, per endpoint they apply to. */
 function collectRouteObjects(store: HnsStore): Map<string, SdnRouteView[]> {
   const out = new Map<string, SdnRouteView[]>();
@@ -205,22 +237,11 @@ function collectRouteObjects(store: HnsStore): Map<string, SdnRouteView[]> {
     if (!list) out.set(epId, (list = []));
     list.push(r);
   };
-  const make = (
-    dest: Prefix4,
-    needEncap: boolean,
-    nextHop: string | undefined,
-    ref: Omit<RuleRef, 'layer' | 'rule'>,
-  ): SdnRouteView => ({
-    dest,
-    needEncap,
-    nextHop: nextHop ? (ip4(nextHop) ?? 0) : 0,
-    ref: { ...ref, layer: LAYER.ROUTE, rule: routeRuleName(fmtPrefix(dest), needEncap) },
-  });
   for (const rt of store.routes.values()) {
     rt.Setting.forEach((st, index) => {
       const dest = parsePrefix4(st.DestinationPrefix);
       if (!dest) return;
-      const view = make(dest, st.NeedEncap, st.NextHop || undefined, {
+      const view = sdnRouteView(dest, st.NeedEncap, ip4Or0(st.NextHop), {
         kind: 'SdnRoute',
         id: rt.ID,
         policy: 'Setting',
@@ -236,7 +257,7 @@ function collectRouteObjects(store: HnsStore): Map<string, SdnRouteView[]> {
         typeof p['DestinationPrefix'] === 'string' ? parsePrefix4(p['DestinationPrefix']) : undefined;
       if (!dest) return;
       const nh = typeof p['NextHop'] === 'string' ? p['NextHop'] : undefined;
-      const view = make(dest, p['NeedEncap'] === true, nh, {
+      const view = sdnRouteView(dest, p['NeedEncap'] === true, ip4Or0(nh), {
         kind: 'PolicyList',
         id: pl.ID,
         policy: 'ROUTE',
@@ -258,6 +279,11 @@ export interface ViewInputs {
 export function compileHostView({ store, generation, acl }: ViewInputs): HostView {
   const nics = store.nics;
   const networks = new Map<string, NetworkView>();
+  /** What every port of a network shares for its ACLs: the IP-set resolver and the NetworkACL policies. */
+  const networkAcls = new Map<
+    string,
+    { readonly sets: SetResolver; readonly sources: readonly AclSource[] }
+  >();
   for (const n of store.networks.values()) {
     const sw = nics.switchOf(n.ID);
     const remoteSubnets = new Lpm<RemoteSubnetView>();
@@ -287,7 +313,6 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
         },
       ];
     });
-    const mgmt = nics.managementIp(n.ID);
     networks.set(n.ID, {
       rec: n,
       id: n.ID,
@@ -299,8 +324,15 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
       drMac: macNum(dr?.address ?? n.DrMacAddress),
       remoteSubnets,
       hostRoute: n.Policies.some((p) => p.type === 'HostRoute'),
-      managementIp: mgmt ? (ip4(mgmt) ?? 0) : 0,
+      managementIp: ip4Or0(nics.managementIp(n.ID)),
     });
+    const owner = { kind: 'Network' as const, id: n.ID, ...(n.Name ? { name: n.Name } : {}) };
+    const sources: AclSource[] = [];
+    n.Policies.forEach((p, index) => {
+      if (p.type === 'NetworkACL')
+        sources.push({ type: 'NetworkACL', settings: p.settings as AclSettings, owner, index });
+    });
+    networkAcls.set(n.ID, { sets: setResolver(n), sources });
   }
   const routeObjects = collectRouteObjects(store);
   const ports = new Map<string, PortView>();
@@ -337,38 +369,19 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
       else if (p.type === 'SDNRoute') {
         const s = p.settings as SdnRouteSettings;
         const dest = fromPrefix(s.destination);
+        const nextHop = s.nextHopAddr?.family === 4 ? s.nextHopAddr.value : 0;
         if (dest)
-          sdnRoutes.push({
-            dest,
-            needEncap: s.needEncap,
-            nextHop: s.nextHopAddr?.family === 4 ? s.nextHopAddr.value : 0,
-            ref: {
-              ...owner,
-              policy: 'SDNRoute',
-              index,
-              layer: LAYER.ROUTE,
-              rule: routeRuleName(fmtPrefix(dest), s.needEncap),
-            },
-          });
+          sdnRoutes.push(sdnRouteView(dest, s.needEncap, nextHop, { ...owner, policy: 'SDNRoute', index }));
       } else if (p.type === 'ACL')
         aclSources.push({ type: 'ACL', settings: p.settings as AclSettings, owner, index });
       else if (p.type === 'TierAcl')
         aclSources.push({ type: 'TierAcl', settings: p.settings as TierAclSettings, owner, index });
     });
-    network.rec.Policies.forEach((p, index) => {
-      if (p.type === 'NetworkACL') {
-        aclSources.push({
-          type: 'NetworkACL',
-          settings: p.settings as AclSettings,
-          owner: { kind: 'Network', id: network.id, ...(network.name ? { name: network.name } : {}) },
-          index,
-        });
-      }
-    });
+    const shared = networkAcls.get(network.id)!;
+    aclSources.push(...shared.sources);
     const extra = routeObjects.get(e.ID);
     if (extra) sdnRoutes.push(...extra);
     let compiled: CompiledAcls | undefined;
-    const resolver = setResolver(network.rec);
     const pa = first<ProviderAddressSettings>(e.Policies, 'ProviderAddress');
     const view: PortView = {
       rec: e,
@@ -385,7 +398,7 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
       sdnRoutes,
       pa: pa && pa.address.family === 4 ? pa.address.value : 0,
       compartment: compartmentOf.get(e.ID) ?? 0,
-      acls: () => (compiled ??= compileAcls(aclSources, resolver, acl)),
+      acls: () => (compiled ??= compileAcls(aclSources, shared.sets, acl)),
     };
     ports.set(e.ID, view);
     if (view.ip) {
@@ -415,7 +428,7 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
       mac: macNum(a.MacAddress),
       ip: a.IPv4.addr,
       prefix: prefix4(a.IPv4.addr, a.IPv4.PrefixLength),
-      gateway: a.IPv4.DefaultGateway ? (ip4(a.IPv4.DefaultGateway) ?? 0) : 0,
+      gateway: ip4Or0(a.IPv4.DefaultGateway),
       switchId: sw?.ID,
       kind: a.Kind === 'Physical' ? 'Physical' : 'HostVNic',
     });
@@ -483,7 +496,7 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
         ilb: (pm.Flags & 1) !== 0,
         localRoutedVip: (pm.Flags & 2) !== 0,
         preserveDip: (pm.Flags & 8) !== 0,
-        sourceVip: lb.SourceVIP ? (ip4(lb.SourceVIP) ?? 0) : 0,
+        sourceVip: ip4Or0(lb.SourceVIP),
         backends,
         vips,
       });
@@ -513,7 +526,7 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
         ilb: p['ILB'] === true,
         localRoutedVip: false,
         preserveDip: false,
-        sourceVip: typeof p['SourceVIP'] === 'string' ? (ip4(p['SourceVIP']) ?? 0) : 0,
+        sourceVip: ip4Or0(typeof p['SourceVIP'] === 'string' ? p['SourceVIP'] : undefined),
         backends,
         vips,
       });
@@ -533,5 +546,9 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
     nonDsrLbs: nonDsr,
     hostIfByIp,
     hostIfs,
+    uplink:
+      hostIfs.find(
+        (h) => h.kind === 'HostVNic' && h.switchId && switches.get(h.switchId)?.type === 'External',
+      ) ?? hostIfs.find((h) => h.kind === 'Physical' && !h.switchId),
   };
 }
