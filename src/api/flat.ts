@@ -159,7 +159,8 @@ export interface FlatApiOptions {
   readonly hcsApi?: HcsApi;
 }
 
-function failure(e: HnsError): HcnFailure {
+/** An HnsError as a flat API failure: its HRESULT, name, message and ErrorRecord. */
+export function failureOf(e: HnsError): HcnFailure {
   return { ok: false, hr: e.hresult, name: e.code, message: e.message, errorRecord: e.errorRecord() };
 }
 
@@ -168,8 +169,8 @@ export function capture<T>(fn: () => T): HcnResult<T> {
   try {
     return { ok: true, hr: 0, result: fn() };
   } catch (e) {
-    if (e instanceof HnsError) return failure(e);
-    return failure(hnsError('E_FAIL', `internal error: ${(e as Error)?.message ?? String(e)}`));
+    if (e instanceof HnsError) return failureOf(e);
+    return failureOf(hnsError('E_FAIL', `internal error: ${(e as Error)?.message ?? String(e)}`));
   }
 }
 
@@ -210,7 +211,7 @@ export class FlatApi {
   private run<T>(method: FlatApiMethod, fn: () => T): HcnResult<T> {
     // a stopped service answers nothing: the RPC to it fails before any work (docs/model.md)
     const r = this.hns.isDown()
-      ? failure(
+      ? failureOf(
           hnsError(
             'RPC_S_SERVER_UNAVAILABLE',
             `the HNS service is restarting until ${this.hns.downUntil} ms (simulated)`,
@@ -244,6 +245,23 @@ export class FlatApi {
       }
     });
     return this.reported(method, r);
+  }
+
+  /**
+   * A lifecycle step (`HcsStartComputeSystem(id, options)` and its siblings): the options, `""`,
+   * NULL or a JSON object HCS does not interpret, are checked, then the step runs; the result is null.
+   */
+  private runHcsStep(
+    method: HcsApiMethod,
+    id: unknown,
+    options: unknown,
+    step: (hcs: HcsService, id: string) => unknown,
+  ): HcnResult<null> {
+    return this.runHcs(method, (hcs) => {
+      hcsDocument(options, true);
+      step(hcs, hcsId(id));
+      return null;
+    });
   }
 
   /** An HCS failure as this API's DLL spells it (the JSON-RPC host methods use it too). */
@@ -589,43 +607,23 @@ export class FlatApi {
   }
   /** `HcsStartComputeSystem(id, options)`: Created → Running (the container joins its namespace). */
   HcsStartComputeSystem(id: unknown, options?: unknown): HcnResult<null> {
-    return this.runHcs('HcsStartComputeSystem', (hcs) => {
-      hcsDocument(options, true);
-      hcs.start(hcsId(id));
-      return null;
-    });
+    return this.runHcsStep('HcsStartComputeSystem', id, options, (hcs, sys) => hcs.start(sys));
   }
   /** `HcsShutdownComputeSystem(id, options)`: a graceful stop (SystemExited, GracefulExit). */
   HcsShutdownComputeSystem(id: unknown, options?: unknown): HcnResult<null> {
-    return this.runHcs('HcsShutdownComputeSystem', (hcs) => {
-      hcsDocument(options, true);
-      hcs.shutdown(hcsId(id));
-      return null;
-    });
+    return this.runHcsStep('HcsShutdownComputeSystem', id, options, (hcs, sys) => hcs.shutdown(sys));
   }
   /** `HcsTerminateComputeSystem(id, options)`: a forced stop (SystemExited, ForcedExit). */
   HcsTerminateComputeSystem(id: unknown, options?: unknown): HcnResult<null> {
-    return this.runHcs('HcsTerminateComputeSystem', (hcs) => {
-      hcsDocument(options, true);
-      hcs.terminate(hcsId(id));
-      return null;
-    });
+    return this.runHcsStep('HcsTerminateComputeSystem', id, options, (hcs, sys) => hcs.terminate(sys));
   }
   /** `HcsPauseComputeSystem(id, options)`: Running → Paused (not a process-isolated container). */
   HcsPauseComputeSystem(id: unknown, options?: unknown): HcnResult<null> {
-    return this.runHcs('HcsPauseComputeSystem', (hcs) => {
-      hcsDocument(options, true);
-      hcs.pause(hcsId(id));
-      return null;
-    });
+    return this.runHcsStep('HcsPauseComputeSystem', id, options, (hcs, sys) => hcs.pause(sys));
   }
   /** `HcsResumeComputeSystem(id, options)`: Paused → Running. */
   HcsResumeComputeSystem(id: unknown, options?: unknown): HcnResult<null> {
-    return this.runHcs('HcsResumeComputeSystem', (hcs) => {
-      hcsDocument(options, true);
-      hcs.resume(hcsId(id));
-      return null;
-    });
+    return this.runHcsStep('HcsResumeComputeSystem', id, options, (hcs, sys) => hcs.resume(sys));
   }
   /**
    * `HcsModifyComputeSystem(id, configuration)`: a v1 network hot-attach

@@ -23,8 +23,15 @@ import type { RestartPolicy } from '../hns/lifecycle.js';
 import { checkRequest, traceJson, type SendRequest, type TraceRequest } from '../dataplane/trace.js';
 import type { HostRoute, RouteSpec } from '../dataplane/plane.js';
 import { fmt, fmtPrefix } from '../vswitch/v4.js';
-import { readHResult, type CallMatcher, type HeldCall, type RuleOptions } from './faults.js';
-import { FLAT_API_METHODS, isFailure, type FlatApi, type FlatApiMethod, type HcnResult } from './flat.js';
+import { MATCHER_KEYS, readHResult, type CallMatcher, type HeldCall, type RuleOptions } from './faults.js';
+import {
+  failureOf,
+  FLAT_API_METHODS,
+  isFailure,
+  type FlatApi,
+  type FlatApiMethod,
+  type HcnResult,
+} from './flat.js';
 
 /** JSON-RPC 2.0 error codes (spec §5.1) and the server error code used for HNS failures. */
 export const RpcErrorCode = {
@@ -49,41 +56,11 @@ export type RpcResponse =
   | { readonly jsonrpc: '2.0'; readonly id: RpcId; readonly result: Json }
   | { readonly jsonrpc: '2.0'; readonly id: RpcId; readonly error: RpcError };
 
-/** Host methods served beside the flat API. */
-export const HOST_RPC_METHODS = [
-  'Snapshot',
-  'Restore',
-  'RestartHns',
-  'Reboot',
-  'RestartHcs',
-  'HcsInjectExit',
-  'GetContainerView',
-  'GetVersion',
-  'GetAdapters',
-  'ListMethods',
-  'FaultFail',
-  'FaultDelay',
-  'FaultHang',
-  'FaultRelease',
-  'FaultRemove',
-  'FaultList',
-  'FaultHeld',
-  'FaultClear',
-  'ClockNow',
-  'ClockAdvance',
-  'Trace',
-  'Send',
-  'GetRoutes',
-  'AddRoute',
-  'RemoveRoute',
-] as const;
-export type HostRpcMethod = (typeof HOST_RPC_METHODS)[number];
-
-/** Every method name the server answers, flat API first. */
-export const RPC_METHODS: readonly string[] = [...FLAT_API_METHODS, ...HOST_RPC_METHODS];
-
-/** How many positional parameters each host method takes at most. */
-const HOST_ARITY: Readonly<Record<HostRpcMethod, number>> = {
+/**
+ * Host methods served beside the flat API, in the order ListMethods lists them, with how many
+ * positional parameters each takes at most.
+ */
+const HOST_ARITY = {
   Snapshot: 0,
   Restore: 1,
   RestartHns: 1,
@@ -109,7 +86,14 @@ const HOST_ARITY: Readonly<Record<HostRpcMethod, number>> = {
   GetRoutes: 0,
   AddRoute: 1,
   RemoveRoute: 2,
-};
+} as const satisfies Readonly<Record<string, number>>;
+export type HostRpcMethod = keyof typeof HOST_ARITY;
+
+/** Host methods served beside the flat API. */
+export const HOST_RPC_METHODS = Object.keys(HOST_ARITY) as readonly HostRpcMethod[];
+
+/** Every method name the server answers, flat API first. */
+export const RPC_METHODS: readonly string[] = [...FLAT_API_METHODS, ...HOST_RPC_METHODS];
 
 const RESTART_KEYS: Readonly<Record<keyof RestartPolicy, readonly string[]>> = {
   networks: ['keep', 'keepPersistent', 'remove'],
@@ -119,9 +103,6 @@ const RESTART_KEYS: Readonly<Record<keyof RestartPolicy, readonly string[]>> = {
   routes: ['keep', 'remove'],
   policyLists: ['keep', 'remove'],
 };
-
-/** The matcher keys a fault rule object may carry beside its own options. */
-const MATCHER_KEYS = ['method', 'id', 'name', 'path', 'httpMethod'] as const;
 
 /** Thrown inside the server to answer with a protocol error. */
 class ProtocolError {
@@ -155,7 +136,7 @@ export function hnsFailureError(f: {
 
 /** The error object for a thrown HnsError (a host method failing). */
 export function hnsErrorObject(e: HnsError): RpcError {
-  return hnsFailureError({ hr: e.hresult, name: e.code, message: e.message, errorRecord: e.errorRecord() });
+  return hnsFailureError(failureOf(e));
 }
 
 function isValidId(v: unknown): v is RpcId {
@@ -179,7 +160,7 @@ function readRestartPolicy(
   const out: Record<string, string | number> = {};
   for (const [k, x] of Object.entries(v)) {
     if (k === 'downtimeMs' && allowDowntime) {
-      if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) {
+      if (!isMs(x)) {
         throw new ProtocolError(RpcErrorCode.InvalidParams, 'downtimeMs must be a number ≥ 0');
       }
       out[k] = x;
@@ -198,6 +179,17 @@ function readRestartPolicy(
     out[k] = x;
   }
   return out as Partial<RestartPolicy> & { downtimeMs?: number };
+}
+
+/** A span of simulated time: a finite number ≥ 0 (milliseconds). */
+function isMs(v: Json | undefined): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0;
+}
+
+/** The compute system ID a host method takes first. */
+function systemIdParam(method: HostRpcMethod, v: Json | undefined): string {
+  if (typeof v !== 'string') throw invalidParams(`${method} takes the compute system ID (a string)`);
+  return v;
 }
 
 function invalidParams(message: string): ProtocolError {
@@ -269,8 +261,9 @@ const INJECTED_EXIT_TYPES: readonly ExitType[] = ['UnexpectedExit', 'GracefulExi
 /** `HcsInjectExit(id, exitType?, status?)`'s parameters; wrong types are invalid params. */
 function injectedExit(params: readonly Json[]): { id: string; exitType?: ExitType; status?: number } {
   const [id, exitType, status] = params;
-  if (typeof id !== 'string') throw invalidParams('HcsInjectExit takes the compute system ID (a string)');
-  const out: { id: string; exitType?: ExitType; status?: number } = { id };
+  const out: { id: string; exitType?: ExitType; status?: number } = {
+    id: systemIdParam('HcsInjectExit', id),
+  };
   if (exitType !== undefined && exitType !== null) {
     if (typeof exitType !== 'string' || !(INJECTED_EXIT_TYPES as readonly string[]).includes(exitType))
       throw invalidParams(`HcsInjectExit: exitType must be one of ${INJECTED_EXIT_TYPES.join(', ')}`);
@@ -412,17 +405,13 @@ export class RpcServer {
       throw new ProtocolError(RpcErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
     if (present && !Array.isArray(rawParams)) {
-      throw new ProtocolError(
-        RpcErrorCode.InvalidParams,
-        'Invalid params: params must be an array of positional arguments',
-      );
+      throw invalidParams('params must be an array of positional arguments');
     }
     const params: Json[] = Array.isArray(rawParams) ? rawParams : [];
     const max = isFlat ? flatArity(this.host.api, method) : HOST_ARITY[method as HostRpcMethod];
     if (params.length > max) {
-      throw new ProtocolError(
-        RpcErrorCode.InvalidParams,
-        `Invalid params: ${method} takes at most ${max} parameter${max === 1 ? '' : 's'}, got ${params.length}`,
+      throw invalidParams(
+        `${method} takes at most ${max} parameter${max === 1 ? '' : 's'}, got ${params.length}`,
       );
     }
     if (isFlat) {
@@ -458,26 +447,17 @@ export class RpcServer {
         return null;
       case 'HcsInjectExit': {
         const x = injectedExit(params);
-        try {
+        return spelledAsHcs(host, () => {
           const rec = host.hcs.injectExit(x.id, x.exitType, x.status);
           return host.hcs.properties(rec.id);
-        } catch (e) {
-          // spelled as the host's Hcs* functions spell their failures
-          throw e instanceof HnsError ? host.api.spellHcs(e) : e;
-        }
+        });
       }
       case 'GetContainerView': {
-        const [id, format] = params;
-        if (typeof id !== 'string')
-          throw invalidParams('GetContainerView takes the compute system ID (a string)');
+        const id = systemIdParam(method, params[0]);
+        const format = params[1];
         if (format !== undefined && !CONTAINER_VIEW_FORMATS.includes(format as ContainerViewFormat))
           throw invalidParams(`GetContainerView: format must be one of ${CONTAINER_VIEW_FORMATS.join(', ')}`);
-        let view;
-        try {
-          view = containerView(host.hcs, id, host);
-        } catch (e) {
-          throw e instanceof HnsError ? host.api.spellHcs(e) : e;
-        }
+        const view = spelledAsHcs(host, () => containerView(host.hcs, id, host));
         switch (format as ContainerViewFormat | undefined) {
           case 'ipconfig':
             return renderIpconfigAll(view);
@@ -544,7 +524,7 @@ export class RpcServer {
         return { now: host.clock.now() };
       case 'ClockAdvance': {
         const ms = params[0];
-        if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+        if (!isMs(ms)) {
           throw invalidParams('ClockAdvance takes the simulated milliseconds to advance (a number ≥ 0)');
         }
         host.clock.advance(ms);
@@ -570,6 +550,15 @@ export class RpcServer {
         return { removed: host.removeRoute(prefix, nextHop ?? undefined) };
       }
     }
+  }
+}
+
+/** Run a host method on the HCS: a failure is spelled as the host's Hcs* functions spell theirs. */
+function spelledAsHcs<T>(host: Host, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw e instanceof HnsError ? host.api.spellHcs(e) : e;
   }
 }
 

@@ -6,8 +6,7 @@
  *
  *   process.exitCode = await main(process.argv.slice(2));
  */
-import { listHostRules, listPortRules, type PortRules } from '../vswitch/rules.js';
-import { renderPortRules } from '../render/vfp.js';
+import type { PortRules } from '../vswitch/rules.js';
 import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -376,7 +375,7 @@ export function parseAdapterFlag(cmd: string, text: string): AdapterSpec {
     const key = ADAPTER_KEYS[k];
     if (!key) {
       throw new UsageError(
-        `${cmd}: --adapter "${text}": unknown key "${k}" (name, ip, gateway, mac, mtu, description, spoofing)`,
+        `${cmd}: --adapter "${text}": unknown key "${k}" (${Object.keys(ADAPTER_KEYS).join(', ')})`,
         cmd,
       );
     }
@@ -405,7 +404,10 @@ const HOST_DOC_KEYS = [
   'hcs',
 ];
 
-/** A host document (JSON file) as HostOptions; unknown keys and wrong types are command errors. */
+/**
+ * A host document (JSON file) as HostOptions, its profile resolved; unknown keys and wrong types
+ * are command errors.
+ */
 function readHostDocument(path: string): HostOptions {
   let doc: unknown;
   try {
@@ -426,8 +428,8 @@ function readHostDocument(path: string): HostOptions {
     (typeof doc.seed !== 'number' || !Number.isInteger(doc.seed) || doc.seed < 0 || doc.seed > 0xffffffff)
   )
     throw bad('seed', 'an integer 0..4294967295');
-  if (doc.profile !== undefined && (typeof doc.profile !== 'string' || !resolveProfile(doc.profile)))
-    throw bad('profile', `one of ${profileNames} or an HNS version`);
+  const profile = typeof doc.profile === 'string' ? resolveProfile(doc.profile) : undefined;
+  if (doc.profile !== undefined && !profile) throw bad('profile', `one of ${profileNames} or an HNS version`);
   if (doc.adapters !== undefined && !Array.isArray(doc.adapters)) throw bad('adapters', 'an array');
   for (const k of ['serviceRestart', 'reboot'] as const) {
     if (doc[k] !== undefined && !isJsonObject(doc[k])) throw bad(k, 'an object');
@@ -441,13 +443,13 @@ function readHostDocument(path: string): HostOptions {
     if (api !== undefined && api !== 'computecore' && api !== 'vmcompute')
       throw bad('hcs.api', '"computecore" or "vmcompute"');
   }
-  return doc as unknown as HostOptions;
+  return { ...(doc as unknown as HostOptions), ...(profile ? { profile } : {}) };
 }
 
-/** Host options from --host, then --seed, --profile and --adapter over it. */
+/** Host options from --host, then --seed, --profile and --adapter over it; `profile` as resolved. */
 function hostOptions(cmd: string, flags: Flags): { options: HostOptions; profile?: HostProfile } {
   const base: HostOptions = flags.host !== undefined ? readHostDocument(flags.host) : {};
-  const profile = readProfile(cmd, flags);
+  const profile = readProfile(cmd, flags) ?? (base.profile as HostProfile | undefined);
   const options: HostOptions = {
     ...base,
     ...(flags.seed !== undefined ? { seed: readSeed(cmd, flags) } : {}),
@@ -515,9 +517,7 @@ function profileOfSnapshot(snapshot: unknown): HostProfile | undefined {
  * the snapshot of --snapshot restored into it (its HNS version is the profile unless one is given).
  */
 async function hostFromFlags(built: ReturnType<typeof hostOptions>, flags: Flags, io: CliIo): Promise<Host> {
-  let profile =
-    built.profile ??
-    (typeof built.options.profile === 'string' ? resolveProfile(built.options.profile) : undefined);
+  let profile = built.profile;
   let snapshot: unknown;
   if (flags.snapshot !== undefined) {
     let text: string;
@@ -580,6 +580,10 @@ async function showRules(flags: Flags, io: CliIo): Promise<number> {
   const built = hostOptions('show', flags);
   const format = readFormat('show', flags);
   const host = await hostFromFlags(built, flags, io);
+  const [{ listHostRules, listPortRules }, { renderPortRules }] = await Promise.all([
+    import('../vswitch/rules.js'),
+    import('../render/vfp.js'),
+  ]);
   const view = host.dataplane.view();
   const port = flags.port;
   let rules: PortRules[];
@@ -597,8 +601,6 @@ async function showRules(flags: Flags, io: CliIo): Promise<number> {
   await write(io.stdout, text);
   return EXIT_OK;
 }
-
-const TRACE_LEVEL_NAMES = ['detailed', 'summary', 'minimal'] as const;
 
 /** An integer flag in `lo..hi`, or undefined when absent; anything else is a usage error. */
 function readInt(
@@ -657,15 +659,13 @@ async function cmdTrace(args: string[], io: CliIo): Promise<number> {
   const { flags } = parse('trace', args, 0);
   if (flags.help) return write(io.stdout, USAGE.trace).then(() => EXIT_OK);
   const request = traceRequestOf(flags);
+  const { TRACE_LEVELS, renderTrace, traceNames } = await import('../render/trace.js');
   const level = flags.level ?? 'detailed';
-  if (!(TRACE_LEVEL_NAMES as readonly string[]).includes(level))
+  if (!(TRACE_LEVELS as readonly string[]).includes(level))
     throw new UsageError(`trace: --level must be detailed, summary or minimal, got "${level}"`, 'trace');
   const format = readFormat('trace', flags);
   const host = await hostFromFlags(hostOptions('trace', flags), flags, io);
-  const [{ renderTrace, traceNames }, { traceJson }] = await Promise.all([
-    import('../render/trace.js'),
-    import('../dataplane/trace.js'),
-  ]);
+  const { traceJson } = await import('../dataplane/trace.js');
   let result;
   try {
     result = host.trace(request);

@@ -19,9 +19,12 @@ import { hnsError } from '../core/errors.js';
 import { newGuid } from '../core/guid.js';
 import { isJsonObject, type Json, type JsonObject } from '../core/json.js';
 import { Rng } from '../core/rng.js';
-import { formatIp, parseIp, parsePrefix, prefixContains, type IpAddr } from '../addr/ip.js';
+import { formatIp, parseIp, parsePrefix, prefixContains, prefixLast, type Prefix } from '../addr/ip.js';
 import { formatMac, isUnicastMac, parseMac } from '../addr/mac.js';
+import { subnetsOf, type NetworkRec } from './model.js';
 import type { NetworkType } from './policy/contracts.js';
+import type { NetAdapterNameSettings } from './policy/network/net-adapter-name.js';
+import type { ProviderAddressSettings } from './policy/shared/provider-address.js';
 
 /** How a host adapter is described in `createHost({ adapters })`, `hnsim serve --adapter` or a host file. */
 export interface AdapterSpec {
@@ -81,12 +84,7 @@ export interface VSwitchRec {
 }
 
 /** Network types that bind an external vSwitch to a host adapter (kubernetes-windows.md §1). */
-export const EXTERNAL_TYPES: ReadonlySet<NetworkType> = new Set([
-  'L2Bridge',
-  'L2Tunnel',
-  'Overlay',
-  'Transparent',
-]);
+const EXTERNAL_TYPES: ReadonlySet<NetworkType> = new Set(['L2Bridge', 'L2Tunnel', 'Overlay', 'Transparent']);
 /** Network types whose switch is internal: a host vNIC holding the gateway, no uplink. */
 const INTERNAL_TYPES: ReadonlySet<NetworkType> = new Set(['NAT', 'ICS', 'Internal', 'ConstrainedICS']);
 
@@ -103,6 +101,28 @@ export interface SwitchRequest {
   readonly gateway?: { readonly addr: number; readonly prefixLength: number };
 }
 
+/**
+ * What a network (a record, or a draft with its final Ipams) asks of the switches: the adapter its
+ * `NetAdapterName` policy names (else the adapter holding its `ProviderAddress`), and the gateway of
+ * its first IPv4 subnet that has one.
+ */
+export function switchRequestOf(
+  networkId: string,
+  n: Pick<NetworkRec, 'Name' | 'Type' | 'Policies' | 'Ipams'>,
+): SwitchRequest {
+  const adapter = n.Policies.find((p) => p.type === 'NetAdapterName');
+  const pa = adapter ? undefined : n.Policies.find((p) => p.type === 'ProviderAddress');
+  const sub = subnetsOf(n).find((s) => s.gateway?.family === 4);
+  return {
+    networkId,
+    name: n.Name,
+    type: n.Type,
+    ...(adapter ? { adapterName: (adapter.settings as NetAdapterNameSettings).networkAdapterName } : {}),
+    ...(pa ? { providerAddress: (pa.settings as ProviderAddressSettings).providerAddress } : {}),
+    ...(sub?.gateway ? { gateway: { addr: sub.gateway.value as number, prefixLength: sub.prefix.len } } : {}),
+  };
+}
+
 /** A validated switch decision, applied by `commit` (nothing is changed before). */
 export interface SwitchPlan {
   readonly request: SwitchRequest;
@@ -113,7 +133,8 @@ export interface SwitchPlan {
 }
 
 const PHYSICAL_DESCRIPTION = 'Microsoft Hyper-V Network Adapter';
-const VNIC_DESCRIPTION = 'Hyper-V Virtual Ethernet Adapter';
+/** The description of every host vNIC (`vEthernet (…)`), a switch's or an endpoint's. */
+export const VNIC_DESCRIPTION = 'Hyper-V Virtual Ethernet Adapter';
 /** Microsoft's OUI used by Azure VM NICs (00-0D-3A): the seed-derived physical MACs live there, away from HNS pools. */
 const NIC_OUI = 0x000d3a;
 const TWO_24 = 0x1000000;
@@ -124,21 +145,17 @@ function specError(i: number, what: string): never {
   throw hnsError('E_INVALIDARG', `adapters[${i}]: ${what}`);
 }
 
-/** The IPv4 part of `a.b.c.d/len`, or an error. */
-function readIpv4Prefix(i: number, text: string): { addr: number; len: number } {
+/** The IPv4 address of `a.b.c.d/len` and its subnet, or an error. */
+function readIpv4Prefix(i: number, text: string): { addr: number; subnet: Prefix } {
   const p = parsePrefix(text);
-  if (!p || p.family !== 4)
+  if (!p || p.family !== 4 || p.host.family !== 4)
     specError(i, `ipAddress "${text}" is not an IPv4 address with a prefix (10.0.0.4/24)`);
-  const host = p.host;
-  if (host.family !== 4) specError(i, `ipAddress "${text}" is not IPv4`);
-  if (p.len < 1 || p.len > 32) specError(i, `ipAddress "${text}" has prefix length ${p.len}, not 1..32`);
-  const hostBits = 32 - p.len;
-  const mask = hostBits === 32 ? 0 : (0xffffffff << hostBits) >>> 0;
-  const hostPart = (host.value & ~mask) >>> 0;
-  if (p.len < 31 && (hostPart === 0 || hostPart === ~mask >>> 0)) {
+  if (p.len < 1) specError(i, `ipAddress "${text}" has prefix length ${p.len}, not 1..32`);
+  const addr = p.host.value;
+  if (p.len < 31 && (addr === p.addr || addr === prefixLast(p).value)) {
     specError(i, `ipAddress "${text}" is the network or broadcast address of its subnet`);
   }
-  return { addr: host.value, len: p.len };
+  return { addr, subnet: p };
 }
 
 /**
@@ -178,14 +195,14 @@ export function parseAdapterSpecs(specs: readonly AdapterSpec[] | undefined, see
     let ipv4: InterfaceIpRec | undefined;
     if (spec.ipAddress !== undefined) {
       if (typeof spec.ipAddress !== 'string') specError(i, 'ipAddress must be a string');
-      const { addr, len } = readIpv4Prefix(i, spec.ipAddress);
+      const { addr, subnet } = readIpv4Prefix(i, spec.ipAddress);
       if (seenIps.has(addr)) specError(i, `ipAddress ${formatIp({ family: 4, value: addr })} is used twice`);
       seenIps.add(addr);
       let gw: string | undefined;
       if (spec.gateway !== undefined) {
         const g = typeof spec.gateway === 'string' ? parseIp(spec.gateway) : undefined;
         if (!g || g.family !== 4) specError(i, `gateway "${String(spec.gateway)}" is not an IPv4 address`);
-        if (!prefixContains({ family: 4, addr: (addr & maskOf(len)) >>> 0, len }, g)) {
+        if (!prefixContains(subnet, g)) {
           specError(i, `gateway ${spec.gateway} is outside ${spec.ipAddress}`);
         }
         if (g.value === addr) specError(i, `gateway ${spec.gateway} is the adapter's own address`);
@@ -193,7 +210,7 @@ export function parseAdapterSpecs(specs: readonly AdapterSpec[] | undefined, see
       }
       ipv4 = {
         IPAddress: formatIp({ family: 4, value: addr }),
-        PrefixLength: len,
+        PrefixLength: subnet.len,
         ...(gw ? { DefaultGateway: gw } : {}),
         addr,
       };
@@ -231,10 +248,6 @@ const SPEC_KEYS = new Set([
   'description',
   'macSpoofing',
 ]);
-
-function maskOf(len: number): number {
-  return len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
-}
 
 /** The default adapter's addressing: 10.0.X.Y/16 (Y in 4..254), gateway 10.0.0.1. */
 function defaultAddressing(rng: Rng): { ipAddress: string; gateway: string } {
@@ -308,18 +321,8 @@ export class HostNics {
       if (uplink.SwitchId) return { request: req, switchId: uplink.SwitchId };
       const id = forcedId ?? newGuid(rng);
       const vnicName = `vEthernet (${uplink.Name})`;
-      const vnic: NetAdapterRec = {
-        Name: vnicName,
-        InterfaceDescription: `${VNIC_DESCRIPTION} #${this.vnicCount() + 1}`,
-        InterfaceGuid: newGuid(rng),
-        ifIndex: this.nextIfIndex,
-        MacAddress: uplink.MacAddress,
-        MtuSize: uplink.MtuSize,
-        Kind: 'HostVNic',
-        MacAddressSpoofing: false,
-        ...(uplink.IPv4 ? { IPv4: uplink.IPv4 } : {}),
-        SwitchId: id,
-      };
+      // the host vNIC takes over the uplink's MAC, MTU and address
+      const vnic = this.newVNic(vnicName, id, uplink.MacAddress, uplink.MtuSize, uplink.IPv4, rng);
       const sw: VSwitchRec = {
         ID: id,
         Name: uplink.Name,
@@ -344,26 +347,12 @@ export class HostNics {
       for (let k = 2; this.adapters.has(vnicName.toLowerCase()); k++) vnicName = `vEthernet (${swName}) ${k}`;
       const mac = 0x00155d * TWO_24 + rng.nextInt(TWO_24);
       const gw = req.gateway;
-      const vnic: NetAdapterRec = {
-        Name: vnicName,
-        InterfaceDescription: `${VNIC_DESCRIPTION} #${this.vnicCount() + 1}`,
-        InterfaceGuid: newGuid(rng),
-        ifIndex: this.nextIfIndex,
-        MacAddress: formatMac(mac),
-        MtuSize: 1500,
-        Kind: 'HostVNic',
-        MacAddressSpoofing: false,
-        ...(gw
-          ? {
-              IPv4: {
-                IPAddress: formatIp({ family: 4, value: gw.addr }),
-                PrefixLength: gw.prefixLength,
-                addr: gw.addr,
-              },
-            }
-          : {}),
-        SwitchId: id,
+      const ipv4: InterfaceIpRec | undefined = gw && {
+        IPAddress: formatIp({ family: 4, value: gw.addr }),
+        PrefixLength: gw.prefixLength,
+        addr: gw.addr,
       };
+      const vnic = this.newVNic(vnicName, id, formatMac(mac), 1500, ipv4, rng);
       return {
         request: req,
         switchId: id,
@@ -374,6 +363,29 @@ export class HostNics {
       };
     }
     return { request: req };
+  }
+
+  /** The host vNIC of a switch about to be created (its InterfaceGuid drawn from `rng`). */
+  private newVNic(
+    name: string,
+    switchId: string,
+    macAddress: string,
+    mtu: number,
+    ipv4: InterfaceIpRec | undefined,
+    rng: Rng,
+  ): NetAdapterRec {
+    return {
+      Name: name,
+      InterfaceDescription: `${VNIC_DESCRIPTION} #${this.vnicCount() + 1}`,
+      InterfaceGuid: newGuid(rng),
+      ifIndex: this.nextIfIndex,
+      MacAddress: macAddress,
+      MtuSize: mtu,
+      Kind: 'HostVNic',
+      MacAddressSpoofing: false,
+      ...(ipv4 ? { IPv4: ipv4 } : {}),
+      SwitchId: switchId,
+    };
   }
 
   private vnicCount(): number {
@@ -558,7 +570,7 @@ function readAdapterJson(v: unknown): NetAdapterRec {
       IPAddress: formatIp(ip),
       PrefixLength: num('PrefixLength'),
       ...(typeof v.DefaultGateway === 'string' ? { DefaultGateway: v.DefaultGateway } : {}),
-      addr: (ip as IpAddr & { family: 4 }).value,
+      addr: ip.value,
     };
   }
   const mac = parseMac(str('MacAddress'));

@@ -18,7 +18,6 @@ import type {
   DnsRec,
   EndpointRec,
   IpConfigRec,
-  IpamRec,
   LoadBalancerRec,
   MacRangeRec,
   NamespaceRec,
@@ -33,8 +32,6 @@ import type {
 } from './model.js';
 import { subnetsOf } from './model.js';
 import type { ParsedPolicy, PolicyContext } from './policy/contracts.js';
-import type { NetAdapterNameSettings } from './policy/network/net-adapter-name.js';
-import type { ProviderAddressSettings } from './policy/shared/provider-address.js';
 import type { SetPolicySettings } from './policy/network/set-policy.js';
 import type { AclSettings } from './policy/endpoint/acl.js';
 import type { TierAclSettings } from './policy/endpoint/tier-acl.js';
@@ -53,7 +50,7 @@ import { parseNamespace } from './schema/namespace.js';
 import { parseNetwork, parseSubnetDoc, type HostContext } from './schema/network.js';
 import { parseSdnRoute } from './schema/route.js';
 import { HnsStore } from './store.js';
-import { HostNics, parseAdapterSpecs, type NetAdapterRec } from './adapters.js';
+import { HostNics, parseAdapterSpecs, switchRequestOf, type NetAdapterRec } from './adapters.js';
 import { compareVersion, supports, type HostProfile } from './versions.js';
 
 export interface HnsServiceDeps {
@@ -74,13 +71,16 @@ const REQUEST_TYPES: readonly RequestType[] = ['Add', 'Remove', 'Update', 'Refre
 
 export class HnsService {
   readonly store: HnsStore;
+  /** The host's physical adapters, as the service started with them (a legacy snapshot's too). */
+  readonly physicalAdapters: readonly NetAdapterRec[];
   /** How many times the service has restarted (a call held across a restart is cut off). */
   epoch = 0;
   /** Simulated time until which the service is down after a restart (calls fail meanwhile). */
   downUntil = 0;
 
   constructor(readonly deps: HnsServiceDeps) {
-    this.store = new HnsStore(HostNics.create(deps.adapters ?? parseAdapterSpecs(undefined, 1)));
+    this.physicalAdapters = deps.adapters ?? parseAdapterSpecs(undefined, 1);
+    this.store = new HnsStore(HostNics.create(this.physicalAdapters));
   }
 
   get profile(): HostProfile {
@@ -165,7 +165,12 @@ export class HnsService {
     });
   }
 
-  private change(kind: HnsChangeEvent['kind'], op: HnsChangeEvent['op'], id: string, detail?: string): void {
+  /**
+   * Record a change of the tables: moves the store's `generation` (the vSwitch view and flow-table
+   * entries of older generations go stale) and reports an `hns.change` event. Every change of an
+   * object table ends in one call (the v1 policy lists' too).
+   */
+  changed(kind: HnsChangeEvent['kind'], op: HnsChangeEvent['op'], id: string, detail?: string): void {
     this.store.generation++;
     if (this.deps.events.listenerCount('hns.change') === 0) return;
     const time = this.deps.clock.now();
@@ -197,16 +202,7 @@ export class HnsService {
       }
       const id = this.newId(given ?? draft.givenId, 'HCN_E_NETWORK_ALREADY_EXISTS');
       const macRanges = draft.MacRanges.length ? draft.MacRanges : [this.defaultMacRange()];
-      const plan = this.store.nics.plan(
-        {
-          networkId: id,
-          name: draft.Name,
-          type: draft.Type,
-          ...adapterNameOf(draft.Policies),
-          ...gatewayOf(ipams),
-        },
-        this.deps.rng,
-      );
+      const plan = this.store.nics.plan(switchRequestOf(id, { ...draft, Ipams: ipams }), this.deps.rng);
       const { givenId: _g, ...rest } = draft;
       const rec: NetworkRec = {
         ...rest,
@@ -230,7 +226,7 @@ export class HnsService {
       if (rec.Name !== '') this.store.networkByName.set(key, id);
       this.store.alloc.set(id, this.freshAlloc(rec));
       this.notify('NetworkCreate', { ID: id });
-      this.change('Network', 'create', id, rec.Name);
+      this.changed('Network', 'create', id, rec.Name);
       return rec;
     });
   }
@@ -356,7 +352,7 @@ export class HnsService {
       if (next !== n) {
         this.store.networks.set(id, next);
         if (next.Ipams !== n.Ipams) this.resyncPools(n, next);
-        this.change('Network', 'modify', id, `${resourceType} ${requestType}`);
+        this.changed('Network', 'modify', id, `${resourceType} ${requestType}`);
       }
       return next;
     });
@@ -462,7 +458,6 @@ export class HnsService {
         subnet: subs.findIndex((s) => prefixContains(s.prefix, c.addr)),
       }));
       this.store.endpoints.set(epId, { ...e, IpConfigurations: cfgs });
-      this.store.generation++;
     }
   }
 
@@ -499,7 +494,7 @@ export class HnsService {
         this.store.networkByName.delete(this.store.nameKey(n.Name));
       }
       this.notify('NetworkDelete', { ID: id });
-      this.change('Network', 'delete', id, n.Name);
+      this.changed('Network', 'delete', id, n.Name);
     });
   }
 
@@ -685,7 +680,7 @@ export class HnsService {
     };
     this.store.endpoints.set(id, rec);
     alloc.endpoints.add(id);
-    this.change('Endpoint', 'create', id, rec.Name);
+    this.changed('Endpoint', 'create', id, rec.Name);
     return rec;
   }
 
@@ -715,14 +710,14 @@ export class HnsService {
           if (isRemote(e)) throw hnsError('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION', id);
           const rec = { ...e, VmPort: { PortId, VirtualMachineId, VirtualNicName } };
           this.store.endpoints.set(id, rec);
-          this.change('Endpoint', 'modify', id, 'Port Add');
+          this.changed('Endpoint', 'modify', id, 'Port Add');
           return rec;
         }
         if (requestType === 'Remove') {
           if (!e.VmPort) throw hnsError('HCN_E_ENDPOINT_NOT_ATTACHED', id);
           const rest: EndpointRec = { ...e, VmPort: undefined };
           this.store.endpoints.set(id, rest);
-          this.change('Endpoint', 'modify', id, 'Port Remove');
+          this.changed('Endpoint', 'modify', id, 'Port Remove');
           return rest;
         }
         throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `Port ${requestType}`);
@@ -752,7 +747,7 @@ export class HnsService {
     if (e.HostComputeNamespace) this.detachFromNamespace(e.HostComputeNamespace, id);
     this.store.endpoints.delete(id);
     this.store.ids.delete(id);
-    this.change('Endpoint', 'delete', id, e.Name);
+    this.changed('Endpoint', 'delete', id, e.Name);
   }
 
   /** The unique-claim keys an endpoint's policies hold (derived, so removal never scans the network). */
@@ -794,7 +789,7 @@ export class HnsService {
       this.store.namespaces.set(id, rec);
       this.store.ids.add(id);
       this.notify('NamespaceCreate', { ID: id, NamespaceId: rec.NamespaceId });
-      this.change('Namespace', 'create', id);
+      this.changed('Namespace', 'create', id);
       for (const r of d.resources) {
         if (r.Type === 'Endpoint') this.attachToNamespace(id, r.ID);
         else this.addNamespaceResource(id, { Type: 'Container', ID: r.ID });
@@ -818,7 +813,6 @@ export class HnsService {
   private attachToNamespace(nsId: string, epId: string): void {
     const e = this.store.endpoints.get(epId)!;
     this.store.endpoints.set(epId, { ...e, HostComputeNamespace: nsId });
-    this.store.generation++;
     this.addNamespaceResource(nsId, { Type: 'Endpoint', ID: epId });
     this.notify('NetworkEndpointAttached', { ID: epId, Namespace: nsId, Network: e.HostComputeNetwork });
   }
@@ -826,7 +820,6 @@ export class HnsService {
   private detachFromNamespace(nsId: string, epId: string): void {
     const ns = this.store.namespaces.get(nsId);
     const e = this.store.endpoints.get(epId);
-    this.store.generation++;
     if (e && e.HostComputeNamespace === nsId) {
       this.store.endpoints.set(epId, { ...e, HostComputeNamespace: undefined });
     }
@@ -835,7 +828,7 @@ export class HnsService {
         ...ns,
         Resources: ns.Resources.filter((r) => !(r.Type === 'Endpoint' && r.ID === epId)),
       });
-      this.change('Namespace', 'modify', nsId, `Endpoint Remove ${epId}`);
+      this.changed('Namespace', 'modify', nsId, `Endpoint Remove ${epId}`);
     }
     this.notify('NetworkEndpointDetached', {
       ID: epId,
@@ -847,7 +840,7 @@ export class HnsService {
   private addNamespaceResource(nsId: string, res: NamespaceResourceRec): void {
     const ns = this.store.namespaces.get(nsId)!;
     this.store.namespaces.set(nsId, { ...ns, Resources: [...ns.Resources, res] });
-    this.change('Namespace', 'modify', nsId, `${res.Type} Add ${res.ID}`);
+    this.changed('Namespace', 'modify', nsId, `${res.Type} Add ${res.ID}`);
   }
 
   modifyNamespace(id: string, doc: JsonObject): NamespaceRec {
@@ -891,7 +884,7 @@ export class HnsService {
               (x) => !(x.Type === 'Container' && x.ID.toLowerCase() === cid.toLowerCase()),
             ),
           });
-          this.change('Namespace', 'modify', id, `Container Remove ${cid}`);
+          this.changed('Namespace', 'modify', id, `Container Remove ${cid}`);
         }
         return this.store.namespaces.get(id)!;
       }
@@ -907,7 +900,7 @@ export class HnsService {
       this.store.namespaces.delete(id);
       this.store.ids.delete(id);
       this.notify('NamespaceDelete', { ID: id, NamespaceId: ns.NamespaceId });
-      this.change('Namespace', 'delete', id);
+      this.changed('Namespace', 'delete', id);
     });
   }
 
@@ -947,7 +940,7 @@ export class HnsService {
       this.store.ids.add(id);
       for (const c of claims) this.store.lbClaims.set(c, id);
       for (const ep of rec.HostComputeEndpoints) this.store.addRef(ep, id);
-      this.change('LoadBalancer', 'create', id);
+      this.changed('LoadBalancer', 'create', id);
       return rec;
     });
   }
@@ -969,7 +962,7 @@ export class HnsService {
       for (const ep of old.HostComputeEndpoints) this.store.dropRef(ep, id);
       for (const ep of rec.HostComputeEndpoints) this.store.addRef(ep, id);
       this.store.loadBalancers.set(id, rec);
-      this.change('LoadBalancer', 'modify', id);
+      this.changed('LoadBalancer', 'modify', id);
       return rec;
     });
   }
@@ -981,7 +974,7 @@ export class HnsService {
       for (const ep of lb.HostComputeEndpoints) this.store.dropRef(ep, id);
       this.store.loadBalancers.delete(id);
       this.store.ids.delete(id);
-      this.change('LoadBalancer', 'delete', id);
+      this.changed('LoadBalancer', 'delete', id);
     });
   }
 
@@ -1008,7 +1001,7 @@ export class HnsService {
       this.store.routes.set(id, rec);
       this.store.ids.add(id);
       for (const ep of new Set(rec.HostComputeEndpoints)) this.store.addRef(ep, id);
-      this.change('SdnRoute', 'create', id);
+      this.changed('SdnRoute', 'create', id);
       return rec;
     });
   }
@@ -1024,7 +1017,7 @@ export class HnsService {
       for (const ep of new Set(rt.HostComputeEndpoints)) this.store.dropRef(ep, id);
       this.store.routes.delete(id);
       this.store.ids.delete(id);
-      this.change('SdnRoute', 'delete', id);
+      this.changed('SdnRoute', 'delete', id);
     });
   }
 
@@ -1035,7 +1028,7 @@ export class HnsService {
     const e = this.getEndpoint(epId);
     const rec = { ...e, SharedContainers: [...containers] };
     this.store.endpoints.set(epId, rec);
-    this.change('Endpoint', 'modify', epId, 'attach');
+    this.changed('Endpoint', 'modify', epId, 'attach');
     return rec;
   }
 
@@ -1077,7 +1070,7 @@ export class HnsService {
     for (const k of keys) alloc.claims.set(k, e.ID);
     const rec: EndpointRec = { ...e, Policies: policies, Dns: dns ?? e.Dns };
     this.store.endpoints.set(e.ID, rec);
-    this.change('Endpoint', 'modify', e.ID, detail);
+    this.changed('Endpoint', 'modify', e.ID, detail);
     return rec;
   }
 }
@@ -1145,28 +1138,6 @@ export function applyPolicyRequest(
     case 'Refresh':
       return [...current];
   }
-}
-
-/** The adapter a network names (`NetAdapterName`, else a `ProviderAddress` it holds), as SwitchRequest fields. */
-function adapterNameOf(policies: readonly ParsedPolicy[]): {
-  adapterName?: string;
-  providerAddress?: string;
-} {
-  const p = policies.find((x) => x.type === 'NetAdapterName');
-  if (p) return { adapterName: (p.settings as NetAdapterNameSettings).networkAdapterName };
-  const pa = policies.find((x) => x.type === 'ProviderAddress');
-  return pa ? { providerAddress: (pa.settings as ProviderAddressSettings).providerAddress } : {};
-}
-
-/** The gateway of a network's first IPv4 subnet that has one, as a SwitchRequest field. */
-function gatewayOf(ipams: readonly IpamRec[]): { gateway?: { addr: number; prefixLength: number } } {
-  for (const ipam of ipams) {
-    for (const s of ipam.Subnets) {
-      if (s.gateway && s.gateway.family === 4)
-        return { gateway: { addr: s.gateway.value, prefixLength: s.prefix.len } };
-    }
-  }
-  return {};
 }
 
 /** Whether an ACL, NetworkACL or TierAcl policy names one of `ids` in its address fields. */

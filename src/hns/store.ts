@@ -27,6 +27,9 @@ export interface EndpointCounters {
   DroppedPacketsOutgoing: number;
 }
 
+/** Which counters a packet moves on an endpoint it crossed (the dataplane's walk records these). */
+export type TrafficField = 'sent' | 'received' | 'droppedIn' | 'droppedOut';
+
 /**
  * The counters of one endpoint incarnation: `seq` is the endpoint record's creation sequence, so an
  * entry left by a deleted endpoint is never read as the counters of a new one with the same ID.
@@ -119,7 +122,7 @@ export class HnsStore {
    * snapshots, emptied by `clear` and `assign` (a restore starts from zero), never moving
    * `generation` (counting is not a change of any table). Endpoint deletion happens in the service,
    * so an entry may outlive its endpoint; it is dropped when next touched or by the amortised sweep
-   * in `countTraffic`, and never counts for another endpoint (see `EndpointTraffic.seq`). Read it
+   * of counting, and never counts for another endpoint (see `EndpointTraffic.seq`). Read it
    * through `statsOf`.
    */
   readonly stats = new Map<string, EndpointTraffic>();
@@ -130,8 +133,38 @@ export class HnsStore {
    * endpoint's first packet (pass a reused object to avoid the caller's own).
    */
   countTraffic(endpointId: string, c: Partial<EndpointCounters>): void {
+    const t = this.trafficOf(endpointId);
+    if (t === undefined) return;
+    if (c.BytesReceived) t.BytesReceived += c.BytesReceived;
+    if (c.BytesSent) t.BytesSent += c.BytesSent;
+    if (c.PacketsReceived) t.PacketsReceived += c.PacketsReceived;
+    if (c.PacketsSent) t.PacketsSent += c.PacketsSent;
+    if (c.DroppedPacketsIncoming) t.DroppedPacketsIncoming += c.DroppedPacketsIncoming;
+    if (c.DroppedPacketsOutgoing) t.DroppedPacketsOutgoing += c.DroppedPacketsOutgoing;
+  }
+
+  /**
+   * Count `packets` packets of `bytes` bytes each as the dataplane reports them (`field`): sent and
+   * received move the packet and byte counters, a drop only the packet counter of its direction. The
+   * one mapping from a walk's counter updates to `/endpointstats` (a host's and a cluster's traces).
+   */
+  countTrafficField(endpointId: string, field: TrafficField, packets: number, bytes: number): void {
+    const t = this.trafficOf(endpointId);
+    if (t === undefined) return;
+    if (field === 'sent') {
+      t.PacketsSent += packets;
+      t.BytesSent += packets * bytes;
+    } else if (field === 'received') {
+      t.PacketsReceived += packets;
+      t.BytesReceived += packets * bytes;
+    } else if (field === 'droppedIn') t.DroppedPacketsIncoming += packets;
+    else t.DroppedPacketsOutgoing += packets;
+  }
+
+  /** The counters of the live incarnation of an endpoint, created (or reset) on first use. */
+  private trafficOf(endpointId: string): EndpointTraffic | undefined {
     const e = this.endpoints.get(endpointId);
-    if (e === undefined) return;
+    if (e === undefined) return undefined;
     let t = this.stats.get(endpointId);
     if (t === undefined) {
       t = new EndpointTraffic(e.seq);
@@ -142,12 +175,7 @@ export class HnsStore {
       zeroCounters(t);
       t.seq = e.seq;
     }
-    if (c.BytesReceived) t.BytesReceived += c.BytesReceived;
-    if (c.BytesSent) t.BytesSent += c.BytesSent;
-    if (c.PacketsReceived) t.PacketsReceived += c.PacketsReceived;
-    if (c.PacketsSent) t.PacketsSent += c.PacketsSent;
-    if (c.DroppedPacketsIncoming) t.DroppedPacketsIncoming += c.DroppedPacketsIncoming;
-    if (c.DroppedPacketsOutgoing) t.DroppedPacketsOutgoing += c.DroppedPacketsOutgoing;
+    return t;
   }
 
   /**
@@ -183,8 +211,7 @@ export class HnsStore {
    * counters are not taken over: runtime state, they start again from zero.
    */
   assign(other: HnsStore): void {
-    this.clear();
-    this.generation++;
+    this.clear(); // moves `generation`
     for (const [k, v] of other.networks) this.networks.set(k, v);
     for (const [k, v] of other.alloc) this.alloc.set(k, v);
     for (const [k, v] of other.networkByName) this.networkByName.set(k, v);

@@ -7,7 +7,7 @@
  *
  *   createHost({ override: (c) => c.rebind(TOKENS.Transport).toDynamicValue(…) });
  */
-import { Container } from 'inversify';
+import { Container, type ResolutionContext } from 'inversify';
 import { Clock } from '../core/clock.js';
 import { hnsError } from '../core/errors.js';
 import { EventBus } from '../core/events.js';
@@ -25,7 +25,13 @@ import {
   type RestartPolicy,
 } from '../hns/lifecycle.js';
 import { HnsService } from '../hns/service.js';
-import { adapterJson, parseAdapterSpecs, type AdapterSpec, type NetAdapterRec } from '../hns/adapters.js';
+import {
+  adapterJson,
+  parseAdapterSpecs,
+  VNIC_DESCRIPTION,
+  type AdapterSpec,
+  type NetAdapterRec,
+} from '../hns/adapters.js';
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import { derivedGuid } from '../core/guid.js';
 import { formatMac, parseMac } from '../addr/mac.js';
@@ -189,7 +195,7 @@ export class Host {
         const sw = s.nics.switchOf(e.HostComputeNetwork);
         const o: JsonObject = {
           Name: `vEthernet (${e.Name || e.ID})`,
-          InterfaceDescription: 'Hyper-V Virtual Ethernet Adapter',
+          InterfaceDescription: VNIC_DESCRIPTION,
           InterfaceGuid: derivedGuid(e.ID, 0x564e4943),
           // stable for the endpoint's life: after the adapters' and switches' indexes
           ifIndex: 1000 + e.seq,
@@ -222,17 +228,8 @@ export class Host {
   }
 
   private get scope(): HostScope {
-    return (this.scopeCache ??= new HostScope(
-      this.dataplane,
-      this.seed,
-      (_host, ep, field, packets, bytes) => {
-        const s = this.hns.store;
-        if (field === 'sent') s.countTraffic(ep, { PacketsSent: packets, BytesSent: packets * bytes });
-        else if (field === 'received')
-          s.countTraffic(ep, { PacketsReceived: packets, BytesReceived: packets * bytes });
-        else if (field === 'droppedIn') s.countTraffic(ep, { DroppedPacketsIncoming: packets });
-        else s.countTraffic(ep, { DroppedPacketsOutgoing: packets });
-      },
+    return (this.scopeCache ??= new HostScope(this.dataplane, this.seed, (_host, ep, field, packets, bytes) =>
+      this.hns.store.countTrafficField(ep, field, packets, bytes),
     ));
   }
 
@@ -300,6 +297,15 @@ export class Host {
   }
 }
 
+/** What the host's services share: its seeded generator, its simulated clock and its event bus. */
+function shared(ctx: ResolutionContext): { rng: Rng; clock: Clock; events: EventBus } {
+  return {
+    rng: ctx.get<Rng>(TOKENS.Rng),
+    clock: ctx.get<Clock>(TOKENS.Clock),
+    events: ctx.get<EventBus>(TOKENS.Events),
+  };
+}
+
 /** Build a host. Costs one inversify container (~50 µs). */
 export function createHost(options: HostOptions = {}): Host {
   const profile =
@@ -307,22 +313,16 @@ export function createHost(options: HostOptions = {}): Host {
       ? options.profile
       : resolveProfile(options.profile ?? DEFAULT_PROFILE);
   if (!profile) throw hnsError('E_INVALIDARG', `unknown host profile "${String(options.profile)}"`);
-  const adapters: readonly NetAdapterRec[] = parseAdapterSpecs(options.adapters, options.seed ?? 1);
+  const seed = options.seed ?? 1;
+  const adapters: readonly NetAdapterRec[] = parseAdapterSpecs(options.adapters, seed);
   const c = new Container({ defaultScope: 'Singleton' });
   c.bind(TOKENS.Options).toConstantValue(options);
   c.bind(TOKENS.Profile).toConstantValue(profile);
-  c.bind(TOKENS.Rng).toDynamicValue(() => new Rng(options.seed ?? 1));
+  c.bind(TOKENS.Rng).toDynamicValue(() => new Rng(seed));
   c.bind(TOKENS.Clock).toDynamicValue(() => new Clock());
   c.bind(TOKENS.Events).toDynamicValue(() => new EventBus());
   c.bind(TOKENS.Hns).toDynamicValue(
-    (ctx) =>
-      new HnsService({
-        profile: ctx.get<HostProfile>(TOKENS.Profile),
-        rng: ctx.get<Rng>(TOKENS.Rng),
-        clock: ctx.get<Clock>(TOKENS.Clock),
-        events: ctx.get<EventBus>(TOKENS.Events),
-        adapters,
-      }),
+    (ctx) => new HnsService({ profile: ctx.get<HostProfile>(TOKENS.Profile), ...shared(ctx), adapters }),
   );
   c.bind(TOKENS.FlatApi).toDynamicValue(
     (ctx) =>
@@ -347,9 +347,7 @@ export function createHost(options: HostOptions = {}): Host {
     (ctx) =>
       new HcsService({
         hns: ctx.get<HnsService>(TOKENS.Hns),
-        rng: ctx.get<Rng>(TOKENS.Rng),
-        clock: ctx.get<Clock>(TOKENS.Clock),
-        events: ctx.get<EventBus>(TOKENS.Events),
+        ...shared(ctx),
         ...(options.hcs ? { options: options.hcs } : {}),
       }),
   );

@@ -103,35 +103,25 @@ export function renderCall(c: NarratedCall, opts: RenderOptions = {}): string {
   return lines.join('\n');
 }
 
+/** Every line of `text` prefixed with `by` (blank lines left blank with `keepBlank`). */
+function indent(text: string, by: string, keepBlank = false): string {
+  return text
+    .split('\n')
+    .map((l) => (keepBlank && !l ? l : by + l))
+    .join('\n');
+}
+
 export function renderStep(s: NarratedStep, index: number, opts: RenderOptions = {}): string {
   const head = `${index}. ${s.title}`;
   const out: string[] = [opts.color ? BOLD + head + RESET : head];
   for (const c of s.calls) out.push(renderCall(c, opts));
   for (const n of s.notes) out.push(`  ${n}`);
-  if (s.listing) {
-    out.push(
-      renderListing(s.listing.data, s.listing.kinds, opts)
-        .split('\n')
-        .map((l) => (l ? '  ' + l : l))
-        .join('\n'),
-    );
-  }
-  if (s.table) {
-    out.push(
-      table(s.table.headers, s.table.rows, opts)
-        .split('\n')
-        .map((l) => '  ' + l)
-        .join('\n'),
-    );
-  }
+  // a listing keeps its blank separator lines blank
+  if (s.listing) out.push(indent(renderListing(s.listing.data, s.listing.kinds, opts), '  ', true));
+  if (s.table) out.push(indent(table(s.table.headers, s.table.rows, opts), '  '));
   if (s.json) {
     out.push(`  ${s.json.label}:`);
-    out.push(
-      JSON.stringify(s.json.value, null, 2)
-        .split('\n')
-        .map((l) => '    ' + l)
-        .join('\n'),
-    );
+    out.push(indent(JSON.stringify(s.json.value, null, 2), '    '));
   }
   return out.join('\n');
 }

@@ -140,11 +140,19 @@ function endChange(side: string, bi: number, bp: number, ai: number, ap: number,
   else if (bp !== ap) out.push(`${side}Port ${bp} → ${ap}`);
 }
 
-/** The fields a step changed, `before → after`; an address and port that both changed read as one. */
-export function packetChanges(b: Packet, a: Packet): string[] {
-  const out: string[] = [];
+/** `srcMac …`, `dstMac …`: whichever MAC changed. */
+function macChanges(b: Packet, a: Packet, out: string[]): void {
   if (b.srcMac !== a.srcMac) out.push(`srcMac ${mac(b.srcMac)} → ${mac(a.srcMac)}`);
   if (b.dstMac !== a.dstMac) out.push(`dstMac ${mac(b.dstMac)} → ${mac(a.dstMac)}`);
+}
+
+/**
+ * The fields one step changed, `before → after`; an address and port that both changed read as one.
+ * (src/cluster/flows.ts `packetChanges` is another thing: a whole walk's changes as one summary.)
+ */
+export function packetFieldChanges(b: Packet, a: Packet): string[] {
+  const out: string[] = [];
+  macChanges(b, a, out);
   endChange('src', b.srcIp, b.srcPort, a.srcIp, a.srcPort, out);
   endChange('dst', b.dstIp, b.dstPort, a.dstIp, a.dstPort, out);
   if (b.proto !== a.proto) out.push(`protocol ${protoName(b.proto)} → ${protoName(a.proto)}`);
@@ -172,10 +180,7 @@ function minimalChanges(o: Observation): string[] {
   const b = o.packetBefore;
   const a = o.packetAfter;
   const out: string[] = [];
-  if (o.component === 'MacRewrite') {
-    if (b.srcMac !== a.srcMac) out.push(`srcMac ${mac(b.srcMac)} → ${mac(a.srcMac)}`);
-    if (b.dstMac !== a.dstMac) out.push(`dstMac ${mac(b.dstMac)} → ${mac(a.dstMac)}`);
-  }
+  if (o.component === 'MacRewrite') macChanges(b, a, out);
   endChange('src', b.srcIp, b.srcPort, a.srcIp, a.srcPort, out);
   endChange('dst', b.dstIp, b.dstPort, a.dstIp, a.dstPort, out);
   if (!b.outer && a.outer)
@@ -320,7 +325,7 @@ function detailed(ctx: Ctx, r: TraceResult, nested = false): string[] {
     n++;
     out.push(`  ${n}. ${o.component} ${o.action}${o.detail ? `: ${o.detail}` : ''}`);
     if (o.rule) out.push(`       rule: ${ruleFull(ctx, o.rule)}`);
-    const ch = packetChanges(o.packetBefore, o.packetAfter);
+    const ch = packetFieldChanges(o.packetBefore, o.packetAfter);
     if (ch.length) out.push(`       packet: ${ch.join(', ')}`);
   }
   out.push('');

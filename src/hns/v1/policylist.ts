@@ -143,8 +143,7 @@ export function createPolicyList(hns: HnsService, body: JsonObject): PolicyListR
     store.ids.add(id);
     for (const epId of ids) store.addRef(epId, id);
     for (const c of claims) store.lbClaims.set(c, id);
-    store.generation++;
-    hns.deps.events.emit('hns.change', { kind: 'PolicyList', op: 'create', id, time: hns.deps.clock.now() });
+    hns.changed('PolicyList', 'create', id);
     return rec;
   });
 }
@@ -187,6 +186,5 @@ export function deletePolicyList(hns: HnsService, id: string): void {
   for (const k of policyListClaims(pl)) if (store.lbClaims.get(k) === id) store.lbClaims.delete(k);
   store.policyLists.delete(id);
   store.ids.delete(id);
-  store.generation++;
-  hns.deps.events.emit('hns.change', { kind: 'PolicyList', op: 'delete', id, time: hns.deps.clock.now() });
+  hns.changed('PolicyList', 'delete', id);
 }

@@ -206,7 +206,6 @@ function updateEndpoint(c: Call): Json {
 /** An EncapOverhead policy equal to what the v1 view reports by itself on Overlay endpoints. */
 function isReportedOverhead(p: ParsedPolicy): boolean {
   return (
-    serializePolicy(p)['Settings'] !== undefined &&
     JSON.stringify(serializePolicy(p)['Settings']) === JSON.stringify({ Overhead: OVERLAY_ENCAP_OVERHEAD })
   );
 }

@@ -11,6 +11,7 @@ import { cloneJson, type JsonObject } from '../../core/json.js';
 import type { EndpointRec, NamespaceRec, NetworkRec, PolicyListRec, RouteRec } from '../model.js';
 import type { ParsedPolicy } from '../policy/contracts.js';
 import { serializePolicy } from '../policy/registry.js';
+import { endpointState } from '../schema/endpoint.js';
 import type { HnsService } from '../service.js';
 import { v2PolicyToV1 } from './policies.js';
 
@@ -49,7 +50,10 @@ const LIFTED_NETWORK_POLICIES = new Set([
 /** The simulated host booted at 2026-01-01T00:00:00Z; FILETIME counts 100 ns ticks since 1601. */
 const FILETIME_UNIX_OFFSET_MS = 11_644_473_600_000;
 
-/** `Health` as v1 objects carry it: no error, last update at the object's simulated creation time. */
+/**
+ * `Health` as v1 objects carry it: no error, last update at the object's simulated creation time
+ * (a network restored from an hnsim 0.1.0 snapshot has none: boot time).
+ */
 function v1Health(createdMs: number | undefined): JsonObject {
   return {
     LastErrorCode: 0,
@@ -144,7 +148,6 @@ export function v1NetworkView(hns: HnsService, n: NetworkRec): JsonObject {
 }
 
 export { EndpointState, endpointState } from '../schema/endpoint.js';
-import { endpointState } from '../schema/endpoint.js';
 
 /**
  * HNSEndpoint in hcsshim's key order: `ID, Name, VirtualNetwork, VirtualNetworkName, Policies,

@@ -7,10 +7,10 @@ import type { JsonObject, Reader } from '../../../core/json.js';
 import { supports, type FeatureName } from '../../versions.js';
 import type { PolicyContext, PolicyModule, PolicyScope } from '../contracts.js';
 import { optString, parsePortList, parseProtocolList, putStr, UINT16_MAX } from '../fields.js';
+import { putAddressesAndPorts, readRuleMatch, ruleMatchKey, type RuleMatch } from '../rule-match.js';
 
 /** Protocol 256 = any protocol (hcsshim#1059, Calico's "256 // any (as understood by hns)"). */
 const PROTOCOL_ANY = 256;
-import { putAddressesAndPorts, readRuleMatch, ruleMatchKey, type RuleMatch } from '../rule-match.js';
 
 export const ACL_ACTIONS = ['Allow', 'Block', 'Pass'] as const;
 export type AclAction = (typeof ACL_ACTIONS)[number];
