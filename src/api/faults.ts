@@ -20,7 +20,7 @@ import type { Clock } from '../core/clock.js';
 import { HRESULTS, HnsError, isFailureCode, type HResultName } from '../core/errors.js';
 import { parseGuid } from '../core/guid.js';
 import { isJsonObject, type Json } from '../core/json.js';
-import type { HcnResult } from './flat.js';
+import { failureOf, type HcnResult } from './flat.js';
 import type { HnsCall, HnsTransport } from './transport.js';
 
 export type CallPredicate = (call: HnsCall) => boolean;
@@ -44,6 +44,15 @@ export interface CallMatcher {
   readonly path?: string;
   readonly httpMethod?: string;
 }
+
+/** The fields of a CallMatcher. */
+export const MATCHER_KEYS = [
+  'method',
+  'id',
+  'name',
+  'path',
+  'httpMethod',
+] as const satisfies readonly (keyof CallMatcher)[];
 
 /** Looks up the name of the HNS object (networks, endpoints, …) or compute system with an ID, if any. */
 export type NameResolver = (id: string) => string | undefined;
@@ -218,8 +227,8 @@ export function compileMatcher(m: CallMatcher, resolve: NameResolver = () => und
   if (!isJsonObject(m as unknown as Json))
     throw new HnsError('E_INVALIDARG', 'a call matcher must be an object');
   for (const k of Object.keys(m)) {
-    if (!['method', 'id', 'name', 'path', 'httpMethod'].includes(k)) {
-      throw new HnsError('E_INVALIDARG', `unknown matcher field "${k}" (method, id, name, path, httpMethod)`);
+    if (!(MATCHER_KEYS as readonly string[]).includes(k)) {
+      throw new HnsError('E_INVALIDARG', `unknown matcher field "${k}" (${MATCHER_KEYS.join(', ')})`);
     }
   }
   const methods = m.method === undefined ? undefined : [m.method].flat();
@@ -300,17 +309,22 @@ export class FaultInjector implements HnsTransport {
     private readonly epoch: () => number = () => 0,
   ) {}
 
-  private predicate(match: CallPredicate | CallMatcher): { fn: CallPredicate; description: string } {
-    if (typeof match === 'function') return { fn: match, description: 'predicate' };
-    return { fn: compileMatcher(match, this.resolve), description: describeMatcher(match) };
-  }
-
-  private limit(opts: RuleOptions): number {
+  /** What every rule has: its number, compiled matcher, description and match budget (checked first). */
+  private base(match: CallPredicate | CallMatcher, opts: RuleOptions): RuleBase {
+    const compiled =
+      typeof match === 'function'
+        ? { fn: match, description: 'predicate' }
+        : { fn: compileMatcher(match, this.resolve), description: describeMatcher(match) };
     const t = opts.times;
-    if (t === undefined) return Infinity;
-    if (!Number.isInteger(t) || t < 1)
+    if (t !== undefined && (!Number.isInteger(t) || t < 1))
       throw new HnsError('E_INVALIDARG', `times must be a positive integer, got ${String(t)}`);
-    return t;
+    return {
+      id: ++this.seq,
+      match: compiled.fn,
+      description: compiled.description,
+      remaining: t ?? Infinity,
+      hits: 0,
+    };
   }
 
   private add(rule: Rule): RuleHandle {
@@ -340,16 +354,11 @@ export class FaultInjector implements HnsTransport {
     opts: RuleOptions & { detail?: string } = {},
   ): RuleHandle {
     const checked = readHResult(code);
-    const { fn, description } = this.predicate(match);
     return this.add({
-      id: ++this.seq,
+      ...this.base(match, opts),
       kind: 'fail',
-      match: fn,
-      description,
       code: checked,
       ...(opts.detail ? { detail: opts.detail } : {}),
-      remaining: this.limit(opts),
-      hits: 0,
     });
   }
 
@@ -357,27 +366,14 @@ export class FaultInjector implements HnsTransport {
   delay(match: CallPredicate | CallMatcher, ms: number, opts: RuleOptions = {}): RuleHandle {
     if (!Number.isFinite(ms) || ms < 0)
       throw new HnsError('E_INVALIDARG', `delay ms must be ≥ 0, got ${String(ms)}`);
-    const { fn, description } = this.predicate(match);
-    return this.add({
-      id: ++this.seq,
-      kind: 'delay',
-      match: fn,
-      description,
-      ms,
-      remaining: this.limit(opts),
-      hits: 0,
-    });
+    return this.add({ ...this.base(match, opts), kind: 'delay', ms });
   }
 
   /** Hold matching calls until the returned gate is released. */
   hang(match: CallPredicate | CallMatcher, opts: RuleOptions = {}): Gate {
-    const { fn, description } = this.predicate(match);
-    const remaining = this.limit(opts);
-    const id = ++this.seq;
-    const gate = new Gate(id, () => {
-      this.rules = this.rules.filter((r) => r.id !== id);
-    });
-    this.rules.push({ id, kind: 'hang', match: fn, description, gate, remaining, hits: 0 });
+    const base = this.base(match, opts);
+    const gate = new Gate(base.id, () => this.remove(base.id));
+    this.rules.push({ ...base, kind: 'hang', gate });
     return gate;
   }
 
@@ -428,8 +424,7 @@ export class FaultInjector implements HnsTransport {
       rule.remaining--;
       rule.hits++;
       if (rule.kind === 'fail') {
-        const e = new HnsError(rule.code, rule.detail ?? `injected fault on ${call.method}`);
-        return { ok: false, hr: e.hresult, name: e.code, message: e.message, errorRecord: e.errorRecord() };
+        return failureOf(new HnsError(rule.code, rule.detail ?? `injected fault on ${call.method}`));
       }
       if (rule.kind === 'delay') {
         await new Promise<void>((resolve) => this.clock.schedule(rule.ms, resolve));
@@ -440,11 +435,9 @@ export class FaultInjector implements HnsTransport {
     }
     if (this.epoch() !== epoch && !call.method.startsWith('Hcs')) {
       // HNS restarted while the call was on its way: the RPC was cut off (vmcompute answers Hcs* calls)
-      const e = new HnsError(
-        'RPC_S_CALL_FAILED',
-        `${call.method} was in flight when the HNS service restarted`,
+      return failureOf(
+        new HnsError('RPC_S_CALL_FAILED', `${call.method} was in flight when the HNS service restarted`),
       );
-      return { ok: false, hr: e.hresult, name: e.code, message: e.message, errorRecord: e.errorRecord() };
     }
     return this.inner.call(call);
   }
