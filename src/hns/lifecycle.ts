@@ -27,9 +27,8 @@ import { NetworkFlags } from './schema/network.js';
 import { loadBalancerClaims, parseLoadBalancer, serializeLoadBalancer } from './schema/loadbalancer.js';
 import { parseSdnRoute, serializeSdnRoute } from './schema/route.js';
 import { HnsStore } from './store.js';
-import { HostNics, parseAdapterSpecs } from './adapters.js';
+import { HostNics, switchRequestOf } from './adapters.js';
 import { Rng } from '../core/rng.js';
-import type { NetAdapterNameSettings } from './policy/network/net-adapter-name.js';
 import { auditStore } from './audit.js';
 import { deletePolicyList, policyListClaims, policyListEndpoints } from './v1/policylist.js';
 
@@ -337,25 +336,11 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
  * before anything is swapped in).
  */
 function legacyNics(hns: HnsService, networks: NetworkRec[]): HostNics {
-  const nics = HostNics.create(hns.deps.adapters ?? parseAdapterSpecs(undefined, 1));
+  const nics = HostNics.create(hns.physicalAdapters);
   const rng = new Rng(0);
   const order = [...networks].sort((a, b) => a.seq - b.seq);
   for (const n of order) {
-    const ad = n.Policies.find((p) => p.type === 'NetAdapterName');
-    const sub = subnetsOf(n).find((x) => x.gateway?.family === 4);
-    const plan = nics.plan(
-      {
-        networkId: n.ID,
-        name: n.Name,
-        type: n.Type,
-        ...(ad ? { adapterName: (ad.settings as NetAdapterNameSettings).networkAdapterName } : {}),
-        ...(sub?.gateway
-          ? { gateway: { addr: sub.gateway.value as number, prefixLength: sub.prefix.len } }
-          : {}),
-      },
-      rng,
-      n.SwitchGuid,
-    );
+    const plan = nics.plan(switchRequestOf(n.ID, n), rng, n.SwitchGuid);
     nics.commit(plan);
     if (plan.switchId && plan.switchId !== n.SwitchGuid) {
       (n as { SwitchGuid: string }).SwitchGuid = plan.switchId;
