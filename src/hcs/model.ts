@@ -8,7 +8,11 @@ import type { JsonObject } from '../core/json.js';
 
 /** `State` of the HCS schema (SavedAsTemplate needs Save, which is not simulated). */
 export type SystemState = 'Created' | 'Running' | 'Paused' | 'Stopped';
-export const SYSTEM_STATES: readonly SystemState[] = ['Created', 'Running', 'Paused', 'Stopped'];
+
+/** Whether a system in `state` is live: started and not stopped (its network is up). */
+export function isLive(state: SystemState): boolean {
+  return state === 'Running' || state === 'Paused';
+}
 
 /** `ExitType` (NotificationType) of a stopped system. */
 export type ExitType = 'None' | 'GracefulExit' | 'ForcedExit' | 'UnexpectedExit' | 'Unknown';

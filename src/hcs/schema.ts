@@ -11,7 +11,6 @@
  *   parseCreate({ SchemaVersion: { Major: 2, Minor: 1 }, Owner: 'test',
  *                 Container: { Networking: { Namespace: '<guid>' } } })
  */
-import { hnsError } from '../core/errors.js';
 import { parseGuid } from '../core/guid.js';
 import { isJsonObject, Reader, type Json, type JsonObject } from '../core/json.js';
 import type { Isolation, NetworkingRec, NicRec, SystemType } from './model.js';
@@ -35,6 +34,12 @@ function guidOf(r: Reader, key: string, text: string): string {
   const g = parseGuid(text);
   if (!g) r.fail(`${key} "${text}" is not a GUID`);
   return g;
+}
+
+/** `v` as `allowed` spells it, matched without regard to case (HCS reads its enum strings so). */
+function spelled<T extends string>(allowed: readonly T[], v: string): T | undefined {
+  const lower = v.toLowerCase();
+  return allowed.find((a) => a.toLowerCase() === lower);
 }
 
 function searchList(text: string | undefined): string[] {
@@ -110,12 +115,7 @@ function vmNics(r: Reader): NicRec[] {
 /** Schema 1: `ContainerConfig` (vmcompute), recognised by its `SystemType`. */
 function parseV1(r: Reader): CreateDraft {
   const t = r.str('SystemType');
-  const systemType: SystemType | undefined =
-    t.toLowerCase() === 'container'
-      ? 'Container'
-      : t.toLowerCase() === 'virtualmachine'
-        ? 'VirtualMachine'
-        : undefined;
+  const systemType = spelled<SystemType>(['Container', 'VirtualMachine'], t);
   if (!systemType) r.fail(`SystemType "${t}" is not Container or VirtualMachine`);
   const hv = r.optBool('HvPartition') ?? false;
   const shared = r.optStr('NetworkSharedContainerName');
@@ -177,12 +177,7 @@ export function parseCreate(doc: JsonObject): CreateDraft {
       owner,
       systemType: 'VirtualMachine',
       isolation: 'VirtualMachine',
-      networking: {
-        allowUnqualifiedDnsQuery: false,
-        dnsSearchList: [],
-        endpointList: [],
-        networkAdapters: [],
-      },
+      networking: NO_NETWORKING,
       terminateOnLastHandleClosed,
       nics: vmNics(vm),
     };
@@ -208,17 +203,27 @@ export function parseCreate(doc: JsonObject): CreateDraft {
 // ───────────────────────────── modify ─────────────────────────────
 
 export type ModifyRequest =
-  | { readonly kind: 'v1Network'; readonly requestType: 'Add' | 'Remove'; readonly endpointId: string }
-  | {
-      readonly kind: 'nic';
-      readonly requestType: 'Add' | 'Remove' | 'Update';
-      readonly nicId: string;
-      readonly endpointId?: string;
-      readonly macAddress?: string;
-      readonly guest?: GuestRequest;
-    }
+  | V1NetworkRequest
+  | NicRequest
   | { readonly kind: 'guest'; readonly guest: GuestRequest }
   | { readonly kind: 'other'; readonly resource: string };
+
+/** The v1 hot-attach: `{ResourceType:"Network",RequestType,Settings:"<endpoint>"}`. */
+export interface V1NetworkRequest {
+  readonly kind: 'v1Network';
+  readonly requestType: 'Add' | 'Remove';
+  readonly endpointId: string;
+}
+
+/** A utility VM's NIC request (`VirtualMachine/Devices/NetworkAdapters/<nic>`). */
+export interface NicRequest {
+  readonly kind: 'nic';
+  readonly requestType: 'Add' | 'Remove' | 'Update';
+  readonly nicId: string;
+  readonly endpointId?: string;
+  readonly macAddress?: string;
+  readonly guest?: GuestRequest;
+}
 
 export type GuestRequest =
   | { readonly kind: 'namespace'; readonly requestType: 'Add' | 'Remove'; readonly namespaceId: string }
@@ -232,7 +237,7 @@ const NIC_PATH = /^VirtualMachine\/Devices\/NetworkAdapters\/(.+)$/i;
 
 function requestTypeOf<T extends string>(r: Reader, key: string, allowed: readonly T[]): T {
   const v = r.str(key);
-  const found = allowed.find((a) => a.toLowerCase() === v.toLowerCase());
+  const found = spelled(allowed, v);
   if (!found) r.fail(`${key} "${v}" is not ${allowed.join(', ')}`);
   return found;
 }
@@ -242,14 +247,14 @@ function parseGuest(v: Json | undefined, path: string): GuestRequest {
   const outer = requestTypeOf(g, 'RequestType', ['Add', 'Remove', 'Update'] as const);
   // the legacy WCOW guest remove omits ResourceType (hcs-lifecycle.md §5): an adapter request
   const rt = g.optStr('ResourceType') ?? 'Network';
-  if (rt.toLowerCase() === 'networknamespace') {
-    const s = Reader.of(g.raw('Settings'), CODE, `${path}.Settings`);
+  const resource = spelled(['Network', 'NetworkNamespace'] as const, rt);
+  if (!resource) g.fail(`guest ResourceType "${rt}" is not Network or NetworkNamespace`);
+  const s = Reader.of(g.raw('Settings'), CODE, `${path}.Settings`);
+  if (resource === 'NetworkNamespace') {
     const id = s.optStr('Id') ?? s.optStr('ID') ?? '';
     if (outer === 'Update') throw g.err('a network namespace is added or removed, not updated');
     return { kind: 'namespace', requestType: outer, namespaceId: guidOf(s, 'Id', id) };
   }
-  if (rt.toLowerCase() !== 'network') g.fail(`guest ResourceType "${rt}" is not Network or NetworkNamespace`);
-  const s = Reader.of(g.raw('Settings'), CODE, `${path}.Settings`);
   const inner: 'PreAdd' | 'Add' | 'Remove' | 'Update' = s.has('RequestType')
     ? requestTypeOf(s, 'RequestType', ['PreAdd', 'Add', 'Remove'] as const)
     : outer;
@@ -258,32 +263,34 @@ function parseGuest(v: Json | undefined, path: string): GuestRequest {
   return { kind: 'adapter', requestType: inner, adapterId: guidOf(s, 'AdapterId', adapter) };
 }
 
+/** A request on `VirtualMachine/Devices/NetworkAdapters/<nic>` (with the guest's part, if any). */
+function nicRequest(r: Reader, nic: string): NicRequest {
+  const requestType = requestTypeOf(r, 'RequestType', ['Add', 'Remove', 'Update'] as const);
+  const nicId = guidOf(r, 'ResourcePath', nic);
+  const s = r.has('Settings') ? Reader.of(r.raw('Settings'), CODE, '$.Settings') : undefined;
+  const ep = s?.optStr('EndpointId');
+  if (requestType === 'Add' && !ep) r.fail('Settings.EndpointId is required to add a network adapter');
+  const mac = s?.optStr('MacAddress');
+  const guest = r.has('GuestRequest') ? parseGuest(r.raw('GuestRequest'), '$.GuestRequest') : undefined;
+  return {
+    kind: 'nic',
+    requestType,
+    nicId,
+    ...(ep ? { endpointId: guidOf(s!, 'EndpointId', ep) } : {}),
+    ...(mac !== undefined ? { macAddress: mac } : {}),
+    ...(guest ? { guest } : {}),
+  };
+}
+
 /** Parse a modify request of either schema. */
 export function parseModify(doc: JsonObject): ModifyRequest {
   const r = new Reader(doc, CODE, '$');
   const path = r.optStr('ResourcePath');
   if (path !== undefined) {
     const m = NIC_PATH.exec(path);
-    if (!m) {
-      if (r.has('GuestRequest') && path === '')
-        return { kind: 'guest', guest: parseGuest(r.raw('GuestRequest'), '$.GuestRequest') };
-      return { kind: 'other', resource: path };
-    }
-    const requestType = requestTypeOf(r, 'RequestType', ['Add', 'Remove', 'Update'] as const);
-    const nicId = guidOf(r, 'ResourcePath', m[1]!);
-    const s = r.has('Settings') ? Reader.of(r.raw('Settings'), CODE, '$.Settings') : undefined;
-    const ep = s?.optStr('EndpointId');
-    if (requestType === 'Add' && !ep) r.fail('Settings.EndpointId is required to add a network adapter');
-    const mac = s?.optStr('MacAddress');
-    const guest = r.has('GuestRequest') ? parseGuest(r.raw('GuestRequest'), '$.GuestRequest') : undefined;
-    return {
-      kind: 'nic',
-      requestType,
-      nicId,
-      ...(ep ? { endpointId: guidOf(s!, 'EndpointId', ep) } : {}),
-      ...(mac !== undefined ? { macAddress: mac } : {}),
-      ...(guest ? { guest } : {}),
-    };
+    if (m) return nicRequest(r, m[1]!);
+    // an empty ResourcePath beside a GuestRequest is a guest request alone
+    if (path !== '' || !r.has('GuestRequest')) return { kind: 'other', resource: path };
   }
   if (r.has('GuestRequest'))
     return { kind: 'guest', guest: parseGuest(r.raw('GuestRequest'), '$.GuestRequest') };
@@ -308,7 +315,7 @@ export function parseModify(doc: JsonObject): ModifyRequest {
 
 // ───────────────────────────── queries ─────────────────────────────
 
-export const PROPERTY_TYPES = [
+const PROPERTY_TYPES = [
   'Memory',
   'Statistics',
   'ProcessList',
@@ -322,7 +329,7 @@ export type PropertyType = (typeof PROPERTY_TYPES)[number];
 export function parsePropertyQuery(doc: JsonObject): readonly PropertyType[] {
   const r = new Reader(doc, CODE, '$');
   return r.strs('PropertyTypes').map((t) => {
-    const found = PROPERTY_TYPES.find((p) => p.toLowerCase() === t.toLowerCase());
+    const found = spelled(PROPERTY_TYPES, t);
     if (!found) throw r.err(`PropertyTypes "${t}" is not one of ${PROPERTY_TYPES.join(', ')}`);
     return found;
   });
@@ -339,5 +346,3 @@ export function parseSystemQuery(doc: JsonObject): SystemQuery {
   const r = new Reader(doc, CODE, '$');
   return { ids: r.strs('Ids'), names: r.strs('Names'), types: r.strs('Types'), owners: r.strs('Owners') };
 }
-
-export { hnsError };

@@ -26,15 +26,19 @@ import { newGuid } from '../core/guid.js';
 import type { JsonObject } from '../core/json.js';
 import type { Rng } from '../core/rng.js';
 import type { HnsService } from '../hns/service.js';
+import type { EndpointRec, NamespaceRec } from '../hns/model.js';
 import { isRemote } from '../hns/schema/endpoint.js';
-import type { ComputeSystemRec, ExitType, GuestAdapterRec, NicRec, SystemState } from './model.js';
+import { DEFAULT_COMPARTMENT } from '../hns/v1/attach.js';
+import { isLive, type ComputeSystemRec, type ExitType, type GuestAdapterRec, type NicRec } from './model.js';
 import {
   parseCreate,
   parseModify,
   parsePropertyQuery,
   parseSystemQuery,
   type GuestRequest,
+  type NicRequest,
   type PropertyType,
+  type V1NetworkRequest,
 } from './schema.js';
 
 /** Choices where the reference marks a transition as inferred (hcs-lifecycle.md §8). */
@@ -60,10 +64,19 @@ export interface HcsDeps {
   readonly options?: HcsOptions;
 }
 
-const OK_STATES_FOR_MODIFY: readonly SystemState[] = ['Created', 'Running'];
-
 function key(id: string): string {
   return id.toLowerCase();
+}
+
+/** Whether an HNS namespace lists the container as a `Container` resource. */
+function listsContainer(ns: NamespaceRec, containerId: string): boolean {
+  return ns.Resources.some((r) => r.Type === 'Container' && key(r.ID) === key(containerId));
+}
+
+/** A system another one needs running (its hosting VM, the container whose stack it shares). */
+function mustBeRunning(rec: ComputeSystemRec, role: string): ComputeSystemRec {
+  if (rec.state !== 'Running') throw hnsError('HCS_E_INVALID_STATE', `${role} ${rec.id} is ${rec.state}`);
+  return rec;
 }
 
 export class HcsService {
@@ -108,6 +121,11 @@ export class HcsService {
     return rec;
   }
 
+  /** The system with this ID (any case), or undefined. */
+  find(id: string): ComputeSystemRec | undefined {
+    return this.systems.get(key(id));
+  }
+
   private put(rec: ComputeSystemRec): ComputeSystemRec {
     this.systems.set(key(rec.id), rec);
     return rec;
@@ -120,12 +138,12 @@ export class HcsService {
       throw hnsError('E_INVALIDARG', 'a compute system ID is a non-empty string of at most 255 characters');
     if (this.systems.has(key(id))) throw hnsError('HCS_E_SYSTEM_ALREADY_EXISTS', id);
     const d = parseCreate(doc);
+    let host: ComputeSystemRec | undefined;
     if (d.hostingSystemId !== undefined) {
-      const host = this.get(d.hostingSystemId);
+      host = this.get(d.hostingSystemId);
       if (host.systemType !== 'VirtualMachine')
         throw hnsError('E_INVALIDARG', `hosting system ${d.hostingSystemId} is not a virtual machine`);
-      if (host.state !== 'Running')
-        throw hnsError('HCS_E_INVALID_STATE', `hosting system ${host.id} is ${host.state}`);
+      mustBeRunning(host, 'hosting system');
     }
     if (d.networking.namespace) this.hns.getNamespace(d.networking.namespace);
     for (const ep of [
@@ -140,8 +158,7 @@ export class HcsService {
       if (nicIds.has(n.nicId)) throw hnsError('ERROR_ALREADY_EXISTS', `network adapter ${n.nicId}`);
       if (nicEndpoints.has(n.endpointId))
         throw hnsError('HCN_E_ENDPOINT_ALREADY_ATTACHED', `${n.endpointId} is on two network adapters`);
-      if (isRemote(this.hns.getEndpoint(n.endpointId)))
-        throw hnsError('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION', n.endpointId);
+      this.localEndpoint(n.endpointId);
       nicIds.add(n.nicId);
       nicEndpoints.add(n.endpointId);
     }
@@ -156,7 +173,7 @@ export class HcsService {
       state: 'Created',
       exitType: 'None',
       exitStatus: 0,
-      ...(d.hostingSystemId ? { hostingSystemId: this.get(d.hostingSystemId).id } : {}),
+      ...(host ? { hostingSystemId: host.id } : {}),
       networking: d.networking,
       terminateOnLastHandleClosed: d.terminateOnLastHandleClosed,
       runtimeId: newGuid(this.deps.rng),
@@ -182,19 +199,14 @@ export class HcsService {
     }
     // validate every attachment before making any
     const n = rec.networking;
-    if (rec.hostingSystemId) {
-      const vm = this.get(rec.hostingSystemId);
-      if (vm.state !== 'Running')
-        throw hnsError('HCS_E_INVALID_STATE', `hosting system ${vm.id} is ${vm.state}`);
-    }
+    if (rec.hostingSystemId) mustBeRunning(this.get(rec.hostingSystemId), 'hosting system');
     if (n.namespace && rec.isolation !== 'Hosted') this.hns.getNamespace(n.namespace);
     for (const ep of n.endpointList) this.hns.getEndpoint(ep);
     if (n.sharedContainerName) {
-      const other = this.systems.get(key(n.sharedContainerName));
+      const other = this.find(n.sharedContainerName);
       if (!other)
         throw hnsError('HCS_E_SYSTEM_NOT_FOUND', `network shared container ${n.sharedContainerName}`);
-      if (other.state !== 'Running')
-        throw hnsError('HCS_E_INVALID_STATE', `network shared container ${other.id} is ${other.state}`);
+      mustBeRunning(other, 'network shared container');
     }
     for (const nic of rec.nics) {
       const e = this.hns.getEndpoint(nic.endpointId);
@@ -203,7 +215,7 @@ export class HcsService {
     }
     // commit
     if (n.namespace && rec.isolation !== 'Hosted') this.joinNamespace(rec.id, n.namespace);
-    for (const ep of n.endpointList) this.shareEndpoint(rec.id, ep, true);
+    for (const ep of n.endpointList) this.shareEndpoint(rec.id, this.hns.getEndpoint(ep), true);
     for (const nic of rec.nics) this.attachPort(rec, nic);
     const started = this.put({
       ...rec,
@@ -218,9 +230,7 @@ export class HcsService {
   }
 
   private joinNamespace(containerId: string, nsId: string): void {
-    const ns = this.hns.getNamespace(nsId);
-    const listed = ns.Resources.some((r) => r.Type === 'Container' && key(r.ID) === key(containerId));
-    if (!listed)
+    if (!listsContainer(this.hns.getNamespace(nsId), containerId))
       this.hns.modifyNamespace(nsId, {
         ResourceType: 'Container',
         RequestType: 'Add',
@@ -231,7 +241,7 @@ export class HcsService {
   private leaveNamespace(containerId: string, nsId: string): void {
     const ns = this.hns.store.namespaces.get(nsId);
     if (!ns) return; // deleted out of band: nothing to leave
-    if (ns.Resources.some((r) => r.Type === 'Container' && key(r.ID) === key(containerId)))
+    if (listsContainer(ns, containerId))
       this.hns.modifyNamespace(nsId, {
         ResourceType: 'Container',
         RequestType: 'Remove',
@@ -239,14 +249,20 @@ export class HcsService {
       });
   }
 
-  /** v1: the endpoint's `SharedContainers` gains (or loses) the container. */
-  private shareEndpoint(containerId: string, epId: string, add: boolean): void {
+  /** An HNS endpoint a compute system can take: it exists and is local. */
+  private localEndpoint(epId: string): EndpointRec {
     const e = this.hns.getEndpoint(epId);
+    if (isRemote(e)) throw hnsError('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION', e.ID);
+    return e;
+  }
+
+  /** v1: the endpoint's `SharedContainers` gains (or loses) the container. */
+  private shareEndpoint(containerId: string, e: EndpointRec, add: boolean): void {
     const has = e.SharedContainers.some((c) => key(c) === key(containerId));
-    if (add && !has) this.hns.setSharedContainers(epId, [...e.SharedContainers, containerId]);
+    if (add && !has) this.hns.setSharedContainers(e.ID, [...e.SharedContainers, containerId]);
     if (!add && has)
       this.hns.setSharedContainers(
-        epId,
+        e.ID,
         e.SharedContainers.filter((c) => key(c) !== key(containerId)),
       );
   }
@@ -322,7 +338,7 @@ export class HcsService {
    */
   injectExit(id: string, exitType: ExitType = 'UnexpectedExit', status?: number): ComputeSystemRec {
     const rec = this.get(id);
-    if (rec.state !== 'Running' && rec.state !== 'Paused')
+    if (!isLive(rec.state))
       throw hnsError('HCS_E_INVALID_STATE', `${rec.id} is ${rec.state}: only a running system can exit`);
     return this.exit(rec, exitType, status ?? (exitType === 'UnexpectedExit' ? 0x80370106 : 0));
   }
@@ -367,8 +383,10 @@ export class HcsService {
       if (cur.networking.namespace && cur.isolation !== 'Hosted')
         this.leaveNamespace(cur.id, cur.networking.namespace);
       // the container's vNICs went with it: HNS endpoints no longer list it as attached
-      for (const ep of cur.v1Endpoints)
-        if (this.hns.store.endpoints.has(ep)) this.shareEndpoint(cur.id, ep, false);
+      for (const ep of cur.v1Endpoints) {
+        const e = this.hns.store.endpoints.get(ep);
+        if (e) this.shareEndpoint(cur.id, e, false);
+      }
     }
     this.systems.delete(key(rec.id));
     return true;
@@ -380,36 +398,13 @@ export class HcsService {
     const rec = this.get(id);
     const req = parseModify(doc);
     if (rec.state === 'Stopped') throw hnsError('HCS_E_SYSTEM_ALREADY_STOPPED', rec.id);
-    if (
-      !OK_STATES_FOR_MODIFY.includes(rec.state) ||
-      (rec.state === 'Created' && this.opts.modifyCreated === 'invalid')
-    )
+    if (rec.state === 'Paused' || (rec.state === 'Created' && this.opts.modifyCreated === 'invalid'))
       throw hnsError('HCS_E_INVALID_STATE', `${rec.id} is ${rec.state}`);
     let out: ComputeSystemRec;
     switch (req.kind) {
-      case 'v1Network': {
-        if (rec.systemType === 'VirtualMachine')
-          throw hnsError(
-            'ERROR_NOT_SUPPORTED',
-            'a virtual machine takes network adapters through ResourcePath',
-          );
-        const e = this.hns.getEndpoint(req.endpointId);
-        if (isRemote(e)) throw hnsError('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION', e.ID);
-        const has = e.SharedContainers.some((c) => key(c) === key(rec.id));
-        if (req.requestType === 'Add' && has)
-          throw hnsError('HCN_E_ENDPOINT_ALREADY_ATTACHED', `${req.endpointId} to ${rec.id}`);
-        if (req.requestType === 'Remove' && !has)
-          throw hnsError('HCN_E_ENDPOINT_NOT_ATTACHED', `${req.endpointId} from ${rec.id}`);
-        this.shareEndpoint(rec.id, req.endpointId, req.requestType === 'Add');
-        out = this.put({
-          ...rec,
-          v1Endpoints:
-            req.requestType === 'Add'
-              ? [...rec.v1Endpoints, e.ID]
-              : rec.v1Endpoints.filter((x) => x !== e.ID),
-        });
+      case 'v1Network':
+        out = this.modifyV1Network(rec, req);
         break;
-      }
       case 'nic':
         out = this.modifyNic(rec, req);
         break;
@@ -423,10 +418,23 @@ export class HcsService {
     return out;
   }
 
-  private modifyNic(
-    rec: ComputeSystemRec,
-    req: Extract<ReturnType<typeof parseModify>, { kind: 'nic' }>,
-  ): ComputeSystemRec {
+  /** The v1 hot-attach (or detach) of an endpoint to a container: its `SharedContainers` change. */
+  private modifyV1Network(rec: ComputeSystemRec, req: V1NetworkRequest): ComputeSystemRec {
+    if (rec.systemType === 'VirtualMachine')
+      throw hnsError('ERROR_NOT_SUPPORTED', 'a virtual machine takes network adapters through ResourcePath');
+    const e = this.localEndpoint(req.endpointId);
+    const add = req.requestType === 'Add';
+    const has = e.SharedContainers.some((c) => key(c) === key(rec.id));
+    if (add && has) throw hnsError('HCN_E_ENDPOINT_ALREADY_ATTACHED', `${req.endpointId} to ${rec.id}`);
+    if (!add && !has) throw hnsError('HCN_E_ENDPOINT_NOT_ATTACHED', `${req.endpointId} from ${rec.id}`);
+    this.shareEndpoint(rec.id, e, add);
+    return this.put({
+      ...rec,
+      v1Endpoints: add ? [...rec.v1Endpoints, e.ID] : rec.v1Endpoints.filter((x) => x !== e.ID),
+    });
+  }
+
+  private modifyNic(rec: ComputeSystemRec, req: NicRequest): ComputeSystemRec {
     if (rec.systemType !== 'VirtualMachine')
       throw hnsError(
         'ERROR_NOT_SUPPORTED',
@@ -435,8 +443,7 @@ export class HcsService {
     const existing = rec.nics.find((n) => n.nicId === req.nicId);
     if (req.requestType === 'Add') {
       if (existing) throw hnsError('ERROR_ALREADY_EXISTS', `network adapter ${req.nicId}`);
-      const e = this.hns.getEndpoint(req.endpointId!);
-      if (isRemote(e)) throw hnsError('HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION', e.ID);
+      const e = this.localEndpoint(req.endpointId!);
       if (e.VmPort || rec.nics.some((n) => n.endpointId === e.ID))
         throw hnsError('HCN_E_ENDPOINT_ALREADY_ATTACHED', req.endpointId!);
       const nic: NicRec = { nicId: req.nicId, endpointId: e.ID, macAddress: req.macAddress ?? e.MacAddress };
@@ -589,31 +596,29 @@ export class HcsService {
    * the container whose stack it shares. Empty unless running or paused.
    */
   attachedEndpoints(rec: ComputeSystemRec, seen = new Set<string>()): string[] {
-    if (rec.state !== 'Running' && rec.state !== 'Paused') return [];
+    if (!isLive(rec.state)) return [];
     if (seen.has(key(rec.id))) return [];
     seen.add(key(rec.id));
     if (rec.networking.sharedContainerName) {
-      const other = this.systems.get(key(rec.networking.sharedContainerName));
+      const other = this.find(rec.networking.sharedContainerName);
       return other ? this.attachedEndpoints(other, seen) : [];
     }
     if (rec.isolation === 'Hosted') {
-      const vm = rec.hostingSystemId ? this.systems.get(key(rec.hostingSystemId)) : undefined;
+      const vm = rec.hostingSystemId ? this.find(rec.hostingSystemId) : undefined;
       return vm ? this.attachedEndpoints(vm, seen) : [];
     }
     if (rec.systemType === 'VirtualMachine') return rec.nics.map((n) => n.endpointId);
     const out: string[] = [];
     const s = this.hns.store;
+    const addEndpointsOf = (ns: NamespaceRec | undefined): void => {
+      for (const r of ns?.Resources ?? []) if (r.Type === 'Endpoint' && s.endpoints.has(r.ID)) out.push(r.ID);
+    };
     // a HostProcess container runs in the host's network: its default compartment's endpoints
     if (rec.isolation === 'HostProcess') {
-      for (const ns of s.namespaces.values())
-        if (ns.NamespaceId === 1)
-          for (const r of ns.Resources) if (r.Type === 'Endpoint' && s.endpoints.has(r.ID)) out.push(r.ID);
+      for (const ns of s.namespaces.values()) if (ns.NamespaceId === DEFAULT_COMPARTMENT) addEndpointsOf(ns);
       return out;
     }
-    if (rec.networking.namespace) {
-      const ns = s.namespaces.get(rec.networking.namespace);
-      for (const r of ns?.Resources ?? []) if (r.Type === 'Endpoint' && s.endpoints.has(r.ID)) out.push(r.ID);
-    }
+    if (rec.networking.namespace) addEndpointsOf(s.namespaces.get(rec.networking.namespace));
     for (const e of s.endpoints.values())
       if (!out.includes(e.ID) && e.SharedContainers.some((c) => key(c) === key(rec.id))) out.push(e.ID);
     return out;
@@ -671,21 +676,18 @@ export class HcsService {
     const o = snap as { seq?: unknown; systems?: unknown };
     if (!Array.isArray(o.systems) || typeof o.seq !== 'number')
       throw hnsError('E_INVALIDARG', "the snapshot's hcs part is not {seq, systems}");
-    for (const r of o.systems as ComputeSystemRec[]) {
+    const systems = (o.systems as ComputeSystemRec[]).map((r) => {
       if (typeof r?.id !== 'string' || typeof r.state !== 'string' || !Array.isArray(r.nics))
         throw hnsError('E_INVALIDARG', 'a compute system of the snapshot has no id, state or nics');
-    }
-    return { seq: o.seq, systems: o.systems as ComputeSystemRec[] };
+      // snapshots taken before these fields existed
+      return { ...r, v1Endpoints: r.v1Endpoints ?? [], guestAdapters: r.guestAdapters ?? [] };
+    });
+    return { seq: o.seq, systems };
   }
 
   restore(snap: { seq: number; systems: ComputeSystemRec[] } | undefined): void {
     this.systems.clear();
     this.seq = snap?.seq ?? 0;
-    for (const r of snap?.systems ?? [])
-      this.systems.set(key(r.id), {
-        ...r,
-        v1Endpoints: r.v1Endpoints ?? [],
-        guestAdapters: r.guestAdapters ?? [],
-      });
+    for (const r of snap?.systems ?? []) this.systems.set(key(r.id), r);
   }
 }

@@ -51,23 +51,24 @@ import {
   type IpAddr,
 } from '../addr/ip.js';
 import { formatMac, parseMac } from '../addr/mac.js';
-import { parseGuid } from '../core/guid.js';
 import { isJsonObject, type Json, type JsonObject } from '../core/json.js';
 import type { HostRoute } from '../dataplane/plane.js';
 import { subnetsOf, type EndpointRec } from '../hns/model.js';
 import type { HnsService } from '../hns/service.js';
-import type { ComputeSystemRec, SystemState } from './model.js';
+import { DEFAULT_COMPARTMENT } from '../hns/v1/attach.js';
+import { maskOf } from '../vswitch/v4.js';
+import { isLive, type ComputeSystemRec, type SystemState } from './model.js';
 import type { HcsService } from './service.js';
 
 /** Interface metric of a container vNIC (route print inside a container: 5256 = 5000 + 256). */
-export const CONTAINER_INTERFACE_METRIC = 5000;
+const CONTAINER_INTERFACE_METRIC = 5000;
 /** Route metric when a route names none (Windows' default RouteMetric). */
 export const DEFAULT_ROUTE_METRIC = 256;
 /** Interface metric of a host physical adapter (an Azure VM NIC: on-link routes at 266 = 256 + 10). */
-export const PHYSICAL_INTERFACE_METRIC = 10;
+const PHYSICAL_INTERFACE_METRIC = 10;
 
-export const CONTAINER_NIC_DESCRIPTION = 'Hyper-V Virtual Ethernet Container Adapter';
-export const VM_NIC_DESCRIPTION = 'Microsoft Hyper-V Network Adapter';
+const CONTAINER_NIC_DESCRIPTION = 'Hyper-V Virtual Ethernet Container Adapter';
+const VM_NIC_DESCRIPTION = 'Microsoft Hyper-V Network Adapter';
 
 export interface Ipv4AddressView {
   readonly address: string;
@@ -160,10 +161,6 @@ export interface ContainerViewOptions {
 
 // ───────────────────────────── helpers ─────────────────────────────
 
-function key(id: string): string {
-  return id.toLowerCase();
-}
-
 function child(o: Json | undefined, k: string): Json | undefined {
   return isJsonObject(o) ? o[k] : undefined;
 }
@@ -180,7 +177,7 @@ function hostNameOf(rec: ComputeSystemRec): string {
 }
 
 function v4Mask(len: number): string {
-  return formatIPv4(len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0);
+  return formatIPv4(maskOf(len));
 }
 
 function dashMac(text: string): string {
@@ -271,19 +268,15 @@ function endpointPart(hns: HnsService, e: EndpointRec, macOverride?: string): En
 }
 
 /** Number repeated names (`x`, `x 2`, `x 3`) and descriptions (`d`, `d #2`), as Windows does. */
-function named(
-  parts: readonly EndpointPart[],
-  baseName: (p: EndpointPart, i: number) => string,
-  description: string,
-): Seen {
+function named(parts: readonly EndpointPart[], baseName: (i: number) => string, description: string): Seen {
   const taken = new Set<string>();
   const interfaces: ContainerInterfaceView[] = [];
   const routes: ContainerRouteView[] = [];
   parts.forEach((p, i) => {
-    const base = baseName(p, i);
+    const base = baseName(i);
     let name = base;
-    for (let n = 2; taken.has(key(name)); n++) name = `${base} ${n}`;
-    taken.add(key(name));
+    for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base} ${n}`;
+    taken.add(name.toLowerCase());
     interfaces.push({ name, description: i === 0 ? description : `${description} #${i + 1}`, ...p.iface });
     for (const r of p.routes) routes.push({ ...r, interfaceName: name });
   });
@@ -299,12 +292,12 @@ function containerInterfaces(hcs: HcsService, rec: ComputeSystemRec, options: Co
   const hns = hcs.deps.hns;
   const endpoints = hcs
     .attachedEndpoints(rec)
-    .map((id) => hns.store.endpoints.get(parseGuid(id) ?? id))
+    .map((id) => hns.store.endpoints.get(id))
     .filter((e): e is EndpointRec => e !== undefined);
   const parts = endpoints.map((e) => endpointPart(hns, e));
   return named(
     parts,
-    (_p, i) => {
+    (i) => {
       const e = endpoints[i]!;
       return options.interfaceNames === 'containerNic' || !e.Name
         ? containerNicName(e.ID)
@@ -316,14 +309,14 @@ function containerInterfaces(hcs: HcsService, rec: ComputeSystemRec, options: Co
 
 /** A utility VM's NICs, in hot-add order, as its Windows guest names them. */
 function vmInterfaces(hcs: HcsService, vm: ComputeSystemRec): Seen {
-  if (vm.state !== 'Running' && vm.state !== 'Paused') return { interfaces: [], routes: [] };
+  if (!isLive(vm.state)) return { interfaces: [], routes: [] };
   const hns = hcs.deps.hns;
   const parts: EndpointPart[] = [];
   for (const nic of vm.nics) {
-    const e = hns.store.endpoints.get(parseGuid(nic.endpointId) ?? nic.endpointId);
+    const e = hns.store.endpoints.get(nic.endpointId);
     if (e) parts.push(endpointPart(hns, e, nic.macAddress));
   }
-  return named(parts, (_p, i) => (i === 0 ? 'Ethernet' : `Ethernet ${i + 1}`), VM_NIC_DESCRIPTION);
+  return named(parts, (i) => (i === 0 ? 'Ethernet' : `Ethernet ${i + 1}`), VM_NIC_DESCRIPTION);
 }
 
 function str(o: JsonObject, k: string): string | undefined {
@@ -401,10 +394,10 @@ function stackOwner(hcs: HcsService, rec: ComputeSystemRec): ComputeSystemRec | 
   const seen = new Set<string>();
   let cur: ComputeSystemRec | undefined = rec;
   while (cur?.networking.sharedContainerName) {
-    if (seen.has(key(cur.id))) return undefined;
-    seen.add(key(cur.id));
-    cur = hcs.systems.get(key(cur.networking.sharedContainerName));
-    if (cur && cur.state !== 'Running' && cur.state !== 'Paused') return undefined;
+    if (seen.has(cur.id.toLowerCase())) return undefined;
+    seen.add(cur.id.toLowerCase());
+    cur = hcs.find(cur.networking.sharedContainerName);
+    if (cur && !isLive(cur.state)) return undefined;
   }
   return cur;
 }
@@ -440,7 +433,7 @@ export function containerView(
       servers: [],
     },
   };
-  if (rec.state !== 'Running' && rec.state !== 'Paused') return nothing;
+  if (!isLive(rec.state)) return nothing;
   const owner = stackOwner(hcs, rec);
   if (!owner) return nothing;
 
@@ -448,16 +441,16 @@ export function containerView(
   let compartment: number | undefined;
   if (owner.isolation === 'HostProcess') {
     seen = hostInterfaces(host);
-    compartment = 1;
+    compartment = DEFAULT_COMPARTMENT;
   } else if (owner.systemType === 'VirtualMachine') {
     seen = vmInterfaces(hcs, owner);
   } else if (owner.isolation === 'Hosted') {
-    const vm = owner.hostingSystemId ? hcs.systems.get(key(owner.hostingSystemId)) : undefined;
+    const vm = owner.hostingSystemId ? hcs.find(owner.hostingSystemId) : undefined;
     seen = vm ? vmInterfaces(hcs, vm) : { interfaces: [], routes: [] };
   } else {
     seen = containerInterfaces(hcs, owner, options);
     const ns = owner.networking.namespace;
-    const nsRec = ns ? hcs.deps.hns.store.namespaces.get(parseGuid(ns) ?? ns) : undefined;
+    const nsRec = ns ? hcs.deps.hns.store.namespaces.get(ns) : undefined;
     if (nsRec) compartment = nsRec.NamespaceId;
   }
 

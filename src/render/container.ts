@@ -33,6 +33,7 @@
  */
 import { formatIPv4, formatPrefix, parseIp, parsePrefix, prefixLast } from '../addr/ip.js';
 import { parseMac } from '../addr/mac.js';
+import { maskOf } from '../vswitch/v4.js';
 import { DEFAULT_ROUTE_METRIC, type ContainerInterfaceView, type ContainerNetworkView } from '../hcs/view.js';
 
 const LOOPBACK = {
@@ -142,10 +143,6 @@ function macBytes(mac: string): string {
   ).join(' ');
 }
 
-function v4Mask(len: number): string {
-  return formatIPv4(len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0);
-}
-
 /** A route of `family` as route print lists it, or undefined when it is of the other family. */
 function printRoute(
   family: 4 | 6,
@@ -164,7 +161,7 @@ function printRoute(
     addr: BigInt(p.addr),
     len: p.len,
     dest: p.family === 4 ? formatIPv4(p.addr) : formatPrefix(p),
-    mask: family === 4 ? v4Mask(p.len) : '',
+    mask: family === 4 ? formatIPv4(maskOf(p.len)) : '',
     gateway: onLink ? 'On-link' : nextHop,
     ifIndex: iface.ifIndex,
     ifAddress: iface.ifAddress ?? '',

@@ -12,14 +12,22 @@
  *   (await c.waitExited()).exitType; // 'ForcedExit'
  *   await c.close();
  */
+import { HRESULTS } from '../../core/errors.js';
 import type { HcsNotificationEvent } from '../../core/events.js';
 import type { Json, JsonObject } from '../../core/json.js';
+import type { ExitType } from '../../hcs/model.js';
 import type { HcsApiMethod, HcsProperties } from '../flat.js';
 import type { HcsClient } from './client.js';
-import { AlreadyClosedError, HcsClientError, SystemError, UnexpectedProcessAbortError } from './errors.js';
+import {
+  AlreadyClosedError,
+  HcsClientError,
+  HcsErrno,
+  SystemError,
+  UnexpectedProcessAbortError,
+} from './errors.js';
 
-/** `ExitType` of a stopped system (NotificationType). */
-export type SystemExitType = 'None' | 'GracefulExit' | 'ForcedExit' | 'UnexpectedExit' | 'Unknown';
+/** `ExitType` of a stopped system (NotificationType), as the service records it. */
+export type SystemExitType = ExitType;
 
 /** How a system exited: its `SystemExitStatus` (the `Status` HRESULT, unsigned, when HCS sent one). */
 export interface SystemExit {
@@ -54,7 +62,13 @@ export interface PropertyQuery {
  * synchronous HRESULT and discards the operation's result, which is where computecore reports
  * HCS_E_SYSTEM_ALREADY_STOPPED (hcs-lifecycle.md §1), so an hcsshim v2 caller sees success there too.
  */
-export const STOP_SWALLOWED: readonly number[] = [0xc0370110, 0xc037010e, 0xc0370103, 0x80370110, 0x8037010e];
+export const STOP_SWALLOWED: readonly number[] = [
+  HcsErrno.ErrVmcomputeAlreadyStopped,
+  HcsErrno.ErrComputeSystemDoesNotExist,
+  HcsErrno.ErrVmcomputeOperationPending,
+  HcsErrno.ErrVmcomputeSystemAlreadyStopped,
+  HRESULTS.HCS_E_SYSTEM_NOT_FOUND.code,
+];
 
 type Waiter = { resolve: (x: SystemExit) => void; reject: (e: Error) => void };
 
