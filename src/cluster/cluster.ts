@@ -49,9 +49,16 @@ import {
 import type { Walk, WalkEnd, World } from '../dataplane/walk.js';
 import type { HcnResult } from '../api/flat.js';
 import { contains, fmt, fmtPrefix, ip4, parsePrefix4, prefix4, type Prefix4 } from '../vswitch/v4.js';
-import { ClusterDns, resolve as resolveName, type DnsClientOptions } from './dns.js';
-import { LinuxNode, type LinuxService, type LinuxVxlan } from './linux.js';
-import { ExternalHost, Fabric } from './underlay.js';
+import {
+  ClusterDns,
+  resolve as resolveName,
+  selects,
+  type DnsClientOptions,
+  type EndpointDnsSettings,
+  type ResolveResult,
+} from './dns.js';
+import { LinuxNode, serviceKey, type LinuxService, type LinuxVxlan } from './linux.js';
+import { ExternalHost, Fabric, prefixArg } from './underlay.js';
 
 export interface ClusterOptions {
   readonly seed?: number;
@@ -194,6 +201,13 @@ interface ServiceRec {
   readonly clusterIP: number | 'None';
 }
 
+/** A service with a ClusterIP and the pods its selector picks, as one sync programs it. */
+interface ProgrammedService {
+  readonly spec: ServiceSpec;
+  readonly clusterIP: number;
+  readonly backends: readonly PodRec[];
+}
+
 /** A finding of `check()`: overlay settings that do not agree between nodes. */
 export interface ClusterFinding {
   readonly severity: 'error' | 'warning';
@@ -202,6 +216,7 @@ export interface ClusterFinding {
   readonly message: string;
 }
 
+/** The result of a call the cluster's own set-up makes; a failure is thrown as the HRESULT it was. */
 function must<T>(r: HcnResult<T>): T {
   if (!r.ok) throw new HnsError(r.hr, r.message);
   return r.result;
@@ -209,6 +224,10 @@ function must<T>(r: HcnResult<T>): T {
 
 const V2 = { Major: 2, Minor: 0 };
 
+/**
+ * `<prefix>-<ip as four %02x bytes>`, lower-case hex as win-overlay and kube-proxy `Sprintf` it (HNS
+ * keeps a caller's MAC as written, so not `formatMac`, which is upper case).
+ */
 function ipMac(prefix: string, ip: number): string {
   const b = [(ip >>> 24) & 255, (ip >>> 16) & 255, (ip >>> 8) & 255, ip & 255].map((x) =>
     x.toString(16).padStart(2, '0'),
@@ -220,12 +239,42 @@ function protoNum(p: 'TCP' | 'UDP' | undefined): number {
   return p === 'UDP' ? 17 : 6;
 }
 
-function labelsMatch(
-  sel: Readonly<Record<string, string>>,
-  labels: Readonly<Record<string, string>>,
-): boolean {
-  const keys = Object.keys(sel);
-  return keys.length > 0 && keys.every((k) => labels[k] === sel[k]);
+/** flannel host-gw peers: l2bridge Windows nodes and host-gw Linux nodes. */
+function isHostGw(n: AnyNode): boolean {
+  return n.kind === 'Windows' ? n.spec.network === 'l2bridge' : n.spec.backend === 'host-gw';
+}
+
+/** The MAC a VXLAN peer's packets go to: a Windows overlay node's DR MAC or a Linux VTEP's MAC. */
+function vtepMac(n: AnyNode): number | undefined {
+  if (n.kind === 'Windows') return n.spec.network === 'overlay' ? n.drMac : undefined;
+  return n.node.vxlan?.mac;
+}
+
+/** Add an endpoint to a namespace, or remove it (HcnModifyNamespace, as containerd and flannel call it). */
+function namespaceEndpoint(
+  host: Host,
+  namespaceId: string,
+  endpointId: string,
+  request: 'Add' | 'Remove',
+): void {
+  must(
+    host.api.HcnModifyNamespace(namespaceId, {
+      ResourceType: 'Endpoint',
+      RequestType: request,
+      Settings: { EndpointId: endpointId },
+    }),
+  );
+}
+
+/** A DNS client's outcome as a trace reports it (the first address answers). */
+function dnsOutcome(name: string, r: ResolveResult, query?: TraceResult): DnsOutcome {
+  if (r.ok)
+    return query
+      ? { name, tried: r.tried, fqdn: r.fqdn, address: r.addresses[0]!, query }
+      : { name, tried: r.tried, fqdn: r.fqdn, address: r.addresses[0]! };
+  return query
+    ? { name, tried: r.tried, query, reason: r.reason }
+    : { name, tried: r.tried, reason: r.reason };
 }
 
 export class Cluster {
@@ -239,7 +288,6 @@ export class Cluster {
   private readonly nodes = new Map<string, AnyNode>();
   private readonly pods = new Map<string, PodRec>();
   private readonly services = new Map<string, ServiceRec>();
-  private readonly externals = new Map<string, ExternalHost>();
   private readonly segments = new Map<string, { prefix: Prefix4; next: number }>();
   private nextNodeIndex = 1;
   private nextServiceIp: number;
@@ -250,14 +298,9 @@ export class Cluster {
 
   constructor(options: ClusterOptions = {}) {
     this.options = options;
-    const parse = (t: string, what: string) => {
-      const p = parsePrefix4(t);
-      if (!p || !t.includes('/')) throw hnsError('E_INVALIDARG', `${what} "${t}" is not an IPv4 prefix`);
-      return p;
-    };
-    this.podCidr = parse(options.podCidr ?? '10.244.0.0/16', 'podCidr');
-    this.serviceCidr = parse(options.serviceCidr ?? '10.96.0.0/12', 'serviceCidr');
-    this.nodeSubnet = parse(options.nodeSubnet ?? '10.0.0.0/24', 'nodeSubnet');
+    this.podCidr = prefixArg(options.podCidr ?? '10.244.0.0/16', 'podCidr');
+    this.serviceCidr = prefixArg(options.serviceCidr ?? '10.96.0.0/12', 'serviceCidr');
+    this.nodeSubnet = prefixArg(options.nodeSubnet ?? '10.0.0.0/24', 'nodeSubnet');
     const dnsIp = options.dnsServiceIp ? ip4(options.dnsServiceIp) : (this.serviceCidr.addr + 10) >>> 0;
     if (dnsIp === undefined || !contains(this.serviceCidr, dnsIp))
       throw hnsError('E_INVALIDARG', `dnsServiceIp "${options.dnsServiceIp}" is not in the service CIDR`);
@@ -273,20 +316,10 @@ export class Cluster {
     });
     this.segments.set('nodes', { prefix: this.nodeSubnet, next: (this.nodeSubnet.addr + 10) >>> 0 });
     // the API server's service (`kubernetes.default`), as every cluster has
-    this.services.set('default/kubernetes', {
-      spec: {
-        namespace: 'default',
-        name: 'kubernetes',
-        ports: [{ port: 443, targetPort: 6443 }],
-        selector: {},
-      },
-      clusterIP: (this.serviceCidr.addr + 1) >>> 0,
-    });
-    this.dns.addService({
-      namespace: 'default',
-      name: 'kubernetes',
-      clusterIP: (this.serviceCidr.addr + 1) >>> 0,
-    });
+    this.putService(
+      { namespace: 'default', name: 'kubernetes', ports: [{ port: 443, targetPort: 6443 }], selector: {} },
+      (this.serviceCidr.addr + 1) >>> 0,
+    );
     this.scope = new ClusterScope(this);
   }
 
@@ -322,9 +355,7 @@ export class Cluster {
    * different segments reach each other's pods only by overlay or ToR routes, not host-gw).
    */
   addSegment(name: string, prefix: string): void {
-    const p = parsePrefix4(prefix);
-    if (!p || !prefix.includes('/') || p.len > 28)
-      throw hnsError('E_INVALIDARG', `segment prefix "${prefix}" is not an IPv4 prefix of /28 or larger`);
+    const p = prefixArg(prefix, 'segment prefix', 28);
     for (const [n, s] of this.segments)
       if (n === name || contains(s.prefix, p.addr) || contains(p, s.prefix.addr))
         throw hnsError(
@@ -338,12 +369,7 @@ export class Cluster {
   }
 
   private podSubnetFor(given: string | undefined): Prefix4 {
-    if (given) {
-      const p = parsePrefix4(given);
-      if (!p || !given.includes('/') || p.len > 29)
-        throw hnsError('E_INVALIDARG', `podSubnet "${given}" is not an IPv4 prefix of /29 or larger`);
-      return p;
-    }
+    if (given) return prefixArg(given, 'podSubnet', 29);
     const p = prefix4((this.podCidr.addr + (this.nextNodeIndex << 8)) >>> 0, 24);
     if (!contains(this.podCidr, p.addr))
       throw hnsError('E_INVALIDARG', `pod CIDR ${fmtPrefix(this.podCidr)} has no /24 left`);
@@ -414,7 +440,7 @@ export class Cluster {
           SchemaVersion: V2,
         }),
       );
-      must(this.attachToHost(host, String(ep['ID'])));
+      this.attachToHost(host, String(ep['ID']));
     } else {
       const vni = spec.vni ?? 4096;
       const port = spec.vxlanPort ?? 4789;
@@ -488,15 +514,11 @@ export class Cluster {
     return host;
   }
 
-  private attachToHost(host: Host, endpointId: string): HcnResult<null> {
+  private attachToHost(host: Host, endpointId: string): void {
     // flannel's HostAttach(1): the endpoint joins the host's default compartment
     const ns = [...host.hns.store.namespaces.values()].find((n) => n.NamespaceId === 1);
     if (!ns) throw hnsError('ERROR_NOT_FOUND', 'the host has no HostDefault namespace');
-    return host.api.HcnModifyNamespace(ns.ID, {
-      ResourceType: 'Endpoint',
-      RequestType: 'Add',
-      Settings: { EndpointId: endpointId },
-    });
+    namespaceEndpoint(host, ns.ID, endpointId, 'Add');
   }
 
   /** Add a Linux node (flannel host-gw or vxlan). */
@@ -533,7 +555,7 @@ export class Cluster {
     if (ip === undefined) throw hnsError('E_INVALIDARG', `external host address "${spec.ip}"`);
     if (contains(this.nodeSubnet, ip) || contains(this.podCidr, ip) || contains(this.serviceCidr, ip))
       throw hnsError('E_INVALIDARG', `${spec.ip} is inside the cluster's networks`);
-    this.externals.set(spec.name, this.fabric.addExternal(spec.name, ip));
+    this.fabric.addExternal(spec.name, ip);
     if (spec.dnsName) this.dns.addExternal(spec.dnsName, ip);
     this.changed();
   }
@@ -579,43 +601,33 @@ export class Cluster {
     const node = this.nodes.get(spec.node);
     if (!node) throw hnsError('ERROR_NOT_FOUND', `no node "${spec.node}"`);
     const labels = spec.labels ?? {};
-    let rec: PodRec;
-    const dnsServer = spec.namespace === 'kube-system' && labels['k8s-app'] === 'kube-dns';
     const extra = {
       ...(spec.hostname ? { hostname: spec.hostname } : {}),
       ...(spec.subdomain ? { subdomain: spec.subdomain } : {}),
     };
+    let ip: number;
+    let endpoint: { endpointId: string } | undefined;
     if (node.kind === 'Linux') {
       if (spec.policies?.length) throw hnsError('E_INVALIDARG', 'HNS policies need a Windows node');
-      const p = node.node.addPod(spec.namespace, spec.name);
-      rec = {
-        namespace: spec.namespace,
-        name: spec.name,
-        node: node.name,
-        ip: fmt(p.ip),
-        ipNum: p.ip,
-        labels,
-        dnsServer,
-        ...extra,
-      };
+      ip = node.node.addPod(spec.namespace, spec.name).ip;
     } else {
-      const ip = (node.podSubnet.addr + node.nextPod) >>> 0;
+      ip = (node.podSubnet.addr + node.nextPod) >>> 0;
       if (!contains(node.podSubnet, ip + 1))
         throw hnsError('E_INVALIDARG', `pod subnet of ${node.name} is full`);
-      const id = this.createPodEndpoint(node, spec, ip);
+      endpoint = { endpointId: this.createPodEndpoint(node, spec, ip) };
       node.nextPod++;
-      rec = {
-        namespace: spec.namespace,
-        name: spec.name,
-        node: node.name,
-        ip: fmt(ip),
-        ipNum: ip,
-        endpointId: id,
-        labels,
-        dnsServer,
-        ...extra,
-      };
     }
+    const rec: PodRec = {
+      namespace: spec.namespace,
+      name: spec.name,
+      node: node.name,
+      ip: fmt(ip),
+      ipNum: ip,
+      ...endpoint,
+      labels,
+      dnsServer: spec.namespace === 'kube-system' && labels['k8s-app'] === 'kube-dns',
+      ...extra,
+    };
     this.pods.set(key, rec);
     this.dns.addPod({ namespace: rec.namespace, name: rec.name, ip: rec.ipNum, labels, ...extra });
     this.changed();
@@ -625,7 +637,7 @@ export class Cluster {
   /** The endpoint win-bridge / win-overlay would create, in a fresh namespace (containerd). */
   private createPodEndpoint(node: WinNode, spec: PodSpec, ip: number): string {
     const host = node.host;
-    const domain = this.dns.domain;
+    const dns = this.podDns(spec.namespace);
     const overlay = node.spec.network === 'overlay';
     const svc = fmtPrefix(this.serviceCidr);
     const policies: JsonObject[] = [
@@ -656,10 +668,7 @@ export class Cluster {
       HostComputeNetwork: node.networkId,
       Policies: policies,
       IpConfigurations: [{ IpAddress: fmt(ip), PrefixLength: node.podSubnet.len }],
-      Dns: {
-        Search: [`${spec.namespace}.svc.${domain}`, `svc.${domain}`, domain],
-        ServerList: [fmt(this.dnsServiceIp)],
-      },
+      Dns: { Search: [...dns.search], ServerList: [...dns.servers] },
       Routes: [{ NextHop: fmt(gw), DestinationPrefix: '0.0.0.0/0' }],
       SchemaVersion: V2,
     };
@@ -667,14 +676,17 @@ export class Cluster {
     const ep = must(host.api.HcnCreateEndpoint(node.networkId, null, doc));
     const id = String(ep['ID']);
     const ns = must(host.api.HcnCreateNamespace(null, { SchemaVersion: V2 }));
-    must(
-      host.api.HcnModifyNamespace(String(ns['ID']), {
-        ResourceType: 'Endpoint',
-        RequestType: 'Add',
-        Settings: { EndpointId: id },
-      }),
-    );
+    namespaceEndpoint(host, String(ns['ID']), id, 'Add');
     return id;
+  }
+
+  /**
+   * @internal The DNS settings of a pod in `namespace` (kubelet's ClusterFirst, as the CNI configs
+   * write them into the endpoint).
+   */
+  podDns(namespace: string): EndpointDnsSettings & { readonly servers: readonly string[] } {
+    const d = this.dns.domain;
+    return { search: [`${namespace}.svc.${d}`, `svc.${d}`, d], servers: [fmt(this.dnsServiceIp)] };
   }
 
   removePod(namespace: string, name: string): boolean {
@@ -686,14 +698,7 @@ export class Cluster {
     else {
       this.clearServices(node);
       const ep = node.host.hns.store.endpoints.get(rec.endpointId!);
-      if (ep?.HostComputeNamespace)
-        must(
-          node.host.api.HcnModifyNamespace(ep.HostComputeNamespace, {
-            ResourceType: 'Endpoint',
-            RequestType: 'Remove',
-            Settings: { EndpointId: ep.ID },
-          }),
-        );
+      if (ep?.HostComputeNamespace) namespaceEndpoint(node.host, ep.HostComputeNamespace, ep.ID, 'Remove');
       must(node.host.api.HcnDeleteEndpoint(rec.endpointId!));
     }
     this.pods.delete(key);
@@ -703,6 +708,11 @@ export class Cluster {
   }
 
   pod(ref: string): PodInfo | undefined {
+    return this.pods.get(ref);
+  }
+
+  /** @internal */
+  podRec(ref: string): PodRec | undefined {
     return this.pods.get(ref);
   }
 
@@ -747,10 +757,14 @@ export class Cluster {
           'E_INVALIDARG',
           `clusterIP ${fmt(clusterIP)} is taken by ${s.spec.namespace}/${s.spec.name}`,
         );
-    this.services.set(key, { spec, clusterIP });
-    this.dns.addService({ namespace: spec.namespace, name: spec.name, clusterIP, selector: spec.selector });
+    this.putService(spec, clusterIP);
     this.changed();
     return { clusterIP: clusterIP === 'None' ? 'None' : fmt(clusterIP) };
+  }
+
+  private putService(spec: ServiceSpec, clusterIP: number | 'None'): void {
+    this.services.set(`${spec.namespace}/${spec.name}`, { spec, clusterIP });
+    this.dns.addService({ namespace: spec.namespace, name: spec.name, clusterIP, selector: spec.selector });
   }
 
   removeService(namespace: string, name: string): boolean {
@@ -797,50 +811,40 @@ export class Cluster {
   /** flannel: routes (host-gw) and RemoteSubnetRoutes / FDB (vxlan) towards every other node. */
   private syncNetworks(): void {
     const nodes = [...this.nodes.values()];
-    const hostGw = (o: AnyNode) =>
-      (o.kind === 'Windows' && o.spec.network === 'l2bridge') ||
-      (o.kind === 'Linux' && o.spec.backend === 'host-gw');
     const tor = this.options.l2bridgeRouting === 'tor';
+    // flannel host-gw: a route per other host-gw node on the same segment (L2 adjacency)
+    const hostGwPeers = (n: AnyNode) =>
+      tor ? [] : nodes.filter((o) => o !== n && isHostGw(o) && o.segment === n.segment);
     for (const n of nodes) {
-      if (tor && hostGw(n) && !this.fabric.hasRoute('router', n.podSubnet))
+      if (tor && isHostGw(n) && !this.fabric.hasRoute('router', n.podSubnet))
         this.fabric.addRoute('router', fmtPrefix(n.podSubnet), fmt(n.ip));
-      if (n.kind === 'Windows') {
-        if (n.spec.network === 'l2bridge') {
-          if (tor) continue;
-          // flannel host-gw: a route per other host-gw node on the same segment (L2 adjacency)
-          for (const o of nodes) {
-            if (o === n || !hostGw(o) || o.segment !== n.segment) continue;
-            const have = n.host
-              .routes()
-              .some(
-                (r) =>
-                  r.origin === 'User' && r.dest.addr === o.podSubnet.addr && r.dest.len === o.podSubnet.len,
-              );
-            if (!have)
-              n.host.addRoute({
-                destinationPrefix: fmtPrefix(o.podSubnet),
-                nextHop: fmt(o.ip),
-                interfaceAlias: 'vEthernet (Ethernet)',
+      if (n.kind === 'Linux') {
+        n.node.routes =
+          n.spec.backend === 'host-gw'
+            ? hostGwPeers(n).map((o) => ({ dest: o.podSubnet, via: o.ip }))
+            : nodes.flatMap((o) => {
+                const mac = o === n ? undefined : vtepMac(o);
+                return mac === undefined ? [] : [{ dest: o.podSubnet, via: o.ip, vtepMac: mac }];
               });
-          }
-        } else {
-          this.syncRemoteSubnets(n, nodes);
-        }
-      } else {
-        const routes = [];
-        for (const o of nodes) {
-          if (o === n) continue;
-          if (n.spec.backend === 'host-gw') {
-            if (!tor && hostGw(o) && o.segment === n.segment) routes.push({ dest: o.podSubnet, via: o.ip });
-          } else {
-            if (o.kind === 'Windows' && o.spec.network === 'overlay')
-              routes.push({ dest: o.podSubnet, via: o.ip, vtepMac: o.drMac });
-            if (o.kind === 'Linux' && o.node.vxlan)
-              routes.push({ dest: o.podSubnet, via: o.ip, vtepMac: o.node.vxlan.mac });
-          }
-        }
-        n.node.routes = routes;
-      }
+      } else if (n.spec.network === 'overlay') this.syncRemoteSubnets(n, nodes);
+      else this.syncHostRoutes(n, hostGwPeers(n));
+    }
+  }
+
+  /** flannel host-gw on Windows: a host route to each peer's pod subnet via the peer. */
+  private syncHostRoutes(n: WinNode, peers: readonly AnyNode[]): void {
+    for (const o of peers) {
+      const have = n.host
+        .routes()
+        .some(
+          (r) => r.origin === 'User' && r.dest.addr === o.podSubnet.addr && r.dest.len === o.podSubnet.len,
+        );
+      if (!have)
+        n.host.addRoute({
+          destinationPrefix: fmtPrefix(o.podSubnet),
+          nextHop: fmt(o.ip),
+          interfaceAlias: 'vEthernet (Ethernet)',
+        });
     }
   }
 
@@ -854,11 +858,8 @@ export class Cluster {
     );
     const add: JsonObject[] = [];
     for (const o of nodes) {
-      if (o === n || have.has(fmtPrefix(o.podSubnet))) continue;
-      let mac: number | undefined;
-      if (o.kind === 'Windows' && o.spec.network === 'overlay') mac = o.drMac;
-      if (o.kind === 'Linux' && o.node.vxlan) mac = o.node.vxlan.mac;
-      if (mac === undefined) continue;
+      const mac = vtepMac(o);
+      if (o === n || mac === undefined || have.has(fmtPrefix(o.podSubnet))) continue;
       add.push({
         Type: 'RemoteSubnetRoute',
         Settings: {
@@ -879,85 +880,87 @@ export class Cluster {
       );
   }
 
-  /** Remove what the last sync programmed on a node (LBs, then remote endpoints). */
+  /** Delete the LBs the last sync programmed on a node (its remote endpoints go at the end of a sync). */
   private clearServices(n: WinNode): void {
     for (const id of n.lbIds)
       if (n.host.hns.store.loadBalancers.has(id)) must(n.host.api.HcnDeleteLoadBalancer(id));
     n.lbIds = [];
   }
 
-  /** kube-proxy winkernel, full sync: LBs per service port and frontend on every Windows node. */
+  /** kube-proxy full sync: iptables rules on Linux nodes, winkernel LBs on Windows nodes. */
   private syncServices(): void {
     const pods = [...this.pods.values()];
-    // Linux nodes: kube-proxy in iptables mode, ClusterIPs only
+    const services: ProgrammedService[] = [];
+    for (const { spec, clusterIP } of this.services.values())
+      if (clusterIP !== 'None')
+        services.push({ spec, clusterIP, backends: pods.filter((p) => selects(spec.selector, p.labels)) });
+    // Linux nodes: kube-proxy in iptables mode, ClusterIPs only (the same rules on every node)
+    const iptables = new Map<string, LinuxService>();
+    for (const { spec, clusterIP, backends } of services)
+      for (const port of spec.ports)
+        iptables.set(serviceKey(protoNum(port.protocol), clusterIP, port.port), {
+          name: `${spec.namespace}/${spec.name}:${port.port}`,
+          targets: backends.map((b) => ({ ip: b.ipNum, port: port.targetPort ?? port.port })),
+        });
     for (const n of this.nodes.values()) {
-      if (n.kind !== 'Linux') continue;
-      const services = new Map<string, LinuxService>();
-      for (const { spec, clusterIP } of this.services.values()) {
-        if (clusterIP === 'None') continue;
-        const backends = pods.filter((p) => labelsMatch(spec.selector, p.labels));
-        for (const port of spec.ports) {
-          services.set(`${protoNum(port.protocol)}/${clusterIP}/${port.port}`, {
-            name: `${spec.namespace}/${spec.name}:${port.port}`,
-            targets: backends.map((b) => ({ ip: b.ipNum, port: port.targetPort ?? port.port })),
-          });
-        }
-      }
-      n.node.services = services;
+      if (n.kind === 'Linux') n.node.services = new Map(iptables);
+      else this.syncLoadBalancers(n, services);
     }
-    for (const n of this.nodes.values()) {
-      if (n.kind !== 'Windows') continue;
-      this.clearServices(n);
-      const used = new Set<number>();
-      for (const { spec, clusterIP } of this.services.values()) {
-        if (clusterIP === 'None') continue;
-        const backends = pods.filter((p) => labelsMatch(spec.selector, p.labels));
-        for (const port of spec.ports) {
-          const local = spec.externalTrafficPolicy === 'Local';
-          const ids = (only: boolean) =>
-            backends
-              .filter((b) => !only || b.node === n.name)
-              .map((b) => (b.node === n.name ? b.endpointId! : this.remoteEndpoint(n, b, used)));
-          const proto = protoNum(port.protocol);
-          const target = port.targetPort ?? port.port;
-          const affinity = spec.sessionAffinity === 'ClientIP' ? 2 : 0;
-          const make = (vips: string[], ext: number, flags: number, dsr: boolean, only: boolean) => {
-            const eps = ids(only);
-            // kube-proxy programs no load balancer for a service without endpoints (HNS refuses one)
-            if (!eps.length) return;
-            const lb = must(
-              n.host.api.HcnCreateLoadBalancer(null, {
-                HostComputeEndpoints: eps,
-                SourceVIP: fmt(n.sourceVip),
-                FrontendVIPs: vips,
-                PortMappings: [
-                  {
-                    Protocol: proto,
-                    InternalPort: target,
-                    ExternalPort: ext,
-                    DistributionType: affinity,
-                    Flags: flags,
-                  },
-                ],
-                Flags: dsr ? 1 : 0,
-                SchemaVersion: V2,
-              }),
-            );
-            n.lbIds.push(String(lb['ID']));
-          };
-          make([fmt(clusterIP)], port.port, 0, this.dsr, false);
-          if ((spec.type === 'NodePort' || spec.type === 'LoadBalancer') && port.nodePort)
-            make([], port.nodePort, 2, this.dsr && local, local);
-          const ext = [...(spec.externalIPs ?? []), ...(spec.loadBalancerIP ? [spec.loadBalancerIP] : [])];
-          for (const e of ext) make([e], port.port, 0, this.dsr && local, local);
-        }
+  }
+
+  /** kube-proxy winkernel on one node: LBs per service port and frontend. */
+  private syncLoadBalancers(n: WinNode, services: readonly ProgrammedService[]): void {
+    this.clearServices(n);
+    const used = new Set<number>();
+    for (const { spec, clusterIP, backends } of services) {
+      const local = spec.externalTrafficPolicy === 'Local';
+      const affinity = spec.sessionAffinity === 'ClientIP' ? 2 : 0;
+      const endpointIds = (onNode: boolean) =>
+        backends
+          .filter((b) => !onNode || b.node === n.name)
+          .map((b) => (b.node === n.name ? b.endpointId! : this.remoteEndpoint(n, b, used)));
+      const all = endpointIds(false);
+      // externalTrafficPolicy Local: NodePorts and external IPs go to this node's backends only
+      const external = local ? endpointIds(true) : all;
+      const externalIps = [
+        ...(spec.externalIPs ?? []),
+        ...(spec.loadBalancerIP ? [spec.loadBalancerIP] : []),
+      ];
+      for (const port of spec.ports) {
+        const make = (vips: string[], ext: number, flags: number, dsr: boolean, eps: string[]) => {
+          // kube-proxy programs no load balancer for a service without endpoints (HNS refuses one)
+          if (!eps.length) return;
+          const lb = must(
+            n.host.api.HcnCreateLoadBalancer(null, {
+              HostComputeEndpoints: eps,
+              SourceVIP: fmt(n.sourceVip),
+              FrontendVIPs: vips,
+              PortMappings: [
+                {
+                  Protocol: protoNum(port.protocol),
+                  InternalPort: port.targetPort ?? port.port,
+                  ExternalPort: ext,
+                  DistributionType: affinity,
+                  Flags: flags,
+                },
+              ],
+              Flags: dsr ? 1 : 0,
+              SchemaVersion: V2,
+            }),
+          );
+          n.lbIds.push(String(lb['ID']));
+        };
+        make([fmt(clusterIP)], port.port, 0, this.dsr, all);
+        if ((spec.type === 'NodePort' || spec.type === 'LoadBalancer') && port.nodePort)
+          make([], port.nodePort, 2, this.dsr && local, external);
+        for (const e of externalIps) make([e], port.port, 0, this.dsr && local, external);
       }
-      // remote endpoints no LB uses any more go (kube-proxy's cleanup)
-      for (const [ip, id] of [...n.remoteEps]) {
-        if (used.has(ip)) continue;
-        if (n.host.hns.store.endpoints.has(id)) must(n.host.api.HcnDeleteEndpoint(id));
-        n.remoteEps.delete(ip);
-      }
+    }
+    // remote endpoints no LB uses any more go (kube-proxy's cleanup)
+    for (const [ip, id] of [...n.remoteEps]) {
+      if (used.has(ip)) continue;
+      if (n.host.hns.store.endpoints.has(id)) must(n.host.api.HcnDeleteEndpoint(id));
+      n.remoteEps.delete(ip);
     }
   }
 
@@ -987,16 +990,14 @@ export class Cluster {
   /** Overlay settings that do not agree between nodes (VNI, UDP port, MTU, backends). */
   check(): ClusterFinding[] {
     const out: ClusterFinding[] = [];
-    const overlay: { name: string; vni: number; port: number; mtu: number }[] = [];
+    const overlay: { name: string; kind: AnyNode['kind']; vni: number; port: number; mtu: number }[] = [];
     const hostgw: string[] = [];
     for (const n of this.nodes.values()) {
-      if (n.kind === 'Windows') {
-        if (n.spec.network === 'overlay')
-          overlay.push({ name: n.name, vni: n.spec.vni ?? 4096, port: n.spec.vxlanPort ?? 4789, mtu: 1450 });
-        else hostgw.push(n.name);
-      } else if (n.node.vxlan)
-        overlay.push({ name: n.name, vni: n.node.vxlan.vni, port: n.node.vxlan.port, mtu: n.node.vxlan.mtu });
-      else hostgw.push(n.name);
+      const { name, kind } = n;
+      if (isHostGw(n)) hostgw.push(name);
+      else if (n.kind === 'Windows')
+        overlay.push({ name, kind, vni: n.spec.vni ?? 4096, port: n.spec.vxlanPort ?? 4789, mtu: 1450 });
+      else overlay.push({ name, kind, ...n.node.vxlan! });
     }
     const differ = (key: 'vni' | 'port' | 'mtu', setting: ClusterFinding['setting'], why: string) => {
       const values = new Map<number, string[]>();
@@ -1022,12 +1023,9 @@ export class Cluster {
       'a node drops VXLAN on a port it does not listen on (Windows flannel supports only 4789)',
     );
     differ('mtu', 'MTU', 'pods on the larger-MTU side send packets the other side fragments or drops');
+    const windowsOverlay = overlay.some((o) => o.kind === 'Windows');
     for (const o of overlay) {
-      if (
-        o.vni < 4096 &&
-        this.nodes.get(o.name)?.kind === 'Linux' &&
-        overlay.some((x) => this.nodes.get(x.name)?.kind === 'Windows')
-      )
+      if (o.vni < 4096 && o.kind === 'Linux' && windowsOverlay)
         out.push({
           severity: 'error',
           nodes: [o.name],
@@ -1052,11 +1050,6 @@ export class Cluster {
   send(request: SendRequest): TraceResult {
     return runSend(this.scope, request);
   }
-
-  /** @internal */
-  resolveFrom(from: Source, name: string): DnsOutcome {
-    return this.scope.resolve(from, name);
-  }
 }
 
 /** Traces over the whole cluster. */
@@ -1075,30 +1068,24 @@ class ClusterScope implements TraceScope {
   private podSource(p: PodRec): Source | undefined {
     const node = this.c.nodeOf(p.node);
     if (!node) return undefined;
+    const label = `${p.namespace}/${p.name}`;
     if (node.kind === 'Linux') {
       const lp = node.node.pods.get(p.ipNum);
       if (!lp) return undefined;
       return {
-        label: `${p.namespace}/${p.name}`,
+        label,
         node: node.name,
         ip: p.ipNum,
         send: (w, pkt) => node.node.sendFromPod(w, lp, pkt),
-        dns: this.podDns(p),
+        dns: this.c.podDns(p.namespace),
       };
     }
     const port = findPort(node.host.dataplane, p.endpointId!);
-    if (!port) return undefined;
-    return { ...portSource(node.host.dataplane, port), label: `${p.namespace}/${p.name}` };
+    return port ? { ...portSource(node.host.dataplane, port), label } : undefined;
   }
 
-  private podDns(p: PodRec) {
-    const d = this.c.dns.domain;
-    return { search: [`${p.namespace}.svc.${d}`, `svc.${d}`, d], servers: [fmt(this.c.dnsServiceIp)] };
-  }
-
-  private nodeSource(name: string, ip?: number): Source | undefined {
-    const n = this.c.nodeOf(name);
-    if (!n) return undefined;
+  /** The node itself, sending from `ip` (default: its address). */
+  private nodeSource(n: AnyNode, ip?: number): Source {
     if (n.kind === 'Windows') return hostSource(n.host.dataplane, ip);
     return { label: n.name, node: n.name, ip: ip ?? n.ip, send: (w, p) => n.node.sendFromNode(w, p) };
   }
@@ -1110,20 +1097,28 @@ class ClusterScope implements TraceScope {
     return ext ? { label: ext.name, node: ext.name, ip, send: (w, p) => ext.send(w, p) } : undefined;
   }
 
+  /** A modelled outside host by name. */
+  private external(name: string): ExternalHost | undefined {
+    for (const ext of this.c.fabric.externals.values()) if (ext.name === name) return ext;
+    return undefined;
+  }
+
   source(ref: string): Source | undefined {
-    const pod = this.c.pod(ref);
-    if (pod) return this.podSource(pod as PodRec);
-    if (this.c.nodeOf(ref)) return this.nodeSource(ref);
+    const pod = this.c.podRec(ref);
+    if (pod) return this.podSource(pod);
+    const node = this.c.nodeOf(ref);
+    if (node) return this.nodeSource(node);
     const ip = ip4(ref);
     if (ip !== undefined) {
       for (const p of this.c.podRecs()) if (p.ipNum === ip) return this.podSource(p);
       for (const n of this.c.allNodes()) {
-        if (n.ip === ip) return this.nodeSource(n.name);
-        if (n.kind === 'Windows' && n.host.dataplane.ownsIp(ip)) return this.nodeSource(n.name, ip);
+        if (n.ip === ip) return this.nodeSource(n);
+        if (n.kind === 'Windows' && n.host.dataplane.ownsIp(ip)) return this.nodeSource(n, ip);
       }
       return this.externalSource(ip);
     }
-    for (const [, ext] of this.c.fabric.externals) if (ext.name === ref) return this.externalSource(ext.ip);
+    const ext = this.external(ref);
+    if (ext) return this.externalSource(ext.ip);
     // node/endpoint: an endpoint of a Windows node by ID or name
     const slash = ref.indexOf('/');
     if (slash > 0) {
@@ -1144,31 +1139,20 @@ class ClusterScope implements TraceScope {
         throw hnsError('ERROR_NOT_FOUND', `no service with a ClusterIP "${svcRef}"`);
       return { label: ref, ip: s.clusterIP, port: s.spec.ports[0]!.port };
     }
-    const pod = this.c.pod(ref);
-    if (pod) return { label: ref, ip: ip4(pod.ip)! };
-    const n = this.c.nodeOf(ref);
-    if (n) return { label: ref, ip: n.ip };
-    for (const [, ext] of this.c.fabric.externals) if (ext.name === ref) return { label: ref, ip: ext.ip };
-    return undefined;
+    const pod = this.c.podRec(ref);
+    if (pod) return { label: ref, ip: pod.ipNum };
+    const ip = (this.c.nodeOf(ref) ?? this.external(ref))?.ip;
+    return ip === undefined ? undefined : { label: ref, ip };
   }
 
   resolve(from: Source, name: string): DnsOutcome {
     const settings = from.dns;
     const opts = this.c.options.dns ?? {};
+    const zone = this.c.dns;
     if (!settings) {
       // a node resolves with the infrastructure's DNS: the external records only
-      const r = resolveName(
-        name,
-        { search: [] },
-        {
-          lookup: (f) =>
-            this.c.dns.lookup(f)?.length && !f.endsWith(this.c.dns.domain) ? this.c.dns.lookup(f) : undefined,
-        },
-        opts,
-      );
-      return r.ok
-        ? { name, tried: r.tried, fqdn: r.fqdn, address: r.addresses[0]! }
-        : { name, tried: r.tried, reason: r.reason };
+      const upstream = { lookup: (f: string) => (f.endsWith(zone.domain) ? undefined : zone.lookup(f)) };
+      return dnsOutcome(name, resolveName(name, { search: [] }, upstream, opts));
     }
     const server = settings.servers[0];
     const serverIp = server ? ip4(server) : undefined;
@@ -1180,8 +1164,7 @@ class ClusterScope implements TraceScope {
       protocol: 'UDP',
       destinationPort: 53,
     });
-    const atDns = query.disposition === 'Delivered' && this.isDnsServer(query);
-    if (!atDns) {
+    if (query.disposition !== 'Delivered' || !this.isDnsServer(query)) {
       return {
         name,
         tried: [],
@@ -1189,15 +1172,8 @@ class ClusterScope implements TraceScope {
         reason: `the DNS query to ${server}:53 ended ${query.disposition}${query.disposition === 'Delivered' ? ' at something that is not a DNS server' : ''}`,
       };
     }
-    const r = resolveName(
-      name,
-      { ...(settings.domain ? { domain: settings.domain } : {}), search: settings.search },
-      this.c.dns,
-      opts,
-    );
-    return r.ok
-      ? { name, tried: r.tried, fqdn: r.fqdn, address: r.addresses[0]!, query }
-      : { name, tried: r.tried, query, reason: r.reason };
+    const asked = { ...(settings.domain ? { domain: settings.domain } : {}), search: settings.search };
+    return dnsOutcome(name, resolveName(name, asked, zone, opts), query);
   }
 
   private isDnsServer(r: TraceResult): boolean {
@@ -1219,10 +1195,13 @@ class ClusterScope implements TraceScope {
       return port ? portSource(n.host.dataplane, port) : undefined;
     }
     if (at.startsWith('pod:')) {
-      const p = this.c.pod(at.slice(4));
-      return p ? this.podSource(p as PodRec) : undefined;
+      const p = this.c.podRec(at.slice(4));
+      return p ? this.podSource(p) : undefined;
     }
-    if (at === 'host' || at === 'node') return this.nodeSource(end.host, end.packet.dstIp);
+    if (at === 'host' || at === 'node') {
+      const n = this.c.nodeOf(end.host);
+      return n ? this.nodeSource(n, end.packet.dstIp) : undefined;
+    }
     if (at.startsWith('external:')) return this.externalSource(end.packet.dstIp, true);
     return undefined;
   }
@@ -1230,14 +1209,7 @@ class ClusterScope implements TraceScope {
   count(w: Walk, packets: number, bytes: number): void {
     for (const u of w.counters) {
       const n = this.c.nodeOf(u.host);
-      if (n?.kind !== 'Windows') continue;
-      const s = n.host.hns.store;
-      if (u.field === 'sent')
-        s.countTraffic(u.endpoint, { PacketsSent: packets, BytesSent: packets * bytes });
-      else if (u.field === 'received')
-        s.countTraffic(u.endpoint, { PacketsReceived: packets, BytesReceived: packets * bytes });
-      else if (u.field === 'droppedIn') s.countTraffic(u.endpoint, { DroppedPacketsIncoming: packets });
-      else s.countTraffic(u.endpoint, { DroppedPacketsOutgoing: packets });
+      if (n?.kind === 'Windows') n.host.hns.store.countTrafficField(u.endpoint, u.field, packets, bytes);
     }
   }
 }

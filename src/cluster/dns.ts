@@ -373,7 +373,8 @@ export class ClusterDns implements DnsZone {
 
 type Stored<T> = T & { readonly namespace: string; readonly name: string };
 
-function selects(
+/** A Service selector matches a pod whose labels include all of it; an empty selector matches none. */
+export function selects(
   selector: Readonly<Record<string, string>> | undefined,
   labels: Readonly<Record<string, string>> | undefined,
 ): boolean {

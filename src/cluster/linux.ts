@@ -41,6 +41,11 @@ export interface LinuxService {
   readonly targets: readonly { readonly ip: number; readonly port: number }[];
 }
 
+/** The key of `LinuxNode.services`: IP protocol number, VIP and port (`6/174063627/80`). */
+export function serviceKey(proto: number, vip: number, port: number): string {
+  return `${proto}/${vip}/${port}`;
+}
+
 export class LinuxNode implements NetNode {
   readonly kind = 'Linux' as const;
   readonly pods = new Map<number, LinuxPod>();
@@ -61,11 +66,6 @@ export class LinuxNode implements NetNode {
     /** The underlay: how this node puts packets on the wire. */
     private readonly wire: (w: Walk, from: NetNode, p: Packet, nextHop: number) => void,
   ) {}
-
-  /** The bridge gateway (`cni0`, .1 of the pod subnet). */
-  get bridgeIp(): number {
-    return (this.podSubnet.addr + 1) >>> 0;
-  }
 
   addPod(namespace: string, name: string): LinuxPod {
     const ip = (this.podSubnet.addr + this.nextPod++) >>> 0;
@@ -97,7 +97,7 @@ export class LinuxNode implements NetNode {
 
   /** kube-proxy (iptables mode): a ClusterIP is DNATed to a backend chosen by the flow's hash. */
   private kubeProxy(w: Walk, p: Packet): Packet {
-    const svc = this.services.get(`${p.proto}/${p.dstIp}/${p.dstPort}`);
+    const svc = this.services.get(serviceKey(p.proto, p.dstIp, p.dstPort));
     if (!svc || !svc.targets.length) return p;
     const t =
       svc.targets[mix(w.world.seed, p.srcIp, p.srcPort, p.dstIp, p.dstPort, p.proto) % svc.targets.length]!;
@@ -148,18 +148,16 @@ export class LinuxNode implements NetNode {
     if (p.outer) {
       const o = p.outer;
       if (!this.vxlan || o.dstPort !== this.vxlan.port) {
-        w.step(
+        return w.stop(
           this.name,
           'Decap',
           'Dropped',
           p,
-          p,
-          undefined,
+          'NoRoute',
           this.vxlan
             ? `flannel.${this.vxlan.vni} listens on UDP ${this.vxlan.port}, not ${o.dstPort}`
             : 'no VXLAN device on this node',
         );
-        return w.finish('NoRoute', this.name, p);
       }
       if (o.vni !== this.vxlan.vni) {
         return w.stop(

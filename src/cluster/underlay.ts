@@ -74,10 +74,25 @@ export class ExternalHost implements NetNode {
   }
 }
 
+/**
+ * An IPv4 prefix given as text with its length (`10.0.0.0/24`; a bare address is not one), at most
+ * `longest` bits long; else E_INVALIDARG naming `what`.
+ */
+export function prefixArg(text: string, what: string, longest = 32): Prefix4 {
+  const p = parsePrefix4(text);
+  if (!p || !text.includes('/') || p.len > longest)
+    throw hnsError(
+      'E_INVALIDARG',
+      `${what} "${text}" is not an IPv4 prefix${longest < 32 ? ` of /${longest} or larger` : ''}`,
+    );
+  return p;
+}
+
 let macSeq = 0x02_00_5e_00_00_00;
 
 export class Fabric implements Underlay {
   private readonly segments = new Map<string, Segment>();
+  /** Router interface MACs given out so far (per fabric, so a cluster's MACs do not depend on others). */
   readonly routers = new Map<string, Router>();
   /** Outside hosts by address. */
   readonly externals = new Map<number, ExternalHost>();
@@ -90,9 +105,7 @@ export class Fabric implements Underlay {
   readonly privatePrefixes: Prefix4[] = [];
 
   addSegment(name: string, prefix: string): void {
-    const p = parsePrefix4(prefix);
-    if (!p || !prefix.includes('/'))
-      throw hnsError('E_INVALIDARG', `segment prefix "${prefix}" is not an IPv4 prefix`);
+    const p = prefixArg(prefix, 'segment prefix');
     if (this.segments.has(name)) throw hnsError('E_INVALIDARG', `segment "${name}" exists`);
     this.segments.set(name, { name, prefix: p, members: new Map() });
     this.generation++;
@@ -107,15 +120,10 @@ export class Fabric implements Underlay {
   /** Attach a node (or router interface) to a segment with an address and MAC. */
   attach(segment: string, node: NetNode | Router, ip: number, mac: number): void {
     const s = this.segment(segment);
-    if (!contains(s.prefix, ip)) throw hnsError('E_INVALIDARG', `${fmt(ip)} is not in segment ${name(s)}`);
+    if (!contains(s.prefix, ip))
+      throw hnsError('E_INVALIDARG', `${fmt(ip)} is not in segment ${s.name} (${fmtPrefix(s.prefix)})`);
     if (s.members.has(ip)) throw hnsError('E_INVALIDARG', `${fmt(ip)} is taken on segment ${s.name}`);
     s.members.set(ip, { node, ip, mac });
-    this.generation++;
-  }
-
-  detach(node: NetNode): void {
-    for (const s of this.segments.values())
-      for (const [ip, a] of s.members) if (a.node === node) s.members.delete(ip);
     this.generation++;
   }
 
@@ -155,17 +163,14 @@ export class Fabric implements Underlay {
 
   /** A static route on a router (a ToR route to a node's pod subnet). */
   addRoute(router: string, destinationPrefix: string, nextHop: string): void {
-    const r = this.routers.get(router) ?? [...this.routers.values()].find((x) => x.name === router);
+    const r = this.routers.get(router);
     const dest = parsePrefix4(destinationPrefix);
     const nh = ip4(nextHop);
     if (!dest) throw hnsError('E_INVALIDARG', `route prefix "${destinationPrefix}"`);
     if (nh === undefined) throw hnsError('E_INVALIDARG', `route next hop "${nextHop}"`);
-    (r ?? this.pending(router)).routes.push({ dest, nextHop: nh });
+    if (!r) throw hnsError('ERROR_NOT_FOUND', `no router "${router}"`);
+    r.routes.push({ dest, nextHop: nh });
     this.generation++;
-  }
-
-  private pending(router: string): Router {
-    throw hnsError('ERROR_NOT_FOUND', `no router "${router}"`);
   }
 
   addExternal(name: string, ip: number): ExternalHost {
@@ -181,15 +186,6 @@ export class Fabric implements Underlay {
     for (const s of this.segments.values())
       for (const a of s.members.values()) if (a.node === node) out.push({ segment: s, ip: a.ip, mac: a.mac });
     return out;
-  }
-
-  /** Who owns an underlay address (a node, a router), if anyone. */
-  owner(ip: number): NetNode | Router | undefined {
-    for (const s of this.segments.values()) {
-      const a = s.members.get(ip);
-      if (a) return a.node;
-    }
-    return undefined;
   }
 
   send(w: Walk, from: NetNode, p: Packet, nextHop: number): void {
@@ -240,9 +236,8 @@ export class Fabric implements Underlay {
     // a router forwards with its own MAC on that segment as the source
     const srcMac =
       sender instanceof Router ? sender.interfaces.find((i) => i.segment === seg.name)?.mac : undefined;
-    const arrived = p.outer
-      ? withPacket(p, { outer: { ...p.outer, dstMac: a.mac, ...(srcMac !== undefined ? { srcMac } : {}) } })
-      : withPacket(p, { dstMac: a.mac, ...(srcMac !== undefined ? { srcMac } : {}) });
+    const macs = srcMac !== undefined ? { srcMac, dstMac: a.mac } : { dstMac: a.mac };
+    const arrived = p.outer ? withPacket(p, { outer: { ...p.outer, ...macs } }) : withPacket(p, macs);
     w.step(
       at,
       'Underlay',
@@ -342,8 +337,4 @@ export class Fabric implements Underlay {
     }
     this.route(w, r, p);
   }
-}
-
-function name(s: Segment): string {
-  return `${s.name} (${fmtPrefix(s.prefix)})`;
 }
