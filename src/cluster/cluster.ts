@@ -331,10 +331,14 @@ export class Cluster {
     return this.options.dsr ?? false;
   }
 
-  /** A number that moves with any change of any node, the underlay or the objects. */
+  /**
+   * A number that moves with any change of any node, the underlay or the objects: the sum of their
+   * generations, each of which only grows (a sum stays exact where a polynomial hash of many nodes
+   * would pass 2^53 and lose a last node's change).
+   */
   generation(): number {
-    let g = this.gen * 7919 + this.fabric.generation;
-    for (const n of this.nodes.values()) if (n.kind === 'Windows') g = g * 31 + n.host.dataplane.generation();
+    let g = this.gen + this.fabric.generation;
+    for (const n of this.nodes.values()) if (n.kind === 'Windows') g += n.host.dataplane.generation();
     return g;
   }
 

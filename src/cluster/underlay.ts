@@ -88,11 +88,10 @@ export function prefixArg(text: string, what: string, longest = 32): Prefix4 {
   return p;
 }
 
-let macSeq = 0x02_00_5e_00_00_00;
-
 export class Fabric implements Underlay {
   private readonly segments = new Map<string, Segment>();
   /** Router interface MACs given out so far (per fabric, so a cluster's MACs do not depend on others). */
+  private nextMac = 0x02_00_5e_00_00_00;
   readonly routers = new Map<string, Router>();
   /** Outside hosts by address. */
   readonly externals = new Map<number, ExternalHost>();
@@ -133,7 +132,7 @@ export class Fabric implements Underlay {
       const ip = ip4(i.ip);
       if (ip === undefined) throw hnsError('E_INVALIDARG', `router interface address "${i.ip}"`);
       this.segment(i.segment);
-      return { segment: i.segment, ip, mac: i.mac ?? macSeq++ };
+      return { segment: i.segment, ip, mac: i.mac ?? this.nextMac++ };
     });
     const r = new Router(spec.name, ifs, spec.internet ?? false);
     for (const i of ifs) this.attach(i.segment, r, i.ip, i.mac);
@@ -148,7 +147,7 @@ export class Fabric implements Underlay {
     if (!r) throw hnsError('ERROR_NOT_FOUND', `no router "${router}"`);
     const addr = ip4(ip);
     if (addr === undefined) throw hnsError('E_INVALIDARG', `router interface address "${ip}"`);
-    const mac = macSeq++;
+    const mac = this.nextMac++;
     this.attach(segment, r, addr, mac);
     r.interfaces.push({ segment, ip: addr, mac });
   }
