@@ -9,6 +9,7 @@
 import { expect } from 'vitest';
 import type { Json, JsonObject } from '../../src/core/json.js';
 import type { Host } from '../../src/host/host.js';
+import { goHardwareAddrString, goParseMac } from './client-flow.js';
 import { ok, type HcsshimFlow } from './hcsshim-flow.js';
 import { ZERO_GUID } from './hcsshim-vectors.js';
 
@@ -95,30 +96,14 @@ export function goV1Endpoint(obj: JsonObject): JsonObject {
   return out;
 }
 
-/**
- * Go's `net.ParseMAC` for 6-octet addresses: `xx:xx:xx:xx:xx:xx`, `xx-xx-xx-xx-xx-xx` (one separator
- * throughout) or `xxxx.xxxx.xxxx`, hex digits in either case. Undefined where Go returns an error.
- */
-export function goParseMac(s: string): number[] | undefined {
-  const sep =
-    /^([0-9a-f]{2})([:-])([0-9a-f]{2})\2([0-9a-f]{2})\2([0-9a-f]{2})\2([0-9a-f]{2})\2([0-9a-f]{2})$/i.exec(s);
-  if (sep) return [sep[1], sep[3], sep[4], sep[5], sep[6], sep[7]].map((h) => parseInt(h!, 16));
-  const dot = /^([0-9a-f]{4})\.([0-9a-f]{4})\.([0-9a-f]{4})$/i.exec(s);
-  if (dot)
-    return [dot[1], dot[2], dot[3]].flatMap((q) => [parseInt(q!.slice(0, 2), 16), parseInt(q!.slice(2), 16)]);
-  return undefined;
-}
-
-/** Go's `HardwareAddr.String()`: lower-case, colon-separated. */
-export function goMacString(mac: readonly number[]): string {
-  return mac.map((b) => b.toString(16).padStart(2, '0')).join(':');
-}
+/** Go's `net.ParseMAC` (6 octets, any of its three spellings): client-flow.ts's. */
+export { goParseMac };
 
 /** `net.ParseMAC(s).String()`, failing the test when Go would return an error. */
 export function goMac(s: unknown): string {
   const parsed = typeof s === 'string' ? goParseMac(s) : undefined;
   expect(parsed, `net.ParseMAC(${JSON.stringify(s)})`).toBeDefined();
-  return goMacString(parsed!);
+  return goHardwareAddrString(parsed!);
 }
 
 /** hcsshim `endpoint.Create()` / `network.Create()` with the body text as marshalled: create, then the default query. */

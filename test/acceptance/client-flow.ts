@@ -11,17 +11,12 @@
  */
 import type { Json, JsonObject } from '../../src/core/json.js';
 import type { Host } from '../../src/host/host.js';
+import { DEFAULT_QUERY, filterQuery } from './hcsshim-flow.js';
+import { ZERO_GUID } from './hcsshim-vectors.js';
 
-/** The zero GUID hcsshim passes as the id of every create (`&GUID{}`). */
-export const ZERO_GUID = '00000000-0000-0000-0000-000000000000';
-
-/** `json.Marshal(defaultQuery())` in hcsshim's hcn package. */
-export const DEFAULT_QUERY = '{"SchemaVersion":{"Major":2,"Minor":0}}';
-
-/** The query hcsshim's GetXByName / GetXByID send: `Filter` is a JSON string inside the JSON. */
-export function hcnFilterQuery(filter: Readonly<Record<string, string>>): string {
-  return JSON.stringify({ SchemaVersion: { Major: 2, Minor: 0 }, Filter: JSON.stringify(filter) });
-}
+// hcsshim's zero GUID (`&GUID{}`, the id of every create), `json.Marshal(defaultQuery())` and the
+// GetXByName / GetXByID query (`Filter` a JSON string inside the JSON), from the hcsshim kits
+export { DEFAULT_QUERY, filterQuery as hcnFilterQuery, ZERO_GUID };
 
 // ─────────────────────────────── HRESULT → hcsshim's error code ───────────────────────────────
 
@@ -227,11 +222,11 @@ export class HcnV2 {
 
   /** `GetXByName` / `GetXByID`: the first of the filtered list, undefined for hcsshim's NotFoundError. */
   byName(kind: 'Network' | 'Endpoint', name: string): JsonObject | undefined {
-    return this.list(kind, hcnFilterQuery({ Name: name }))[0];
+    return this.list(kind, filterQuery({ Name: name }))[0];
   }
 
   byId(kind: Kind, id: string): JsonObject | undefined {
-    return this.list(kind, hcnFilterQuery({ ID: id }))[0];
+    return this.list(kind, filterQuery({ ID: id }))[0];
   }
 
   private query(kind: Kind, id: string): JsonObject {

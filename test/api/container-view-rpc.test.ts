@@ -26,8 +26,13 @@ describe('GetContainerView', () => {
     const ipconfig = result(await callRpc(s, 'GetContainerView', ['c1', 'ipconfig'])) as string;
     expect(ipconfig).toContain('Windows IP Configuration');
     expect(ipconfig).toContain(ip);
-    expect(result(await callRpc(s, 'GetContainerView', ['c1', 'route']))).toContain('IPv4 Route Table');
-    expect(result(await callRpc(s, 'GetContainerView', ['c1', 'dnsclient']))).toContain('InterfaceAlias');
+    // each text is of this container's view: its address in the routes, its interface in the table
+    const route = result(await callRpc(s, 'GetContainerView', ['c1', 'route'])) as string;
+    expect(route).toContain('IPv4 Route Table');
+    expect(route).toContain(ip);
+    const dnsclient = result(await callRpc(s, 'GetContainerView', ['c1', 'dnsclient'])) as string;
+    expect(dnsclient).toContain('InterfaceAlias');
+    expect(dnsclient).toContain(`vEthernet (${ep.Name})`);
   });
 
   it('a missing system is -32000 with the spelled HRESULT; a bad format is invalid params', async () => {

@@ -99,7 +99,8 @@ describe('HcsClient flows', () => {
     expect(host.hcs.get('c1').state).toBe('Running');
     const p = await c.properties({ PropertyTypes: ['Statistics'] });
     expect(p).toMatchObject({ Id: 'c1', State: 'Running' });
-    expect(p.Statistics).toBeDefined();
+    // the query crossed: the Statistics part of a running container (nothing has run: uptime 0)
+    expect(p.Statistics).toMatchObject({ Uptime100ns: 0, Processor: { TotalRuntime100ns: 0 } });
   });
 
   it('a utility VM: start, pause, resume, modify (NIC hot-add), shutdown', async () => {
@@ -115,7 +116,9 @@ describe('HcsClient flows', () => {
       RequestType: 'Add',
       Settings: { EndpointId: eps[2], MacAddress: '00-15-5D-00-00-01' },
     });
-    expect(host.hns.store.endpoints.get(eps[2]!)?.VmPort).toBeDefined();
+    expect(host.hns.store.endpoints.get(eps[2]!)?.VmPort).toMatchObject({
+      VirtualMachineId: host.hcs.get('vm').runtimeId,
+    });
     await vm.shutdown();
     expect(await vm.waitExited()).toEqual({ exitType: 'GracefulExit', status: 0 });
     // its NIC went with it

@@ -395,7 +395,9 @@ describe('Hcs* successes', () => {
         Settings: { EndpointId: fx.eps[2], MacAddress: '00-15-5D-00-00-01' },
       }),
     );
-    expect(fx.host.hns.store.endpoints.get(fx.eps[2]!)?.VmPort).toBeDefined();
+    expect(fx.host.hns.store.endpoints.get(fx.eps[2]!)?.VmPort).toMatchObject({
+      VirtualMachineId: fx.host.hcs.get('vm').runtimeId,
+    });
   });
 
   it('HcsGetComputeSystemProperties: PropertyTypes add their parts', () => {

@@ -16,9 +16,22 @@ export interface HcsFixture {
   readonly eps: readonly string[];
 }
 
-export function ok<T>(r: HcnResult<T>): T {
-  if (!r.ok) throw new Error(`unexpected failure ${r.name} ${r.message}`);
+/** The result of a call that must succeed; otherwise an error naming `what` and the failure. */
+export function ok<T>(r: HcnResult<T>, what = 'call'): T {
+  if (!r.ok) throw new Error(`${what} failed: ${r.name} ${r.message}`);
   return r.result;
+}
+
+/** HcnModifyNamespace Add: the endpoint joins the namespace, as the CNI plugin does before the pod starts. */
+export function addToNamespace(host: Host, ns: string, endpointId: string): void {
+  ok(
+    host.api.HcnModifyNamespace(ns, {
+      ResourceType: 'Endpoint',
+      RequestType: 'Add',
+      Settings: { EndpointId: endpointId },
+    }),
+    'HcnModifyNamespace',
+  );
 }
 
 export function setupHcs(api: HcsApi = 'computecore', seed = 5): HcsFixture {
@@ -42,13 +55,7 @@ export function setupHcs(api: HcsApi = 'computecore', seed = 5): HcsFixture {
   ).ID;
   const eps = ['eth0', 'v1', 'vm'].map((Name) => ok(host.api.HcnCreateEndpoint(net, null, { Name })).ID);
   const ns = ok(host.api.HcnCreateNamespace(null, { Type: 'Host' })).ID;
-  ok(
-    host.api.HcnModifyNamespace(ns, {
-      ResourceType: 'Endpoint',
-      RequestType: 'Add',
-      Settings: { EndpointId: eps[0] },
-    }),
-  );
+  addToNamespace(host, ns, eps[0]!);
   return { host, ns, net, eps };
 }
 

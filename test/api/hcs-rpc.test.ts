@@ -43,7 +43,7 @@ describe('Hcs* over JSON-RPC', () => {
       await callRpc(s, 'HcsGetComputeSystemProperties', ['c1', '{"PropertyTypes":["Statistics"]}']),
     ) as JsonObject;
     expect(props).toMatchObject({ Id: 'c1', State: 'Running' });
-    expect(props.Statistics).toBeDefined();
+    expect(props.Statistics).toMatchObject({ Uptime100ns: 0, Processor: { TotalRuntime100ns: 0 } });
     const all = result(await callRpc(s, 'HcsEnumerateComputeSystems', [{ Ids: ['c1'] }])) as JsonObject[];
     expect(all.map((p) => p.Id)).toEqual(['c1']);
     expect(result(await callRpc(s, 'HcsTerminateComputeSystem', ['c1']))).toBeNull();

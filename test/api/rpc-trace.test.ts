@@ -6,44 +6,15 @@ import { callRpc, HOST_RPC_METHODS, RpcServer, type RpcResponse } from '../../sr
 import { HRESULTS } from '../../src/core/errors.js';
 import type { Json, JsonObject } from '../../src/core/json.js';
 import { traceJson, type TraceRequest } from '../../src/dataplane/trace.js';
-import { createHost, type Host } from '../../src/host/host.js';
+import type { Host } from '../../src/host/host.js';
+import { natWebHost } from '../dataplane/trace-kit.js';
 
-const V2 = { Major: 2, Minor: 0 };
 const E_INVALIDARG = HRESULTS.E_INVALIDARG.code;
 const ERROR_NOT_FOUND = HRESULTS.ERROR_NOT_FOUND.code;
 
-/** A NAT network with `web` (a port mapping 8080 → 80 and ACLs: in TCP 80 only) and `client`. */
+/** The shared NAT host: `web` (a port mapping 8080 → 80 and ACLs: in TCP 80 only) and `client`. */
 function build(seed = 3): { host: Host; web: string; client: string } {
-  const host = createHost({ seed });
-  const ok = <T>(r: { ok: true; result: T } | { ok: false; message: string }): T => {
-    if (!r.ok) throw new Error(r.message);
-    return r.result;
-  };
-  const net = ok(host.api.HcnCreateNetwork(null, { Name: 'nat', Type: 'NAT', SchemaVersion: V2 }));
-  const web = ok(
-    host.api.HcnCreateEndpoint(net.ID, null, {
-      Name: 'web',
-      SchemaVersion: V2,
-      Policies: [
-        { Type: 'PortMapping', Settings: { InternalPort: 80, ExternalPort: 8080, Protocol: 6 } },
-        {
-          Type: 'ACL',
-          Settings: {
-            Id: 'allow-80',
-            Action: 'Allow',
-            Direction: 'In',
-            Protocols: '6',
-            LocalPorts: '80',
-            Priority: 100,
-          },
-        },
-        { Type: 'ACL', Settings: { Id: 'allow-out', Action: 'Allow', Direction: 'Out', Priority: 100 } },
-        { Type: 'ACL', Settings: { Id: 'deny-in', Action: 'Block', Direction: 'In', Priority: 200 } },
-      ],
-    }),
-  );
-  const client = ok(host.api.HcnCreateEndpoint(net.ID, null, { Name: 'client', SchemaVersion: V2 }));
-  return { host, web: web.ID, client: client.ID };
+  return natWebHost(seed);
 }
 
 function result(r: RpcResponse): Json {

@@ -112,9 +112,15 @@ describe('hnsim show rules', () => {
     const text = await run(['show', 'rules', '--snapshot', file]);
     expect(text.status).toBe(0);
     expect(text.stdout).toContain('Friendly name : web');
+    // the host side: the uplink (vfpctrl's ExternalPort) after the endpoint ports
+    expect(text.stdout).toContain('    Friendly name : ExternalPort\n    Kind : Uplink\n');
     const json = await run(['show', 'rules', '--snapshot', file, '--format', 'json']);
-    const data = JSON.parse(json.stdout) as { port: { name: string; kind: string } }[];
+    const data = JSON.parse(json.stdout) as { port: { id: string; name: string; kind: string } }[];
     expect(data.some((p) => p.port.name === 'web' && p.port.kind === 'Container')).toBe(true);
+    expect(data.some((p) => p.port.name === 'ExternalPort' && p.port.kind === 'Uplink')).toBe(true);
+    // the same ports, in the same order, as the text lists them
+    const textPorts = text.stdout.split('\n').flatMap((l) => /^PORT : (.+)$/.exec(l)?.slice(1) ?? []);
+    expect(data.map((p) => p.port.id)).toEqual(textPorts);
   });
 
   it('an unknown port is a failure with its HRESULT name; --port without "rules" is a usage error', async () => {

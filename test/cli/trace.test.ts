@@ -12,6 +12,7 @@ import { main } from '../../src/cli/main.js';
 import { traceJson, type TraceRequest } from '../../src/dataplane/trace.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import { renderTrace, traceNames, TRACE_LEVELS } from '../../src/render/trace.js';
+import { ok } from '../dataplane/prop-kit.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -50,10 +51,6 @@ const V2 = { Major: 2, Minor: 0 };
 /** A NAT network: web-1 and web-2 behind a load balancer 10.96.0.10:80, client, db with a deny ACL. */
 function node(): Host {
   const host = createHost({ seed: 5, profile: 'ws2025' });
-  const ok = <T>(r: { ok: true; result: T } | { ok: false; message: string }): T => {
-    if (!r.ok) throw new Error(r.message);
-    return r.result;
-  };
   const net = ok(host.api.HcnCreateNetwork(null, { Name: 'nat', Type: 'NAT', SchemaVersion: V2 }));
   const a = ok(host.api.HcnCreateEndpoint(net.ID, null, { Name: 'web-1', SchemaVersion: V2 }));
   const b = ok(host.api.HcnCreateEndpoint(net.ID, null, { Name: 'web-2', SchemaVersion: V2 }));
@@ -87,7 +84,7 @@ describe('hnsim trace', () => {
     const host = node();
     const file = snapshotFile(host);
     const req: TraceRequest = { from: 'client', to: '10.96.0.10', reply: true, allBranches: true };
-    // the seed decides load-balancer choices, and a snapshot does not carry it
+    // the seed decides load-balancer choices (the snapshot carries it; --seed names the same one)
     const args = [
       'trace',
       '--snapshot',

@@ -14,7 +14,6 @@
  * 10.96.0.11 with kube-dns at 10.96.0.10.
  */
 import { describe, expect, it } from 'vitest';
-import type { HcnResult } from '../../src/api/flat.js';
 import { Cluster, type ClusterOptions } from '../../src/cluster/cluster.js';
 import type { JsonObject } from '../../src/core/json.js';
 import {
@@ -30,6 +29,7 @@ import {
   type TraceJ,
 } from '../dataplane/trace-kit.js';
 import type { TraceRequest } from '../../src/dataplane/trace.js';
+import { ok } from '../dataplane/prop-kit.js';
 
 /** The JSON DNS outcome without the trace of the query itself (checked on its own where it matters). */
 function omitQuery(d: unknown): unknown {
@@ -40,11 +40,6 @@ function omitQuery(d: unknown): unknown {
 
 type Mode = 'l2bridge' | 'overlay';
 const MODES: readonly Mode[] = ['l2bridge', 'overlay'];
-
-function ok<T>(r: HcnResult<T>): T {
-  if (!r.ok) throw new Error(`expected success, got ${r.name}: ${r.message}`);
-  return r.result;
-}
 
 /** An ACL that allows everything out: with any ACL on an endpoint, what no rule allows is denied. */
 const ALLOW_OUT_ONLY: JsonObject = {

@@ -13,21 +13,16 @@
  * - a service without endpoints has no load balancer (kube-proxy skips it, §2.4 step 7.7).
  */
 import { describe, expect, it } from 'vitest';
-import type { HcnResult } from '../../src/api/flat.js';
 import { Cluster, type ClusterOptions, type ServiceSpec } from '../../src/cluster/cluster.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { TraceRequest } from '../../src/dataplane/trace.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import { changes, gaps, has, step, steps, tj, wire, type TraceJ } from '../dataplane/trace-kit.js';
+import { ok } from '../dataplane/prop-kit.js';
 
 type Mode = 'l2bridge' | 'overlay';
 const MODES: readonly Mode[] = ['l2bridge', 'overlay'];
 const V2 = { Major: 2, Minor: 0 };
-
-function ok<T>(r: HcnResult<T>): T {
-  if (!r.ok) throw new Error(`expected success, got ${r.name}: ${r.message}`);
-  return r.result;
-}
 
 interface Fixture {
   readonly mode?: Mode;

@@ -9,16 +9,11 @@
  * .3; lx-1 10.0.0.11 with pods in 10.244.2.0/24 from .2.
  */
 import { describe, expect, it } from 'vitest';
-import type { HcnResult } from '../../src/api/flat.js';
 import { Cluster, type LinuxNodeSpec } from '../../src/cluster/cluster.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { TraceRequest } from '../../src/dataplane/trace.js';
 import { changes, has, isDynamicPort, step, steps, tj, wire, type TraceJ } from '../dataplane/trace-kit.js';
-
-function ok<T>(r: HcnResult<T>): T {
-  if (!r.ok) throw new Error(`expected success, got ${r.name}: ${r.message}`);
-  return r.result;
-}
+import { ok } from '../dataplane/prop-kit.js';
 
 function build(win: 'l2bridge' | 'overlay', linux: Omit<LinuxNodeSpec, 'name'>): Cluster {
   const c = new Cluster({ seed: 1 });

@@ -13,13 +13,13 @@
  * - loops and TTL exhaustion (Batfish's LOOP; RFC 791 TTL) built on a cluster's underlay.
  */
 import { describe, expect, it } from 'vitest';
-import type { HcnResult } from '../../src/api/flat.js';
 import { Cluster } from '../../src/cluster/cluster.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { HnsError } from '../../src/core/errors.js';
 import type { TraceRequest } from '../../src/dataplane/trace.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import { changes, has, isDynamicPort, step, steps, tj, wire, type TraceJ } from './trace-kit.js';
+import { ok } from './prop-kit.js';
 
 const V2 = { Major: 2, Minor: 0 };
 const HOST_IP = '192.168.1.10';
@@ -28,11 +28,6 @@ const HOST_MAC = '00-0D-3A-00-00-AA';
 // hns-hcs.md §5.2 / winerror.h
 const E_INVALIDARG = 0x80070057;
 const ERROR_NOT_FOUND = 0x80070490;
-
-function ok<T>(r: HcnResult<T>): T {
-  if (!r.ok) throw new Error(`expected success, got ${r.name}: ${r.message}`);
-  return r.result;
-}
 
 function host(seed = 7): Host {
   return createHost({
@@ -528,6 +523,29 @@ describe('determinism, branches and the flow table', () => {
     expect(h.trace(req)).toBe(first);
     expect(h.flowTable.hits).toBe(hits + 1);
     expect(first.disposition).toBe('Delivered');
+    // a request differing in any one field is another entry: a miss, answered for its own fields
+    const variants: Partial<TraceRequest>[] = [
+      { to: 'web-2' },
+      { sourcePort: 40001 },
+      { destinationPort: 81 },
+      { protocol: 'UDP' },
+      { ttl: 9 },
+      { reply: true },
+      { allBranches: true },
+    ];
+    for (const v of variants) {
+      const other = h.trace({ ...req, ...v });
+      expect(other, JSON.stringify(v)).not.toBe(first);
+      expect(tj(other).request, JSON.stringify(v)).toMatchObject({
+        to: v.to ?? 'web-1',
+        sourcePort: v.sourcePort ?? 50000,
+        destinationPort: v.destinationPort ?? 80,
+        protocol: v.protocol === 'UDP' ? 17 : 6,
+      });
+      expect(other.packet.ttl, JSON.stringify(v)).toBe(v.ttl ?? 128);
+      expect(other.reply !== undefined, JSON.stringify(v)).toBe(v.reply === true);
+    }
+    expect(h.flowTable.hits).toBe(hits + 1);
     ok(
       h.api.HcnModifyEndpoint(webs[0], {
         ResourceType: 'Policy',

@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHost, type Host, type HostOptions } from '../../src/host/host.js';
 import type { JsonObject } from '../../src/core/json.js';
+import { ok } from './prop-kit.js';
 
 const NIC = {
   name: 'Ethernet',
@@ -18,11 +19,6 @@ const NIC = {
   macAddress: '00-0D-3A-11-22-33',
 };
 const V2 = { Major: 2, Minor: 0 };
-
-function ok<T>(r: { ok: true; result: T } | { ok: false; message: string }): T {
-  if (!r.ok) throw new Error(r.message);
-  return r.result;
-}
 
 /** An L2Bridge host: `client` (with the given policies) and backends `b1`, `b2`. */
 function bridge(

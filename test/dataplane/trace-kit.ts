@@ -4,9 +4,12 @@
  * literals taken from the reference documents, never computed with the code under test. A step is
  * found by host, component and action; `changes` lists the packet fields a step changed (the outer
  * VXLAN header as `outer.*`); `wire` is the frame a host put on its uplink; `gaps` lists the field
- * changes no step recorded (a trace must account for every change of the packet).
+ * changes no step recorded (a trace must account for every change of the packet). `natWebHost` is
+ * the small host the trace renderings and the JSON-RPC Trace tests share.
  */
 import { traceJson, type TraceResult } from '../../src/dataplane/trace.js';
+import { createHost, type Host } from '../../src/host/host.js';
+import { ok } from './prop-kit.js';
 
 export interface OuterJ {
   readonly srcMac: string;
@@ -169,4 +172,39 @@ export function gaps(t: TraceJ): string[] {
 /** A port number drawn from the dynamic range. */
 export function isDynamicPort(v: unknown): boolean {
   return typeof v === 'number' && v >= DYNAMIC_PORTS.min && v <= DYNAMIC_PORTS.max;
+}
+
+/**
+ * A host (default adapter) with a NAT network `nat`, `web` — a PortMapping host 8080 → 80 and ACLs
+ * that let in TCP 80 only (`allow-80` @100, `deny-in` Block @200) and everything out (`allow-out`
+ * @100) — and `client`, without policies.
+ */
+export function natWebHost(seed: number): { host: Host; net: string; web: string; client: string } {
+  const host = createHost({ seed });
+  const V2 = { Major: 2, Minor: 0 };
+  const net = ok(host.api.HcnCreateNetwork(null, { Name: 'nat', Type: 'NAT', SchemaVersion: V2 })).ID;
+  const web = ok(
+    host.api.HcnCreateEndpoint(net, null, {
+      Name: 'web',
+      SchemaVersion: V2,
+      Policies: [
+        { Type: 'PortMapping', Settings: { InternalPort: 80, ExternalPort: 8080, Protocol: 6 } },
+        {
+          Type: 'ACL',
+          Settings: {
+            Id: 'allow-80',
+            Action: 'Allow',
+            Direction: 'In',
+            Protocols: '6',
+            LocalPorts: '80',
+            Priority: 100,
+          },
+        },
+        { Type: 'ACL', Settings: { Id: 'allow-out', Action: 'Allow', Direction: 'Out', Priority: 100 } },
+        { Type: 'ACL', Settings: { Id: 'deny-in', Action: 'Block', Direction: 'In', Priority: 200 } },
+      ],
+    }),
+  ).ID;
+  const client = ok(host.api.HcnCreateEndpoint(net, null, { Name: 'client', SchemaVersion: V2 })).ID;
+  return { host, net, web, client };
 }

@@ -11,8 +11,8 @@
  * was traced just before, so the flow table holds its answer (a client tracing, then mistyping).
  *
  * The property as a whole once failed; each defect it found has its own property below (all fixed),
- * marked `fails`, with the shrunk counterexample in its comment, and one property covers all the
- * junk that is refused correctly. Seed: vitest.setup.ts.
+ * with the shrunk counterexample in its comment, and one property covers all the junk that is
+ * refused correctly. Seed: vitest.setup.ts.
  */
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';

@@ -8,14 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../src/host/host.js';
 import { containerView } from '../../src/hcs/view.js';
+import { addToNamespace, ok } from '../api/hcs-helpers.js';
 
 const V2 = { Major: 2, Minor: 0 };
 const NIC2 = '0b7c2ef6-9d54-4c54-9f3f-2b8e0f0b0a02';
-
-function ok<T>(r: { ok: true; result: T } | { ok: false; message: string }): T {
-  if (!r.ok) throw new Error(r.message);
-  return r.result;
-}
 
 function setup(type: 'Host' | 'Guest'): { host: Host; ns: string; net: string; first: string } {
   const host = createHost({ seed: 9 });
@@ -26,13 +22,7 @@ function setup(type: 'Host' | 'Guest'): { host: Host; ns: string; net: string; f
     ok(host.api.HcnCreateEndpoint(net, null, { Name: 'pod_eth0', SchemaVersion: V2 }))['ID'],
   );
   const ns = String(ok(host.api.HcnCreateNamespace(null, { Type: type, SchemaVersion: V2 }))['ID']);
-  ok(
-    host.api.HcnModifyNamespace(ns, {
-      ResourceType: 'Endpoint',
-      RequestType: 'Add',
-      Settings: { EndpointId: first },
-    }),
-  );
+  addToNamespace(host, ns, first);
   return { host, ns, net, first };
 }
 
@@ -54,13 +44,7 @@ describe('Guest namespaces need the sync step; Host ones update at once', () => 
     const second = String(
       ok(host.api.HcnCreateEndpoint(net, null, { Name: 'pod_eth1', SchemaVersion: V2 }))['ID'],
     );
-    ok(
-      host.api.HcnModifyNamespace(ns, {
-        ResourceType: 'Endpoint',
-        RequestType: 'Add',
-        Settings: { EndpointId: second },
-      }),
-    );
+    addToNamespace(host, ns, second);
     expect(containerView(host.hcs, 'uvm').interfaces.map((i) => i.endpointId)).toEqual([first]);
     // sync: the shim adds the NIC for the new endpoint
     host.hcs.modify('uvm', {
@@ -82,13 +66,7 @@ describe('Guest namespaces need the sync step; Host ones update at once', () => 
     const second = String(
       ok(host.api.HcnCreateEndpoint(net, null, { Name: 'pod_eth1', SchemaVersion: V2 }))['ID'],
     );
-    ok(
-      host.api.HcnModifyNamespace(ns, {
-        ResourceType: 'Endpoint',
-        RequestType: 'Add',
-        Settings: { EndpointId: second },
-      }),
-    );
+    addToNamespace(host, ns, second);
     expect(containerView(host.hcs, 'c1').interfaces.map((i) => i.endpointId)).toEqual([first, second]);
   });
 });

@@ -10,19 +10,15 @@
  * The HNS side goes through the flat API (`host.api`), the HCS side through `host.hcs`.
  */
 import { describe, expect, it } from 'vitest';
-import { isFailure, type HcnDocument, type HcnResult } from '../../src/api/flat.js';
+import type { HcnDocument } from '../../src/api/flat.js';
 import { HnsError, type HResultName } from '../../src/core/errors.js';
 import type { HcsNotificationEvent } from '../../src/core/events.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { HcsOptions } from '../../src/hcs/service.js';
 import { createHost, type Host } from '../../src/host/host.js';
+import { addToNamespace, ok } from '../api/hcs-helpers.js';
 
 // ───────────────────────────── helpers ─────────────────────────────
-
-function ok<T>(r: HcnResult<T>, what: string): T {
-  if (isFailure(r)) throw new Error(`${what} failed: ${r.name} ${r.message}`);
-  return r.result;
-}
 
 /** A host with the flannel-style L2Bridge network `cbr0` (10.244.1.0/24, gateway .2). */
 function node(seed = 5, hcs?: HcsOptions): { host: Host; net: string } {
@@ -61,17 +57,6 @@ function cniEndpoint(host: Host, net: string, name: string, ip: string): string 
     }),
     'HcnCreateEndpoint',
   ).ID;
-}
-
-function addToNamespace(host: Host, ns: string, ep: string): void {
-  ok(
-    host.api.HcnModifyNamespace(ns, {
-      ResourceType: 'Endpoint',
-      RequestType: 'Add',
-      Settings: { EndpointId: ep },
-    }),
-    'HcnModifyNamespace',
-  );
 }
 
 function namespaceResources(host: Host, ns: string): { Type: string; ID: string }[] {

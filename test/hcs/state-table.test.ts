@@ -30,6 +30,7 @@ import type { JsonObject } from '../../src/core/json.js';
 import type { ExitType, SystemState } from '../../src/hcs/model.js';
 import type { HcsOptions } from '../../src/hcs/service.js';
 import { createHost, type Host } from '../../src/host/host.js';
+import { ok } from '../api/hcs-helpers.js';
 
 // ───────────────────────────── the systems ─────────────────────────────
 
@@ -273,11 +274,6 @@ interface Env {
   readonly v1Endpoint: string;
   /** The endpoint of the NIC add. */
   readonly nicEndpoint: string;
-}
-
-function ok<T>(r: { ok: boolean; result?: T }, what: string): T {
-  if (!r.ok) throw new Error(`${what} failed: ${JSON.stringify(r)}`);
-  return r.result as T;
 }
 
 function setup(kind: Kind, state: SystemState, options?: HcsOptions): Env {

@@ -5,19 +5,15 @@
  * from the HNS documents (HcnQuery*Properties), never from the module under test.
  */
 import { describe, expect, it } from 'vitest';
-import type { HcnResult } from '../../src/api/flat.js';
+import type { HcnDocument } from '../../src/api/flat.js';
 import { isHnsError } from '../../src/core/errors.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { containerView, type ContainerNetworkView } from '../../src/hcs/view.js';
 import { createHost, type Host } from '../../src/host/host.js';
+import { addToNamespace, ok } from '../api/hcs-helpers.js';
 
 const SCHEMA = { Major: 2, Minor: 0 };
 const HCS_SCHEMA = { Major: 2, Minor: 1 };
-
-function ok<T>(r: HcnResult<T>): T {
-  if (!r.ok) throw new Error(`${r.name}: ${r.message}`);
-  return r.result;
-}
 
 function node(): Host {
   return createHost({
@@ -95,18 +91,8 @@ function podEndpoint(
   );
 }
 
-function namespace(host: Host): JsonObject {
+function namespace(host: Host): HcnDocument {
   return ok(host.api.HcnCreateNamespace(null, { SchemaVersion: SCHEMA }));
-}
-
-function addToNamespace(host: Host, ns: JsonObject, ep: JsonObject): void {
-  ok(
-    host.api.HcnModifyNamespace(ns.ID, {
-      ResourceType: 'Endpoint',
-      RequestType: 'Add',
-      Settings: { EndpointId: ep.ID as string },
-    }),
-  );
 }
 
 function query(host: Host, kind: 'endpoint' | 'namespace' | 'network', id: unknown): JsonObject {
@@ -130,7 +116,7 @@ function pod() {
   const net = bridge(host);
   const ep = podEndpoint(host, net, 'pod-a_cbr0', '10.244.1.5', '10.244.1.2');
   const ns = namespace(host);
-  addToNamespace(host, ns, ep);
+  addToNamespace(host, ns.ID, ep.ID);
   container(host, 'pause', { Namespace: ns.ID as string, AllowUnqualifiedDnsQuery: true });
   container(host, 'workload', {
     Namespace: ns.ID as string,
@@ -203,7 +189,7 @@ describe('a process-isolated pod (pause + workload in one namespace)', () => {
     const second = podEndpoint(host, net, 'pod-a_second', '10.244.1.6', '10.244.1.2', {
       Dns: { Domain: 'corp.example', Search: ['corp.example'], ServerList: ['10.0.0.53'] },
     });
-    addToNamespace(host, ns, second);
+    addToNamespace(host, ns.ID, second.ID);
     const doc = query(host, 'endpoint', second.ID);
     for (const id of ['pause', 'workload']) {
       const v = containerView(host.hcs, id);
@@ -221,6 +207,37 @@ describe('a process-isolated pod (pause + workload in one namespace)', () => {
       'svc.cluster.local',
       'cluster.local',
       'corp.example',
+    ]);
+    // a third endpoint whose Domain is not its first suffix, repeating a DNS server and a suffix of
+    // the first, with a route of its own metric
+    const third = podEndpoint(host, net, 'pod-a_third', '10.244.1.7', '10.244.1.2', {
+      Dns: {
+        Domain: 'corp.example',
+        Search: ['branch.corp.example', 'svc.cluster.local'],
+        ServerList: ['10.96.0.10'],
+      },
+      Routes: [{ NextHop: '10.244.1.2', DestinationPrefix: '10.0.0.0/8', Metric: 10 }],
+    });
+    addToNamespace(host, ns.ID, third.ID);
+    for (const id of ['pause', 'workload']) {
+      const v = containerView(host.hcs, id);
+      const nic = v.interfaces[2]!;
+      expect(nic.endpointId).toBe(third.ID);
+      expect(nic.connectionSpecificSuffix).toBe('corp.example');
+      expect(v.dns.servers).toEqual(['10.96.0.10', '10.0.0.53']);
+      expect(v.routes).toContainEqual({
+        destinationPrefix: '10.0.0.0/8',
+        nextHop: '10.244.1.2',
+        interfaceName: nic.name,
+        metric: 10,
+      });
+    }
+    expect(containerView(host.hcs, 'pause').dns.suffixSearchList).toEqual([
+      'default.svc.cluster.local',
+      'svc.cluster.local',
+      'cluster.local',
+      'corp.example',
+      'branch.corp.example',
     ]);
   });
 
@@ -289,7 +306,7 @@ describe('addresses and MTU from the network', () => {
       }),
     );
     const ns = namespace(host);
-    addToNamespace(host, ns, ep);
+    addToNamespace(host, ns.ID, ep.ID);
     container(host, 'pod-b', { Namespace: ns.ID as string });
     const netDoc = query(host, 'network', net.ID);
     const subnet = ((netDoc.Ipams as JsonObject[])[0]!.Subnets as JsonObject[])[0]!;
@@ -341,7 +358,7 @@ describe('addresses and MTU from the network', () => {
       }),
     );
     const ns = namespace(host);
-    addToNamespace(host, ns, ep);
+    addToNamespace(host, ns.ID, ep.ID);
     container(host, 'dual', { Namespace: ns.ID as string });
     const nic = containerView(host.hcs, 'dual').interfaces[0]!;
     expect(nic.ipv4).toEqual([{ address: '192.168.128.4', prefixLength: 20, subnetMask: '255.255.240.0' }]);
@@ -415,8 +432,8 @@ describe('a utility VM and the container it hosts', () => {
       Dns: { Search: ['storage.local'], ServerList: ['10.0.0.53'] },
     });
     const ns = namespace(host);
-    addToNamespace(host, ns, eth0);
-    addToNamespace(host, ns, eth1);
+    addToNamespace(host, ns.ID, eth0.ID);
+    addToNamespace(host, ns.ID, eth1.ID);
     host.hcs.create('uvm', { SchemaVersion: HCS_SCHEMA, Owner: 'test', VirtualMachine: {} });
     host.hcs.start('uvm');
     // hcsshim adds the endpoint whose name ends in eth0 first

@@ -9,7 +9,6 @@
  * HNS documents the test creates.
  */
 import { describe, expect, it } from 'vitest';
-import type { HcnResult } from '../../src/api/flat.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { containerView } from '../../src/hcs/view.js';
 import { createHost, type Host } from '../../src/host/host.js';
@@ -19,13 +18,9 @@ import {
   renderIpconfigAll,
   renderRoutePrint,
 } from '../../src/render/container.js';
+import { addToNamespace, ok } from '../api/hcs-helpers.js';
 
 const SCHEMA = { Major: 2, Minor: 0 };
-
-function ok<T>(r: HcnResult<T>): T {
-  if (!r.ok) throw new Error(`${r.name}: ${r.message}`);
-  return r.result;
-}
 
 interface Pod {
   readonly host: Host;
@@ -73,13 +68,7 @@ function pod(search: string[] = ['default.svc.cluster.local', 'svc.cluster.local
     }),
   );
   const ns = ok(host.api.HcnCreateNamespace(null, { SchemaVersion: SCHEMA }));
-  ok(
-    host.api.HcnModifyNamespace(ns.ID, {
-      ResourceType: 'Endpoint',
-      RequestType: 'Add',
-      Settings: { EndpointId: ep.ID as string },
-    }),
-  );
+  addToNamespace(host, ns.ID, ep.ID);
   host.hcs.create('pod-a', {
     SchemaVersion: { Major: 2, Minor: 1 },
     Owner: 'test',

@@ -4,50 +4,21 @@
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../src/cluster/cluster.js';
 import type { TraceResult } from '../../src/dataplane/trace.js';
-import { createHost, type Host } from '../../src/host/host.js';
-import { packetChanges, renderTrace, traceNames, TRACE_LEVELS } from '../../src/render/trace.js';
+import type { Host } from '../../src/host/host.js';
+import { packetFieldChanges, renderTrace, traceNames, TRACE_LEVELS } from '../../src/render/trace.js';
 import { packet, TCP } from '../../src/vswitch/contracts.js';
 import { ip } from '../../src/vswitch/v4.js';
+import { ok } from '../dataplane/prop-kit.js';
+import { natWebHost } from '../dataplane/trace-kit.js';
 
 const V2 = { Major: 2, Minor: 0 };
 const GUID = /[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}/i;
 
-/**
- * One host: a NAT network, `web` (PortMapping 8080 → 80; ACLs: in TCP 80 only, out all), `client`,
- * and an unnamed endpoint.
- */
+/** The shared NAT host (`web`: PortMapping 8080 → 80; ACLs: in TCP 80 only, out all; `client`) and an unnamed endpoint. */
 function smallHost(): { host: Host; web: string; anon: string } {
-  const host = createHost({ seed: 1 });
-  const ok = <T>(r: { ok: true; result: T } | { ok: false; message: string }): T => {
-    if (!r.ok) throw new Error(r.message);
-    return r.result;
-  };
-  const net = ok(host.api.HcnCreateNetwork(null, { Name: 'nat', Type: 'NAT', SchemaVersion: V2 }));
-  const web = ok(
-    host.api.HcnCreateEndpoint(net.ID, null, {
-      Name: 'web',
-      SchemaVersion: V2,
-      Policies: [
-        { Type: 'PortMapping', Settings: { InternalPort: 80, ExternalPort: 8080, Protocol: 6 } },
-        {
-          Type: 'ACL',
-          Settings: {
-            Id: 'allow-80',
-            Action: 'Allow',
-            Direction: 'In',
-            Protocols: '6',
-            LocalPorts: '80',
-            Priority: 100,
-          },
-        },
-        { Type: 'ACL', Settings: { Id: 'allow-out', Action: 'Allow', Direction: 'Out', Priority: 100 } },
-        { Type: 'ACL', Settings: { Id: 'deny-in', Action: 'Block', Direction: 'In', Priority: 200 } },
-      ],
-    }),
-  );
-  ok(host.api.HcnCreateEndpoint(net.ID, null, { Name: 'client', SchemaVersion: V2 }));
-  const anon = ok(host.api.HcnCreateEndpoint(net.ID, null, { SchemaVersion: V2 }));
-  return { host, web: web.ID, anon: anon.ID };
+  const { host, net, web } = natWebHost(1);
+  const anon = ok(host.api.HcnCreateEndpoint(net, null, { SchemaVersion: V2 })).ID;
+  return { host, web, anon };
 }
 
 /** Two overlay nodes, CoreDNS on win-2, pod a on win-1, service web → b (win-2) and b2 (win-1). */
@@ -206,7 +177,7 @@ describe('summary', () => {
     expect(ls[2]).toBe('  query: Delivered at endpoint coredns-0_flannel.4096 on win-2');
     expect(ls[3]).toBe('win-1');
     expect(text).toMatch(
-      /^ {2}ACL|^ {2}LB DNAT\+SNAT \[LoadBalancer [0-9A-F]{8} PortMappings#0 LB_[0-9A-F]{8}_10\.96\.0\.11_80_6\]/m,
+      /^ {2}LB DNAT\+SNAT \[LoadBalancer [0-9A-F]{8} PortMappings#0 LB_[0-9A-F]{8}_10\.96\.0\.11_80_6\]/m,
     );
     expect(text).toMatch(
       /\nBranches: 2, one per backend of LoadBalancer [0-9A-F]{8} on win-1\n {2}Branch 1 of 2:\n {4}win-1\n/,
@@ -383,7 +354,7 @@ describe('every level', () => {
   });
 });
 
-describe('packetChanges', () => {
+describe('packetFieldChanges', () => {
   it('names only what changed: an address and port together, MACs, TTL, the outer header', () => {
     const p = packet({
       srcIp: ip('10.0.0.1'),
@@ -392,14 +363,16 @@ describe('packetChanges', () => {
       srcPort: 1000,
       dstPort: 80,
     });
-    expect(packetChanges(p, p)).toEqual([]);
-    expect(packetChanges(p, { ...p, srcIp: ip('10.0.0.9') })).toEqual(['srcIp 10.0.0.1 → 10.0.0.9']);
-    expect(packetChanges(p, { ...p, dstPort: 8080 })).toEqual(['dstPort 80 → 8080']);
-    expect(packetChanges(p, { ...p, srcIp: ip('10.0.0.9'), srcPort: 5, ttl: 127 })).toEqual([
+    expect(packetFieldChanges(p, p)).toEqual([]);
+    expect(packetFieldChanges(p, { ...p, srcIp: ip('10.0.0.9') })).toEqual(['srcIp 10.0.0.1 → 10.0.0.9']);
+    expect(packetFieldChanges(p, { ...p, dstPort: 8080 })).toEqual(['dstPort 80 → 8080']);
+    expect(packetFieldChanges(p, { ...p, srcIp: ip('10.0.0.9'), srcPort: 5, ttl: 127 })).toEqual([
       'src 10.0.0.1:1000 → 10.0.0.9:5',
       'TTL 128 → 127',
     ]);
-    expect(packetChanges(p, { ...p, dstMac: 0x00155d000001 })).toEqual(['dstMac none → 00-15-5D-00-00-01']);
+    expect(packetFieldChanges(p, { ...p, dstMac: 0x00155d000001 })).toEqual([
+      'dstMac none → 00-15-5D-00-00-01',
+    ]);
     const outer = {
       srcMac: 0x000d3a000001,
       dstMac: 0,
@@ -410,12 +383,12 @@ describe('packetChanges', () => {
       vni: 4096,
     };
     const enc = { ...p, outer };
-    expect(packetChanges(p, enc)).toEqual([
+    expect(packetFieldChanges(p, enc)).toEqual([
       '+outer VXLAN VNI 4096 10.0.0.10:50001 → 10.0.0.11:4789 (00-0D-3A-00-00-01 → none)',
     ]);
-    expect(packetChanges(enc, { ...enc, outer: { ...outer, dstMac: 0x000d3a000002 } })).toEqual([
+    expect(packetFieldChanges(enc, { ...enc, outer: { ...outer, dstMac: 0x000d3a000002 } })).toEqual([
       'outer dstMac none → 00-0D-3A-00-00-02',
     ]);
-    expect(packetChanges(enc, p)).toEqual(['-outer VXLAN VNI 4096']);
+    expect(packetFieldChanges(enc, p)).toEqual(['-outer VXLAN VNI 4096']);
   });
 });

@@ -7,19 +7,14 @@
  * parser (`Encap Destination(s):` with `{key=value, …}`, `Command list-rule succeeded!`).
  */
 import { describe, expect, it } from 'vitest';
-import type { HcnResult } from '../../src/api/flat.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import { renderPortRules } from '../../src/render/vfp.js';
 import { listHostRules, listPortRules } from '../../src/vswitch/rules.js';
+import { ok } from '../dataplane/prop-kit.js';
 
 const NODE_IP = '10.0.0.4';
 const SCHEMA = { Major: 2, Minor: 0 };
-
-function ok<T>(r: HcnResult<T>): T {
-  if (!r.ok) throw new Error(`${r.name}: ${r.message}`);
-  return r.result;
-}
 
 function node(): Host {
   return createHost({

@@ -10,7 +10,6 @@
  * each observation's rule of a VFP layer must be listed on the port the packet was crossing.
  */
 import { describe, expect, it } from 'vitest';
-import type { HcnResult } from '../../src/api/flat.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { TraceRequest, TraceResult } from '../../src/dataplane/trace.js';
 import { createHost, type Host, type HostOptions } from '../../src/host/host.js';
@@ -22,17 +21,13 @@ import {
   type PortRule,
   type PortRules,
 } from '../../src/vswitch/rules.js';
+import { ok } from '../dataplane/prop-kit.js';
 
 const NODE_IP = '10.0.0.4';
 const NODE_MAC = '00-0D-3A-11-22-33';
 const NODE_NIC = { name: 'Ethernet', ipAddress: `${NODE_IP}/24`, gateway: '10.0.0.1', macAddress: NODE_MAC };
 const SCHEMA = { Major: 2, Minor: 0 };
 const OUTSIDE = '192.168.5.5';
-
-function ok<T>(r: HcnResult<T>): T {
-  if (!r.ok) throw new Error(`${r.name}: ${r.message}`);
-  return r.result;
-}
 
 function node(options: HostOptions = {}): Host {
   return createHost({ seed: 7, profile: 'ws2022', adapters: [NODE_NIC], ...options });
@@ -325,6 +320,9 @@ describe('listPortRules: ACL_ENDPOINT_LAYER (reference §1.2, §2)', () => {
       const wfp = layer(rules, 'WFP');
       expect(wfp).toMatchObject({ vfp: false, direction: 'IN' });
       expect(names(wfp.groups[0]!.rules)).toEqual(['host-allow-in', 'default-deny']);
+      // Windows Firewall arbitrates (a Block wins) instead of terminating, and keeps no VFP flow TTL
+      expect(wfp.groups[0]!.rules[0]).toMatchObject({ flags: ['stateful'], implicit: false });
+      expect(wfp.groups[0]!.rules[0]).not.toHaveProperty('flowTtl');
       const t = traced(host, { from: b, to: 'pod-a', destinationPort: 80 });
       expect(t.disposition).toBe(verdict);
       expect(t.observations.find((o) => o.component === 'ACL')?.rule?.rule).toBe(first);
