@@ -1031,7 +1031,7 @@ export class HostPlane implements NetNode {
       }
       return this.portIngress(w, local, cur);
     }
-    this.hostStack(w, p, v.uplink, p !== p0);
+    this.hostStack(w, p, v.uplink, p !== p0, true);
   }
 
   private decap(w: Walk, p: Packet): void {
@@ -1097,7 +1097,13 @@ export class HostPlane implements NetNode {
    * arriving on one of its interfaces. Delivers what is for the host (after NodePorts, external
    * IPs and port mappings), else routes it (forwarding, WinNAT).
    */
-  hostStack(w: Walk, p0: Packet, inIf: HostInterfaceView | undefined, reply = false): void {
+  hostStack(
+    w: Walk,
+    p0: Packet,
+    inIf: HostInterfaceView | undefined,
+    reply = false,
+    fromWire = false,
+  ): void {
     const host = this.name;
     const p = this.unNat(w, p0, 'NAT');
     if (w.looping(`${host}:stack`, p)) {
@@ -1116,7 +1122,7 @@ export class HostPlane implements NetNode {
     // an external IP (a VIP the underlay routes to this node) arriving from the wire
     if (inIf && !own) {
       const ext = this.findLb(p, false);
-      if (ext && !ext.ilb) {
+      if (ext && !(ext.ilb && fromWire)) {
         const r = this.applyLb(w, ext, p, 'host');
         if (!r) return;
         return this.toBackend(w, r.target, r.packet, true);
@@ -1126,7 +1132,7 @@ export class HostPlane implements NetNode {
       // NodePort / external IP load balancers and port mappings answer on the host's addresses
       const found = this.findLb(p, true);
       // an ILB port mapping serves only traffic from inside (pods), not from the wire
-      const lb = found && !(found.ilb && inIf) ? found : undefined;
+      const lb = found && !(found.ilb && fromWire) ? found : undefined;
       if (lb) {
         if (!inIf && !this.options.localNodePort) {
           return w.stop(

@@ -226,5 +226,13 @@ describe('host-only and internal-only corners', () => {
     const fromWire = host.trace({ from: '192.168.1.50', to: '192.168.1.11', destinationPort: 30080 });
     expect(fromWire.observations.some((o) => o.component === 'LB')).toBe(false);
     expect(fromWire.at).toBe('host');
+    // a pod reaching the node (win-bridge's NeedEncap route to the management IP) is served
+    v1(host, 'POST', '/policylists/', {
+      References: [`/endpoints/${String(eps['client']!['ID'])}`],
+      Policies: [{ Type: 'ROUTE', DestinationPrefix: '192.168.1.11/32', NeedEncap: true }],
+    });
+    const fromPod = host.trace({ from: 'client', to: '192.168.1.11', destinationPort: 30080 });
+    expect(fromPod.observations.find((o) => o.component === 'LB')?.action).toBe('DNAT+SNAT');
+    expect(fromPod.at).toBe(`endpoint:${String(eps['web-a']!['ID'])}`);
   });
 });
