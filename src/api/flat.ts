@@ -164,6 +164,18 @@ export function failureOf(e: HnsError): HcnFailure {
   return { ok: false, hr: e.hresult, name: e.code, message: e.message, errorRecord: e.errorRecord() };
 }
 
+/**
+ * A failure as the HnsError it came from (the inverse of `failureOf`): its code, and the detail its
+ * message carried after the Windows text — not the whole message again.
+ */
+export function errorOf(f: HcnFailure): HnsError {
+  const e = new HnsError(f.hr);
+  const prefix = `${e.windowsMessage} (`;
+  const detail =
+    f.message.startsWith(prefix) && f.message.endsWith(')') ? f.message.slice(prefix.length, -1) : undefined;
+  return detail === undefined ? e : new HnsError(f.hr, detail);
+}
+
 /** Run `fn`, turning an HnsError into data; anything else is a bug surfaced as E_FAIL with its text. */
 export function capture<T>(fn: () => T): HcnResult<T> {
   try {

@@ -27,7 +27,7 @@
  *   c.addPod({ namespace: 'default', name: 'web', node: 'win-1', labels: { app: 'web' } });
  *   c.trace({ from: 'default/web', to: 'www.bing.com' });
  */
-import { HnsError, hnsError } from '../core/errors.js';
+import { hnsError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
 import { formatMac, parseMac } from '../addr/mac.js';
 import { createHost, type Host } from '../host/host.js';
@@ -47,7 +47,7 @@ import {
   type TraceScope,
 } from '../dataplane/trace.js';
 import type { Walk, WalkEnd, World } from '../dataplane/walk.js';
-import type { HcnResult } from '../api/flat.js';
+import { errorOf, type HcnResult } from '../api/flat.js';
 import { contains, fmt, fmtPrefix, ip4, parsePrefix4, prefix4, type Prefix4 } from '../vswitch/v4.js';
 import {
   ClusterDns,
@@ -218,7 +218,7 @@ export interface ClusterFinding {
 
 /** The result of a call the cluster's own set-up makes; a failure is thrown as the HRESULT it was. */
 function must<T>(r: HcnResult<T>): T {
-  if (!r.ok) throw new HnsError(r.hr, r.message);
+  if (!r.ok) throw errorOf(r);
   return r.result;
 }
 
@@ -897,7 +897,11 @@ export class Cluster {
     const services: ProgrammedService[] = [];
     for (const { spec, clusterIP } of this.services.values())
       if (clusterIP !== 'None')
-        services.push({ spec, clusterIP, backends: pods.filter((p) => selects(spec.selector, p.labels)) });
+        services.push({
+          spec,
+          clusterIP,
+          backends: pods.filter((p) => p.namespace === spec.namespace && selects(spec.selector, p.labels)),
+        });
     // Linux nodes: kube-proxy in iptables mode, ClusterIPs only (the same rules on every node)
     const iptables = new Map<string, LinuxService>();
     for (const { spec, clusterIP, backends } of services)

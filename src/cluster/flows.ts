@@ -8,6 +8,7 @@
  *   const { cluster, names } = demoCluster('overlay');
  *   for (const row of kubernetesFlows(cluster, names)) console.log(row.flow, row.disposition, row.changes);
  */
+import { hnsError } from '../core/errors.js';
 import { fmt } from '../vswitch/v4.js';
 import type { Disposition, Observation } from '../vswitch/contracts.js';
 import type { TraceRequest, TraceResult } from '../dataplane/trace.js';
@@ -83,7 +84,7 @@ export function packetChanges(obs: readonly Observation[]): string[] {
 /** Run the nine flows (TCP; the DNS flows resolve through the cluster's DNS first). */
 export function kubernetesFlows(c: Cluster, n: FlowNames): FlowRow[] {
   const server = c.pod(n.server);
-  if (!server) throw new RangeError(`no pod ${n.server}`);
+  if (!server) throw hnsError('ERROR_NOT_FOUND', `no pod ${n.server}`);
   const flows: [string, TraceRequest][] = [
     ['Pod → Pod (IP)', { from: n.client, to: server.ip, destinationPort: n.serverPort }],
     ['Pod → Pod (name)', { from: n.client, to: n.serverName, destinationPort: n.serverPort }],
@@ -135,11 +136,11 @@ export function demoCluster(
       client: 'default/client',
       clientNode: 'win-1',
       server: 'default/web-0',
-      serverName: `${web.ip.replaceAll('.', '-')}.default.pod.cluster.local`,
+      serverName: `${web.ip.replaceAll('.', '-')}.default.pod.${c.dns.domain}`,
       serverPort: 8080,
       service: 'default/web',
       serviceName: 'web',
-      serviceFqdn: 'web.default.svc.cluster.local',
+      serviceFqdn: `web.default.svc.${c.dns.domain}`,
       externalIp: '204.79.197.200',
       externalName: 'www.bing.com',
     },

@@ -6,6 +6,7 @@
  * node's address). Linux flannel's VXLAN defaults are VNI 1 and UDP 8472; a mixed cluster needs
  * them set to Windows' 4096 and 4789 (reference vfp-dataplane.md §5) — the cluster check says so.
  */
+import { hnsError } from '../core/errors.js';
 import { withPacket, type Packet } from '../vswitch/contracts.js';
 import { contains, fmt, fmtPrefix, type Prefix4 } from '../vswitch/v4.js';
 import { mix } from '../dataplane/plane.js';
@@ -70,7 +71,7 @@ export class LinuxNode implements NetNode {
   addPod(namespace: string, name: string): LinuxPod {
     const ip = (this.podSubnet.addr + this.nextPod++) >>> 0;
     if (!contains(this.podSubnet, ip) || ip === (this.podSubnet.addr | ~this.podSubnet.mask) >>> 0)
-      throw new RangeError(`pod subnet ${fmtPrefix(this.podSubnet)} of ${this.name} is full`);
+      throw hnsError('E_INVALIDARG', `pod subnet ${fmtPrefix(this.podSubnet)} of ${this.name} is full`);
     // veth MACs on Linux are random; a deterministic locally administered one here
     const pod: LinuxPod = { namespace, name, ip, mac: 0x0a5800000000 + (ip & 0xffffff) };
     this.pods.set(ip, pod);

@@ -134,9 +134,11 @@ export class Fabric implements Underlay {
       this.segment(i.segment);
       return { segment: i.segment, ip, mac: i.mac ?? this.nextMac++ };
     });
+    // every route checked before anything is attached: a bad one leaves the underlay as it was
+    const routes = (spec.routes ?? []).map((rt) => this.staticRoute(rt.destinationPrefix, rt.nextHop));
     const r = new Router(spec.name, ifs, spec.internet ?? false);
     for (const i of ifs) this.attach(i.segment, r, i.ip, i.mac);
-    for (const rt of spec.routes ?? []) this.addRoute(spec.name, rt.destinationPrefix, rt.nextHop);
+    r.routes.push(...routes);
     this.routers.set(spec.name, r);
     return r;
   }
@@ -163,13 +165,18 @@ export class Fabric implements Underlay {
   /** A static route on a router (a ToR route to a node's pod subnet). */
   addRoute(router: string, destinationPrefix: string, nextHop: string): void {
     const r = this.routers.get(router);
+    const route = this.staticRoute(destinationPrefix, nextHop);
+    if (!r) throw hnsError('ERROR_NOT_FOUND', `no router "${router}"`);
+    r.routes.push(route);
+    this.generation++;
+  }
+
+  private staticRoute(destinationPrefix: string, nextHop: string): StaticRoute {
     const dest = parsePrefix4(destinationPrefix);
     const nh = ip4(nextHop);
     if (!dest) throw hnsError('E_INVALIDARG', `route prefix "${destinationPrefix}"`);
     if (nh === undefined) throw hnsError('E_INVALIDARG', `route next hop "${nextHop}"`);
-    if (!r) throw hnsError('ERROR_NOT_FOUND', `no router "${router}"`);
-    r.routes.push({ dest, nextHop: nh });
-    this.generation++;
+    return { dest, nextHop: nh };
   }
 
   addExternal(name: string, ip: number): ExternalHost {
