@@ -110,8 +110,9 @@ export type Prefix =
 
 const V6_ALL = (1n << 128n) - 1n;
 
-function v4Mask(len: number): number {
-  return len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
+/** The IPv4 netmask of a prefix length as a uint32 (lengths outside 0..32 are clamped). */
+export function v4Mask(len: number): number {
+  return len <= 0 ? 0 : len >= 32 ? 0xffffffff : (0xffffffff << (32 - len)) >>> 0;
 }
 function v6Mask(len: number): bigint {
   return len === 0 ? 0n : (V6_ALL << BigInt(128 - len)) & V6_ALL;

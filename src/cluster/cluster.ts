@@ -48,7 +48,16 @@ import {
 } from '../dataplane/trace.js';
 import type { Walk, WalkEnd, World } from '../dataplane/walk.js';
 import { errorOf, type HcnResult } from '../api/flat.js';
-import { contains, fmt, fmtPrefix, ip4, parsePrefix4, prefix4, type Prefix4 } from '../vswitch/v4.js';
+import {
+  contains,
+  fmt,
+  fmtPrefix,
+  ip4,
+  parsePrefix4,
+  prefix4,
+  prefixArg,
+  type Prefix4,
+} from '../vswitch/v4.js';
 import {
   ClusterDns,
   resolve as resolveName,
@@ -58,7 +67,7 @@ import {
   type ResolveResult,
 } from './dns.js';
 import { LinuxNode, serviceKey, type LinuxService, type LinuxVxlan } from './linux.js';
-import { ExternalHost, Fabric, prefixArg } from './underlay.js';
+import { ExternalHost, Fabric } from './underlay.js';
 
 export interface ClusterOptions {
   readonly seed?: number;

@@ -11,7 +11,7 @@
  */
 import { hnsError } from '../core/errors.js';
 import { withPacket, type Packet } from '../vswitch/contracts.js';
-import { contains, fmt, fmtPrefix, ip4, parsePrefix4, type Prefix4 } from '../vswitch/v4.js';
+import { contains, fmt, fmtPrefix, ip4, parsePrefix4, prefixArg, type Prefix4 } from '../vswitch/v4.js';
 import type { NetNode, Underlay, Walk } from '../dataplane/walk.js';
 
 export interface RouterSpec {
@@ -78,15 +78,6 @@ export class ExternalHost implements NetNode {
  * An IPv4 prefix given as text with its length (`10.0.0.0/24`; a bare address is not one), at most
  * `longest` bits long; else E_INVALIDARG naming `what`.
  */
-export function prefixArg(text: string, what: string, longest = 32): Prefix4 {
-  const p = parsePrefix4(text);
-  if (!p || !text.includes('/') || p.len > longest)
-    throw hnsError(
-      'E_INVALIDARG',
-      `${what} "${text}" is not an IPv4 prefix${longest < 32 ? ` of /${longest} or larger` : ''}`,
-    );
-  return p;
-}
 
 export class Fabric implements Underlay {
   private readonly segments = new Map<string, Segment>();

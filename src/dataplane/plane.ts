@@ -34,7 +34,7 @@ import {
   type NetworkView,
   type PortView,
 } from '../vswitch/view.js';
-import { contains, fmt, fmtPrefix, ip4, parsePrefix4, prefix4, type Prefix4 } from '../vswitch/v4.js';
+import { contains, fmt, fmtPrefix, ip4, prefix4, prefixArg, type Prefix4 } from '../vswitch/v4.js';
 import { flowKey, replyOf, tupleKey, type CtRewrite } from './conntrack.js';
 import type { NetNode, Walk } from './walk.js';
 
@@ -142,9 +142,7 @@ export class HostPlane implements NetNode {
 
   /** Add a route to the host's default compartment; errors: bad prefix/next hop, no interface. */
   addRoute(spec: RouteSpec): HostRoute {
-    const dest = parsePrefix4(spec.destinationPrefix);
-    if (!dest || !spec.destinationPrefix.includes('/'))
-      throw hnsError('E_INVALIDARG', `DestinationPrefix "${spec.destinationPrefix}" is not an IPv4 prefix`);
+    const dest = prefixArg(spec.destinationPrefix, 'DestinationPrefix');
     const nh = spec.nextHop === undefined ? 0 : ip4(spec.nextHop);
     if (nh === undefined) throw hnsError('E_INVALIDARG', `NextHop "${spec.nextHop}" is not an IPv4 address`);
     if (spec.metric !== undefined && (!Number.isInteger(spec.metric) || spec.metric < 0))
@@ -187,9 +185,7 @@ export class HostPlane implements NetNode {
 
   /** Remove the user routes to a prefix (and via a next hop, when given); how many went. */
   removeRoute(destinationPrefix: string, nextHop?: string): number {
-    const dest = parsePrefix4(destinationPrefix);
-    if (!dest || !destinationPrefix.includes('/'))
-      throw hnsError('E_INVALIDARG', `DestinationPrefix "${destinationPrefix}" is not an IPv4 prefix`);
+    const dest = prefixArg(destinationPrefix, 'DestinationPrefix');
     const before = this.userRoutes.length;
     for (let i = this.userRoutes.length - 1; i >= 0; i--) {
       const { route: r, nextHopText } = this.userRoutes[i]!;
@@ -1097,13 +1093,7 @@ export class HostPlane implements NetNode {
    * arriving on one of its interfaces. Delivers what is for the host (after NodePorts, external
    * IPs and port mappings), else routes it (forwarding, WinNAT).
    */
-  hostStack(
-    w: Walk,
-    p0: Packet,
-    inIf: HostInterfaceView | undefined,
-    reply = false,
-    fromWire = false,
-  ): void {
+  hostStack(w: Walk, p0: Packet, inIf: HostInterfaceView | undefined, reply = false, fromWire = false): void {
     const host = this.name;
     const p = this.unNat(w, p0, 'NAT');
     if (w.looping(`${host}:stack`, p)) {

@@ -339,7 +339,7 @@ export function createHost(options: HostOptions = {}): Host {
       ctx.get<HnsTransport>(TOKENS.Transport),
       ctx.get<Clock>(TOKENS.Clock),
       // HNS objects by ID, compute systems by their ID (any case)
-      (id) => hns.nameOf(id) ?? hcs.systems.get(id.toLowerCase())?.name,
+      (id) => hns.nameOf(id) ?? hcs.find(id)?.name,
       () => hns.epoch,
     );
   });

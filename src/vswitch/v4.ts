@@ -3,7 +3,8 @@
  * mask precomputed, and a longest-prefix-match table. Text is parsed only at the edges (trace
  * requests, HNS records), through src/addr.
  */
-import { formatIPv4, parseIPv4, type Prefix } from '../addr/ip.js';
+import { hnsError } from '../core/errors.js';
+import { formatIPv4, parseIPv4, v4Mask, type Prefix } from '../addr/ip.js';
 
 /** `10.0.0.4` → uint32, or undefined; and uint32 → `10.0.0.4` (src/addr's, under the packet path's names). */
 export { parseIPv4 as ip4, formatIPv4 as fmt } from '../addr/ip.js';
@@ -14,9 +15,8 @@ export interface Prefix4 {
   readonly mask: number;
 }
 
-export function maskOf(len: number): number {
-  return len <= 0 ? 0 : len >= 32 ? 0xffffffff : (0xffffffff << (32 - len)) >>> 0;
-}
+/** The netmask of a prefix length (src/addr/ip.ts). */
+export const maskOf = v4Mask;
 
 export function prefix4(addr: number, len: number): Prefix4 {
   const mask = maskOf(len);
@@ -84,4 +84,18 @@ export class Lpm<T> {
     for (const m of this.byLen.values()) n += m.size;
     return n;
   }
+}
+
+/**
+ * A prefix argument of an API (`10.244.0.0/16`, the length required, at most /`longest`), else
+ * E_INVALIDARG naming `what`.
+ */
+export function prefixArg(text: string, what: string, longest = 32): Prefix4 {
+  const p = parsePrefix4(text);
+  if (!p || !text.includes('/') || p.len > longest)
+    throw hnsError(
+      'E_INVALIDARG',
+      `${what} "${text}" is not an IPv4 prefix${longest < 32 ? ` of /${longest} or larger` : ''}`,
+    );
+  return p;
 }
