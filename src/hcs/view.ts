@@ -28,8 +28,8 @@
  *   in Azure/aks-engine#2281). A container hosted in the VM sees the VM's adapters (our choice; the
  *   guest HNS's own vNIC naming is not modelled).
  * - The interface index of an endpoint's interface is `1000 + the endpoint's creation sequence`, the
- *   rule Host.adapters() uses for host vNICs (indices are host-wide on Windows; ours are stable for
- *   the endpoint's life). Container vNICs have interface metric 5000 (route print inside a container
+ *   rule Host.adapters() uses for host vNICs (hns/adapters.ts endpointInterface; indices are
+ *   host-wide on Windows, ours are stable for the endpoint's life). Container vNICs have interface metric 5000 (route print inside a container
  *   shows 5256 = 5000 + 256: microsoft/Windows-Containers#386; Get-NetRoute ifMetric 5000:
  *   kubernetes-sigs/sig-windows-tools#214); routes default to metric 256.
  * - The connection-specific suffix is `Dns.Domain`, else the first of `Dns.Search` (win-bridge and
@@ -37,7 +37,7 @@
  *   first entry as the suffix). The compartment's search list is the document's `DnsSearchList`,
  *   else the endpoints' `Dns.Search` in order.
  * - MTU: 1450 on Overlay networks (HNS lowers it for the VXLAN header, vfp-dataplane.md §5), 1500
- *   otherwise.
+ *   otherwise (endpointInterface again).
  * Not modelled: link-local IPv6 addresses, the loopback interface (the renderers add it), and the
  * routes Windows adds for every address (host /32, broadcast, multicast: route print adds them).
  */
@@ -54,6 +54,7 @@ import { formatMac, parseMac } from '../addr/mac.js';
 import { isJsonObject, type Json, type JsonObject } from '../core/json.js';
 import type { HostRoute } from '../dataplane/plane.js';
 import { subnetsOf, type EndpointRec } from '../hns/model.js';
+import { endpointInterface } from '../hns/adapters.js';
 import type { HnsService } from '../hns/service.js';
 import { DEFAULT_COMPARTMENT } from '../hns/v1/attach.js';
 import { maskOf } from '../vswitch/v4.js';
@@ -176,7 +177,7 @@ function hostNameOf(rec: ComputeSystemRec): string {
   return found ?? rec.name;
 }
 
-function v4Mask(len: number): string {
+function dottedMask(len: number): string {
   return formatIPv4(maskOf(len));
 }
 
@@ -226,7 +227,8 @@ function endpointPart(hns: HnsService, e: EndpointRec, macOverride?: string): En
       c.PrefixLength ??
       subnets.find((s) => prefixContains(s.prefix, c.addr))?.prefix.len ??
       (c.addr.family === 4 ? 32 : 128);
-    if (c.addr.family === 4) ipv4.push({ address: c.IpAddress, prefixLength: len, subnetMask: v4Mask(len) });
+    if (c.addr.family === 4)
+      ipv4.push({ address: c.IpAddress, prefixLength: len, subnetMask: dottedMask(len) });
     else ipv6.push({ address: c.IpAddress, prefixLength: len });
     routes.push({
       destinationPrefix: onLinkPrefix(c.addr, len),
@@ -247,9 +249,10 @@ function endpointPart(hns: HnsService, e: EndpointRec, macOverride?: string): En
     if (routes.some((x) => x.destinationPrefix === dest && x.nextHop === nextHop)) continue;
     routes.push({ destinationPrefix: dest, nextHop, metric: r.Metric ?? DEFAULT_ROUTE_METRIC });
   }
+  const { ifIndex, mtu } = endpointInterface(e, net);
   return {
     iface: {
-      ifIndex: 1000 + e.seq,
+      ifIndex,
       endpointId: e.ID,
       macAddress: dashMac(macOverride || e.MacAddress),
       dhcpEnabled: false,
@@ -260,7 +263,7 @@ function endpointPart(hns: HnsService, e: EndpointRec, macOverride?: string): En
       dnsServers: [...e.Dns.ServerList],
       connectionSpecificSuffix: e.Dns.Domain || e.Dns.Search[0] || '',
       suffixSearchList: [...e.Dns.Search],
-      mtu: net?.Type === 'Overlay' ? 1450 : 1500,
+      mtu,
       interfaceMetric: CONTAINER_INTERFACE_METRIC,
     },
     routes,
@@ -347,7 +350,7 @@ function hostInterfaces(host: HostNetworkSource | undefined): Seen {
       ...(endpointId ? { endpointId } : {}),
       macAddress: dashMac(str(a, 'MacAddress') ?? ''),
       dhcpEnabled: false,
-      ipv4: ip ? [{ address: ip, prefixLength: len, subnetMask: v4Mask(len) }] : [],
+      ipv4: ip ? [{ address: ip, prefixLength: len, subnetMask: dottedMask(len) }] : [],
       ipv6: [],
       ...(gw ? { defaultGateway: gw } : {}),
       dnsServers: [],

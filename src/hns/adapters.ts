@@ -21,7 +21,7 @@ import { isJsonObject, type Json, type JsonObject } from '../core/json.js';
 import { Rng } from '../core/rng.js';
 import { formatIp, parseIp, parsePrefix, prefixContains, prefixLast, type Prefix } from '../addr/ip.js';
 import { formatMac, isUnicastMac, parseMac } from '../addr/mac.js';
-import { subnetsOf, type NetworkRec } from './model.js';
+import { subnetsOf, type EndpointRec, type NetworkRec } from './model.js';
 import type { NetworkType } from './policy/contracts.js';
 import type { NetAdapterNameSettings } from './policy/network/net-adapter-name.js';
 import type { ProviderAddressSettings } from './policy/shared/provider-address.js';
@@ -135,6 +135,20 @@ export interface SwitchPlan {
 const PHYSICAL_DESCRIPTION = 'Microsoft Hyper-V Network Adapter';
 /** The description of every host vNIC (`vEthernet (…)`), a switch's or an endpoint's. */
 export const VNIC_DESCRIPTION = 'Hyper-V Virtual Ethernet Adapter';
+/**
+ * The index and MTU of an endpoint's interface, as the host (`Host.adapters()`, a host vNIC) and a
+ * container (the HCS container view) show it: index 1000 + the endpoint's creation sequence, stable
+ * for the endpoint's life and after the adapters' and switches' indexes (our choice: indices are
+ * host-wide on Windows); MTU 1450 on an Overlay network (HNS lowers it for the VXLAN header,
+ * vfp-dataplane.md §5), else 1500.
+ */
+export function endpointInterface(
+  e: EndpointRec,
+  net: NetworkRec | undefined,
+): { ifIndex: number; mtu: number } {
+  return { ifIndex: 1000 + e.seq, mtu: net?.Type === 'Overlay' ? 1450 : 1500 };
+}
+
 /** Microsoft's OUI used by Azure VM NICs (00-0D-3A): the seed-derived physical MACs live there, away from HNS pools. */
 const NIC_OUI = 0x000d3a;
 const TWO_24 = 0x1000000;

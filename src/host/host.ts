@@ -27,6 +27,7 @@ import {
 import { HnsService } from '../hns/service.js';
 import {
   adapterJson,
+  endpointInterface,
   parseAdapterSpecs,
   VNIC_DESCRIPTION,
   type AdapterSpec,
@@ -193,14 +194,14 @@ export class Host {
         const v4 = e.IpConfigurations.find((c) => c.addr.family === 4);
         const mac = parseMac(e.MacAddress);
         const sw = s.nics.switchOf(e.HostComputeNetwork);
+        const { ifIndex, mtu } = endpointInterface(e, s.networks.get(e.HostComputeNetwork));
         const o: JsonObject = {
           Name: `vEthernet (${e.Name || e.ID})`,
           InterfaceDescription: VNIC_DESCRIPTION,
           InterfaceGuid: derivedGuid(e.ID, 0x564e4943),
-          // stable for the endpoint's life: after the adapters' and switches' indexes
-          ifIndex: 1000 + e.seq,
+          ifIndex,
           MacAddress: mac === undefined ? e.MacAddress : formatMac(mac),
-          MtuSize: s.networks.get(e.HostComputeNetwork)?.Type === 'Overlay' ? 1450 : 1500,
+          MtuSize: mtu,
           Kind: 'HostVNic',
           Status: 'Up',
         };

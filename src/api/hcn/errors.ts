@@ -5,11 +5,8 @@
  * raised by the client itself with hcsshim's exact texts. All are `HnsError`s with a registered code.
  */
 import { HRESULTS, HnsError, type ErrorRecord, type HResultName } from '../../core/errors.js';
+import { ClientRaisedError, errorChain, setErrorName, systemMessage } from '../client-error.js';
 import { goQuote } from './marshal.js';
-
-function setName(e: Error, name: string): void {
-  Object.defineProperty(e, 'name', { value: name, enumerable: false, configurable: true, writable: true });
-}
 
 /**
  * The code hcsshim keeps for an HRESULT (`hcserror.Win32FromError` after the syscall wrapper):
@@ -29,11 +26,6 @@ export const ErrorCode = {
   HCN_E_NOTIMPL: 0x80004001,
 } as const;
 
-/** The system message Windows formats for an HRESULT: the registered text, ending in a period. */
-function systemMessage(m: string): string {
-  return m.endsWith('.') ? m : `${m}.`;
-}
-
 /**
  * A failure returned by the service for one flat call. `message` is hcsshim's
  * `"<fn> failed in Win32: <system message> (0x<code>) <ErrorRecord JSON>"`; `hresult` the full
@@ -52,7 +44,7 @@ export class HcnError extends HnsError {
     opts: { record?: ErrorRecord; detail?: string } = {},
   ) {
     super(code, opts.detail);
-    setName(this, 'HcnError');
+    setErrorName(this, 'HcnError');
     this.title = title;
     this.errorCode = win32FromHResult(this.hresult);
     this.#record = opts.record;
@@ -73,14 +65,9 @@ export class HcnError extends HnsError {
  * An error the client raises without a service failure (hcsshim's `errors.New`/`fmt.Errorf` ones):
  * `message` is hcsshim's exact text; `code` a registered HRESULT we chose for it (docs/model.md).
  */
-export class HcnClientError extends HnsError {
+export class HcnClientError extends ClientRaisedError {
   constructor(code: HResultName | number, message: string, options?: { cause?: unknown }) {
-    super(code);
-    setName(this, 'HcnClientError');
-    this.message = message;
-    if (options && 'cause' in options) {
-      Object.defineProperty(this, 'cause', { value: options.cause, enumerable: false, configurable: true });
-    }
+    super(code, message, 'HcnClientError', options);
   }
 }
 
@@ -96,7 +83,7 @@ export class NetworkNotFoundError extends HcnClientError {
         ? `Network name ${goQuote(NetworkName)} not found`
         : `Network ID ${goQuote(NetworkID)} not found`,
     );
-    setName(this, 'NetworkNotFoundError');
+    setErrorName(this, 'NetworkNotFoundError');
   }
 }
 
@@ -112,7 +99,7 @@ export class EndpointNotFoundError extends HcnClientError {
         ? `Endpoint name ${goQuote(EndpointName)} not found`
         : `Endpoint ID ${goQuote(EndpointID)} not found`,
     );
-    setName(this, 'EndpointNotFoundError');
+    setErrorName(this, 'EndpointNotFoundError');
   }
 }
 
@@ -120,7 +107,7 @@ export class EndpointNotFoundError extends HcnClientError {
 export class NamespaceNotFoundError extends HcnClientError {
   constructor(readonly NamespaceID: string) {
     super('ERROR_NOT_FOUND', `Namespace ID ${goQuote(NamespaceID)} not found`);
-    setName(this, 'NamespaceNotFoundError');
+    setErrorName(this, 'NamespaceNotFoundError');
   }
 }
 
@@ -128,7 +115,7 @@ export class NamespaceNotFoundError extends HcnClientError {
 export class LoadBalancerNotFoundError extends HcnClientError {
   constructor(readonly LoadBalancerId: string) {
     super('ERROR_NOT_FOUND', `LoadBalancer ${goQuote(LoadBalancerId)} not found`);
-    setName(this, 'LoadBalancerNotFoundError');
+    setErrorName(this, 'LoadBalancerNotFoundError');
   }
 }
 
@@ -136,7 +123,7 @@ export class LoadBalancerNotFoundError extends HcnClientError {
 export class RouteNotFoundError extends HcnClientError {
   constructor(readonly RouteId: string) {
     super('ERROR_NOT_FOUND', `SDN Route ${goQuote(RouteId)} not found`);
-    setName(this, 'RouteNotFoundError');
+    setErrorName(this, 'RouteNotFoundError');
   }
 }
 
@@ -146,7 +133,7 @@ export type ResourceKind = 'network' | 'endpoint' | 'namespace' | 'load balancer
 export class InvalidIdError extends HcnClientError {
   constructor(readonly kind: ResourceKind) {
     super('HCN_E_GUID_CONVERSION_FAILURE', `invalid ${kind} ID`);
-    setName(this, 'InvalidIdError');
+    setErrorName(this, 'InvalidIdError');
   }
 }
 
@@ -154,21 +141,12 @@ export class InvalidIdError extends HcnClientError {
 export class PlatformNotSupportedError extends HcnClientError {
   constructor(readonly feature: string) {
     super('E_NOTIMPL', `platform does not support feature ${feature}`);
-    setName(this, 'PlatformNotSupportedError');
-  }
-}
-
-/** Walk an error and its `cause` chain (Go's `errors.As` over wrapped errors). */
-function* chain(e: unknown): Generator<unknown> {
-  let cur = e;
-  for (let depth = 0; depth < 32 && cur !== undefined && cur !== null; depth++) {
-    yield cur;
-    cur = cur instanceof Error ? cur.cause : undefined;
+    setErrorName(this, 'PlatformNotSupportedError');
   }
 }
 
 function findHcnError(e: unknown): HcnError | undefined {
-  for (const c of chain(e)) if (c instanceof HcnError) return c;
+  for (const c of errorChain(e)) if (c instanceof HcnError) return c;
   return undefined;
 }
 
@@ -206,7 +184,7 @@ export function isNotImplemented(e: unknown): boolean {
  * bare `HnsError` from the service (not raised by this client) counts too.
  */
 export function isNotFoundError(e: unknown): boolean {
-  for (const c of chain(e)) {
+  for (const c of errorChain(e)) {
     if (
       c instanceof NetworkNotFoundError ||
       c instanceof EndpointNotFoundError ||

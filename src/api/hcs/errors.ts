@@ -6,11 +6,8 @@
  * callers branch on. All are `HnsError`s with a registered code (DESIGN contract 3).
  */
 import { HRESULTS, HnsError, type HResultName } from '../../core/errors.js';
+import { ClientRaisedError, errorChain, setErrorName, systemMessage } from '../client-error.js';
 import { win32FromHResult } from '../hcn/errors.js';
-
-function setName(e: Error, name: string): void {
-  Object.defineProperty(e, 'name', { value: name, enumerable: false, configurable: true, writable: true });
-}
 
 /**
  * The codes hcsshim declares as `syscall.Errno` (internal/hcs/errors.go; v2/errors.go adds
@@ -40,24 +37,13 @@ export const HcsErrno = {
   ErrInvalidHandle: 0x6,
 } as const;
 
-/** The text Go's `syscall.Errno.Error()` prints: the system message, ending in a period. */
-function errnoText(e: HnsError): string {
-  const m = e.windowsMessage;
-  return m.endsWith('.') ? m : `${m}.`;
-}
-
 /**
  * An error the client raises without the service failing (hcsshim's `errors.New` ones):
  * `message` is hcsshim's exact text; `code` a registered HRESULT we chose for it.
  */
-export class HcsClientError extends HnsError {
+export class HcsClientError extends ClientRaisedError {
   constructor(code: HResultName | number, message: string, options?: { cause?: unknown }) {
-    super(code);
-    setName(this, 'HcsClientError');
-    this.message = message;
-    if (options && 'cause' in options) {
-      Object.defineProperty(this, 'cause', { value: options.cause, enumerable: false, configurable: true });
-    }
+    super(code, message, 'HcsClientError', options);
   }
 }
 
@@ -70,7 +56,7 @@ export class HcsClientError extends HnsError {
 export class AlreadyClosedError extends HcsClientError {
   constructor() {
     super('ERROR_INVALID_HANDLE', 'hcsshim: the handle has already been closed');
-    setName(this, 'AlreadyClosedError');
+    setErrorName(this, 'AlreadyClosedError');
   }
 }
 
@@ -81,7 +67,7 @@ export class AlreadyClosedError extends HcsClientError {
 export class UnexpectedProcessAbortError extends HcsClientError {
   constructor() {
     super('HCS_E_SERVICE_DISCONNECT', 'lost communication with compute service');
-    setName(this, 'UnexpectedProcessAbortError');
+    setErrorName(this, 'UnexpectedProcessAbortError');
   }
 }
 
@@ -98,7 +84,7 @@ export class HcsError extends HnsError {
 
   constructor(op: string, err: HResultName | number | HcsClientError, opts: { detail?: string } = {}) {
     super(err instanceof HnsError ? err.hresult : err, opts.detail);
-    setName(this, 'HcsError');
+    setErrorName(this, 'HcsError');
     this.op = op;
     if (err instanceof HnsError) {
       this.errno = undefined;
@@ -111,7 +97,7 @@ export class HcsError extends HnsError {
 
   /** What hcsshim prints for `Err`: the wrapped error's text, or the code's system message. */
   protected errText(): string {
-    return this.cause instanceof Error ? this.cause.message : errnoText(this);
+    return this.cause instanceof Error ? this.cause.message : systemMessage(this.windowsMessage);
   }
 }
 
@@ -130,18 +116,9 @@ export class SystemError extends HcsError {
     opts: { detail?: string } = {},
   ) {
     super(op, err, opts);
-    setName(this, 'SystemError');
+    setErrorName(this, 'SystemError');
     this.id = id;
     this.message = `${op} ${id}: ${this.errText()}`;
-  }
-}
-
-/** Walk an error and its `cause` chain (Go's errors.Is over wrapped errors). */
-function* chain(e: unknown): Generator<unknown> {
-  let cur = e;
-  for (let depth = 0; depth < 32 && cur !== undefined && cur !== null; depth++) {
-    yield cur;
-    cur = cur instanceof Error ? cur.cause : undefined;
   }
 }
 
@@ -152,7 +129,7 @@ function* chain(e: unknown): Generator<unknown> {
  */
 export function isAnyCode(e: unknown, ...codes: readonly (number | HResultName)[]): boolean {
   const want = codes.map((c) => win32FromHResult(typeof c === 'number' ? c : HRESULTS[c].code));
-  for (const c of chain(e)) {
+  for (const c of errorChain(e)) {
     if (c instanceof HcsClientError) continue;
     if (c instanceof HcsError) {
       if (c.errno !== undefined && want.includes(c.errno)) return true;
@@ -198,7 +175,7 @@ export function isAlreadyStopped(e: unknown): boolean {
  * ErrAlreadyClosed)`, an operation on a System after its `close()`.
  */
 export function isAlreadyClosed(e: unknown): boolean {
-  for (const c of chain(e)) if (c instanceof AlreadyClosedError) return true;
+  for (const c of errorChain(e)) if (c instanceof AlreadyClosedError) return true;
   return false;
 }
 
