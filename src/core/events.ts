@@ -76,7 +76,37 @@ export interface HcsNotificationEvent {
   readonly data?: Readonly<Record<string, string | number>>;
 }
 
+/** A CNI plugin invocation (src/cni): who ran, with which verb, and how it ended. */
+export interface CniExecEvent {
+  readonly plugin: string;
+  readonly command: string;
+  readonly containerId: string;
+  readonly ifName: string;
+  readonly netns: string;
+  readonly exitCode: number;
+  /** The CNI error code when the plugin failed (exit code 1 with an error document). */
+  readonly code?: number;
+  readonly message?: string;
+  /** Depth of delegation: 0 for the runtime's call, 1 for a delegate it invoked, … */
+  readonly depth: number;
+  readonly time: number;
+}
+
+/** A step of the pod runtime (src/runtime): RunPodSandbox's namespace, CNI ADD, pause container, … */
+export interface RuntimeStepEvent {
+  readonly runtime: 'containerd' | 'dockershim';
+  readonly operation: string;
+  readonly step: string;
+  readonly pod: string;
+  readonly ok: boolean;
+  readonly detail?: string;
+  readonly time: number;
+}
+
 export interface HostEvents {
+  'cni.exec': (e: CniExecEvent) => void;
+  'runtime.step': (e: RuntimeStepEvent) => void;
+  'file.change': (e: { readonly op: 'write' | 'remove'; readonly path: string }) => void;
   'hcs.notification': (e: HcsNotificationEvent) => void;
   'hns.notification': (e: HnsNotificationEvent) => void;
   'hns.change': (e: HnsChangeEvent) => void;

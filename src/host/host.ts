@@ -11,6 +11,7 @@ import { Container, type ResolutionContext } from 'inversify';
 import { Clock } from '../core/clock.js';
 import { hnsError } from '../core/errors.js';
 import { EventBus } from '../core/events.js';
+import { FileStore } from '../core/files.js';
 import { Rng } from '../core/rng.js';
 import { FaultInjector } from '../api/faults.js';
 import { FlatApi } from '../api/flat.js';
@@ -117,6 +118,12 @@ export class Host {
   private scopeCache: HostScope | undefined;
   /** Cached trace results (the flow table), keyed by the state they were computed on. */
   readonly flowTable = new FlowTable();
+  /**
+   * The host's disk as CNI plugins see it (src/core/files.ts): host-local reservations, flannel's
+   * saved delegate configs, libcni's result cache. In the snapshot; an HNS restart or a reboot
+   * leaves it as it is.
+   */
+  readonly files = new FileStore();
 
   constructor(
     readonly container: Container,
@@ -134,6 +141,7 @@ export class Host {
     this.dataplane = container.get<HostPlane>(TOKENS.Dataplane);
     this.hcs = container.get<HcsService>(TOKENS.Hcs);
     this.seed = options.seed ?? 1;
+    this.files.onChange = (c) => this.events.emit('file.change', c);
     if (options.defaultNamespace !== false) this.bootNamespaces();
   }
 
@@ -273,7 +281,12 @@ export class Host {
 
   /** The HNS state, and the seed its load-balancer choices depend on. */
   snapshot(): HnsSnapshot {
-    return { ...takeSnapshot(this.hns), seed: this.seed, hcs: this.hcs.snapshot() };
+    return {
+      ...takeSnapshot(this.hns),
+      seed: this.seed,
+      hcs: this.hcs.snapshot(),
+      files: this.files.toJSON(),
+    };
   }
 
   /**
@@ -287,8 +300,12 @@ export class Host {
 
   restore(snapshot: unknown): void {
     const hcs = HcsService.readSnapshot(isJsonObject(snapshot) ? snapshot['hcs'] : undefined);
+    // validate the files before anything changes (a copy that restore() checks and then discards)
+    const files = isJsonObject(snapshot) ? snapshot['files'] : undefined;
+    new FileStore().restore(files);
     restoreSnapshot(this.hns, snapshot);
     this.hcs.restore(hcs);
+    this.files.restore(files);
     const seed = isJsonObject(snapshot) ? snapshot['seed'] : undefined;
     if (typeof seed === 'number' && Number.isInteger(seed) && seed !== this.seed) {
       this.seed = seed;
