@@ -104,8 +104,23 @@ const RESTART_KEYS: Readonly<Record<keyof RestartPolicy, readonly string[]>> = {
   policyLists: ['keep', 'remove'],
 };
 
-/** Thrown inside the server to answer with a protocol error. */
-class ProtocolError {
+/**
+ * A method served beside the flat API and the host methods, given by a layer above api/ (the CNI
+ * layer's CniExec and CniExecList, src/cni/rpc.ts): at most `arity` positional parameters; a
+ * `RpcProtocolError` it throws is answered as that error, an `HnsError` as an HNS failure.
+ */
+export interface RpcMethod {
+  readonly arity: number;
+  run(params: readonly Json[]): Promise<Json> | Json;
+}
+
+export interface RpcServerOptions {
+  /** Extra methods by name (they may not shadow a flat API or host method). */
+  readonly methods?: Readonly<Record<string, RpcMethod>>;
+}
+
+/** Thrown inside the server (or an extra method) to answer with a protocol error. */
+export class RpcProtocolError {
   constructor(
     readonly code: number,
     readonly message: string,
@@ -155,23 +170,23 @@ function readRestartPolicy(
 ): Partial<RestartPolicy> & { downtimeMs?: number } {
   if (v === undefined || v === null) return {};
   if (!isJsonObject(v)) {
-    throw new ProtocolError(RpcErrorCode.InvalidParams, 'restart policy must be an object');
+    throw new RpcProtocolError(RpcErrorCode.InvalidParams, 'restart policy must be an object');
   }
   const out: Record<string, string | number> = {};
   for (const [k, x] of Object.entries(v)) {
     if (k === 'downtimeMs' && allowDowntime) {
       if (!isMs(x)) {
-        throw new ProtocolError(RpcErrorCode.InvalidParams, 'downtimeMs must be a number ≥ 0');
+        throw new RpcProtocolError(RpcErrorCode.InvalidParams, 'downtimeMs must be a number ≥ 0');
       }
       out[k] = x;
       continue;
     }
     const allowed = (RESTART_KEYS as Record<string, readonly string[]>)[k];
     if (!Object.hasOwn(RESTART_KEYS, k) || !allowed) {
-      throw new ProtocolError(RpcErrorCode.InvalidParams, `unknown restart policy key "${k}"`);
+      throw new RpcProtocolError(RpcErrorCode.InvalidParams, `unknown restart policy key "${k}"`);
     }
     if (typeof x !== 'string' || !allowed.includes(x)) {
-      throw new ProtocolError(
+      throw new RpcProtocolError(
         RpcErrorCode.InvalidParams,
         `restart policy ${k} must be one of ${allowed.join(', ')}`,
       );
@@ -192,8 +207,9 @@ function systemIdParam(method: HostRpcMethod, v: Json | undefined): string {
   return v;
 }
 
-function invalidParams(message: string): ProtocolError {
-  return new ProtocolError(RpcErrorCode.InvalidParams, `Invalid params: ${message}`);
+/** An InvalidParams (-32602) answer with the message prefixed as the server prefixes its own. */
+export function invalidParams(message: string): RpcProtocolError {
+  return new RpcProtocolError(RpcErrorCode.InvalidParams, `Invalid params: ${message}`);
 }
 
 /** The single object parameter of a fault or clock method. */
@@ -322,7 +338,23 @@ export function routeJson(r: HostRoute): JsonObject {
  * while other lines are answered meanwhile (match responses by `id`).
  */
 export class RpcServer {
-  constructor(readonly host: Host) {}
+  readonly #extra: Readonly<Record<string, RpcMethod>>;
+
+  constructor(
+    readonly host: Host,
+    options: RpcServerOptions = {},
+  ) {
+    const extra = options.methods ?? {};
+    for (const name of Object.keys(extra)) {
+      if (RPC_METHODS.includes(name)) throw new TypeError(`RPC method ${name} already exists`);
+    }
+    this.#extra = extra;
+  }
+
+  /** Every method this server answers: flat API, host methods, then the extra ones. */
+  get methods(): readonly string[] {
+    return [...RPC_METHODS, ...Object.keys(this.#extra)];
+  }
 
   /** Answer one input line: the response line (no trailing newline), or undefined for none. */
   async handle(line: string): Promise<string | undefined> {
@@ -384,7 +416,7 @@ export class RpcServer {
           : { jsonrpc: '2.0', id: rid, result: result.value };
     } catch (e) {
       response =
-        e instanceof ProtocolError
+        e instanceof RpcProtocolError
           ? rpcError(rid, e.code, e.message)
           : e instanceof HnsError
             ? { jsonrpc: '2.0', id: rid, error: hnsErrorObject(e) }
@@ -393,7 +425,7 @@ export class RpcServer {
     return hasId ? response : undefined;
   }
 
-  /** Run a method by name with raw `params`; protocol problems throw ProtocolError. */
+  /** Run a method by name with raw `params`; protocol problems throw RpcProtocolError. */
   private async call(
     method: string,
     rawParams: Json | undefined,
@@ -401,19 +433,25 @@ export class RpcServer {
   ): Promise<{ value: Json } | { error: RpcError }> {
     const isFlat = (FLAT_API_METHODS as readonly string[]).includes(method);
     const isHost = (HOST_RPC_METHODS as readonly string[]).includes(method);
-    if (!isFlat && !isHost) {
-      throw new ProtocolError(RpcErrorCode.MethodNotFound, `Method not found: ${method}`);
+    const extra = isFlat || isHost || !Object.hasOwn(this.#extra, method) ? undefined : this.#extra[method];
+    if (!isFlat && !isHost && !extra) {
+      throw new RpcProtocolError(RpcErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
     if (present && !Array.isArray(rawParams)) {
       throw invalidParams('params must be an array of positional arguments');
     }
     const params: Json[] = Array.isArray(rawParams) ? rawParams : [];
-    const max = isFlat ? flatArity(this.host.api, method) : HOST_ARITY[method as HostRpcMethod];
+    const max = extra
+      ? extra.arity
+      : isFlat
+        ? flatArity(this.host.api, method)
+        : HOST_ARITY[method as HostRpcMethod];
     if (params.length > max) {
       throw invalidParams(
         `${method} takes at most ${max} parameter${max === 1 ? '' : 's'}, got ${params.length}`,
       );
     }
+    if (extra) return { value: await extra.run(params) };
     if (isFlat) {
       const r = await this.host.transport.call({ method: method as FlatApiMethod, args: params });
       return this.flat(r);
@@ -422,7 +460,7 @@ export class RpcServer {
   }
 
   private flat(r: HcnResult<Json> | undefined): { value: Json } | { error: RpcError } {
-    if (!r) throw new ProtocolError(RpcErrorCode.MethodNotFound, 'Method not found');
+    if (!r) throw new RpcProtocolError(RpcErrorCode.MethodNotFound, 'Method not found');
     if (isFailure(r)) return { error: hnsFailureError(r) };
     return { value: r.result === undefined ? null : r.result };
   }
@@ -474,7 +512,7 @@ export class RpcServer {
       case 'GetAdapters':
         return { adapters: host.adapters(), switches: host.switches() };
       case 'ListMethods':
-        return [...RPC_METHODS];
+        return [...this.methods];
       case 'FaultFail': {
         const o = ruleParam(method, params[0], [...MATCHER_KEYS, 'hresult', 'times', 'detail']);
         if (o.detail !== undefined && typeof o.detail !== 'string')
@@ -584,8 +622,13 @@ function describe(e: unknown): string {
  * request order unless a fault rule holds or delays a call). When the input ends, calls still held
  * are released and pending delays elapse, so every request is answered before this resolves.
  */
-export async function serveStdio(host: Host, input: Readable, output: Writable): Promise<void> {
-  const server = new RpcServer(host);
+export async function serveStdio(
+  host: Host,
+  input: Readable,
+  output: Writable,
+  options: RpcServerOptions = {},
+): Promise<void> {
+  const server = new RpcServer(host, options);
   const lines = createInterface({ input, crlfDelay: Infinity, terminal: false });
   const pending = new Set<Promise<void>>();
   let writes: Promise<void> = Promise.resolve();

@@ -4,7 +4,14 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FLAT_API_METHODS } from '../../src/api/flat.js';
-import { HOST_RPC_METHODS, RPC_METHODS, RpcServer, serveStdio, type RpcResponse } from '../../src/api/rpc.js';
+import {
+  HOST_RPC_METHODS,
+  invalidParams,
+  RPC_METHODS,
+  RpcServer,
+  serveStdio,
+  type RpcResponse,
+} from '../../src/api/rpc.js';
 import { HRESULTS } from '../../src/core/errors.js';
 import type { Json, JsonObject } from '../../src/core/json.js';
 import { createHost, type Host } from '../../src/host/host.js';
@@ -546,3 +553,41 @@ function isNotificationOnly(v: unknown): boolean {
     typeof (x as Record<string, unknown>).method === 'string';
   return Array.isArray(v) ? v.length > 0 && v.every(one) : one(v);
 }
+
+describe('extra methods (given by the layers above api/)', () => {
+  const echo = {
+    arity: 1,
+    run: async (params: readonly Json[]) => {
+      if (typeof params[0] !== 'string') throw invalidParams('Echo takes a string');
+      await Promise.resolve();
+      return { echoed: params[0] };
+    },
+  };
+
+  it('serves them, lists them last, and enforces their arity and their own parameter errors', async () => {
+    const s = new RpcServer(createHost({ seed: 1 }), { methods: { Echo: echo } });
+    expect(await call(s, 'Echo', ['hi'])).toEqual({ jsonrpc: '2.0', id: 1, result: { echoed: 'hi' } });
+    const listed = await call(s, 'ListMethods');
+    expect('result' in listed && (listed.result as string[]).at(-1)).toBe('Echo');
+    const tooMany = await call(s, 'Echo', ['a', 'b']);
+    expect('error' in tooMany && tooMany.error).toMatchObject({
+      code: -32602,
+      message: /at most 1 parameter, got 2/,
+    });
+    const bad = await call(s, 'Echo', [5]);
+    expect('error' in bad && bad.error).toMatchObject({
+      code: -32602,
+      message: 'Invalid params: Echo takes a string',
+    });
+    // a server without the extension does not know the method
+    const plain = await call(new RpcServer(createHost({ seed: 1 })), 'Echo', ['hi']);
+    expect('error' in plain && plain.error.code).toBe(-32601);
+  });
+
+  it('may not shadow a flat API or host method', () => {
+    expect(() => new RpcServer(createHost(), { methods: { Snapshot: echo } })).toThrow(/already exists/);
+    expect(() => new RpcServer(createHost(), { methods: { HcnCreateNetwork: echo } })).toThrow(
+      /already exists/,
+    );
+  });
+});
