@@ -42,9 +42,20 @@ export function joinPath(...segments: string[]): string {
   return normalizePath(segments.filter((s) => s !== '').join('/')).display;
 }
 
+interface DirEntry {
+  /** The directory's path as first written. */
+  display: string;
+  /** Files under it, at any depth (the directory exists while this is > 0). */
+  count: number;
+  /** lower-case name → name as written, of the files and directories directly in it. */
+  readonly children: Map<string, string>;
+}
+
 export class FileStore {
   /** key → [display path, contents] */
   readonly #files = new Map<string, [string, string]>();
+  /** Every directory that holds a file, by key (the root included): O(depth) per change. */
+  readonly #dirs = new Map<string, DirEntry>();
   /** Called after every change (the host turns it into an event). */
   onChange: ((c: FileChange) => void) | undefined;
 
@@ -62,10 +73,7 @@ export class FileStore {
 
   /** Whether `path` is a directory: some file lies under it. */
   isDirectory(path: string): boolean {
-    const { key } = normalizePath(path);
-    const prefix = key === '/' ? '/' : `${key}/`;
-    for (const k of this.#files.keys()) if (k.startsWith(prefix)) return true;
-    return false;
+    return this.#dirs.has(normalizePath(path).key);
   }
 
   write(path: string, data: string): void {
@@ -76,73 +84,126 @@ export class FileStore {
     if (data.length > FILE_LIMITS.file)
       throw hnsError('E_INVALIDARG', `file larger than ${FILE_LIMITS.file}`);
     const old = this.#files.get(key);
-    if (!old && this.#files.size >= FILE_LIMITS.files) {
-      throw hnsError('E_INVALIDARG', `more than ${FILE_LIMITS.files} files`);
+    if (old) {
+      old[1] = data;
+    } else {
+      if (this.#files.size >= FILE_LIMITS.files)
+        throw hnsError('E_INVALIDARG', `more than ${FILE_LIMITS.files} files`);
+      if (this.#dirs.has(key)) throw hnsError('E_INVALIDARG', `${display} is a directory`);
+      const shown = this.#caseOf(display);
+      // a file cannot sit where a directory of the path must be
+      const segs = key.split('/');
+      for (let i = 2; i < segs.length; i++) {
+        const dirKey = segs.slice(0, i).join('/');
+        if (this.#files.has(dirKey))
+          throw hnsError('E_INVALIDARG', `${shown.split('/').slice(0, i).join('/')} is a file`);
+      }
+      this.#files.set(key, [shown, data]);
+      this.#link(key, shown);
     }
-    if (!old && this.isDirectory(display)) throw hnsError('E_INVALIDARG', `${display} is a directory`);
-    this.#files.set(key, [old ? old[0] : this.#caseOf(display), data]);
-    this.onChange?.({ op: 'write', path: display });
+    this.onChange?.({ op: 'write', path: old ? old[0] : display });
   }
 
-  /** Keep the case of directories that already exist (`/var/LIB/x` under `/var/lib` → `/var/lib/x`). */
+  /** The path with the case of the directories that already exist (`/var/LIB/x` → `/var/lib/x`). */
   #caseOf(display: string): string {
-    const segs = display.split('/').slice(1);
-    if (segs.length < 2) return display;
-    const dir = `/${segs.slice(0, -1).join('/')}`;
-    const dirKey = dir.toLowerCase();
-    for (const [k, [shown]] of this.#files) {
-      if (k.startsWith(`${dirKey}/`)) return `${shown.slice(0, dir.length)}/${segs[segs.length - 1]!}`;
+    const segs = display.split('/');
+    let shown = '';
+    for (let i = 1; i < segs.length; i++) {
+      const dir = this.#dirs.get((shown || '/').toLowerCase());
+      shown += `/${dir?.children.get(segs[i]!.toLowerCase()) ?? segs[i]!}`;
     }
-    return display;
+    return shown;
+  }
+
+  /** Record a new file in its ancestors. */
+  #link(key: string, shown: string): void {
+    const keys = key.split('/');
+    const names = shown.split('/');
+    for (let i = 1; i < keys.length; i++) {
+      const dirKey = keys.slice(0, i).join('/') || '/';
+      let dir = this.#dirs.get(dirKey);
+      if (!dir) {
+        dir = { display: names.slice(0, i).join('/') || '/', count: 0, children: new Map() };
+        this.#dirs.set(dirKey, dir);
+      }
+      dir.count++;
+      if (!dir.children.has(keys[i]!)) dir.children.set(keys[i]!, names[i]!);
+    }
+  }
+
+  /** Forget a removed file in its ancestors; directories left empty go. */
+  #unlink(key: string): void {
+    const keys = key.split('/');
+    let childGone = true;
+    for (let i = keys.length - 1; i >= 1; i--) {
+      const dirKey = keys.slice(0, i).join('/') || '/';
+      const dir = this.#dirs.get(dirKey)!;
+      if (childGone) dir.children.delete(keys[i]!);
+      dir.count--;
+      childGone = dir.count === 0;
+      if (childGone) this.#dirs.delete(dirKey);
+    }
   }
 
   /** Remove a file; true if it existed. */
   remove(path: string): boolean {
-    const { key, display } = normalizePath(path);
-    const had = this.#files.delete(key);
-    if (had) this.onChange?.({ op: 'remove', path: display });
-    return had;
+    const { key } = normalizePath(path);
+    const old = this.#files.get(key);
+    if (!old) return false;
+    this.#files.delete(key);
+    this.#unlink(key);
+    this.onChange?.({ op: 'remove', path: old[0] });
+    return true;
   }
 
-  /** Remove a directory and everything under it; the number of files removed. */
+  /** Remove a directory and everything under it (or one file); the number of files removed. */
   removeTree(path: string): number {
     const { key } = normalizePath(path);
-    const prefix = key === '/' ? '/' : `${key}/`;
-    let n = 0;
-    for (const [k, [shown]] of [...this.#files]) {
-      if (k === key || k.startsWith(prefix)) {
-        this.#files.delete(k);
-        n++;
-        this.onChange?.({ op: 'remove', path: shown });
-      }
+    if (this.#files.has(key)) return this.remove(path) ? 1 : 0;
+    const victims = this.#under(key).map(([k]) => k);
+    for (const k of victims) {
+      const shown = this.#files.get(k)![0];
+      this.#files.delete(k);
+      this.#unlink(k);
+      this.onChange?.({ op: 'remove', path: shown });
     }
-    return n;
+    return victims.length;
+  }
+
+  /** [key, display] of every file under a directory key, sorted by display path. */
+  #under(dirKey: string): [string, string][] {
+    const out: [string, string][] = [];
+    const walk = (k: string): void => {
+      const dir = this.#dirs.get(k);
+      if (!dir) return;
+      for (const child of dir.children.keys()) {
+        const ck = k === '/' ? `/${child}` : `${k}/${child}`;
+        const f = this.#files.get(ck);
+        if (f) out.push([ck, f[0]]);
+        else walk(ck);
+      }
+    };
+    walk(dirKey);
+    return out.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
   }
 
   /** The names directly in a directory (files and subdirectories), sorted; [] if there is none. */
   list(dir: string): string[] {
-    const { key } = normalizePath(dir);
-    const prefix = key === '/' ? '/' : `${key}/`;
-    const names = new Set<string>();
-    for (const [k, [shown]] of this.#files) {
-      if (!k.startsWith(prefix)) continue;
-      names.add(shown.slice(prefix.length).split('/')[0]!);
-    }
-    return [...names].sort();
+    const d = this.#dirs.get(normalizePath(dir).key);
+    return d ? [...d.children.values()].sort() : [];
   }
 
-  /** Every file under a directory (default: all), as [path, contents], sorted by path. */
+  /** Every file under a directory (default: all), or that one file, as [path, contents], sorted by path. */
   entries(under = '/'): [string, string][] {
     const { key } = normalizePath(under);
-    const prefix = key === '/' ? '/' : `${key}/`;
-    return [...this.#files]
-      .filter(([k]) => k === key || k.startsWith(prefix))
-      .map(([, v]): [string, string] => [v[0], v[1]])
-      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const f = this.#files.get(key);
+    if (f) return [[f[0], f[1]]];
+    return this.#under(key).map(([k, shown]): [string, string] => [shown, this.#files.get(k)![1]]);
   }
 
   clear(): void {
     this.#files.clear();
+    this.#dirs.clear();
   }
 
   toJSON(): JsonObject {
@@ -151,23 +212,22 @@ export class FileStore {
 
   /** Validate first, then replace everything (a bad document changes nothing). */
   restore(doc: unknown): void {
-    if (doc === undefined || doc === null) {
-      this.#files.clear();
-      return;
+    if (doc !== undefined && doc !== null && !isJsonObject(doc)) {
+      throw hnsError('E_INVALIDARG', 'files: expected an object of path → contents');
     }
-    if (!isJsonObject(doc)) throw hnsError('E_INVALIDARG', 'files: expected an object of path → contents');
-    const next = new Map<string, [string, string]>();
-    for (const [p, data] of Object.entries(doc)) {
+    const next = new FileStore();
+    for (const [p, data] of Object.entries(doc ?? {})) {
       if (typeof data !== 'string') throw hnsError('E_INVALIDARG', `files: ${p} is not text`);
-      const { key, display } = normalizePath(p);
-      if (display === '/' || display.length > FILE_LIMITS.path || data.length > FILE_LIMITS.file) {
-        throw hnsError('E_INVALIDARG', `files: bad entry ${p.slice(0, 80)}`);
+      try {
+        next.write(p, data);
+      } catch (e) {
+        throw hnsError('E_INVALIDARG', `files: bad entry ${p.slice(0, 80)}: ${(e as Error).message}`);
       }
-      next.set(key, [display, data]);
     }
-    if (next.size > FILE_LIMITS.files)
-      throw hnsError('E_INVALIDARG', `files: more than ${FILE_LIMITS.files}`);
-    this.#files.clear();
-    for (const [k, v] of next) this.#files.set(k, v);
+    this.clear();
+    for (const [k, v] of next.#files) {
+      this.#files.set(k, v);
+      this.#link(k, v[0]);
+    }
   }
 }

@@ -97,3 +97,13 @@ describe('the host disk in snapshots', () => {
     ]);
   });
 });
+
+describe('FileStore refusals', () => {
+  it('refuses a file under a file, and leaves both as they were', () => {
+    const f = new FileStore();
+    f.write('/a/b', 'x');
+    expect(() => f.write('/a/b/c', 'y')).toThrow(/\/a\/b is a file/);
+    expect(f.entries()).toEqual([['/a/b', 'x']]);
+    expect(f.isDirectory('/a/b')).toBe(false);
+  });
+});
