@@ -16,7 +16,9 @@ const op = fc.oneof(
 );
 
 /** The naive model: lower-case path → contents; a write under or over a file is refused. */
-function modelApply(m: Map<string, string>, o: fc.Infer<typeof op>): void {
+type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
+
+function modelApply(m: Map<string, string>, o: Op): void {
   const k = o.path.toLowerCase();
   if (o.op === 'write') {
     const isDir = [...m.keys()].some((x) => x.startsWith(`${k}/`));
