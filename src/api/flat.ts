@@ -159,9 +159,34 @@ export interface FlatApiOptions {
   readonly hcsApi?: HcsApi;
 }
 
+/** A failure of the folded-in Open step: the object a Modify, Delete or Query names does not exist. */
+class OpenFailure extends HnsError {
+  constructor(e: HnsError) {
+    super(e.code as HResultName, e.detail);
+  }
+}
+
+/**
+ * Whether a failure came from the Open step hcsshim runs before a Modify, Delete or Query (the
+ * named object does not exist): hcsshim then reports it as `hcnOpen<Kind> failed …`. The mark is
+ * not part of the failure's data (not enumerable: JSON and JSON-RPC never carry it).
+ */
+export function openFailed(f: HcnFailure): boolean {
+  return (f as { readonly [OPEN]?: boolean })[OPEN] === true;
+}
+const OPEN = Symbol('hnsim.openFailed');
+
 /** An HnsError as a flat API failure: its HRESULT, name, message and ErrorRecord. */
 export function failureOf(e: HnsError): HcnFailure {
-  return { ok: false, hr: e.hresult, name: e.code, message: e.message, errorRecord: e.errorRecord() };
+  const f: HcnFailure = {
+    ok: false,
+    hr: e.hresult,
+    name: e.code,
+    message: e.message,
+    errorRecord: e.errorRecord(),
+  };
+  if (e instanceof OpenFailure) Object.defineProperty(f, OPEN, { value: true, enumerable: false });
+  return f;
 }
 
 /**
@@ -285,17 +310,30 @@ export class FlatApi {
     return toJsonObject(input);
   }
 
+  /**
+   * The object a Modify, Delete or Query names, found as hcsshim's `HcnOpen<Kind>` finds it (the flat
+   * API folds Open into the call): its key, or the open's failure, marked as such (`openFailed`).
+   */
   private id(input: unknown, kind: Kind): string {
     const id = argGuid(input);
-    if (!id)
-      throw hnsError(
-        kind === 'Network'
-          ? 'HCN_E_NETWORK_NOT_FOUND'
-          : kind === 'Endpoint'
-            ? 'HCN_E_ENDPOINT_NOT_FOUND'
-            : 'ERROR_NOT_FOUND',
-        'no ID given',
-      );
+    try {
+      if (!id)
+        throw hnsError(
+          kind === 'Network'
+            ? 'HCN_E_NETWORK_NOT_FOUND'
+            : kind === 'Endpoint'
+              ? 'HCN_E_ENDPOINT_NOT_FOUND'
+              : 'ERROR_NOT_FOUND',
+          'no ID given',
+        );
+      if (kind === 'Network') this.hns.getNetwork(id);
+      else if (kind === 'Endpoint') this.hns.getEndpoint(id);
+      else if (kind === 'Namespace') this.hns.getNamespace(id);
+      else if (kind === 'LoadBalancer') this.hns.getLoadBalancer(id);
+      else this.hns.getSdnRoute(id);
+    } catch (e) {
+      throw e instanceof HnsError ? new OpenFailure(e) : e;
+    }
     return id;
   }
 
@@ -401,8 +439,9 @@ export class FlatApi {
 
   private query(kind: Kind, id: unknown, query: unknown): HcnDocument {
     this.v2Guard();
-    const q = parseQuery(query);
+    // hcsshim opens the object, then queries it with the query string
     const key = this.id(id, kind);
+    const q = parseQuery(query);
     const rec =
       kind === 'Network'
         ? this.hns.getNetwork(key)
@@ -461,6 +500,8 @@ export class FlatApi {
   HcnCreateEndpoint(networkId: unknown, id: unknown, settings: unknown): HcnResult<HcnDocument> {
     return this.run('HcnCreateEndpoint', () => {
       this.v2Guard();
+      // hcsshim opens the network before it sends the endpoint document (hcn/hcnendpoint.go)
+      if (typeof networkId === 'string' && argGuid(networkId)) this.id(networkId, 'Network');
       const doc = this.settings(settings);
       if (isV1Document(doc, 'Endpoint')) {
         let v2 = v1EndpointToV2(doc, this.hns.profile.version);

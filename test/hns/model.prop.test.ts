@@ -295,14 +295,16 @@ function objectDoc(doc: Json | undefined): boolean {
 
 /**
  * What a call on an existing object's ID fails with before the service looks at the document, in
- * the flat API's order: a malformed ID, no ID, a settings argument that is not a JSON object, an ID
- * naming nothing. Undefined when the object exists and the document is an object.
+ * the flat API's order: a malformed ID, no ID, an ID naming nothing (hcsshim opens the object
+ * before it sends the document: hcn/hcnnetwork.go modifyNetwork, HcnOpenNetwork then
+ * HcnModifyNetwork), a settings argument that is not a JSON object. Undefined when the object exists
+ * and the document is an object.
  */
 function precheck(kind: Kind, x: Resolved, doc?: Json): Expect {
   if (x.malformed) return 'HCN_E_GUID_CONVERSION_FAILURE';
   if (x.arg === '' || x.arg === null) return NOT_FOUND[kind];
-  if (doc !== undefined && !objectDoc(doc)) return 'HCN_E_INVALID_JSON';
   if (!x.live) return NOT_FOUND[kind];
+  if (doc !== undefined && !objectDoc(doc)) return 'HCN_E_INVALID_JSON';
   return undefined;
 }
 

@@ -11,7 +11,7 @@
 import { HnsError, isFailureCode } from '../../core/errors.js';
 import { isJsonObject, type Json } from '../../core/json.js';
 import { FEATURES } from '../../hns/versions.js';
-import type { FlatApiMethod, HcnResult } from '../flat.js';
+import { openFailed, type FlatApiMethod, type HcnResult } from '../flat.js';
 import type { HnsTransport } from '../transport.js';
 import { TRANSPORT_FAILURES } from '../faults.js';
 import type { Invoker } from './calls.js';
@@ -95,9 +95,19 @@ export interface HcnClientOptions {
   readonly syncGuestNamespace?: (namespace: HostComputeNamespace) => Promise<void>;
 }
 
-/** The name hcsshim gives a failing call: `hcnCreateEndpoint`, `hcnQueryRouteProperties`, `hnsCall`. */
-export function callTitle(method: FlatApiMethod): string {
+/**
+ * The name hcsshim gives a failing call: `hcnCreateEndpoint`, `hcnQueryRouteProperties`, `hnsCall`;
+ * with `open`, the `hcnOpen<Kind>` that hcsshim runs first for a Modify or a Query by ID, and the
+ * `hcnOpenNetwork` before an endpoint create (the named object was missing: `hcnOpenNamespace failed
+ * in Win32: Element not found. (0x490)`). A Delete takes the GUID itself, with no Open.
+ */
+export function callTitle(method: FlatApiMethod, open = false): string {
   if (method === 'HNSCall') return 'hnsCall';
+  if (open && method === 'HcnCreateEndpoint') return 'hcnOpenNetwork';
+  const kind = open
+    ? /^Hcn(?:Modify|Query)(Network|Endpoint|Namespace|LoadBalancer|SdnRoute)/.exec(method)
+    : null;
+  if (kind) return 'hcnOpen' + kind[1]!.replace('SdnRoute', 'Route');
   return 'hcn' + method.slice(3).replace('SdnRoute', 'Route');
 }
 
@@ -126,19 +136,21 @@ export class HcnClient implements Invoker {
 
   /** One flat call; a failure becomes an HcnError named after the hcsshim wrapper that made it. */
   async invoke(method: FlatApiMethod, ...args: unknown[]): Promise<Json> {
-    const title = callTitle(method);
     let r: HcnResult<Json>;
     try {
       r = await this.#transport.call({ method, args });
     } catch (e) {
       if (e instanceof HnsError && !(e instanceof HcnError))
-        throw new HcnError(title, e.hresult, { detail: e.message });
+        throw new HcnError(callTitle(method), e.hresult, { detail: e.message });
       throw e;
     }
     if (!r.ok) {
       // no ErrorRecord comes back when the RPC never reached the service (it is down)
       const record = method !== 'HNSCall' && !TRANSPORT_FAILURES.has(r.name);
-      throw new HcnError(title, r.hr, { detail: r.message, ...(record ? { record: r.errorRecord } : {}) });
+      throw new HcnError(callTitle(method, openFailed(r)), r.hr, {
+        detail: r.message,
+        ...(record ? { record: r.errorRecord } : {}),
+      });
     }
     return r.result;
   }

@@ -134,8 +134,9 @@ describe("hcsshim's error strings against real logs (research kubeproxy-errors.m
     const e = await rejection(
       hcn.invoke('HcnQueryNamespaceProperties', '5f0b1190-63be-4e0c-b974-bd0f55675a42', ''),
     );
+    // hcsshim's getNamespace opens the namespace before it queries it (hcn/hcnnamespace.go)
     expect(e.message).toBe(
-      'hcnQueryNamespaceProperties failed in Win32: Element not found. (0x490) {"Success":false,"Error":"Element not found. ","ErrorCode":2147943568}',
+      'hcnOpenNamespace failed in Win32: Element not found. (0x490) {"Success":false,"Error":"Element not found. ","ErrorCode":2147943568}',
     );
   });
 });
@@ -159,7 +160,7 @@ describe('predicates against real simulator failures', () => {
     expect(isPortAlreadyExistsError(e)).toBe(false);
     expect(isNotImplemented(e)).toBe(false);
     expect(e.message).toMatch(
-      /^hcnQueryNamespaceProperties failed in Win32: Element not found\. \(0x490\) \{"Success":false/,
+      /^hcnOpenNamespace failed in Win32: Element not found\. \(0x490\) \{"Success":false/,
     );
   });
 
@@ -243,5 +244,51 @@ describe('client-side errors', () => {
       'invalid route ID',
     ]);
     expect(new InvalidIdError('route').code).toBe('HCN_E_GUID_CONVERSION_FAILURE');
+  });
+});
+
+describe('which hcsshim call a missing object fails in (the Open it runs first)', () => {
+  const GONE = '5f0b1190-63be-4e0c-b974-bd0f55675a42';
+  const ELEMENT =
+    'Element not found. (0x490) {"Success":false,"Error":"Element not found. ","ErrorCode":2147943568}';
+
+  it('RemoveNamespaceEndpoint on a deleted namespace: hcnOpenNamespace (cni-windows.md §2.8, P5)', async () => {
+    const { hcn } = setup();
+    const e = await rejection(hcn.removeNamespaceEndpoint(GONE, '6f0b1190-63be-4e0c-b974-bd0f55675a42'));
+    expect(e.message).toBe(`hcnOpenNamespace failed in Win32: ${ELEMENT}`);
+  });
+
+  it('a modify of a missing network is hcnOpenNetwork, even with a document HNS would refuse', async () => {
+    const { hcn } = setup();
+    const e = await rejection(hcn.invoke('HcnModifyNetwork', GONE, 'not json'));
+    expect(e.message).toMatch(/^hcnOpenNetwork failed in Win32: The network was not found\. \(0x803b0001\)/);
+  });
+
+  it('an endpoint create on a missing network is hcnOpenNetwork (hcn/hcnendpoint.go createEndpoint)', async () => {
+    const { hcn } = setup();
+    const e = await rejection(hcn.createEndpointOnNetwork(GONE, { Name: 'ep' }));
+    expect(e.message).toMatch(/^hcnOpenNetwork failed in Win32: The network was not found\. \(0x803b0001\)/);
+  });
+
+  it('a delete passes the GUID with no Open: hcnDeleteNamespace', async () => {
+    const { hcn } = setup();
+    const e = await rejection(hcn.invoke('HcnDeleteNamespace', GONE));
+    expect(e.message).toBe(`hcnDeleteNamespace failed in Win32: ${ELEMENT}`);
+  });
+
+  it('a failure after the Open keeps the call name: an endpoint missing from a live namespace', async () => {
+    const { hcn, host } = setup();
+    const ns = host.api.HcnCreateNamespace(null, { SchemaVersion: { Major: 2, Minor: 0 } });
+    if (!ns.ok) throw new Error(ns.message);
+    const id = String((ns.result as { ID: string }).ID);
+    const e = await rejection(hcn.removeNamespaceEndpoint(id, GONE));
+    expect(e.message).toMatch(/^hcnModifyNamespace failed in Win32: /);
+  });
+
+  it('the mark is not data: the failure JSON (and a JSON-RPC answer) is unchanged', () => {
+    const { host } = setup();
+    const r = host.api.HcnModifyNamespace(GONE, '{}');
+    expect(Object.keys(r)).toEqual(['ok', 'hr', 'name', 'message', 'errorRecord']);
+    expect(JSON.parse(JSON.stringify(r))).toEqual({ ...r });
   });
 });

@@ -364,6 +364,7 @@ describe('network.createEndpoint / createRemoteEndpoint', () => {
     const ghost = new HostComputeNetwork(hcn, { ID: '5f0b1190-63be-4e0c-b974-bd0f55675a42' });
     const e = await rejection(ghost.createEndpoint({ Name: 'x' }));
     expect((e as HcnError).code).toBe('HCN_E_NETWORK_NOT_FOUND');
-    expect((e as HcnError).title).toBe('hcnCreateEndpoint');
+    // hcsshim's createEndpoint opens the network first (hcn/hcnendpoint.go: hcnOpenNetwork)
+    expect((e as HcnError).title).toBe('hcnOpenNetwork');
   });
 });
