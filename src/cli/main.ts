@@ -7,7 +7,7 @@
  *   process.exitCode = await main(process.argv.slice(2));
  */
 import type { PortRules } from '../vswitch/rules.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { isHnsError } from '../core/errors.js';
@@ -72,7 +72,7 @@ export function packageVersion(): string {
   }
 }
 
-const COMMANDS = ['quickstart', 'serve', 'show', 'trace', 'version', 'help'] as const;
+const COMMANDS = ['quickstart', 'serve', 'show', 'trace', 'cni', 'call', 'version', 'help'] as const;
 type Command = (typeof COMMANDS)[number];
 
 const profileNames = Object.keys(PROFILES).join(', ');
@@ -85,11 +85,17 @@ Commands:
   quickstart   Walk one simulated host through HNS: networks, a namespace, endpoints,
                a load balancer, a listing, one failure with its HRESULT, teardown; then
                trace the nine Kubernetes flows on two-node L2Bridge and Overlay clusters
-  serve        Serve the flat HNS API as JSON-RPC 2.0 on stdin/stdout until EOF
+  serve        Serve the flat HNS API (and CNI: CniExec, CniExecList) as JSON-RPC 2.0 on
+               stdin/stdout until EOF
   show         List the HNS objects of a snapshot file (or of a fresh host), hnsdiag-style,
                or its vSwitch ports' VFP rules (show rules), vfpctrl-style
   trace        Trace a packet through a host (a snapshot, or a fresh one): every step with
                the rule behind it, and where it ends (Delivered, DeniedIn, NoRoute, …)
+  cni          Run one CNI plugin invocation as a runtime execs a plugin binary: CNI_*
+               variables from the environment, the config on stdin, the plugin's stdout
+               and exit code; the node is a state file kept between invocations
+  call         Call one JSON-RPC method (a flat API function such as HcnCreateNetwork or
+               HNSCall, a host method, CniExec, CniExecList) on a state file's node
   version      Print the hnsim version and the host profiles it simulates
   help [cmd]   Show this help, or a command's
 
@@ -138,7 +144,10 @@ response per line out, until stdin ends. A method is a flat API function (HcnCre
 HcnQueryEndpointProperties, HNSCall, …) and "params" its positional arguments; an HNS
 failure is error -32000 with data {hresult, name, errorRecord}. Host methods: Snapshot,
 Restore(snapshot), RestartHns(policy?, with "downtimeMs"), Reboot(policy?), GetVersion,
-GetAdapters, ListMethods. Faults and time: FaultFail({method|id|name|path, hresult, times}),
+GetAdapters, ListMethods. CNI: CniExec({plugin, env, stdin}) → {exitCode, stdout, stderr}
+runs one plugin invocation; CniExecList({conflist, command, containerId, netns, ifname,
+args?, capabilityArgs?}) runs a network config list as libcni does (ADD in order, DEL in
+reverse, its result cache). Faults and time: FaultFail({method|id|name|path, hresult, times}),
 FaultDelay({…, ms}), FaultHang({…}), FaultRelease({rule, one?}), FaultRemove({rule}),
 FaultList, FaultHeld, FaultClear, ClockNow, ClockAdvance(ms). Dataplane: Trace({from, to,
 protocol?, sourcePort?, destinationPort?, ttl?, reply?, allBranches?}), Send({… without
@@ -216,6 +225,58 @@ ${ADAPTER_HELP}
 Exit status: 0 whatever the disposition, 1 when the trace cannot run (an unknown source,
 an unreadable snapshot), 2 for a bad command line.
 `,
+  cni: `Usage: hnsim cni --state FILE [--plugin TYPE] [--seed N] [--profile NAME]
+                 [--adapter SPEC]… [--host FILE]
+
+Run one CNI invocation against a simulated node, exactly as a container runtime execs a
+plugin binary: the CNI_* variables (CNI_COMMAND, CNI_CONTAINERID, CNI_NETNS, CNI_IFNAME,
+CNI_ARGS, CNI_PATH) come from the environment, the network config from stdin; the
+plugin's stdout is printed and its exit code returned (0, or 1 with a CNI error document).
+The plugin is --plugin, else the "type" of the config. Reference plugins: host-local,
+win-bridge, win-overlay, sdnbridge, sdnoverlay, nat, flannel.
+
+The node lives in the state file (a snapshot: HNS objects, compute systems and the node's
+disk, where host-local and flannel keep their files): read before the call (a fresh host
+from the host options when the file does not exist yet) and written back after it, so an
+ADD and a DEL in two commands see one node. Prepare its networks with 'hnsim call'.
+
+  hnsim call --state node.json HNSCall POST /networks/ "$(cat cbr0.json)"
+  CNI_COMMAND=ADD CNI_CONTAINERID=abc CNI_NETNS=none CNI_IFNAME=eth0 CNI_PATH='C:\\cni' \\
+    hnsim cni --state node.json < win-bridge.conf
+
+Options:
+  --state FILE      The node's state file (created when missing; required)
+  --plugin TYPE     The plugin to run (default: the config's "type")
+${SEED_HELP}
+${PROFILE_HELP}
+${ADAPTER_HELP}
+  -h, --help        Show this help
+
+Exit status: the plugin's (0 success, 1 failure with its error document on stdout); 1 with
+a message on stderr when the state file cannot be read or written; 2 for a bad command line.
+`,
+  call: `Usage: hnsim call --state FILE METHOD [PARAM]… [--json] [host options]
+
+Call one JSON-RPC method of 'hnsim serve' on the node of a state file (created from the
+host options when missing, written back after the call) and print its result as JSON. A
+PARAM is JSON when it parses as JSON, else a string (so HNSCall POST /networks/ '{…}'
+works); --json takes the whole parameter array as one JSON argument instead.
+
+  hnsim call --state node.json HcnCreateNetwork null '{"Name":"nat","Type":"NAT"}'
+  hnsim call --state node.json HNSCall GET /networks/ ''
+  hnsim call --state node.json ListMethods
+
+Options:
+  --state FILE      The node's state file (created when missing; required)
+  --json            The one argument after METHOD is the JSON array of parameters
+${SEED_HELP}
+${PROFILE_HELP}
+${ADAPTER_HELP}
+  -h, --help        Show this help
+
+Exit status: 0 with the result on stdout; 1 with the JSON-RPC error on stderr (an HNS
+failure carries its HRESULT); 2 for a bad command line.
+`,
   version: `Usage: hnsim version [--format text|json]
 
 Print the hnsim package version and the host profiles (HNS versions) it simulates.
@@ -260,6 +321,9 @@ interface Flags {
   'all-branches'?: boolean;
   level?: string;
   port?: string;
+  state?: string;
+  plugin?: string;
+  json?: boolean;
 }
 
 const OPTION_SPECS = {
@@ -280,6 +344,9 @@ const OPTION_SPECS = {
   reply: { type: 'boolean' },
   'all-branches': { type: 'boolean' },
   level: { type: 'string' },
+  state: { type: 'string' },
+  plugin: { type: 'string' },
+  json: { type: 'boolean' },
 } as const;
 
 const ALLOWED: Readonly<Record<Exclude<Command, 'help'>, readonly (keyof Flags)[]>> = {
@@ -304,6 +371,8 @@ const ALLOWED: Readonly<Record<Exclude<Command, 'help'>, readonly (keyof Flags)[
     'host',
     'help',
   ],
+  cni: ['state', 'plugin', 'seed', 'profile', 'adapter', 'host', 'help'],
+  call: ['state', 'json', 'seed', 'profile', 'adapter', 'host', 'help'],
   version: ['format', 'help'],
 };
 
@@ -493,9 +562,123 @@ async function cmdServe(args: string[], io: CliIo): Promise<number> {
   const { flags } = parse('serve', args, 0);
   if (flags.help) return write(io.stdout, USAGE.serve).then(() => EXIT_OK);
   const { options } = hostOptions('serve', flags);
-  const [{ createHost }, { serveStdio }] = await Promise.all([loadHost(), import('../api/rpc.js')]);
+  const [{ createHost }, { serveStdio }, { cniRpcMethods }] = await Promise.all([
+    loadHost(),
+    import('../api/rpc.js'),
+    import('../plugins/index.js'),
+  ]);
   const host = buildHost(createHost, options);
-  await serveStdio(host, io.stdin, io.stdout);
+  await serveStdio(host, io.stdin, io.stdout, { methods: cniRpcMethods(host) });
+  return EXIT_OK;
+}
+
+/**
+ * The node of a state file: restored from it when it exists (its HNS version is the profile unless
+ * one is given), else fresh from the host options; `save` writes it back (temp file, then rename).
+ */
+async function stateHost(cmd: 'cni' | 'call', flags: Flags): Promise<{ host: Host; save(): void }> {
+  const path = flags.state;
+  if (path === undefined) throw new UsageError(`${cmd}: --state FILE is required`, cmd);
+  const built = hostOptions(cmd, flags);
+  let snapshot: unknown;
+  let profile = built.profile;
+  if (existsSync(path)) {
+    try {
+      snapshot = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (e) {
+      throw new CommandError(`cannot read state ${path}: ${(e as Error).message}`);
+    }
+    profile ??= profileOfSnapshot(snapshot);
+  }
+  const { createHost } = await loadHost();
+  const host = buildHost(createHost, { ...built.options, ...(profile ? { profile } : {}) });
+  if (snapshot !== undefined) {
+    try {
+      host.restore(snapshot);
+    } catch (e) {
+      throw new CommandError(`cannot restore state ${path}: ${(e as Error).message}`);
+    }
+  }
+  return {
+    host,
+    save() {
+      const tmp = `${path}.${process.pid}.tmp`;
+      try {
+        writeFileSync(tmp, JSON.stringify(host.snapshot()) + '\n');
+        renameSync(tmp, path);
+      } catch (e) {
+        throw new CommandError(`cannot write state ${path}: ${(e as Error).message}`);
+      }
+    },
+  };
+}
+
+async function cmdCni(args: string[], io: CliIo): Promise<number> {
+  const { flags } = parse('cni', args, 0);
+  if (flags.help) return write(io.stdout, USAGE.cni).then(() => EXIT_OK);
+  const stdin = await readAll(io.stdin);
+  let plugin = flags.plugin;
+  if (plugin === undefined) {
+    let conf: unknown;
+    try {
+      conf = JSON.parse(stdin);
+    } catch {
+      conf = undefined;
+    }
+    const type = isJsonObject(conf) ? conf['type'] : undefined;
+    if (typeof type !== 'string' || type === '') {
+      throw new UsageError('cni: no plugin to run: give --plugin TYPE, or a config with a "type"', 'cni');
+    }
+    plugin = type;
+  }
+  const node = await stateHost('cni', flags);
+  const { execPlugin } = await import('../plugins/index.js');
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(io.env)) if (v !== undefined) env[k] = v;
+  const out = await execPlugin(node.host, plugin, { env, stdin });
+  node.save();
+  await write(io.stdout, out.stdout);
+  if (out.stderr) await write(io.stderr, out.stderr);
+  return out.exitCode;
+}
+
+async function cmdCall(args: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parse('call', args, Infinity);
+  if (flags.help) return write(io.stdout, USAGE.call).then(() => EXIT_OK);
+  const [method, ...rest] = positionals;
+  if (method === undefined) throw new UsageError('call: a METHOD is required', 'call');
+  let params: unknown[];
+  if (flags.json) {
+    if (rest.length !== 1)
+      throw new UsageError('call: --json takes one argument, the parameter array', 'call');
+    try {
+      params = JSON.parse(rest[0]!) as unknown[];
+    } catch (e) {
+      throw new UsageError(`call: --json: ${(e as Error).message}`, 'call');
+    }
+    if (!Array.isArray(params)) throw new UsageError('call: --json takes a JSON array', 'call');
+  } else {
+    params = rest.map((a) => {
+      try {
+        return JSON.parse(a) as unknown;
+      } catch {
+        return a;
+      }
+    });
+  }
+  const node = await stateHost('call', flags);
+  const [{ RpcServer }, { cniRpcMethods }] = await Promise.all([
+    import('../api/rpc.js'),
+    import('../plugins/index.js'),
+  ]);
+  const server = new RpcServer(node.host, { methods: cniRpcMethods(node.host) });
+  const answer = await server.request({ jsonrpc: '2.0', id: 1, method, params });
+  node.save();
+  if (answer && 'error' in answer) {
+    await write(io.stderr, JSON.stringify(answer.error, null, 2) + '\n');
+    return EXIT_FAILURE;
+  }
+  await write(io.stdout, JSON.stringify(answer?.result ?? null, null, 2) + '\n');
   return EXIT_OK;
 }
 
@@ -754,6 +937,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         return await cmdShow(rest, io);
       case 'trace':
         return await cmdTrace(rest, io);
+      case 'cni':
+        return await cmdCni(rest, io);
+      case 'call':
+        return await cmdCall(rest, io);
       case 'version':
         return await cmdVersion(rest, io);
     }

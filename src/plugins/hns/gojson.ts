@@ -1,0 +1,557 @@
+/**
+ * The two JSON readers the Windows plugins rely on (reference cni-windows.md §2.2): Go's
+ * `encoding/json` decoding a config into a struct (field names matched exactly, then
+ * case-insensitively; `json.RawMessage` keeping a value's bytes; Go's syntax and type error texts),
+ * and `buger/jsonparser`'s case-sensitive lookups on raw bytes that the policy helpers use.
+ *
+ * A document is parsed once into nodes that remember their span in the source text, so a
+ * RawMessage is the exact text of the value and jsonparser sees string contents undecoded.
+ */
+import type { Json, JsonObject } from '../../core/json.js';
+
+// ───────────────────────────── nodes ─────────────────────────────
+
+interface NodeBase {
+  /** The whole source text (shared, not copied). */
+  readonly src: string;
+  readonly start: number;
+  readonly end: number;
+}
+export interface GoJsonMember {
+  /** The key, escapes decoded. */
+  readonly key: string;
+  readonly node: GoJsonNode;
+}
+export type GoJsonNode =
+  | (NodeBase & { readonly kind: 'object'; readonly members: readonly GoJsonMember[] })
+  | (NodeBase & { readonly kind: 'array'; readonly items: readonly GoJsonNode[] })
+  | (NodeBase & { readonly kind: 'string'; readonly value: string })
+  | (NodeBase & { readonly kind: 'number' })
+  | (NodeBase & { readonly kind: 'true' | 'false' | 'null' });
+
+/** The exact source text of a value (what a Go `json.RawMessage` holds). */
+export function rawText(node: GoJsonNode): string {
+  return node.src.slice(node.start, node.end);
+}
+
+/** A syntax error with Go's `encoding/json` scanner text (`invalid character 'x' after array element`). */
+export class GoJsonSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+    this.name = 'GoJsonSyntaxError';
+  }
+}
+
+/** Go's `quoteChar`: the offending byte as a quoted rune, `'\''` and `'"'` special-cased. */
+function quoteChar(src: string, i: number): string {
+  const cp = src.codePointAt(i) ?? 0;
+  // the scanner works on bytes: a non-ASCII character is reported by its first UTF-8 byte
+  const b = cp < 0x80 ? cp : new TextEncoder().encode(String.fromCodePoint(cp))[0]!;
+  if (b === 0x27) return `'\\''`;
+  if (b === 0x22) return `'"'`;
+  return `'${goQuoteRune(b)}'`;
+}
+
+/** The inside of `strconv.Quote(string(rune(b)))` for b < 256. */
+function goQuoteRune(b: number): string {
+  const named: Record<number, string> = {
+    7: '\\a',
+    8: '\\b',
+    12: '\\f',
+    10: '\\n',
+    13: '\\r',
+    9: '\\t',
+    11: '\\v',
+  };
+  if (named[b] !== undefined) return named[b];
+  if (b === 0x5c) return '\\\\';
+  if (b < 0x20 || b === 0x7f) return `\\x${b.toString(16).padStart(2, '0')}`;
+  if (b >= 0x80 && (b < 0xa1 || b === 0xad)) return `\\u${b.toString(16).padStart(4, '0')}`;
+  return String.fromCharCode(b);
+}
+
+const isWs = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+
+/**
+ * Parse `src` as one JSON value with Go's scanner rules and error texts. Every node keeps its
+ * span; object members keep every key in order, duplicates included (Go decodes each in turn).
+ */
+export function parseGoJson(src: string): GoJsonNode {
+  let i = 0;
+  const n = src.length;
+  const eof = (): never => {
+    throw new GoJsonSyntaxError('unexpected end of JSON input', n);
+  };
+  // at the end of the input Go's scanner steps a ' ': an error where a space is not allowed
+  const bad = (context: string): never => {
+    const c = i < n ? quoteChar(src, i) : `' '`;
+    throw new GoJsonSyntaxError(`invalid character ${c} ${context}`, i);
+  };
+  const skipWs = (): void => {
+    while (i < n && isWs(src.charCodeAt(i))) i++;
+  };
+
+  const parseString = (): { value: string; start: number; end: number } => {
+    const start = i;
+    i++; // opening quote
+    let value = '';
+    let chunk = i;
+    for (;;) {
+      if (i >= n) eof();
+      const c = src.charCodeAt(i);
+      if (c === 0x22) {
+        value += src.slice(chunk, i);
+        i++;
+        return { value, start, end: i };
+      }
+      if (c < 0x20) bad('in string literal');
+      if (c !== 0x5c) {
+        i++;
+        continue;
+      }
+      value += src.slice(chunk, i);
+      i++;
+      if (i >= n) bad('in string escape code');
+      const e = src[i]!;
+      const simple: Record<string, string> = {
+        '"': '"',
+        '\\': '\\',
+        '/': '/',
+        b: '\b',
+        f: '\f',
+        n: '\n',
+        r: '\r',
+        t: '\t',
+      };
+      if (simple[e] !== undefined) {
+        value += simple[e];
+        i++;
+      } else if (e === 'u') {
+        i++;
+        let code = 0;
+        for (let k = 0; k < 4; k++) {
+          const h = src[i] ?? '';
+          if (!/^[0-9a-fA-F]$/.test(h)) bad('in \\u hexadecimal character escape');
+          code = code * 16 + parseInt(h, 16);
+          i++;
+        }
+        value += String.fromCharCode(code);
+      } else {
+        bad('in string escape code');
+      }
+      chunk = i;
+    }
+  };
+
+  const digits = (): number => {
+    const s = i;
+    while (i < n && src.charCodeAt(i) >= 0x30 && src.charCodeAt(i) <= 0x39) i++;
+    return i - s;
+  };
+
+  const parseNumber = (): void => {
+    if (src[i] === '-') {
+      i++;
+      if (!/^[0-9]$/.test(src[i] ?? '')) bad('in numeric literal');
+    }
+    if (src[i] === '0') i++;
+    else digits();
+    if (src[i] === '.') {
+      i++;
+      if (digits() === 0) bad('after decimal point in numeric literal');
+    }
+    if (src[i] === 'e' || src[i] === 'E') {
+      i++;
+      if (src[i] === '+' || src[i] === '-') i++;
+      if (digits() === 0) bad('in exponent of numeric literal');
+    }
+  };
+
+  const parseLiteral = (word: 'true' | 'false' | 'null'): void => {
+    for (let k = 0; k < word.length; k++) {
+      if (src[i] !== word[k]) bad(`in literal ${word} (expecting '${word[k]}')`);
+      i++;
+    }
+  };
+
+  const parseValue = (): GoJsonNode => {
+    skipWs();
+    if (i >= n) eof();
+    const start = i;
+    const c = src[i]!;
+    if (c === '{') {
+      i++;
+      const members: GoJsonMember[] = [];
+      skipWs();
+      if (i >= n) eof();
+      if (src[i] === '}') {
+        i++;
+        return { kind: 'object', src, start, end: i, members };
+      }
+      for (;;) {
+        skipWs();
+        if (i >= n) eof();
+        if (src[i] !== '"') bad('looking for beginning of object key string');
+        const key = parseString().value;
+        skipWs();
+        if (i >= n) eof();
+        if (src[i] !== ':') bad('after object key');
+        i++;
+        const node = parseValue();
+        members.push({ key, node });
+        skipWs();
+        if (i >= n) eof();
+        if (src[i] === ',') {
+          i++;
+          continue;
+        }
+        if (src[i] === '}') {
+          i++;
+          return { kind: 'object', src, start, end: i, members };
+        }
+        bad('after object key:value pair');
+      }
+    }
+    if (c === '[') {
+      i++;
+      const items: GoJsonNode[] = [];
+      skipWs();
+      if (i >= n) eof();
+      if (src[i] === ']') {
+        i++;
+        return { kind: 'array', src, start, end: i, items };
+      }
+      for (;;) {
+        items.push(parseValue());
+        skipWs();
+        if (i >= n) eof();
+        if (src[i] === ',') {
+          i++;
+          continue;
+        }
+        if (src[i] === ']') {
+          i++;
+          return { kind: 'array', src, start, end: i, items };
+        }
+        bad('after array element');
+      }
+    }
+    if (c === '"') {
+      const s = parseString();
+      return { kind: 'string', src, start, end: s.end, value: s.value };
+    }
+    if (c === '-' || (c >= '0' && c <= '9')) {
+      parseNumber();
+      return { kind: 'number', src, start, end: i };
+    }
+    if (c === 't' || c === 'f' || c === 'n') {
+      const word = c === 't' ? 'true' : c === 'f' ? 'false' : 'null';
+      parseLiteral(word);
+      return { kind: word, src, start, end: i };
+    }
+    return bad('looking for beginning of value');
+  };
+
+  const root = parseValue();
+  skipWs();
+  if (i < n) bad('after top-level value');
+  return root;
+}
+
+/** The node as plain JSON (numbers as JS numbers; the last of duplicate keys wins, as JSON.parse). */
+export function nodeToJson(node: GoJsonNode): Json {
+  switch (node.kind) {
+    case 'object': {
+      const out: JsonObject = {};
+      for (const m of node.members) out[m.key] = nodeToJson(m.node);
+      return out;
+    }
+    case 'array':
+      return node.items.map(nodeToJson);
+    case 'string':
+      return node.value;
+    case 'number':
+      return Number(rawText(node));
+    case 'true':
+      return true;
+    case 'false':
+      return false;
+    case 'null':
+      return null;
+  }
+}
+
+// ───────────────────────────── buger/jsonparser ─────────────────────────────
+
+/**
+ * `jsonparser.Get(data, keys...)`: walk object keys exactly (case-sensitive, first match at each
+ * level). Undefined is jsonparser's `NotExist`.
+ */
+export function jpGet(node: GoJsonNode | undefined, ...keys: string[]): GoJsonNode | undefined {
+  let cur = node;
+  for (const key of keys) {
+    if (cur?.kind !== 'object') return undefined;
+    cur = cur.members.find((m) => m.key === key)?.node;
+  }
+  return cur;
+}
+
+/**
+ * The bytes jsonparser hands back for a value: a string's contents between the quotes, escapes
+ * NOT decoded; any other value's raw text.
+ */
+export function jpBytes(node: GoJsonNode): string {
+  return node.kind === 'string' ? node.src.slice(node.start + 1, node.end - 1) : rawText(node);
+}
+
+/** `jsonparser.GetUnsafeString(data, keys...)`, `""` when the path does not exist. */
+export function jpGetString(node: GoJsonNode | undefined, ...keys: string[]): string {
+  const v = jpGet(node, ...keys);
+  return v ? jpBytes(v) : '';
+}
+
+/** Parse a RawMessage for jsonparser; jsonparser finds nothing in text that is not JSON. */
+export function jpParse(raw: string | undefined): GoJsonNode | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return parseGoJson(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+// ───────────────────────────── encoding/json Unmarshal into a struct ─────────────────────────────
+
+/** A Go type as `encoding/json` decodes into it; `name` is what `reflect.Type.String()` prints. */
+export type GoType =
+  | { readonly t: 'string' | 'int' | 'bool' | 'raw' | 'any' }
+  | { readonly t: 'slice'; readonly name: string; readonly elem: GoType }
+  | { readonly t: 'map'; readonly name: string; readonly elem: GoType }
+  | GoStruct;
+
+export interface GoStruct {
+  readonly t: 'struct';
+  /** `pkg.Name`, as `reflect.Type.String()` prints it. */
+  readonly name: string;
+  readonly fields: readonly GoField[];
+}
+
+export interface GoField {
+  /** The JSON name from the tag (or the Go field name). */
+  readonly json: string;
+  /** The property of the decoded TS object. */
+  readonly prop: string;
+  readonly type: GoType;
+  /**
+   * Go field names of the embedded structs this promoted field lives in, outermost first: Go 1.24+
+   * puts them in `UnmarshalTypeError.Field` (`NetConf.NetConf.apiVersion`).
+   */
+  readonly embeddedIn?: readonly string[];
+}
+
+export const GO_STRING: GoType = { t: 'string' };
+export const GO_INT: GoType = { t: 'int' };
+export const GO_BOOL: GoType = { t: 'bool' };
+export const GO_RAW: GoType = { t: 'raw' };
+export const GO_ANY: GoType = { t: 'any' };
+export const GO_STRINGS: GoType = { t: 'slice', name: '[]string', elem: GO_STRING };
+
+/** `json.Unmarshal` type mismatch: Go's `UnmarshalTypeError` text. */
+export class GoJsonTypeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GoJsonTypeError';
+  }
+}
+
+function typeName(t: GoType): string {
+  switch (t.t) {
+    case 'string':
+    case 'int':
+    case 'bool':
+      return t.t;
+    case 'raw':
+      return 'json.RawMessage';
+    case 'any':
+      return 'interface {}';
+    default:
+      return t.name;
+  }
+}
+
+/** Go's `foldName`: ASCII upper-cased, other runes through ToUpper(ToLower(r)). */
+export function goFoldName(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(s)) return s.toUpperCase();
+  let out = '';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    out += c < 0x80 ? ch.toUpperCase() : ch.toLowerCase().toUpperCase();
+  }
+  return out;
+}
+
+/** A struct's fields by exact JSON name and by folded name (the first of each wins, as `find` would). */
+interface FieldIndex {
+  readonly exact: Map<string, GoField>;
+  readonly folded: Map<string, GoField>;
+  /** The struct's short name (`UnmarshalTypeError.Struct`). */
+  readonly short: string;
+}
+const fieldIndexes = new WeakMap<GoStruct, FieldIndex>();
+
+function fieldIndex(st: GoStruct): FieldIndex {
+  let ix = fieldIndexes.get(st);
+  if (ix === undefined) {
+    ix = { exact: new Map(), folded: new Map(), short: st.name.slice(st.name.lastIndexOf('.') + 1) };
+    for (const f of st.fields) {
+      if (!ix.exact.has(f.json)) ix.exact.set(f.json, f);
+      const k = goFoldName(f.json);
+      if (!ix.folded.has(k)) ix.folded.set(k, f);
+    }
+    fieldIndexes.set(st, ix);
+  }
+  return ix;
+}
+
+function lookupField(st: GoStruct, key: string): GoField | undefined {
+  const ix = fieldIndex(st);
+  return ix.exact.get(key) ?? ix.folded.get(goFoldName(key));
+}
+
+interface DecodeContext {
+  /** The innermost struct whose field is being decoded (`UnmarshalTypeError.Struct`). */
+  struct: string;
+  stack: string[];
+  first: GoJsonTypeError | undefined;
+}
+
+/** The zero value of a Go type as our decoded form (nil slices/maps/raw are `undefined`). */
+export function goZero(t: GoType): unknown {
+  switch (t.t) {
+    case 'string':
+      return '';
+    case 'int':
+      return 0;
+    case 'bool':
+      return false;
+    case 'struct': {
+      const o: Record<string, unknown> = {};
+      for (const f of t.fields) o[f.prop] = goZero(f.type);
+      return o;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function describe(node: GoJsonNode, t: GoType): string {
+  switch (node.kind) {
+    case 'object':
+    case 'array':
+    case 'string':
+      return node.kind;
+    case 'true':
+    case 'false':
+      return 'bool';
+    case 'number':
+      return t.t === 'int' ? `number ${rawText(node)}` : 'number';
+    default:
+      return node.kind;
+  }
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Decode `node` into a value of type `t`, starting from `current` (Go decodes into the existing
+ * value: a struct keeps fields the object does not name, a map keeps its keys, a slice is reset).
+ */
+function decodeInto(node: GoJsonNode, t: GoType, current: unknown, ctx: DecodeContext): unknown {
+  const mismatch = (): unknown => {
+    const where = ctx.struct !== '' || ctx.stack.length > 0;
+    const msg = where
+      ? `json: cannot unmarshal ${describe(node, t)} into Go struct field ${ctx.struct}.${ctx.stack.join('.')} of type ${typeName(t)}`
+      : `json: cannot unmarshal ${describe(node, t)} into Go value of type ${typeName(t)}`;
+    ctx.first ??= new GoJsonTypeError(msg);
+    return current;
+  };
+  if (t.t === 'raw') return rawText(node); // RawMessage keeps even `null`
+  if (t.t === 'any') return nodeToJson(node);
+  if (node.kind === 'null') {
+    // null clears a slice or map and leaves anything else as it was
+    return t.t === 'slice' || t.t === 'map' ? undefined : current;
+  }
+  switch (t.t) {
+    case 'string':
+      return node.kind === 'string' ? node.value : mismatch();
+    case 'bool':
+      return node.kind === 'true' ? true : node.kind === 'false' ? false : mismatch();
+    case 'int': {
+      if (node.kind !== 'number') return mismatch();
+      const text = rawText(node);
+      if (!/^-?\d+$/.test(text)) return mismatch();
+      // up to 15 digits is exact as a double and within int64
+      if (text.length <= 15) {
+        const n = Number(text);
+        return n === 0 ? 0 : n; // -0 decodes to 0
+      }
+      const v = BigInt(text);
+      if (v < INT64_MIN || v > INT64_MAX) return mismatch();
+      return Number(v);
+    }
+    case 'slice': {
+      if (node.kind !== 'array') return mismatch();
+      return node.items.map((item) => decodeInto(item, t.elem, goZero(t.elem), ctx));
+    }
+    case 'map': {
+      if (node.kind !== 'object') return mismatch();
+      const out: Record<string, unknown> = { ...((current as Record<string, unknown> | undefined) ?? {}) };
+      for (const m of node.members) out[m.key] = decodeInto(m.node, t.elem, goZero(t.elem), ctx);
+      return out;
+    }
+    case 'struct': {
+      if (node.kind !== 'object') return mismatch();
+      const out = {
+        ...((current as Record<string, unknown> | undefined) ?? (goZero(t) as object)),
+      } as Record<string, unknown>;
+      for (const m of node.members) {
+        const f = lookupField(t, m.key);
+        if (!f) continue; // unknown keys are ignored
+        const savedStruct = ctx.struct;
+        const savedDepth = ctx.stack.length;
+        if (f.embeddedIn) ctx.stack.push(...f.embeddedIn);
+        ctx.stack.push(f.json);
+        ctx.struct = fieldIndex(t).short;
+        out[f.prop] = decodeInto(m.node, f.type, out[f.prop], ctx);
+        ctx.stack.length = savedDepth;
+        ctx.struct = savedStruct;
+      }
+      return out;
+    }
+  }
+}
+
+/**
+ * `json.Unmarshal(text, &v)` with `v` a zero value of the struct `t`: the decoded object, or
+ * Go's error (syntax first, then the first type mismatch; Go decodes on past a mismatch).
+ */
+export function goUnmarshal(text: string, t: GoStruct): Record<string, unknown> {
+  const root = parseGoJson(text);
+  const ctx: DecodeContext = { struct: '', stack: [], first: undefined };
+  const out = decodeInto(root, t, goZero(t), ctx) as Record<string, unknown>;
+  if (ctx.first) throw ctx.first;
+  return out;
+}
+
+/** Decode an already parsed node (e.g. a RawMessage) into `t`; throws Go's error on a mismatch. */
+export function goDecodeNode(node: GoJsonNode, t: GoStruct): Record<string, unknown> {
+  const ctx: DecodeContext = { struct: '', stack: [], first: undefined };
+  const out = decodeInto(node, t, goZero(t), ctx) as Record<string, unknown>;
+  if (ctx.first) throw ctx.first;
+  return out;
+}

@@ -1,0 +1,11 @@
+/**
+ * containernetworking/plugins `pkg/hns` in TypeScript (v1.9.1; reference cni-windows.md §2): the
+ * NetConf and policy helpers win-bridge and win-overlay share, endpoint naming, the HNS v1 and HCN
+ * v2 endpoint flows and the CNI result built from the endpoint, with the Go readers they rely on.
+ */
+export * from './netconf.js';
+export * from './endpoint.js';
+export * from './ipam.js';
+export { annotate, GoPanicError, recoverPanics, withGoPanics } from './errors.js';
+export { ipNetString, ipString, maskIP, parseCIDR, parseIP, to4, type GoIP, type GoIPMask } from './goip.js';
+export { GoJsonSyntaxError, GoJsonTypeError, parseGoJson, goUnmarshal, type GoJsonNode } from './gojson.js';

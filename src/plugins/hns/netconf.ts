@@ -1,0 +1,518 @@
+/**
+ * containernetworking/plugins `pkg/hns/netconf_windows.go` (v1.9.1, reference cni-windows.md
+ * §2.2-§2.3): the NetConf both Windows plugins decode (Go's case-insensitive field matching), the
+ * policy helpers with their exact templates and their case-sensitive de-duplication, the protocol
+ * enum of port mappings and the DNS merge with runtimeConfig.
+ */
+import {
+  GO_BOOL,
+  GO_INT,
+  GO_RAW,
+  GO_STRING,
+  GO_STRINGS,
+  goDecodeNode,
+  goUnmarshal,
+  jpBytes,
+  jpGet,
+  jpGetString,
+  jpParse,
+  nodeToJson,
+  parseGoJson,
+  type GoField,
+  type GoJsonNode,
+  type GoStruct,
+  type GoType,
+} from './gojson.js';
+import type { Json } from '../../core/json.js';
+
+// ───────────────────────────── types ─────────────────────────────
+
+/** `hns.Policy`: `value` is the raw JSON text (`json.RawMessage`), undefined when absent (nil). */
+export interface HnsPolicy {
+  name: string;
+  value: string | undefined;
+}
+
+/** `hns.PortMapEntry`. */
+export interface PortMapEntry {
+  hostPort: number;
+  containerPort: number;
+  protocol: string;
+  hostIP: string;
+}
+
+/** `types.DNS` (nil slices are undefined). */
+export interface GoDns {
+  nameservers: string[] | undefined;
+  domain: string;
+  search: string[] | undefined;
+  options: string[] | undefined;
+}
+
+/** `hns.RuntimeConfig`: `runtimeConfig.dns {servers, searches}` and `runtimeConfig.portMappings`. */
+export interface RuntimeConfig {
+  dns: { nameservers: string[] | undefined; search: string[] | undefined };
+  portMaps: PortMapEntry[] | undefined;
+}
+
+/** `hns.NetConf` (embedding `types.NetConf`), mutable as in Go: the Apply* helpers append policies. */
+export interface HnsNetConf {
+  cniVersion: string;
+  name: string;
+  type: string;
+  capabilities: Record<string, boolean> | undefined;
+  ipam: { type: string };
+  dns: GoDns;
+  apiVersion: number;
+  policies: HnsPolicy[] | undefined;
+  runtimeConfig: RuntimeConfig;
+  loopbackDSR: boolean;
+}
+
+// ───────────────────────────── decoding ─────────────────────────────
+
+const DNS_TYPE: GoStruct = {
+  t: 'struct',
+  name: 'types.DNS',
+  fields: [
+    { json: 'nameservers', prop: 'nameservers', type: GO_STRINGS },
+    { json: 'domain', prop: 'domain', type: GO_STRING },
+    { json: 'search', prop: 'search', type: GO_STRINGS },
+    { json: 'options', prop: 'options', type: GO_STRINGS },
+  ],
+};
+
+const GC_ATTACHMENT: GoStruct = {
+  t: 'struct',
+  name: 'types.GCAttachment',
+  fields: [
+    { json: 'containerID', prop: 'containerID', type: GO_STRING },
+    { json: 'ifname', prop: 'ifName', type: GO_STRING },
+  ],
+};
+
+/** `types.PluginConf` (alias `types.NetConf`), cni v1.3.0 `pkg/types/types.go`. */
+const PLUGIN_CONF_FIELDS: readonly GoField[] = [
+  { json: 'cniVersion', prop: 'cniVersion', type: GO_STRING },
+  { json: 'name', prop: 'name', type: GO_STRING },
+  { json: 'type', prop: 'type', type: GO_STRING },
+  { json: 'capabilities', prop: 'capabilities', type: { t: 'map', name: 'map[string]bool', elem: GO_BOOL } },
+  {
+    json: 'ipam',
+    prop: 'ipam',
+    type: { t: 'struct', name: 'types.IPAM', fields: [{ json: 'type', prop: 'type', type: GO_STRING }] },
+  },
+  { json: 'dns', prop: 'dns', type: DNS_TYPE },
+  {
+    json: 'prevResult',
+    prop: 'prevResult',
+    type: { t: 'map', name: 'map[string]interface {}', elem: { t: 'any' } },
+  },
+  {
+    json: 'cni.dev/valid-attachments',
+    prop: 'validAttachments',
+    type: { t: 'slice', name: '[]types.GCAttachment', elem: GC_ATTACHMENT },
+  },
+];
+
+const POLICY_TYPE: GoStruct = {
+  t: 'struct',
+  name: 'hns.Policy',
+  fields: [
+    { json: 'name', prop: 'name', type: GO_STRING },
+    { json: 'value', prop: 'value', type: GO_RAW },
+  ],
+};
+
+const PORT_MAP_ENTRY: GoStruct = {
+  t: 'struct',
+  name: 'hns.PortMapEntry',
+  fields: [
+    { json: 'hostPort', prop: 'hostPort', type: GO_INT },
+    { json: 'containerPort', prop: 'containerPort', type: GO_INT },
+    { json: 'protocol', prop: 'protocol', type: GO_STRING },
+    { json: 'hostIP', prop: 'hostIP', type: GO_STRING },
+  ],
+};
+
+const RUNTIME_CONFIG: GoStruct = {
+  t: 'struct',
+  name: 'hns.RuntimeConfig',
+  fields: [
+    {
+      json: 'dns',
+      prop: 'dns',
+      type: {
+        t: 'struct',
+        name: 'hns.RuntimeDNS',
+        fields: [
+          { json: 'servers', prop: 'nameservers', type: GO_STRINGS },
+          { json: 'searches', prop: 'search', type: GO_STRINGS },
+        ],
+      },
+    },
+    {
+      json: 'portMappings',
+      prop: 'portMaps',
+      type: { t: 'slice', name: '[]hns.PortMapEntry', elem: PORT_MAP_ENTRY },
+    },
+  ],
+};
+
+/** `hns.NetConf`'s own fields (after the embedded `types.NetConf`). */
+const HNS_NETCONF_FIELDS: readonly GoField[] = [
+  { json: 'apiVersion', prop: 'apiVersion', type: GO_INT },
+  { json: 'policies', prop: 'policies', type: { t: 'slice', name: '[]hns.Policy', elem: POLICY_TYPE } },
+  { json: 'runtimeConfig', prop: 'runtimeConfig', type: RUNTIME_CONFIG },
+  { json: 'loopbackDSR', prop: 'loopbackDSR', type: GO_BOOL },
+];
+
+/** A plugin's extra field (`ipMasqNetwork`, `ipMasq`, `endpointMacPrefix`): JSON name, property, type. */
+export interface PluginField {
+  readonly json: string;
+  readonly prop: string;
+  readonly type: GoType;
+}
+
+/**
+ * The Go struct of a plugin's `NetConf { hns.NetConf; <extra> }`: the promoted fields carry the
+ * names of the structs they are embedded in (`NetConf.NetConf.apiVersion` in Go 1.24+ errors).
+ */
+export function pluginNetConfType(extra: readonly PluginField[]): GoStruct {
+  let t = netConfTypes.get(extra);
+  if (t === undefined) {
+    t = buildNetConfType(extra);
+    netConfTypes.set(extra, t);
+  }
+  return t;
+}
+
+/** One struct type per plugin's extra fields (built once: the decoder caches its field lookups). */
+const netConfTypes = new WeakMap<readonly PluginField[], GoStruct>();
+
+function buildNetConfType(extra: readonly PluginField[]): GoStruct {
+  return {
+    t: 'struct',
+    name: 'main.NetConf',
+    fields: [
+      ...PLUGIN_CONF_FIELDS.map((f) => ({ ...f, embeddedIn: ['NetConf', 'NetConf'] })),
+      ...HNS_NETCONF_FIELDS.map((f) => ({ ...f, embeddedIn: ['NetConf'] })),
+      ...extra,
+    ],
+  };
+}
+
+/**
+ * `loadNetConf` of win-bridge/win-overlay: `json.Unmarshal(stdin, &NetConf{})`, failing with
+ * `failed to load netconf: <Go's error>`.
+ */
+export function loadNetConf<T extends HnsNetConf>(stdin: string, extra: readonly PluginField[]): T {
+  try {
+    return goUnmarshal(stdin, pluginNetConfType(extra)) as unknown as T;
+  } catch (e) {
+    throw new Error(`failed to load netconf: ${(e as Error).message}`);
+  }
+}
+
+/** An empty `hns.NetConf{}` (`apiVersion` as given), as the upstream unit tests build one. */
+export function emptyNetConf(apiVersion = 0): HnsNetConf {
+  return {
+    cniVersion: '',
+    name: '',
+    type: '',
+    capabilities: undefined,
+    ipam: { type: '' },
+    dns: { nameservers: undefined, domain: '', search: undefined, options: undefined },
+    apiVersion,
+    policies: undefined,
+    runtimeConfig: { dns: { nameservers: undefined, search: undefined }, portMaps: undefined },
+    loopbackDSR: false,
+  };
+}
+
+// ───────────────────────────── protocol, DNS, policy lists ─────────────────────────────
+
+/** Windows socket protocol numbers by name (`protocolEnums`). */
+const PROTOCOL_ENUMS: ReadonlyMap<string, number> = new Map([
+  ['icmpv4', 1],
+  ['igmp', 2],
+  ['tcp', 6],
+  ['udp', 17],
+  ['icmpv6', 58],
+]);
+
+/** Go's `underscoreOK`: `_` only between digits, or between a base prefix and a digit. */
+function underscoreOK(s: string): boolean {
+  let saw = '^';
+  let i = 0;
+  if (s.startsWith('-') || s.startsWith('+')) s = s.slice(1);
+  let hex = false;
+  if (s.length >= 2 && s[0] === '0' && 'box'.includes(s[1]!.toLowerCase())) {
+    i = 2;
+    saw = '0';
+    hex = s[1]!.toLowerCase() === 'x';
+  }
+  for (; i < s.length; i++) {
+    const c = s[i]!;
+    if ((c >= '0' && c <= '9') || (hex && c.toLowerCase() >= 'a' && c.toLowerCase() <= 'f')) {
+      saw = '0';
+      continue;
+    }
+    if (c === '_') {
+      if (saw !== '0') return false;
+      saw = '_';
+      continue;
+    }
+    if (saw === '_') return false;
+    saw = '!';
+  }
+  return saw !== '_';
+}
+
+/**
+ * Go's `strconv.ParseUint(s, 0, 10)`: base from the prefix (`0x`, `0o`, `0b`, a bare leading `0`
+ * for octal), `_` separators, a value of at most 1023; undefined where Go returns an error.
+ */
+export function parseUint10(s: string): number | undefined {
+  if (s === '') return undefined;
+  let body = s;
+  let base = 10;
+  if (s[0] === '0') {
+    const p = s.length >= 3 ? s[1]!.toLowerCase() : '';
+    if (p === 'b' || p === 'o' || p === 'x') {
+      base = p === 'b' ? 2 : p === 'o' ? 8 : 16;
+      body = s.slice(2);
+    } else {
+      base = 8;
+      body = s.slice(1);
+    }
+  }
+  let underscores = false;
+  let n = 0;
+  for (const ch of body) {
+    if (ch === '_') {
+      underscores = true;
+      continue;
+    }
+    const d = '0123456789abcdef'.indexOf(ch.toLowerCase());
+    if (d < 0 || d >= base) return undefined;
+    n = n * base + d;
+    if (n > 1023) return undefined; // out of range for bitSize 10
+  }
+  if (underscores && !underscoreOK(s)) return undefined;
+  return n;
+}
+
+/**
+ * `PortMapEntry.GetProtocolEnum`: a number below 1024 in Go literal syntax, else a protocol name
+ * (case-insensitive); else `invalid protocol supplied to port mapping policy`.
+ */
+export function getProtocolEnum(p: Pick<PortMapEntry, 'protocol'>): number {
+  const u = parseUint10(p.protocol);
+  if (u !== undefined) return u;
+  const pe = PROTOCOL_ENUMS.get(p.protocol.toLowerCase());
+  if (pe === undefined) throw new Error('invalid protocol supplied to port mapping policy');
+  return pe;
+}
+
+/** `GetDNS`: the config's DNS, each of nameservers/search replaced by a non-empty runtimeConfig list. */
+export function getDNS(n: HnsNetConf): GoDns {
+  const dns = { ...n.dns };
+  if ((n.runtimeConfig.dns.nameservers?.length ?? 0) > 0) dns.nameservers = n.runtimeConfig.dns.nameservers;
+  if ((n.runtimeConfig.dns.search?.length ?? 0) > 0) dns.search = n.runtimeConfig.dns.search;
+  return dns;
+}
+
+function isEndpointPolicy(p: HnsPolicy): boolean {
+  return goEqualFold(p.name, 'EndpointPolicy');
+}
+
+/** Go's `strings.EqualFold` for an ASCII target (Unicode simple folding: `ſ` ~ `s`, `K` ~ `k`). */
+function goEqualFold(s: string, target: string): boolean {
+  const a = [...s];
+  if (a.length !== target.length) return false;
+  return a.every((ch, i) => {
+    const t = target[i]!.toLowerCase();
+    const c = ch === 'ſ' ? 's' : ch === '\u212a' ? 'k' : ch.toLowerCase();
+    return c === t;
+  });
+}
+
+/** A Go `json.RawMessage`: the exact JSON text, undefined for nil. */
+export type RawMessage = string | undefined;
+
+/**
+ * `GetHNSEndpointPolicies`: the raw values of the `EndpointPolicy` entries (name compared
+ * case-insensitively), as they go into an HNS v1 endpoint.
+ */
+export function getHNSEndpointPolicies(n: HnsNetConf): RawMessage[] {
+  return (n.policies ?? []).filter((p) => goEqualFold(p.name, 'EndpointPolicy')).map((p) => p.value);
+}
+
+/**
+ * `json.Marshal` of a `[]json.RawMessage`: each value compacted (nil → `null`); a value that is not
+ * JSON (a template filled with a quote) fails as Go's encoder does.
+ */
+export function marshalRawMessages(raws: readonly RawMessage[]): Json[] {
+  return raws.map((raw) => {
+    if (raw === undefined) return null;
+    let node: GoJsonNode;
+    try {
+      node = parseGoJson(raw);
+    } catch (e) {
+      throw new Error(`json: error calling MarshalJSON for type json.RawMessage: ${(e as Error).message}`);
+    }
+    return nodeToJson(node);
+  });
+}
+
+const HCN_ENDPOINT_POLICY: GoStruct = {
+  t: 'struct',
+  name: 'hcn.EndpointPolicy',
+  fields: [
+    { json: 'Type', prop: 'Type', type: GO_STRING },
+    { json: 'Settings', prop: 'Settings', type: GO_RAW },
+  ],
+};
+
+/** An `hcn.EndpointPolicy` as decoded from a config value. */
+export interface HcnEndpointPolicy {
+  Type: string;
+  Settings?: Json;
+}
+
+/**
+ * `GetHostComputeEndpointPolicies`: the `EndpointPolicy` values decoded into `{Type, Settings}`
+ * (keys matched case-insensitively; a value that does not decode is skipped; `null` decodes to an
+ * empty policy).
+ */
+export function getHostComputeEndpointPolicies(n: HnsNetConf): HcnEndpointPolicy[] {
+  const out: HcnEndpointPolicy[] = [];
+  for (const p of n.policies ?? []) {
+    if (!goEqualFold(p.name, 'EndpointPolicy')) continue;
+    const node = jpParse(p.value);
+    if (!node) continue; // json.Unmarshal(nil) fails too
+    let decoded: Record<string, unknown>;
+    try {
+      decoded = goDecodeNode(node, HCN_ENDPOINT_POLICY);
+    } catch {
+      continue;
+    }
+    const policy: HcnEndpointPolicy = { Type: decoded['Type'] as string };
+    const settings = decoded['Settings'] as string | undefined;
+    if (settings !== undefined) {
+      const s = jpParse(settings);
+      if (s) policy.Settings = nodeToJson(s);
+    }
+    out.push(policy);
+  }
+  return out;
+}
+
+// ───────────────────────────── Apply* helpers ─────────────────────────────
+
+/** Go's `%s` of a string into a template: the text as is (no JSON escaping, as `bprintf` does). */
+function append(n: HnsNetConf, value: string): void {
+  (n.policies ??= []).push({ name: 'EndpointPolicy', value });
+}
+
+/**
+ * Whether an `EndpointPolicy` of Type `OutBoundNAT` (exact, case-sensitive) lists `wanted` in the
+ * array at `path` (v1 `ExceptionList`/`Destinations`, v2 `Settings.Exceptions`/`Settings.Destinations`),
+ * compared byte for byte with the undecoded string contents, as jsonparser does.
+ */
+function outboundNatLists(n: HnsNetConf, path: readonly string[], wanted: string): boolean {
+  for (const p of n.policies ?? []) {
+    if (!isEndpointPolicy(p)) continue;
+    const node = jpParse(p.value);
+    if (jpGetString(node, 'Type') !== 'OutBoundNAT') continue;
+    const list = jpGet(node, ...path);
+    if (list?.kind !== 'array') continue;
+    if (list.items.some((v) => v.kind === 'string' && jpBytes(v) !== '' && jpBytes(v) === wanted))
+      return true;
+  }
+  return false;
+}
+
+/**
+ * `ApplyLoopbackDSRPolicy(&ip)`: append `{"Type": "OutBoundNAT", "Destinations": ["<ip>"]}` (v2:
+ * under `Settings`) unless an OutBoundNAT already lists that address. `dsrSupported` is
+ * `hcn.DSRSupported() == nil`; `ipText` is Go's `ip.String()` (`"<nil>"` for a nil IP).
+ */
+export function applyLoopbackDSRPolicy(n: HnsNetConf, ipText: string, dsrSupported: boolean): void {
+  if (!dsrSupported) return;
+  const path = n.apiVersion === 2 ? ['Settings', 'Destinations'] : ['Destinations'];
+  if (outboundNatLists(n, path, ipText)) return;
+  append(
+    n,
+    n.apiVersion === 2
+      ? `{"Type": "OutBoundNAT", "Settings": {"Destinations": ["${ipText}"]}}`
+      : `{"Type": "OutBoundNAT", "Destinations": ["${ipText}"]}`,
+  );
+}
+
+/**
+ * `ApplyOutboundNatPolicy(cidr)`: append `{"Type": "OutBoundNAT", "ExceptionList": ["<cidr>"]}`
+ * (v2: `Settings.Exceptions`) unless the CIDR is empty or an OutBoundNAT already lists that exact
+ * string. Since v1.0.0 this appends a second OutBoundNAT rather than merging (pitfall P9).
+ */
+export function applyOutboundNatPolicy(n: HnsNetConf, exceptionCIDR: string): void {
+  if (exceptionCIDR === '') return;
+  const path = n.apiVersion === 2 ? ['Settings', 'Exceptions'] : ['ExceptionList'];
+  if (outboundNatLists(n, path, exceptionCIDR)) return;
+  append(
+    n,
+    n.apiVersion === 2
+      ? `{"Type": "OutBoundNAT", "Settings": {"Exceptions": ["${exceptionCIDR}"]}}`
+      : `{"Type": "OutBoundNAT", "ExceptionList": ["${exceptionCIDR}"]}`,
+  );
+}
+
+/**
+ * `ApplyDefaultPAPolicy(address)`: append `{"Type": "PA", "PA": "<addr>"}` (v2: `ProviderAddress`
+ * with `Settings.ProviderAddress`) unless the address is empty or a policy of Type `PA` or
+ * `ProviderAddress` already holds exactly that address (a different address → a second PA).
+ */
+export function applyDefaultPAPolicy(n: HnsNetConf, address: string): void {
+  if (address === '') return;
+  const path = n.apiVersion === 2 ? ['Settings', 'ProviderAddress'] : ['PA'];
+  for (const p of n.policies ?? []) {
+    if (!isEndpointPolicy(p)) continue;
+    const node = jpParse(p.value);
+    const type = jpGetString(node, 'Type');
+    if (type !== 'PA' && type !== 'ProviderAddress') continue;
+    const pa = jpGet(node, ...path);
+    if (pa?.kind === 'string' && jpBytes(pa) === address) return;
+  }
+  append(
+    n,
+    n.apiVersion === 2
+      ? `{"Type": "ProviderAddress", "Settings": {"ProviderAddress": "${address}"}}`
+      : `{"Type": "PA", "PA": "${address}"}`,
+  );
+}
+
+/**
+ * `ApplyPortMappingPolicy(portMappings)`: one `{"Type": "NAT", "InternalPort": c, "ExternalPort": h,
+ * "Protocol": "<as given>"}` per entry (v2: `PortMapping` with the protocol number and `VIP`),
+ * entries with an invalid protocol skipped; nothing at all for an empty list.
+ */
+export function applyPortMappingPolicy(
+  n: HnsNetConf,
+  portMappings: readonly PortMapEntry[] | undefined,
+): void {
+  for (const p of portMappings ?? []) {
+    let protocol: number;
+    try {
+      protocol = getProtocolEnum(p);
+    } catch {
+      continue;
+    }
+    append(
+      n,
+      n.apiVersion === 2
+        ? `{"Type": "PortMapping", "Settings": {"InternalPort": ${p.containerPort}, "ExternalPort": ${p.hostPort}, "Protocol": ${protocol}, "VIP": "${p.hostIP}"}}`
+        : `{"Type": "NAT", "InternalPort": ${p.containerPort}, "ExternalPort": ${p.hostPort}, "Protocol": "${p.protocol}"}`,
+    );
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * host-local's store (containernetworking/plugins @3d27709f `plugins/ipam/host-local/backend/
+ * store.go`, `backend/disk/{backend,lock}.go`; reference cni-windows.md §6) on the node's simulated
+ * disk: `<dataDir>/<network>/<ip>` holds `<containerID>\r\n<ifname>`, `last_reserved_ip.<range>`
+ * the last address handed out, `lock` the directory lock file; on Windows `:` in a file name becomes
+ * `_`, so IPv6 files are `2001_db8_1__2` (and, as on Windows, `GetByID` cannot read them back).
+ */
+import { joinPath, type FileStore } from '../../core/files.js';
+import { GoError } from '../../cni/gojson.js';
+import { ipString, parseIP, type IP } from './ip.js';
+
+/** `backend.Store`. Every method is synchronous: the lock is held by not yielding in between. */
+export interface Store {
+  lock(): void;
+  unlock(): void;
+  close(): void;
+  /** Reserve `ip` for (id, ifname); false when it is taken. */
+  reserve(id: string, ifname: string, ip: IP, rangeID: string): boolean;
+  /**
+   * The last address reserved in range `rangeID`: undefined when there is none (`os.ErrNotExist`)
+   * or when the file does not hold an address (`net.ParseIP` gives nil). Other failures throw.
+   */
+  lastReservedIP(rangeID: string): IP | undefined;
+  releaseByID(id: string, ifname: string): void;
+  getByID(id: string, ifname: string): IP[];
+}
+
+/** `disk.LineBreak`. */
+export const LINE_BREAK = '\r\n';
+const LAST_IP_FILE_PREFIX = 'last_reserved_ip.';
+/** `defaultDataDir`. */
+export const DEFAULT_DATA_DIR = '/var/lib/cni/networks';
+
+/** Go's `unicode.IsSpace`. */
+function isGoSpace(c: number): boolean {
+  return (
+    c === 0x20 ||
+    (c >= 0x09 && c <= 0x0d) ||
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}
+
+/** `strings.TrimSpace`. */
+export function goTrimSpace(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && isGoSpace(s.charCodeAt(a))) a++;
+  while (b > a && isGoSpace(s.charCodeAt(b - 1))) b--;
+  return s.slice(a, b);
+}
+
+/** `disk.GetEscapedPath(dataDir, fname)` on Windows: `:` → `_`, then `filepath.Join`. */
+export function escapedPath(dataDir: string, fname: string): string {
+  return joinPath(dataDir, fname.replaceAll(':', '_'));
+}
+
+/** `filepath.Join` as Windows prints it (backslashes), for error texts. */
+export function windowsPath(path: string): string {
+  return path.replace(/\//g, '\\');
+}
+
+/** `disk.Store`: one network's directory. */
+export class DiskStore implements Store {
+  private constructor(
+    private readonly files: FileStore,
+    /** `<dataDir>/<network>`. */
+    readonly dataDir: string,
+  ) {}
+
+  /**
+   * `disk.New(network, dataDir)`: `MkdirAll(<dataDir>/<network>)` and open the directory lock
+   * (go-filemutex creates `<dir>/lock` with OPEN_ALWAYS, so the file stays).
+   */
+  static open(files: FileStore, network: string, dataDir: string): DiskStore {
+    const dir = joinPath(dataDir === '' ? DEFAULT_DATA_DIR : dataDir, network);
+    // os.MkdirAll: a file where a directory must be is ENOTDIR ("not a directory") on Windows
+    const segs = dir.split('/');
+    for (let i = 2; i <= segs.length; i++) {
+      const p = segs.slice(0, i).join('/');
+      if (files.exists(p)) throw new GoError(`mkdir ${windowsPath(p)}: not a directory`);
+    }
+    const lockPath = joinPath(dir, 'lock');
+    if (!files.exists(lockPath)) {
+      // go-filemutex's CreateFile on a directory
+      if (files.isDirectory(lockPath)) throw new GoError('Access is denied.');
+      files.write(lockPath, '');
+    }
+    return new DiskStore(files, dir);
+  }
+
+  lock(): void {}
+  unlock(): void {}
+  close(): void {}
+
+  /** `os.OpenFile(O_EXCL|O_CREATE)`: a taken name (file or directory) is not reserved. */
+  reserve(id: string, ifname: string, ip: IP, rangeID: string): boolean {
+    const fname = escapedPath(this.dataDir, ipString(ip));
+    if (this.files.exists(fname) || this.files.isDirectory(fname)) return false;
+    this.files.write(fname, goTrimSpace(id) + LINE_BREAK + ifname);
+    this.files.write(escapedPath(this.dataDir, LAST_IP_FILE_PREFIX + rangeID), ipString(ip));
+    return true;
+  }
+
+  lastReservedIP(rangeID: string): IP | undefined {
+    const data = this.files.read(escapedPath(this.dataDir, LAST_IP_FILE_PREFIX + rangeID));
+    return data === undefined ? undefined : parseIP(data);
+  }
+
+  /** `filepath.Walk` of the directory: every file under it, in lexical order, with its contents. */
+  private walk(): [string, string][] {
+    return this.files.entries(this.dataDir).filter(([p]) => p !== this.dataDir);
+  }
+
+  /** `FindByKey`: some file's trimmed contents equal `match`. */
+  private findByKey(match: string): boolean {
+    return this.walk().some(([, data]) => goTrimSpace(data) === match);
+  }
+
+  /** `FindByID` (CHECK): a file of (id, ifname), or of the id alone (the old format). */
+  findByID(id: string, ifname: string): boolean {
+    return this.findByKey(goTrimSpace(id) + LINE_BREAK + ifname) || this.findByKey(goTrimSpace(id));
+  }
+
+  /** `ReleaseByKey`: remove every file whose trimmed contents equal `match`. */
+  private releaseByKey(match: string): boolean {
+    let found = false;
+    for (const [path, data] of this.walk()) {
+      if (goTrimSpace(data) === match && this.files.remove(path)) found = true;
+    }
+    return found;
+  }
+
+  /** `ReleaseByID`: by (id, ifname); if nothing matched, by the id alone (files of older versions). */
+  releaseByID(id: string, ifname: string): void {
+    if (!this.releaseByKey(goTrimSpace(id) + LINE_BREAK + ifname)) this.releaseByKey(goTrimSpace(id));
+  }
+
+  /**
+   * `GetByID`: the addresses whose files hold (id, ifname) or the id alone, read back from the file
+   * names with `net.ParseIP`, which fails on the escaped IPv6 names of Windows.
+   */
+  getByID(id: string, ifname: string): IP[] {
+    const match = goTrimSpace(id) + LINE_BREAK + ifname;
+    const matchOld = goTrimSpace(id);
+    const out: IP[] = [];
+    for (const [path, data] of this.walk()) {
+      const t = goTrimSpace(data);
+      if (t !== match && t !== matchOld) continue;
+      const ip = parseIP(path.slice(path.lastIndexOf('/') + 1));
+      if (ip !== undefined) out.push(ip);
+    }
+    return out;
+  }
+}

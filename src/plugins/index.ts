@@ -1,0 +1,208 @@
+/**
+ * The reference CNI plugins (DESIGN: plugins/) and the ways to run them: a registry holding all of
+ * them, `execPlugin` (what exec'ing a plugin binary does), and the JSON-RPC methods `CniExec` and
+ * `CniExecList` that `hnsim serve` and `hnsim call` add to the flat API.
+ *
+ *   const out = await execPlugin(host, 'win-bridge', { env: { CNI_COMMAND: 'VERSION' }, stdin: '{}' });
+ */
+import { invalidParams, type RpcMethod } from '../api/rpc.js';
+import type { Json, JsonObject } from '../core/json.js';
+import { isJsonObject } from '../core/json.js';
+import type { Host } from '../host/host.js';
+import type { CniPlugin, ExecOutput, ExecRequest } from '../cni/contracts.js';
+import { pluginHost, type CniHost } from '../cni/host.js';
+import { PluginRegistry, splitPathList } from '../cni/registry.js';
+import { runList, type CniCommand, type CniListRequest } from '../cni/runner.js';
+import { hostLocal } from './host-local/index.js';
+import { winBridge } from './win-bridge.js';
+import { winOverlay } from './win-overlay.js';
+import { nat, sdnbridge, sdnoverlay } from './wcn/index.js';
+import { flannel } from './flannel/index.js';
+
+export { hostLocal, winBridge, winOverlay, sdnbridge, sdnoverlay, nat, flannel };
+
+/** containerd's CNI binary directory on Windows (its `bin_dir` default). */
+export const DEFAULT_CNI_BIN_DIR = 'C:\\Program Files\\containerd\\cni\\bin';
+
+/** Every reference plugin, in the order the docs list them. */
+export const REFERENCE_PLUGINS: readonly CniPlugin[] = [
+  hostLocal,
+  winBridge,
+  winOverlay,
+  sdnbridge,
+  sdnoverlay,
+  nat,
+  flannel,
+];
+
+/**
+ * A registry with every reference plugin, found in whichever directory a CNI_PATH names (pass
+ * `dirs` to install them in those directories only, so a CNI_PATH elsewhere misses them).
+ */
+export function referenceRegistry(dirs?: readonly string[]): PluginRegistry {
+  const r = new PluginRegistry();
+  for (const p of REFERENCE_PLUGINS) r.register(p, dirs);
+  return r;
+}
+
+/** The plugin named by a type or a binary path (`C:\cni\win-bridge.exe` → `win-bridge`). */
+function pluginNamed(registry: PluginRegistry, name: string): CniPlugin | undefined {
+  const base = name
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.exe$/i, '');
+  if (base === '') return undefined;
+  try {
+    return registry.find(base, ['.']).plugin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Run one plugin as a runtime execs its binary: the request's environment and stdin, the plugin's
+ * stdout and exit code (a `cni.exec` event at depth 0). An unknown plugin is a TypeError (there is
+ * no binary to exec).
+ */
+export function execPlugin(
+  host: Host | CniHost,
+  plugin: string,
+  request: ExecRequest,
+  registry: PluginRegistry = referenceRegistry(),
+): Promise<ExecOutput> {
+  const found = pluginNamed(registry, plugin);
+  if (!found) {
+    throw new TypeError(`no CNI plugin "${plugin}" (known: ${registry.types().join(', ')})`);
+  }
+  const ph = 'run' in host ? host : pluginHost(host, registry);
+  return ph.run(found, request, 0);
+}
+
+const LIST_COMMANDS: readonly CniCommand[] = ['ADD', 'DEL', 'CHECK', 'GC', 'STATUS'];
+const EXEC_KEYS = ['plugin', 'env', 'stdin'];
+const LIST_KEYS = [
+  'conflist',
+  'command',
+  'containerId',
+  'netns',
+  'ifname',
+  'args',
+  'capabilityArgs',
+  'validAttachments',
+  'cacheDir',
+  'cniPath',
+];
+
+function objectParam(method: string, v: Json | undefined, keys: readonly string[]): JsonObject {
+  if (!isJsonObject(v)) throw invalidParams(`${method} takes one object: {${keys.join(', ')}}`);
+  for (const k of Object.keys(v)) {
+    if (!keys.includes(k)) throw invalidParams(`${method}: unknown key "${k}" (${keys.join(', ')})`);
+  }
+  return v;
+}
+
+function optString(method: string, o: JsonObject, k: string): string | undefined {
+  const v = o[k];
+  if (v !== undefined && typeof v !== 'string') throw invalidParams(`${method}: ${k} must be a string`);
+  return v;
+}
+
+/**
+ * `CniExec({plugin, env, stdin})` → `{exitCode, stdout, stderr}`: one invocation, as exec'ing the
+ * plugin binary with that environment and stdin. `CniExecList({conflist, command, containerId,
+ * netns, ifname?, args?, capabilityArgs?, validAttachments?, cacheDir?, cniPath?})` → the runner's
+ * outcome `{ok, result?, error?}` (src/cni/runner.ts runList); `cniPath` defaults to containerd's
+ * bin directory.
+ */
+export function cniRpcMethods(
+  host: Host,
+  registry: PluginRegistry = referenceRegistry(),
+): Record<string, RpcMethod> {
+  let ph: CniHost | undefined;
+  const node = (): CniHost => (ph ??= pluginHost(host, registry));
+  return {
+    CniExec: {
+      arity: 1,
+      async run(params) {
+        const m = 'CniExec';
+        const o = objectParam(m, params[0], EXEC_KEYS);
+        const plugin = optString(m, o, 'plugin');
+        if (plugin === undefined) throw invalidParams(`${m}: plugin (a type or a binary path) is required`);
+        const stdin = optString(m, o, 'stdin') ?? '';
+        const envIn = o['env'] ?? {};
+        if (!isJsonObject(envIn)) throw invalidParams(`${m}: env must be an object of strings`);
+        const env: Record<string, string> = {};
+        for (const [k, v] of Object.entries(envIn)) {
+          if (typeof v !== 'string') throw invalidParams(`${m}: env.${k} must be a string`);
+          env[k] = v;
+        }
+        const found = pluginNamed(registry, plugin);
+        if (!found) {
+          throw invalidParams(`${m}: no CNI plugin "${plugin}" (known: ${registry.types().join(', ')})`);
+        }
+        const out = await node().run(found, { env, stdin }, 0);
+        return { exitCode: out.exitCode, stdout: out.stdout, stderr: out.stderr };
+      },
+    },
+    CniExecList: {
+      arity: 1,
+      async run(params) {
+        const m = 'CniExecList';
+        const o = objectParam(m, params[0], LIST_KEYS);
+        const conflist = o['conflist'];
+        if (typeof conflist !== 'string' && !isJsonObject(conflist)) {
+          throw invalidParams(`${m}: conflist (its text, or the JSON object) is required`);
+        }
+        const command = o['command'];
+        if (typeof command !== 'string' || !LIST_COMMANDS.includes(command as CniCommand)) {
+          throw invalidParams(`${m}: command must be one of ${LIST_COMMANDS.join(', ')}`);
+        }
+        for (const k of ['containerId', 'netns', 'ifname', 'cacheDir']) optString(m, o, k);
+        const args = o['args'];
+        if (args !== undefined && typeof args !== 'string' && !isJsonObject(args) && !Array.isArray(args)) {
+          throw invalidParams(`${m}: args must be "K=V;…", [[K,V],…] or an object`);
+        }
+        if (
+          Array.isArray(args) &&
+          !args.every((p) => Array.isArray(p) && p.length === 2 && p.every((x) => typeof x === 'string'))
+        ) {
+          throw invalidParams(`${m}: args pairs must be [string, string]`);
+        }
+        if (isJsonObject(args) && !Object.values(args).every((x) => typeof x === 'string')) {
+          throw invalidParams(`${m}: args values must be strings`);
+        }
+        if (o['capabilityArgs'] !== undefined && !isJsonObject(o['capabilityArgs'])) {
+          throw invalidParams(`${m}: capabilityArgs must be an object`);
+        }
+        const va = o['validAttachments'];
+        if (
+          va !== undefined &&
+          (!Array.isArray(va) ||
+            !va.every(
+              (a) =>
+                isJsonObject(a) && typeof a['containerID'] === 'string' && typeof a['ifname'] === 'string',
+            ))
+        ) {
+          throw invalidParams(`${m}: validAttachments must be [{containerID, ifname}, …]`);
+        }
+        const cniPath = o['cniPath'];
+        if (
+          cniPath !== undefined &&
+          typeof cniPath !== 'string' &&
+          !(Array.isArray(cniPath) && cniPath.every((x) => typeof x === 'string'))
+        ) {
+          throw invalidParams(`${m}: cniPath must be a ";"-separated string or an array of directories`);
+        }
+        const path =
+          cniPath === undefined
+            ? [DEFAULT_CNI_BIN_DIR]
+            : typeof cniPath === 'string'
+              ? splitPathList(cniPath)
+              : (cniPath as string[]);
+        const request = { ...o, conflist, command } as unknown as CniListRequest;
+        const out = await runList(node(), { path }, request);
+        return JSON.parse(JSON.stringify(out)) as Json;
+      },
+    },
+  };
+}
