@@ -253,3 +253,84 @@ export { renderIpconfigAll, renderRoutePrint, renderGetDnsClient } from './rende
 export { renderTrace, TRACE_LEVELS, traceNames, type TraceLevel } from './render/trace.js';
 export { listPortRules, listHostRules, type PortRules } from './vswitch/rules.js';
 export { renderPortRules } from './render/vfp.js';
+
+// hcsshim's root-package v1 HNS API: `hnsv1.HNSEndpoint`, `hnsv1.isNotExist`, … (its error names
+// clash with the hcn and hcs ones, so only the client is exported by name)
+export * as hnsv1 from './api/hnsv1/index.js';
+export { HnsV1Client } from './api/hnsv1/index.js';
+
+// the host's disk (CNI plugins' files)
+export { FileStore, FILE_LIMITS, joinPath, normalizePath, type FileChange } from './core/files.js';
+
+// CNI (src/cni): the spec runtime — plugins' skeleton, results 0.1.0–1.1.0, delegation, the
+// libcni-like runner and its cache
+export {
+  CNI_VERSIONS,
+  CNI_CURRENT,
+  CniError,
+  CniErrorCode,
+  type CniVersion,
+  type CniResult,
+  type CniInterface,
+  type CniIPConfig,
+  type CniRoute,
+  type CniDns,
+  type CniPlugin,
+  type PluginHost,
+  type ExecRequest,
+  type ExecOutput,
+  type RuntimeConf,
+  type Writer,
+} from './cni/contracts.js';
+export {
+  pluginMain,
+  stdinText,
+  type CmdArgs,
+  type CmdFunc,
+  type PluginContext,
+  type PluginFuncs,
+} from './cni/skel.js';
+export { delegateAdd, delegateDel, delegateCheck, delegateStatus, delegateGC } from './cni/invoke.js';
+export { parseResult, resultJson, printResult, convertResult } from './cni/result.js';
+export { VERSION_ALL } from './cni/version.js';
+export { PluginRegistry, splitPathList } from './cni/registry.js';
+export { pluginHost, type CniHost } from './cni/host.js';
+export {
+  confListFromBytes,
+  pluginConfFromBytes,
+  loadConfList,
+  type NetworkConfigList,
+  type PluginConfig,
+  type GCAttachment,
+} from './cni/conf.js';
+export {
+  CniRunner,
+  runList,
+  DEFAULT_CACHE_DIR,
+  type CniRunnerOptions,
+  type CniListRequest,
+  type CniListOutcome,
+  type CniCommand,
+  type NetworkAttachment,
+} from './cni/runner.js';
+
+// the reference plugins (src/plugins) and flanneld's Windows backends
+export {
+  REFERENCE_PLUGINS,
+  DEFAULT_CNI_BIN_DIR,
+  referenceRegistry,
+  execPlugin,
+  cniRpcMethods,
+  hostLocal,
+  winBridge,
+  winOverlay,
+  sdnbridge,
+  sdnoverlay,
+  nat,
+  flannel,
+} from './plugins/index.js';
+export * as flanneld from './plugins/flanneld/index.js';
+
+// the pod runtime (src/runtime): containerd + hcsshim, and dockershim
+export * as runtime from './runtime/index.js';
+export { ContainerdRuntime, DockershimRuntime, cniNetwork } from './runtime/index.js';

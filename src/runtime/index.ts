@@ -24,3 +24,4 @@ export {
   type IpPreference,
 } from './cri.js';
 export { hostedContainerDocument, processContainerDocument, SHIM_OWNER, utilityVmDocument } from './shim.js';
+export { cniNetwork, type CniNetworkOptions } from './network.js';

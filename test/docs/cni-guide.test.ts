@@ -1,0 +1,150 @@
+/**
+ * The examples of docs/cni.md, run through the public entry (src/index.ts) exactly as the guide
+ * shows them: a pod through containerd + win-bridge + host-local, a plugin of your own written
+ * against the typed clients, a fault that makes it leak, and the leak check. If the guide's code
+ * stops working, this fails.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  ContainerdRuntime,
+  cniNetwork,
+  createHost,
+  delegateAdd,
+  delegateDel,
+  execPlugin,
+  hcn,
+  pluginMain,
+  printResult,
+  referenceRegistry,
+  stdinText,
+  VERSION_ALL,
+  type Host,
+} from '../../src/index.js';
+
+/** The guide's node: an L2Bridge network `cbr0` on 10.244.1.0/24, as flanneld host-gw makes it. */
+function node(): Host {
+  const host = createHost({ seed: 1 });
+  const r = host.api.HcnCreateNetwork(null, {
+    Name: 'cbr0',
+    Type: 'L2Bridge',
+    SchemaVersion: { Major: 2, Minor: 0 },
+    Ipams: [
+      {
+        Type: 'Static',
+        Subnets: [
+          {
+            IpAddressPrefix: '10.244.1.0/24',
+            Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
+          },
+        ],
+      },
+    ],
+  });
+  if (!r.ok) throw new Error(r.message);
+  return host;
+}
+
+const CONFLIST = {
+  cniVersion: '1.0.0',
+  name: 'cbr0',
+  plugins: [
+    {
+      type: 'win-bridge',
+      apiVersion: 2,
+      capabilities: { portMappings: true, dns: true },
+      ipam: { type: 'host-local', subnet: '10.244.1.0/24', rangeStart: '10.244.1.3' },
+    },
+  ],
+};
+
+describe('docs/cni.md', () => {
+  it('a pod through containerd, win-bridge (HCN) and host-local, and back', async () => {
+    const host = node();
+    const rt = new ContainerdRuntime(host, { networks: [cniNetwork(host, CONFLIST)] });
+    const pod = await rt.runPodSandbox({ metadata: { name: 'web', namespace: 'default', uid: 'u1' } });
+    const status = await rt.podSandboxStatus(pod);
+    expect(status.network.ip).toBe('10.244.1.3');
+    // the namespace containerd made holds the endpoint win-bridge created and the pause container
+    const ns = host.api.HcnQueryNamespaceProperties(status.netns, '');
+    const kinds = ns.ok
+      ? (ns.result as unknown as { Resources: { Type: string }[] }).Resources.map((r) => r.Type)
+      : [];
+    expect(kinds.sort()).toEqual(['Container', 'Endpoint']);
+    await rt.stopPodSandbox(pod);
+    await rt.removePodSandbox(pod);
+    expect([...host.hns.store.endpoints.values()]).toEqual([]);
+    expect(host.files.list('/var/lib/cni/networks/cbr0')).toEqual(['last_reserved_ip.0', 'lock']);
+  });
+
+  it('your own plugin, against the typed clients, next to the reference ones', async () => {
+    // a minimal bridge plugin: IPAM by delegation, an HCN endpoint, the namespace attach
+    const myBridge = pluginMain(
+      'my-bridge',
+      {
+        async add(args, ctx) {
+          const conf = JSON.parse(stdinText(args)) as {
+            cniVersion: string;
+            name: string;
+            ipam: { type: string };
+          };
+          const ipam = await delegateAdd(ctx, conf.ipam.type, args.stdinData);
+          const ip = ipam.ips![0]!.address.split('/')[0]!;
+          const net = await ctx.host.hcn.getNetworkByName(conf.name);
+          const ep = await net.createEndpoint({
+            Name: `${args.containerID}_${conf.name}`,
+            IpConfigurations: [{ IpAddress: ip }],
+            SchemaVersion: { Major: 2, Minor: 0 },
+          });
+          await ctx.host.hcn.addNamespaceEndpoint(args.netns, ep.ID);
+          printResult(
+            ctx.stdout,
+            {
+              cniVersion: conf.cniVersion,
+              interfaces: [{ name: 'eth0', mac: ep.MacAddress }],
+              ips: ipam.ips!,
+            },
+            conf.cniVersion,
+          );
+        },
+        async del(args, ctx) {
+          const conf = JSON.parse(stdinText(args)) as { name: string; ipam: { type: string } };
+          await delegateDel(ctx, conf.ipam.type, args.stdinData);
+          try {
+            const ep = await ctx.host.hcn.getEndpointByName(`${args.containerID}_${conf.name}`);
+            await ep.delete();
+          } catch (e) {
+            if (!hcn.isNotFoundError(e)) throw e;
+          }
+        },
+      },
+      VERSION_ALL,
+      'my-bridge v0.1.0',
+    );
+
+    const host = node();
+    const registry = referenceRegistry().register(myBridge);
+    const conflist = { ...CONFLIST, plugins: [{ type: 'my-bridge', ipam: CONFLIST.plugins[0]!.ipam }] };
+    const rt = new ContainerdRuntime(host, { networks: [cniNetwork(host, conflist, { registry })] });
+    const pod = await rt.runPodSandbox({ metadata: { name: 'web', namespace: 'default', uid: 'u1' } });
+    expect((await rt.podSandboxStatus(pod)).network.ip).toBe('10.244.1.3');
+
+    // the same plugin, one invocation, as a shell would exec it
+    const out = await execPlugin(
+      host,
+      'my-bridge',
+      { env: { CNI_COMMAND: 'VERSION' }, stdin: '{}' },
+      registry,
+    );
+    expect(JSON.parse(out.stdout)).toMatchObject({ cniVersion: '1.1.0' });
+
+    // a fault: the endpoint delete fails once; containerd's StopPodSandbox fails and keeps the pod
+    host.faults.fail({ method: 'HcnDeleteEndpoint' }, 'HCN_E_MANAGER_STOPPED', { times: 1 });
+    await expect(rt.stopPodSandbox(pod)).rejects.toThrow(/failed to destroy network for sandbox/);
+    expect(host.hns.store.endpoints.size).toBe(1);
+    // kubelet retries: this time it goes through and nothing is left
+    await rt.stopPodSandbox(pod);
+    await rt.removePodSandbox(pod);
+    expect(host.hns.store.endpoints.size).toBe(0);
+    expect(host.files.list('/var/lib/cni/networks/cbr0')).toEqual(['last_reserved_ip.0', 'lock']);
+  });
+});
