@@ -147,4 +147,42 @@ describe('docs/cni.md', () => {
     expect(host.hns.store.endpoints.size).toBe(0);
     expect(host.files.list('/var/lib/cni/networks/cbr0')).toEqual(['last_reserved_ip.0', 'lock']);
   });
+
+  it('README "Test a CNI plugin": the same lines', async () => {
+    const host = createHost({ seed: 1 });
+    host.api.HcnCreateNetwork(null, {
+      Name: 'cbr0',
+      Type: 'L2Bridge',
+      Ipams: [
+        {
+          Type: 'Static',
+          Subnets: [
+            {
+              IpAddressPrefix: '10.244.1.0/24',
+              Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
+            },
+          ],
+        },
+      ],
+    });
+    const rt = new ContainerdRuntime(host, {
+      networks: [
+        cniNetwork(host, {
+          cniVersion: '1.0.0',
+          name: 'cbr0',
+          plugins: [
+            {
+              type: 'win-bridge',
+              apiVersion: 2,
+              ipam: { type: 'host-local', subnet: '10.244.1.0/24', rangeStart: '10.244.1.3' },
+            },
+          ],
+        }),
+      ],
+    });
+    const pod = await rt.runPodSandbox({ metadata: { name: 'web', namespace: 'default', uid: 'u1' } });
+    expect((await rt.podSandboxStatus(pod)).network.ip).toBe('10.244.1.3');
+    await rt.stopPodSandbox(pod);
+    expect(host.hns.store.endpoints.size).toBe(0);
+  });
 });
