@@ -39,7 +39,7 @@ import {
 } from '../hns/v1/convert.js';
 import { v1EndpointView, v1NamespaceView, v1NetworkView } from '../hns/v1/views.js';
 import { endpointStatsDocument, hnsCall, type EndpointStatsDocument } from '../hns/v1/router.js';
-import type { AnyRec, NetworkRec } from '../hns/model.js';
+import type { AnyRec, EndpointRec, NetworkRec } from '../hns/model.js';
 import { parseGuid } from '../core/guid.js';
 import { supports } from '../hns/versions.js';
 
@@ -411,6 +411,8 @@ export class FlatApi {
     } else if (byNet) {
       const ids = this.hns.store.alloc.get(byNet)?.endpoints ?? new Set<string>();
       candidates = [...ids].map((i) => this.hns.store.endpoints.get(i)!);
+      // a schema-2 listing by network misses endpoints created through v1 (kubernetes#110591)
+      if (q.schema.Major !== 1) candidates = [...candidates].filter((e) => !(e as EndpointRec).createdV1);
     } else if (
       kind === 'Network' &&
       typeof q.filter.Name === 'string' &&
@@ -429,7 +431,16 @@ export class FlatApi {
     const omittedType = kind === 'Network' && q.schema.Major !== 1 ? 'NAT' : undefined;
     const aliases: Record<string, string> =
       kind === 'Endpoint' && q.schema.Major !== 1 ? { VirtualNetwork: 'HostComputeNetwork' } : {};
+    // an endpoint's view shows its Name as it is (omitted when empty): a Name filter can skip the
+    // serialisation of every endpoint whose name cannot match (equal, or the same GUID)
+    const wantName = kind === 'Endpoint' ? q.filter['Name'] : undefined;
+    const nameGuid = typeof wantName === 'string' && wantName !== '' ? parseGuid(wantName) : undefined;
     for (const rec of candidates) {
+      if (typeof wantName === 'string' && wantName !== '') {
+        const name = (rec as EndpointRec).Name;
+        if (name !== wantName && (nameGuid === undefined || name === '' || parseGuid(name) !== nameGuid))
+          continue;
+      }
       if (keys.length === 0 || matchesFilter(this.view(rec, q), q.filter, aliases, omittedType)) {
         out.push(rec.ID);
       }

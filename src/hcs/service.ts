@@ -145,7 +145,8 @@ export class HcsService {
         throw hnsError('E_INVALIDARG', `hosting system ${d.hostingSystemId} is not a virtual machine`);
       mustBeRunning(host, 'hosting system');
     }
-    if (d.networking.namespace) this.hns.getNamespace(d.networking.namespace);
+    // a namespace holding a Degraded endpoint cannot be joined (HCN_E_NAMESPACE_ATTACH_FAILED)
+    if (d.networking.namespace) this.hns.checkNamespaceAttach(d.networking.namespace);
     for (const ep of [
       ...d.networking.endpointList,
       ...d.networking.networkAdapters,

@@ -263,6 +263,7 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
         v1Extras: undefined,
         created: 0,
         seq: 0,
+        createdV1: undefined,
       };
       const policies = decPolicies(e.Policies, { version, scope: 'endpoint', networkType });
       return Object.assign(shape, e, { Policies: policies }) as unknown as EndpointRec;

@@ -150,6 +150,11 @@ export interface EndpointRec {
   /** Simulated time (ms) of creation: the v1 `Health.LastUpdateTime`. */
   readonly created: number;
   readonly seq: number;
+  /**
+   * Created through the v1 API (HNSCall `POST /endpoints/`): an HCN schema-2 listing filtered by
+   * network does not return it (kubernetes#110591; docs/model.md, "Endpoints").
+   */
+  readonly createdV1?: true;
 }
 
 export type NamespaceType = 'Host' | 'HostDefault' | 'Guest' | 'GuestDefault';

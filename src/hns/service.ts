@@ -44,7 +44,7 @@ import {
   updateMode,
 } from './policy/registry.js';
 import { dnsIsEmpty, argGuid, readDns } from './schema/common.js';
-import { parseEndpoint, isRemote, type EndpointDraft } from './schema/endpoint.js';
+import { parseEndpoint, isRemote, unresolvedAddresses, type EndpointDraft } from './schema/endpoint.js';
 import { parseLoadBalancer, loadBalancerClaims } from './schema/loadbalancer.js';
 import { parseNamespace } from './schema/namespace.js';
 import { parseNetwork, parseSubnetDoc, type HostContext } from './schema/network.js';
@@ -514,7 +514,12 @@ export class HnsService {
     networkArg: unknown,
     idArg: unknown,
     doc: JsonObject,
-    opts: { readonly v1?: boolean; readonly v1Extras?: V1EndpointExtras | undefined } = {},
+    opts: {
+      readonly v1?: boolean;
+      readonly v1Extras?: V1EndpointExtras | undefined;
+      /** Created through HNSCall (`POST /endpoints/`): hidden from schema-2 listings by network. */
+      readonly createdV1?: boolean;
+    } = {},
   ): EndpointRec {
     return this.atomic(() => {
       const netFromArg = argGuid(networkArg);
@@ -531,7 +536,7 @@ export class HnsService {
       if (!networkId) throw hnsError('HCN_E_NETWORK_NOT_FOUND', 'no network given');
       const n = this.getNetwork(networkId);
       const draft = parseEndpoint(doc, n, this.profile.version, opts.v1 === true);
-      return this.commitEndpoint(n, given ?? draft.givenId, draft, opts.v1Extras);
+      return this.commitEndpoint(n, given ?? draft.givenId, draft, opts.v1Extras, opts.createdV1 === true);
     });
   }
 
@@ -540,6 +545,7 @@ export class HnsService {
     givenId: string | undefined,
     d: EndpointDraft,
     v1Extras: V1EndpointExtras | undefined,
+    createdV1 = false,
   ): EndpointRec {
     const alloc = this.store.alloc.get(n.ID)!;
     const subs = alloc.subnets;
@@ -677,6 +683,7 @@ export class HnsService {
       v1Extras,
       created: this.deps.clock.now(),
       seq: this.nextSeq(),
+      ...(createdV1 ? { createdV1: true as const } : {}),
     };
     this.store.endpoints.set(id, rec);
     alloc.endpoints.add(id);
@@ -763,6 +770,24 @@ export class HnsService {
     const ns = this.store.namespaces.get(id);
     if (!ns) throw hnsError('ERROR_NOT_FOUND', `namespace ${id}`);
     return ns;
+  }
+
+  /**
+   * A container is about to join the namespace (HCS create with `Networking.Namespace`): refused
+   * with HCN_E_NAMESPACE_ATTACH_FAILED when one of its endpoints is Degraded — HNS's
+   * EndpointAttachShared says "Endpoint is in invalid state" (cni-windows.md §7 P9; felix#2893).
+   */
+  checkNamespaceAttach(id: string): void {
+    for (const r of this.getNamespace(id).Resources) {
+      const e = r.Type === 'Endpoint' ? this.store.endpoints.get(r.ID) : undefined;
+      const unresolved = e ? unresolvedAddresses(e) : [];
+      if (e && unresolved.length > 0) {
+        throw hnsError(
+          'HCN_E_NAMESPACE_ATTACH_FAILED',
+          `Endpoint is in invalid state: ${e.ID} is Degraded (${unresolved.map((u) => JSON.stringify(u)).join(', ')} is not an address)`,
+        );
+      }
+    }
   }
 
   createNamespace(idArg: unknown, doc: JsonObject, opts: { isDefault?: boolean } = {}): NamespaceRec {

@@ -368,7 +368,8 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
       } else if (p.type === 'PortMapping') portMappings.push({ s: p.settings as PortMappingSettings, index });
       else if (p.type === 'SDNRoute') {
         const s = p.settings as SdnRouteSettings;
-        const dest = fromPrefix(s.destination);
+        // a template placeholder as DestinationPrefix routes nothing
+        const dest = s.destination ? fromPrefix(s.destination) : undefined;
         const nextHop = s.nextHopAddr?.family === 4 ? s.nextHopAddr.value : 0;
         if (dest)
           sdnRoutes.push(sdnRouteView(dest, s.needEncap, nextHop, { ...owner, policy: 'SDNRoute', index }));

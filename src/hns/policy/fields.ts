@@ -197,13 +197,34 @@ export function stringList(r: Reader, key: string): string[] {
   });
 }
 
-/** An array of IPs or CIDR prefixes (OutBoundNAT Exceptions/Destinations, L4Proxy exceptions…). */
-export function prefixList(r: Reader, key: string, items: readonly string[]): Prefix[] {
-  return items.map((item, i) => {
+/**
+ * An array of IPs or CIDR prefixes (OutBoundNAT Exceptions/Destinations, L4Proxy exceptions…).
+ * Items `skip` selects are left out (errors still name an item by its index in `items`).
+ */
+export function prefixList(
+  r: Reader,
+  key: string,
+  items: readonly string[],
+  skip?: (item: string) => boolean,
+): Prefix[] {
+  const out: Prefix[] = [];
+  items.forEach((item, i) => {
+    if (skip?.(item)) return;
     const p = toPrefix(item);
     if (!p) r.fail(`${key}[${i}] "${item}" is not an IP address or prefix`);
-    return p;
+    out.push(p);
   });
+  return out;
+}
+
+/**
+ * A deployment template's placeholder left in place of an address (`<your service cidr>`, the
+ * Calico `config.ps1` value of containerd#5729): text with white space, which no address or prefix
+ * has. HNS takes such an OutBoundNAT exception or SDNRoute prefix and degrades the endpoint instead
+ * of refusing the policy (docs/model.md, "Endpoints").
+ */
+export function isTemplatePlaceholder(text: string): boolean {
+  return /\s/.test(text);
 }
 
 /**

@@ -169,11 +169,28 @@ export const EndpointState = {
 } as const;
 
 /**
- * EndpointState of an endpoint, from what attaches it: each container in `SharedContainers`, a VM
+ * The template placeholders (`<your service cidr>`) an endpoint's OutBoundNAT or SDNRoute policies
+ * carry instead of addresses: HNS keeps such an endpoint but it is Degraded, and a container cannot
+ * join a namespace holding it (reference cni-windows.md §7 P9; containerd#5729).
+ */
+export function unresolvedAddresses(e: EndpointRec): string[] {
+  const out: string[] = [];
+  for (const p of e.Policies) {
+    if (p.type !== 'OutBoundNAT' && p.type !== 'SDNRoute') continue;
+    const u = (p.settings as { readonly unresolved?: readonly string[] }).unresolved;
+    if (u) out.push(...u);
+  }
+  return out;
+}
+
+/**
+ * EndpointState of an endpoint: Degraded when a policy carries a template placeholder
+ * (`unresolvedAddresses`); else from what attaches it: each container in `SharedContainers`, a VM
  * port, and membership of a namespace (a host compartment). None → Created, one → Attached, more →
  * AttachedSharing. (Detached is never shown: the store keeps no attach history; our choice.)
  */
 export function endpointState(e: EndpointRec): number {
+  if (unresolvedAddresses(e).length > 0) return EndpointState.Degraded;
   const n = e.SharedContainers.length + (e.VmPort ? 1 : 0) + (e.HostComputeNamespace ? 1 : 0);
   return n === 0 ? EndpointState.Created : n === 1 ? EndpointState.Attached : EndpointState.AttachedSharing;
 }

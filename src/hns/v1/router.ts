@@ -163,7 +163,11 @@ function createEndpoint(c: Call): Json {
   const doc = completeV1Gateways(v1EndpointToV2(c.body, c.hns.profile.version), c.hns.getNetwork(networkId));
   return v1EndpointView(
     c.hns,
-    c.hns.createEndpoint(networkId, null, doc, { v1: true, v1Extras: v1EndpointExtras(c.body) }),
+    c.hns.createEndpoint(networkId, null, doc, {
+      v1: true,
+      v1Extras: v1EndpointExtras(c.body),
+      createdV1: true,
+    }),
   );
 }
 

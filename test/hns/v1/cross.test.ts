@@ -154,10 +154,12 @@ describe('created through v1, read through v2', () => {
       Health: { Extra: {} },
       SchemaVersion: { Major: 2, Minor: 0 },
     });
-    // the endpoints-of-network filter of hcsshim (ListEndpointsOfNetwork) finds it
+    // the endpoints-of-network filter of hcsshim (ListEndpointsOfNetwork) does not find a v1 endpoint
+    // (kubernetes#110591; test/hns/v1-endpoint-visibility.test.ts); unfiltered, HCN lists it
     expect(
       unwrap(h.api.HcnEnumerateEndpoints(`{"Filter":"{\\"VirtualNetwork\\":\\"${netId.toLowerCase()}\\"}"}`)),
-    ).toEqual([epId]);
+    ).toEqual([]);
+    expect(unwrap(h.api.HcnEnumerateEndpoints(''))).toEqual([epId]);
     expect(asObj(h.ok('GET', `/networks/${netId}`))['CurrentEndpointCount']).toBe(1);
   });
 

@@ -1,13 +1,15 @@
 /**
  * `OutBoundNAT` endpoint policy: SNAT of traffic leaving the endpoint to the host IP (or
  * `VirtualIP`) unless the destination is in `Exceptions`; `Destinations`, when given, restricts
- * SNAT to those (reference hns-hcs.md §2.2, vfp-dataplane.md §3).
+ * SNAT to those (reference hns-hcs.md §2.2, vfp-dataplane.md §3). A template placeholder among them
+ * (`<your service cidr>`) is kept but not applied, and degrades the endpoint (cni-windows.md §7 P9).
  */
 import { formatIp, type IpAddr, type Prefix } from '../../../addr/ip.js';
 import type { JsonObject, Reader } from '../../../core/json.js';
 import type { PolicyModule } from '../contracts.js';
 import {
   canonicalPrefixes,
+  isTemplatePlaceholder,
   optIp,
   prefixList,
   putList,
@@ -29,6 +31,11 @@ export interface OutboundNatSettings {
   /** As written, and parsed. Empty = every non-excepted destination. */
   readonly destinations: readonly string[];
   readonly destinationPrefixes: readonly Prefix[];
+  /**
+   * Exceptions and Destinations that are template placeholders (`<your service cidr>`): kept as
+   * written, left out of the prefixes; they make the endpoint Degraded.
+   */
+  readonly unresolved: readonly string[];
   readonly flags: number;
   readonly localRoutedVip: boolean;
   readonly ipv6: boolean;
@@ -45,9 +52,10 @@ function parse(r: Reader): OutboundNatSettings {
     virtualIp: vip?.text,
     virtualIpAddr: vip?.addr,
     exceptions,
-    exceptionPrefixes: prefixList(r, 'Exceptions', exceptions),
+    exceptionPrefixes: prefixList(r, 'Exceptions', exceptions, isTemplatePlaceholder),
     destinations,
-    destinationPrefixes: prefixList(r, 'Destinations', destinations),
+    destinationPrefixes: prefixList(r, 'Destinations', destinations, isTemplatePlaceholder),
+    unresolved: [...exceptions, ...destinations].filter(isTemplatePlaceholder),
     flags,
     localRoutedVip: (flags & NAT_FLAG_LOCAL_ROUTED_VIP) !== 0,
     ipv6: (flags & NAT_FLAG_IPV6) !== 0,
@@ -77,5 +85,6 @@ export const outboundNatPolicy: PolicyModule<OutboundNatSettings> = {
       canonicalPrefixes(s.destinationPrefixes),
       s.flags,
       s.maxPortPoolUsage,
+      s.unresolved.join(','),
     ].join('|'),
 };
