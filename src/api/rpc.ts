@@ -13,6 +13,7 @@
  */
 import { containerView } from '../hcs/view.js';
 import { renderGetDnsClient, renderIpconfigAll, renderRoutePrint } from '../render/container.js';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { HnsError, hnsError } from '../core/errors.js';
@@ -668,4 +669,330 @@ export async function callRpc(
 ): Promise<RpcResponse> {
   const line = await server.handle(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
   return JSON.parse(line!) as RpcResponse;
+}
+
+/*
+ * The TCP face (issue 10: a replacement computenetwork.dll under Wine reaches the simulator on
+ * loopback TCP, reference wine-shim.md §3). Each connection is a session like serveStdio's, one
+ * request per line, against one RpcServer: every connection sees the same host.
+ */
+
+/** The addresses serveTcp binds to: loopback only, since the server has no authentication. */
+export const LOOPBACK_HOSTS = ['127.0.0.1', '::1', 'localhost'] as const;
+export type LoopbackHost = (typeof LOOPBACK_HOSTS)[number];
+
+/** Where serveTcp listens: a loopback host and a port (0: the system picks a free one). */
+export interface TcpListen {
+  readonly host: LoopbackHost;
+  readonly port: number;
+}
+
+export interface TcpServeOptions extends RpcServerOptions {
+  /**
+   * The longest request line in bytes, its CR/LF excluded (default DEFAULT_MAX_LINE_BYTES). A longer
+   * line is answered with a parse error (-32700, id null) in its place and skipped up to its end;
+   * the connection stays open.
+   */
+  readonly maxLineBytes?: number;
+}
+
+/** A running TCP face. */
+export interface TcpRpcServer {
+  /** The bound address: 127.0.0.1 or ::1 ('localhost' resolved). */
+  readonly address: string;
+  /** The bound port (the one picked when 0 was asked). */
+  readonly port: number;
+  /** The server every connection shares. */
+  readonly rpc: RpcServer;
+  /** Connections open now. */
+  readonly connections: number;
+  /**
+   * Stop listening and end every connection: lines not yet started are dropped, answers already
+   * written are flushed, then each socket is ended (and destroyed if its peer has not closed within
+   * a second). Calls in flight keep running in the host, held calls stay held, and their answers
+   * are dropped: the host is the caller's and close() does not change it. Resolves when the last
+   * connection is gone; calling it again returns the same promise.
+   */
+  close(): Promise<void>;
+}
+
+/** The default bound on a request line: 32 MiB, room for the Restore of a large snapshot. */
+export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024;
+
+/** Lines read and not yet started on one connection beyond which the connection stops reading. */
+const MAX_QUEUED_LINES = 256;
+
+/** How long close() waits for a peer to close after the server ended its side. */
+const CLOSE_GRACE_MS = 1000;
+
+/** Whether a bound address is a loopback one (127.0.0.0/8, ::1, or 127/8 mapped into IPv6). */
+function isLoopbackAddress(address: string): boolean {
+  return address === '::1' || /^(::ffff:)?127\./i.test(address);
+}
+
+/** The listen address, checked: a RangeError names what is refused and why. */
+function checkListen(listen: TcpListen): TcpListen {
+  const { host, port } = listen as { host: unknown; port: unknown };
+  if (typeof host !== 'string' || !(LOOPBACK_HOSTS as readonly string[]).includes(host)) {
+    throw new RangeError(
+      `refusing to listen on "${String(host)}": the JSON-RPC server listens on loopback only ` +
+        `(${LOOPBACK_HOSTS.join(', ')}); it has no authentication`,
+    );
+  }
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`the port must be an integer 0..65535 (0 picks one), got ${String(port)}`);
+  }
+  return listen;
+}
+
+/** Queue marker for a line that went over the bound: answered with a parse error in its place. */
+const TOO_LONG = Symbol('line too long');
+
+/**
+ * One connection: bytes split into lines (LF, an optional CR before it stripped, UTF-8), each line
+ * started in arrival order after the previous one's synchronous work, as serveStdio does, and each
+ * answer written when its call completes. Every complete line received is run, even when the peer
+ * has gone since (a request that reached HNS is carried out); only its answer is dropped. When the
+ * peer ends its side, a last line without LF is run too, and the socket is ended once every call
+ * of the connection is answered: a held call keeps the connection half-open until it is let go.
+ * Reading pauses while lines pile up or the peer does not read its answers.
+ */
+class TcpSession {
+  /** Settles when the socket has closed. */
+  readonly closed: Promise<void>;
+  readonly #socket: Socket;
+  readonly #rpc: RpcServer;
+  readonly #max: number;
+  readonly #tooLong: string;
+  #partial: Buffer[] = [];
+  #partialBytes = 0;
+  /** Inside a line longer than the bound: bytes are dropped up to the next LF. */
+  #skipping = false;
+  #queue: (string | typeof TOO_LONG)[] = [];
+  #head = 0;
+  #pumping = false;
+  #inFlight = 0;
+  #inputEnded = false;
+  #paused = false;
+  /** The server is closing: nothing more is read or started. */
+  #stopped = false;
+
+  constructor(socket: Socket, rpc: RpcServer, maxLineBytes: number, onClose: () => void) {
+    this.#socket = socket;
+    this.#rpc = rpc;
+    this.#max = maxLineBytes;
+    this.#tooLong = JSON.stringify(
+      rpcError(
+        null,
+        RpcErrorCode.ParseError,
+        `Parse error: request line longer than ${maxLineBytes} bytes (skipped)`,
+      ),
+    );
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.on('end', () => {
+      if (this.#stopped) return;
+      if (this.#partialBytes > 0 && !this.#skipping) this.#endLine();
+      this.#inputEnded = true;
+      void this.#pump();
+    });
+    socket.on('drain', () => this.#flow());
+    // ECONNRESET, EPIPE: the peer went away; 'close' follows and answers still due are dropped.
+    socket.on('error', () => undefined);
+    this.closed = new Promise<void>((resolve) =>
+      socket.on('close', () => {
+        this.#partial = [];
+        this.#partialBytes = 0;
+        onClose();
+        resolve();
+      }),
+    );
+  }
+
+  /** The server closes: drop what has not started, flush what is written, end the socket. */
+  shutdown(): void {
+    this.#stopped = true;
+    this.#queue = [];
+    this.#head = 0;
+    const s = this.#socket;
+    if (s.destroyed) return;
+    const timer = setTimeout(() => s.destroy(), CLOSE_GRACE_MS);
+    timer.unref();
+    s.once('close', () => clearTimeout(timer));
+    s.resume(); // read (and drop) until the peer closes, so it is not reset with answers unread
+    s.end();
+  }
+
+  #onData(chunk: Buffer): void {
+    if (this.#stopped) return;
+    let start = 0;
+    for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
+      this.#addPiece(chunk.subarray(start, nl));
+      this.#endLine();
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.#addPiece(chunk.subarray(start));
+    this.#flow();
+    void this.#pump();
+  }
+
+  /** Part of the current line; over the bound (one byte spared for a CR), the line is refused. */
+  #addPiece(piece: Buffer): void {
+    if (this.#skipping || piece.length === 0) return;
+    if (this.#partialBytes + piece.length > this.#max + 1) {
+      this.#refuseLine();
+      this.#skipping = true;
+      return;
+    }
+    this.#partial.push(piece);
+    this.#partialBytes += piece.length;
+  }
+
+  /** An LF (or the end of input): the current line is complete. */
+  #endLine(): void {
+    if (this.#skipping) {
+      this.#skipping = false;
+      return;
+    }
+    const parts = this.#partial;
+    let line = parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.#partialBytes);
+    this.#partial = [];
+    this.#partialBytes = 0;
+    if (line.length > 0 && line[line.length - 1] === 0x0d) line = line.subarray(0, line.length - 1);
+    if (line.length > this.#max) return this.#refuseLine();
+    if (line.length > 0) this.#queue.push(line.toString('utf8'));
+  }
+
+  #refuseLine(): void {
+    this.#partial = [];
+    this.#partialBytes = 0;
+    this.#queue.push(TOO_LONG);
+  }
+
+  /** Start queued lines one by one; each gets a turn of the event loop before the next starts. */
+  async #pump(): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    while (!this.#stopped && this.#head < this.#queue.length) {
+      const item = this.#queue[this.#head++]!;
+      if (this.#head === this.#queue.length) {
+        this.#queue = [];
+        this.#head = 0;
+      } else if (this.#head >= 1024) {
+        this.#queue = this.#queue.slice(this.#head);
+        this.#head = 0;
+      }
+      if (item === TOO_LONG) this.#send(this.#tooLong);
+      else this.#run(item);
+      this.#flow();
+      // let a call that nothing holds finish (and answer) before the next line starts
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    this.#pumping = false;
+    this.#maybeEnd();
+  }
+
+  #run(line: string): void {
+    this.#inFlight++;
+    void this.#rpc
+      .handle(line)
+      .then((out) => {
+        if (out !== undefined) this.#send(out);
+      })
+      .catch(() => undefined) // handle never rejects; still, nothing may escape unhandled
+      .then(() => {
+        this.#inFlight--;
+        this.#maybeEnd();
+      });
+  }
+
+  #send(text: string): void {
+    const s = this.#socket;
+    if (s.destroyed || s.writableEnded) return; // the peer is gone or the server closing: dropped
+    s.write(text + '\n');
+    this.#flow();
+  }
+
+  /** Pause reading while lines pile up or the peer does not read its answers; resume after. */
+  #flow(): void {
+    const s = this.#socket;
+    if (s.destroyed || this.#stopped) return;
+    const hold = this.#queue.length - this.#head >= MAX_QUEUED_LINES || s.writableNeedDrain;
+    if (hold && !this.#paused) s.pause();
+    else if (!hold && this.#paused) s.resume();
+    this.#paused = hold;
+  }
+
+  /** After the peer's end of input, end the socket once every line is answered. */
+  #maybeEnd(): void {
+    const s = this.#socket;
+    if (!this.#inputEnded || this.#stopped || this.#pumping || this.#inFlight > 0) return;
+    if (this.#head < this.#queue.length || s.destroyed || s.writableEnded) return;
+    s.end();
+  }
+}
+
+/**
+ * Serve JSON-RPC on a loopback TCP port: each connection is a session as on stdio (one request per
+ * line, answers as calls complete, match them by id) against one RpcServer, so every connection
+ * sees, and may release, the same host and fault rules. Unlike serveStdio, a connection's end does
+ * not release held calls or run delays: fault rules are the host's, and another connection may be
+ * holding them on purpose. A non-loopback address or a bad port is refused with a RangeError; a
+ * port in use rejects with Node's EADDRINUSE error.
+ *
+ *   const tcp = await serveTcp(createHost({ seed: 1 }), { host: '127.0.0.1', port: 0 });
+ *   // connect to tcp.port, write '{"jsonrpc":"2.0","id":1,"method":"ListMethods"}\n', …
+ *   await tcp.close();
+ */
+export async function serveTcp(
+  host: Host,
+  listen: TcpListen,
+  options: TcpServeOptions = {},
+): Promise<TcpRpcServer> {
+  const where = checkListen(listen);
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  if (!Number.isInteger(maxLineBytes) || maxLineBytes < 1) {
+    throw new RangeError(`maxLineBytes must be a positive integer, got ${String(maxLineBytes)}`);
+  }
+  const rpc = new RpcServer(host, options.methods ? { methods: options.methods } : {});
+  const sessions = new Set<TcpSession>();
+  let closing: Promise<void> | undefined;
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
+    if (closing) {
+      socket.destroy();
+      return;
+    }
+    const session = new TcpSession(socket, rpc, maxLineBytes, () => sessions.delete(session));
+    sessions.add(session);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: where.host, port: where.port, exclusive: true }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  // Once listening, an error (a failed accept: EMFILE) refuses that connection, not the server.
+  server.on('error', () => undefined);
+  const bound = server.address() as AddressInfo;
+  if (!isLoopbackAddress(bound.address)) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw new RangeError(`refusing to listen on ${bound.address}: ${where.host} is not a loopback address`);
+  }
+  return {
+    address: bound.address,
+    port: bound.port,
+    rpc,
+    get connections() {
+      return sessions.size;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        const open = [...sessions];
+        server.close(() => void Promise.all(open.map((s) => s.closed)).then(() => resolve()));
+        for (const s of open) s.shutdown();
+      });
+      return closing;
+    },
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * The `hnsim` command (DESIGN: cli/, "What a user runs"): quickstart, serve (JSON-RPC 2.0 on
- * stdin/stdout), show (hnsdiag-like listings of a snapshot), trace (a packet through a host, at
- * ovn-trace's three levels), version. Options are parsed with
+ * stdin/stdout, or on a loopback TCP port), show (hnsdiag-like listings of a snapshot), trace (a
+ * packet through a host, at ovn-trace's three levels), version. Options are parsed with
  * node:util parseArgs; a usage error prints one line to stderr and exits 2, a runtime failure exits 1.
  *
  *   process.exitCode = await main(process.argv.slice(2));
@@ -86,7 +86,7 @@ Commands:
                a load balancer, a listing, one failure with its HRESULT, teardown; then
                trace the nine Kubernetes flows on two-node L2Bridge and Overlay clusters
   serve        Serve the flat HNS API (and CNI: CniExec, CniExecList) as JSON-RPC 2.0 on
-               stdin/stdout until EOF
+               stdin/stdout until EOF, or on a loopback TCP port (--listen)
   show         List the HNS objects of a snapshot file (or of a fresh host), hnsdiag-style,
                or its vSwitch ports' VFP rules (show rules), vfpctrl-style
   trace        Trace a packet through a host (a snapshot, or a fresh one): every step with
@@ -137,7 +137,8 @@ ${PROFILE_HELP}
   --format FORMAT   text (default) or json
   -h, --help        Show this help
 `,
-  serve: `Usage: hnsim serve [--seed N] [--profile NAME] [--adapter SPEC]… [--host FILE]
+  serve: `Usage: hnsim serve [--listen ADDR:PORT] [--seed N] [--profile NAME] [--adapter SPEC]…
+                   [--host FILE]
 
 Serve one simulated host as JSON-RPC 2.0 on stdin/stdout: one request per line in, one
 response per line out, until stdin ends. A method is a flat API function (HcnCreateNetwork,
@@ -154,16 +155,37 @@ protocol?, sourcePort?, destinationPort?, ttl?, reply?, allBranches?}), Send({�
 allBranches, packets?, bytes?}), GetRoutes, AddRoute({destinationPrefix, nextHop?,
 interfaceAlias?, metric?}), RemoveRoute(destinationPrefix, nextHop?). Flat calls pass
 through the fault rules and are answered as they complete (match responses by id); at end
-of input, held calls are released and delays elapse, so every request is answered.
+of stdin, held calls are released and delays elapse, so every request is answered.
 Requests without "id" are notifications (no response); batches (arrays) are supported.
 
   echo '{"jsonrpc":"2.0","id":1,"method":"HcnEnumerateNetworks","params":[]}' | hnsim serve
 
+With --listen ADDR:PORT, the host is served on a TCP port instead, for any number of
+connections at once. ADDR is 127.0.0.1, [::1] or localhost: any other address is refused,
+since the server has no authentication. Port 0 picks a free port. Once listening, hnsim
+prints one line to stdout, the address and port as bound:
+
+  hnsim: listening on 127.0.0.1:PORT        ([::1]:PORT for IPv6)
+
+and serves until SIGINT or SIGTERM (then exit 0); stdin is not read. Each connection is a
+session as on stdin: one request per line (LF or CRLF; a line over 32 MiB is answered
+-32700 and skipped), answers as calls complete. Every connection sees the same host and
+fault rules: a call held on one does not block the others, and one connection can
+FaultRelease another's. A connection's end releases nothing (unlike the end of stdin);
+every line received is run, its answer dropped if the client has gone.
+
+  hnsim serve --listen 127.0.0.1:0 --seed 7
+
 Options:
+  --listen ADDR:PORT
+                    Serve on a loopback TCP port instead of stdin/stdout (above)
 ${SEED_HELP}
 ${PROFILE_HELP}
 ${ADAPTER_HELP}
   -h, --help        Show this help
+
+Exit status: 0 at the end of stdin or on SIGINT/SIGTERM; 1 when the host cannot be built or
+the port cannot be bound (in use); 2 for a bad command line (a non-loopback --listen).
 `,
   show: `Usage: hnsim show [networks|endpoints|namespaces|loadbalancers|routes|adapters|all]
                   [--snapshot FILE] [--seed N] [--profile NAME] [--adapter SPEC]… [--host FILE]
@@ -324,6 +346,7 @@ interface Flags {
   state?: string;
   plugin?: string;
   json?: boolean;
+  listen?: string;
 }
 
 const OPTION_SPECS = {
@@ -347,11 +370,12 @@ const OPTION_SPECS = {
   state: { type: 'string' },
   plugin: { type: 'string' },
   json: { type: 'boolean' },
+  listen: { type: 'string' },
 } as const;
 
 const ALLOWED: Readonly<Record<Exclude<Command, 'help'>, readonly (keyof Flags)[]>> = {
   quickstart: ['seed', 'profile', 'format', 'help'],
-  serve: ['seed', 'profile', 'adapter', 'host', 'help'],
+  serve: ['listen', 'seed', 'profile', 'adapter', 'host', 'help'],
   show: ['snapshot', 'seed', 'profile', 'adapter', 'host', 'format', 'port', 'help'],
   trace: [
     'from',
@@ -558,17 +582,75 @@ async function cmdQuickstart(args: string[], io: CliIo): Promise<number> {
   return w.completed ? EXIT_OK : EXIT_FAILURE;
 }
 
+/** The hosts `serve --listen` binds to (src/api/rpc.ts LOOPBACK_HOSTS; checked here without loading it). */
+const LISTEN_HOSTS = ['127.0.0.1', '::1', 'localhost'] as const;
+
+/**
+ * `--listen ADDR:PORT`: ADDR 127.0.0.1, [::1] or localhost, PORT 0..65535. Anything else, a
+ * non-loopback address above all, is a usage error.
+ */
+function readListen(text: string): { host: (typeof LISTEN_HOSTS)[number]; port: number } {
+  const m = /^\[([^\]]*)\]:([^:]*)$/.exec(text) ?? /^([^:[\]]*):([^:]*)$/.exec(text);
+  if (!m) {
+    throw new UsageError(
+      `serve: --listen takes ADDR:PORT (127.0.0.1:PORT, [::1]:PORT or localhost:PORT), got "${text}"`,
+      'serve',
+    );
+  }
+  const addr = m[1]!.toLowerCase();
+  const portText = m[2]!;
+  const host = LISTEN_HOSTS.find((h) => h === addr);
+  if (!host) {
+    throw new UsageError(
+      `serve: --listen ${text}: ${addr === '' ? 'no address' : `${m[1]} is not a loopback address`}; ` +
+        'hnsim serves on 127.0.0.1, [::1] or localhost only (the server has no authentication)',
+      'serve',
+    );
+  }
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
+    throw new UsageError(
+      `serve: --listen ${text}: the port must be an integer 0..65535 (0 picks a free one)`,
+      'serve',
+    );
+  }
+  return { host, port: Number(portText) };
+}
+
 async function cmdServe(args: string[], io: CliIo): Promise<number> {
   const { flags } = parse('serve', args, 0);
   if (flags.help) return write(io.stdout, USAGE.serve).then(() => EXIT_OK);
+  const listen = flags.listen === undefined ? undefined : readListen(flags.listen);
   const { options } = hostOptions('serve', flags);
-  const [{ createHost }, { serveStdio }, { cniRpcMethods }] = await Promise.all([
+  const [{ createHost }, { serveStdio, serveTcp }, { cniRpcMethods }] = await Promise.all([
     loadHost(),
     import('../api/rpc.js'),
     import('../plugins/index.js'),
   ]);
   const host = buildHost(createHost, options);
-  await serveStdio(host, io.stdin, io.stdout, { methods: cniRpcMethods(host) });
+  const methods = cniRpcMethods(host);
+  if (!listen) {
+    await serveStdio(host, io.stdin, io.stdout, { methods });
+    return EXIT_OK;
+  }
+  let server;
+  try {
+    server = await serveTcp(host, listen, { methods });
+  } catch (e) {
+    throw new CommandError(`serve: cannot listen on ${flags.listen}: ${(e as Error).message}`);
+  }
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  const shown = server.address.includes(':') ? `[${server.address}]` : server.address;
+  await write(io.stdout, `hnsim: listening on ${shown}:${server.port}\n`);
+  await stopped;
+  await server.close();
   return EXIT_OK;
 }
 
