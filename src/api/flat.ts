@@ -228,6 +228,31 @@ function hcsDocument(input: unknown, allowEmpty: boolean): JsonObject {
   return toJsonObject(input, allowEmpty, 'HCS_E_INVALID_JSON');
 }
 
+/**
+ * `parseQuery` of a query string seen before: the answer is a function of the text alone (hcsshim
+ * sends the same default query after every create and modify, and an enumeration's query again
+ * for each object it lists), so it is kept, frozen; anything else is parsed each time.
+ */
+function parsedQuery(query: unknown): ParsedQuery {
+  if (typeof query !== 'string') return parseQuery(query);
+  let q = parsedQueries.get(query);
+  if (q === undefined) {
+    q = parseQuery(query);
+    freezeJson(q.filter);
+    Object.freeze(q);
+    if (parsedQueries.size >= 1024) parsedQueries.clear();
+    parsedQueries.set(query, q);
+  }
+  return q;
+}
+const parsedQueries = new Map<string, ParsedQuery>();
+
+function freezeJson(v: unknown): void {
+  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return;
+  for (const k of Object.keys(v)) freezeJson((v as Record<string, unknown>)[k]);
+  Object.freeze(v);
+}
+
 export class FlatApi {
   private readonly hcs: HcsService | undefined;
   /** How the Hcs* functions spell their failures (`HostOptions.hcs.api`). */
@@ -398,7 +423,7 @@ export class FlatApi {
 
   private enumerate(kind: Kind, query: unknown): string[] {
     this.v2Guard();
-    const q = parseQuery(query);
+    const q = parsedQuery(query);
     const table = this.table(kind);
     let candidates: Iterable<AnyRec>;
     const byId = filterGuid(q.filter, 'ID', 'Id');
@@ -452,7 +477,7 @@ export class FlatApi {
     this.v2Guard();
     // hcsshim opens the object, then queries it with the query string
     const key = this.id(id, kind);
-    const q = parseQuery(query);
+    const q = parsedQuery(query);
     const rec =
       kind === 'Network'
         ? this.hns.getNetwork(key)
@@ -536,7 +561,7 @@ export class FlatApi {
   HcnQueryEndpointStats(id: unknown, query?: unknown): HcnResult<HcnEndpointStats> {
     return this.run('HcnQueryEndpointStats', () => {
       this.v2Guard();
-      parseQuery(query);
+      parsedQuery(query);
       const e = this.hns.getEndpoint(this.id(id, 'Endpoint'));
       return endpointStatsDocument(this.hns, e);
     });

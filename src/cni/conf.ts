@@ -363,20 +363,100 @@ export function injectConf(
   original: PluginConfig,
   newValues: Readonly<Record<string, GoValue | undefined>>,
 ): PluginConfig {
-  let config: JsonObject | null;
+  let known: KnownBytes;
   try {
-    config = unmarshalMap(original.bytes);
+    known = knownBytes(original.bytes);
   } catch (e) {
     throw new GoError(`unmarshal existing network bytes: ${(e as Error).message}`);
   }
-  const out: Record<string, GoValue> = { ...(config ?? {}) };
-  for (const [key, value] of Object.entries(newValues)) {
-    if (key === '') throw new GoError('keys cannot be empty');
-    // an untyped nil is refused; a typed nil (a nil slice: `null` here) marshals as null
-    if (value === undefined) throw new GoError(`key '${key}' value must not be nil`);
-    out[key] = value;
+  // the same plain strings injected into the same bytes give the same config (libcni's list runs
+  // inject the list's name and version into each plugin's bytes on every call)
+  const key = plainStringsKey(newValues);
+  if (key !== undefined) {
+    const hit = known.injected.get(key);
+    if (hit) return hit;
   }
-  return pluginConfFromBytes(goMarshal(out));
+  const out: Record<string, GoValue> = { ...(known.map ?? {}) };
+  for (const [k, value] of Object.entries(newValues)) {
+    if (k === '') throw new GoError('keys cannot be empty');
+    // an untyped nil is refused; a typed nil (a nil slice: `null` here) marshals as null
+    if (value === undefined) throw new GoError(`key '${k}' value must not be nil`);
+    out[k] = value;
+  }
+  const conf = configFromText(goMarshal(out));
+  if (key !== undefined) {
+    if (known.injected.size >= 16) known.injected.clear();
+    known.injected.set(key, freezeConfig(conf));
+  }
+  return conf;
+}
+
+/**
+ * `pluginConfFromBytes` of text `injectConf` made. The same text comes back call after call (the
+ * same runtimeConfig injected into the same config: every pod with the cluster's DNS), so a text
+ * seen twice keeps its (frozen) config; one seen once is only remembered as seen.
+ */
+function configFromText(text: string): PluginConfig {
+  const hit = configsByText.get(text);
+  if (hit !== undefined) return hit;
+  const conf = pluginConfFromBytes(text);
+  if (textsSeen.has(text)) {
+    if (configsByText.size >= 64) configsByText.clear();
+    configsByText.set(text, freezeConfig(conf));
+  } else {
+    if (textsSeen.size >= 256) textsSeen.clear();
+    textsSeen.add(text);
+  }
+  return conf;
+}
+const configsByText = new Map<string, PluginConfig>();
+const textsSeen = new Set<string>();
+
+/**
+ * What this module learnt about a config's bytes: its text, its decoding as a Go map (private to
+ * `injectConf`, which only reads it), and the configs made from it by injecting plain strings.
+ * Plugin configs are never written to; the text is compared on every use all the same.
+ */
+interface KnownBytes {
+  readonly text: string;
+  readonly map: JsonObject | null;
+  readonly injected: Map<string, PluginConfig>;
+}
+const knownConfigBytes = new WeakMap<Uint8Array, KnownBytes>();
+
+function knownBytes(b: Uint8Array): KnownBytes {
+  const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
+  const hit = knownConfigBytes.get(b);
+  if (hit !== undefined && hit.text === text) return hit;
+  const map = unmarshalMap(b);
+  const known: KnownBytes = { text, map, injected: new Map() };
+  knownConfigBytes.set(b, known);
+  return known;
+}
+
+/** A key for `newValues` when every value is a string (else undefined: not remembered). */
+function plainStringsKey(newValues: Readonly<Record<string, GoValue | undefined>>): string | undefined {
+  let key = '';
+  for (const k of Object.keys(newValues)) {
+    const v = newValues[k];
+    if (typeof v !== 'string' || k === '') return undefined;
+    key += `${JSON.stringify(k)}:${JSON.stringify(v)},`;
+  }
+  return key;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+/** A config shared between calls: its decoded form frozen (its bytes are never written to). */
+function freezeConfig(conf: PluginConfig): PluginConfig {
+  deepFreeze(conf.network);
+  return Object.freeze(conf);
 }
 
 /**

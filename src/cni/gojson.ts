@@ -338,6 +338,23 @@ export function goParse(input: string | Uint8Array): Json {
   return JSON.parse(text) as Json;
 }
 
+/**
+ * `goParse` of config bytes, for readers that only look at the document and keep nothing of it
+ * (they decode it into strings and numbers): the same bytes come back invocation after invocation
+ * (the runner's config is the same object for every pod, and a plugin hands its stdin on to its
+ * IPAM plugin), so their document is kept, keyed by the bytes and checked against their text.
+ * The document is shared: a caller must not change it or hand it on.
+ */
+export function goParseShared(input: Uint8Array): Json {
+  const text = Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+  const hit = sharedDocs.get(input);
+  if (hit !== undefined && hit.text === text) return hit.doc;
+  const doc = goParse(input);
+  sharedDocs.set(input, { text, doc });
+  return doc;
+}
+const sharedDocs = new WeakMap<Uint8Array, { readonly text: string; readonly doc: Json }>();
+
 // ──────────────────────────────────────── typed decoding ─────────────────────────────────────
 
 /**
@@ -573,7 +590,11 @@ function matchField(fields: readonly GoField[], key: string): GoField | undefine
  * supplies Go's zero values).
  */
 export function goUnmarshal(input: string | Uint8Array | Json, t: GoType): unknown {
-  const v = typeof input === 'string' || input instanceof Uint8Array ? goParse(input) : input;
+  return goDecode(typeof input === 'string' || input instanceof Uint8Array ? goParse(input) : input, t);
+}
+
+/** The decoding half of `goUnmarshal`: `v` is a parsed document (a string in it is a JSON string). */
+export function goDecode(v: Json, t: GoType): unknown {
   const ctx: Ctx = { firstError: undefined, struct: undefined, fields: [] };
   let out: unknown;
   try {
@@ -705,8 +726,14 @@ export function goMarshal(v: GoValue): string {
   }
   const obj = v as { readonly [key: string]: GoValue };
   const keys: string[] = [];
-  for (const k of Object.keys(obj)) if (obj[k] !== undefined) keys.push(k);
-  keys.sort(byteOrder);
+  let sorted = true;
+  for (const k of Object.keys(obj)) {
+    if (obj[k] === undefined) continue;
+    if (sorted && keys.length > 0 && byteOrder(keys[keys.length - 1]!, k) > 0) sorted = false;
+    keys.push(k);
+  }
+  // (a map decoded from Go's output is in order already)
+  if (!sorted) keys.sort(byteOrder);
   let out = '{';
   for (let i = 0; i < keys.length; i++) {
     if (i > 0) out += ',';
@@ -742,6 +769,8 @@ function byteOrderSlow(a: string, b: string): number {
 
 /** `json.Compact`: drop insignificant white space from valid JSON text. */
 export function goCompact(text: string): string {
+  // no white space character at all (what goMarshal writes): nothing to drop
+  if (!/[ \t\n\r]/.test(text)) return text;
   let out = '';
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -759,39 +788,47 @@ export function goCompact(text: string): string {
   return out;
 }
 
+/** Characters `goIndent` acts on outside strings. */
+const INDENT_STOPS = /["{}[\],:]/g;
+
 /** `json.Indent(dst, src, prefix, indent)` over valid compact or spaced JSON text. */
 export function goIndent(text: string, prefix = '', indent = '    '): string {
   const src = goCompact(text);
+  const n = src.length;
+  const newlines: string[] = [];
+  const newline = (depth: number): string => (newlines[depth] ??= `\n${prefix}${indent.repeat(depth)}`);
   let out = '';
   let depth = 0;
-  let inString = false;
   let needIndent = false; // just opened a container: defer the newline until we see it is non-empty
-  const newline = (): string => `\n${prefix}${indent.repeat(depth)}`;
-  for (let i = 0; i < src.length; i++) {
+  let i = 0;
+  while (i < n) {
     const ch = src[i]!;
-    if (inString) {
-      out += ch;
-      if (ch === '\\') out += src[++i] ?? '';
-      else if (ch === '"') inString = false;
-      continue;
-    }
     if (needIndent && ch !== ']' && ch !== '}') {
       needIndent = false;
       depth++;
-      out += newline();
+      out += newline(depth);
     }
     switch (ch) {
-      case '"':
-        inString = true;
-        out += ch;
-        break;
+      case '"': {
+        // the whole string, escapes included, as it is
+        let j = i + 1;
+        while (j < n) {
+          const c = src.charCodeAt(j);
+          if (c === 0x5c) j += 2;
+          else if (c === 0x22) break;
+          else j++;
+        }
+        out += src.slice(i, j + 1);
+        i = j + 1;
+        continue;
+      }
       case '{':
       case '[':
         out += ch;
         needIndent = true;
         break;
       case ',':
-        out += `,${newline()}`;
+        out += `,${newline(depth)}`;
         break;
       case ':':
         out += ': ';
@@ -802,13 +839,21 @@ export function goIndent(text: string, prefix = '', indent = '    '): string {
           needIndent = false; // empty container: `{}` / `[]`
         } else {
           depth--;
-          out += newline();
+          out += newline(depth);
         }
         out += ch;
         break;
-      default:
-        out += ch;
+      default: {
+        // a run of literal characters (numbers, true, false, null)
+        INDENT_STOPS.lastIndex = i;
+        const m = INDENT_STOPS.exec(src);
+        const j = m === null ? n : m.index;
+        out += src.slice(i, j);
+        i = j;
+        continue;
+      }
     }
+    i++;
   }
   return out;
 }

@@ -27,7 +27,9 @@ import {
   goInt,
   goMarshal,
   GoOrdered,
+  goDecode,
   goParse,
+  goParseShared,
   goPtr,
   goQuote,
   goSlice,
@@ -697,9 +699,21 @@ const VERSION_STRUCT = goStruct(
 
 /** `create.DecodeVersion`: a document's `cniVersion`, `0.1.0` when absent or empty. */
 export function decodeVersion(doc: string | Uint8Array | Json): string {
+  let parsed: Json;
+  try {
+    // (bytes: the shared read-only document, decoded into one string here)
+    parsed = doc instanceof Uint8Array ? goParseShared(doc) : typeof doc === 'string' ? goParse(doc) : doc;
+  } catch (e) {
+    throw new GoError(`decoding version from network config: ${(e as Error).message}`);
+  }
+  return decodeVersionOf(parsed);
+}
+
+/** `decodeVersion` of a document already parsed (a string in it is a JSON string). */
+export function decodeVersionOf(doc: Json): string {
   let r: Record<string, unknown>;
   try {
-    r = (goUnmarshal(doc, VERSION_STRUCT) ?? {}) as Record<string, unknown>;
+    r = (goDecode(doc, VERSION_STRUCT) ?? {}) as Record<string, unknown>;
   } catch (e) {
     throw new GoError(`decoding version from network config: ${(e as Error).message}`);
   }

@@ -15,8 +15,9 @@ import {
   type PluginHost,
   type Writer,
 } from './contracts.js';
-import { field, goString, goStruct, goUnmarshal } from './gojson.js';
-import { asCniError, decodeVersion, errorText } from './result.js';
+import type { Json } from '../core/json.js';
+import { field, goDecode, goParseShared, goString, goStruct } from './gojson.js';
+import { asCniError, decodeVersion, decodeVersionOf, errorText } from './result.js';
 import { incompatibleDetails, versionGte, versionInfoText } from './version.js';
 
 /** `skel.CmdArgs`: the environment and stdin of one invocation. */
@@ -134,11 +135,17 @@ const VARS: readonly { name: string; req: readonly Cmd[]; validate?: (v: string)
 
 const NAME_STRUCT = goStruct('struct { Name string "json:\\"name\\"" }', [field('name', goString)], '');
 
-/** skel's `validateConfig`: stdin must be JSON with a valid `name`. */
-function validateConfig(stdin: Uint8Array): CniError | undefined {
+/**
+ * skel's `validateConfig`: stdin must be JSON with a valid `name`. Returns the decoded document
+ * when it is valid (the version check decodes `cniVersion` from it rather than parsing again).
+ */
+function validateConfig(stdin: Uint8Array): CniError | { readonly doc: Json } {
   let conf: Record<string, unknown>;
+  let doc: Json;
   try {
-    conf = (goUnmarshal(stdin, NAME_STRUCT) ?? {}) as Record<string, unknown>;
+    // (read only: decoded into strings here and by the version check)
+    doc = goParseShared(stdin);
+    conf = (goDecode(doc, NAME_STRUCT) ?? {}) as Record<string, unknown>;
   } catch (e) {
     return new CniError(
       CniErrorCode.DecodingFailure,
@@ -147,7 +154,7 @@ function validateConfig(stdin: Uint8Array): CniError | undefined {
   }
   const name = typeof conf['name'] === 'string' ? conf['name'] : '';
   if (name === '') return new CniError(CniErrorCode.InvalidNetworkConfig, 'missing network name');
-  return validateNetworkName(name);
+  return validateNetworkName(name) ?? { doc };
 }
 
 class Buffered implements Writer {
@@ -195,7 +202,7 @@ export function pluginMain(
 function cmdArgsFromEnv(
   env: Readonly<Record<string, string>>,
   stdin: Uint8Array,
-): [string, CmdArgs] | CniError {
+): [string, CmdArgs, Json | undefined] | CniError {
   const get = (k: string): string => env[k] ?? '';
   const cmd = get('CNI_COMMAND');
   const missing: string[] = [];
@@ -216,9 +223,11 @@ function cmdArgsFromEnv(
     );
   }
   const data = cmd === 'VERSION' ? new Uint8Array() : stdin;
+  let doc: Json | undefined;
   if (cmd !== 'VERSION') {
-    const e = validateConfig(data);
-    if (e) return e;
+    const v = validateConfig(data);
+    if (v instanceof CniError) return v;
+    doc = v.doc;
   }
   return [
     cmd,
@@ -231,6 +240,7 @@ function cmdArgsFromEnv(
       netnsOverride: get('CNI_NETNS_OVERRIDE'),
       stdinData: data,
     },
+    doc,
   ];
 }
 
@@ -255,11 +265,12 @@ async function dispatch(
     }
     return got;
   }
-  const [cmd, args] = got;
+  const [cmd, args, doc] = got;
 
   const configVersion = (): string | CniError => {
     try {
-      return decodeVersion(args.stdinData);
+      // version.ConfigDecoder.Decode(StdinData): the document validateConfig decoded
+      return doc !== undefined ? decodeVersionOf(doc) : decodeVersion(args.stdinData);
     } catch (e) {
       return new CniError(CniErrorCode.DecodingFailure, (e as Error).message);
     }

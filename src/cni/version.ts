@@ -15,6 +15,8 @@ export const versionCurrent = (): string => CNI_CURRENT;
 
 /** `strconv.Atoi`, with its error texts. */
 function atoi(s: string): number {
+  // up to 15 digits always fits int64 (and a double)
+  if (SHORT_INT.test(s)) return Number(s);
   const err = (why: string): GoError => new GoError(`strconv.Atoi: parsing ${goStrconvQuote(s)}: ${why}`);
   if (!/^[+-]?[0-9]+$/.test(s)) throw err('invalid syntax');
   const n = Number(s);
@@ -28,29 +30,45 @@ function atoi(s: string): number {
   return n;
 }
 
+const SHORT_INT = /^[+-]?[0-9]{1,15}$/;
+
+function versionPart(part: string, what: string): number {
+  try {
+    return atoi(part);
+  } catch (e) {
+    throw new GoError(
+      `failed to convert ${what} version part ${goStrconvQuote(part)}: ${(e as Error).message}`,
+    );
+  }
+}
+
 /** `version.ParseVersion`: "" is 0.1.0; up to three dot-separated integers. */
 export function parseVersion(version: string): [number, number, number] {
   if (version === '') return [0, 1, 0];
   const parts = version.split('.');
   if (parts.length >= 4) throw new GoError(`invalid version ${goStrconvQuote(version)}: too many parts`);
-  const part = (i: number, what: string): number => {
-    try {
-      return atoi(parts[i]!);
-    } catch (e) {
-      throw new GoError(
-        `failed to convert ${what} version part ${goStrconvQuote(parts[i]!)}: ${(e as Error).message}`,
-      );
-    }
-  };
-  const major = part(0, 'major');
-  const minor = parts.length >= 2 ? part(1, 'minor') : 0;
-  const micro = parts.length >= 3 ? part(2, 'micro') : 0;
+  const major = versionPart(parts[0]!, 'major');
+  const minor = parts.length >= 2 ? versionPart(parts[1]!, 'minor') : 0;
+  const micro = parts.length >= 3 ? versionPart(parts[2]!, 'micro') : 0;
   return [major, minor, micro];
 }
 
+/** Versions parsed before (a handful of distinct strings in any run; failures are not kept). */
+const parsedVersions = new Map<string, readonly [number, number, number]>();
+
+function parsedVersion(version: string): readonly [number, number, number] {
+  let v = parsedVersions.get(version);
+  if (v === undefined) {
+    v = parseVersion(version);
+    if (parsedVersions.size >= 256) parsedVersions.clear();
+    parsedVersions.set(version, v);
+  }
+  return v;
+}
+
 function cmp(a: string, b: string): number {
-  const [a1, a2, a3] = parseVersion(a);
-  const [b1, b2, b3] = parseVersion(b);
+  const [a1, a2, a3] = parsedVersion(a);
+  const [b1, b2, b3] = parsedVersion(b);
   return a1 !== b1 ? a1 - b1 : a2 !== b2 ? a2 - b2 : a3 - b3;
 }
 

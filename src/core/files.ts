@@ -22,8 +22,13 @@ export interface FileChange {
   readonly path: string;
 }
 
+/** An absolute path with `/` separators, no empty, `.` or `..` segment and no trailing `/`. */
+const NORMAL_PATH = /^(?:\/(?!\.\.?(?:\/|$))[^/\\]+)+$/;
+
 /** `C:\Var\\lib/` → `/var/lib` (the key), and the display form `/Var/lib`. */
 export function normalizePath(path: string): { key: string; display: string } {
+  // already in the display form: nothing to rewrite
+  if (NORMAL_PATH.test(path)) return { key: path.toLowerCase(), display: path };
   let p = path.replace(/\\/g, '/');
   p = p.replace(/^[A-Za-z]:/, '');
   if (!p.startsWith('/')) p = `/${p}`;
@@ -58,9 +63,50 @@ export class FileStore {
   readonly #dirs = new Map<string, DirEntry>();
   /** Called after every change (the host turns it into an event). */
   onChange: ((c: FileChange) => void) | undefined;
+  /** Changes so far (writes, removes; a clear or restore counts one). */
+  #changes = 0;
+  /** Directory key → the change count at its latest change at any depth under it. */
+  readonly #dirStamps = new Map<string, number>();
+  /** The change count of the latest clear or restore (every directory changed then). */
+  #floor = 0;
 
   get size(): number {
     return this.#files.size;
+  }
+
+  /**
+   * How many changes this store has seen (a write or a remove counts one; so does a `clear` or a
+   * `restore`). With `stamp`, lets a reader keep what it derived from a directory's files until
+   * they change.
+   */
+  get changes(): number {
+    return this.#changes;
+  }
+
+  /**
+   * The change count of the latest change anywhere under `dir` (a file written or removed at any
+   * depth, a clear, a restore): equal stamps mean nothing under `dir` changed in between.
+   */
+  stamp(dir: string): number {
+    return Math.max(this.#dirStamps.get(normalizePath(dir).key) ?? 0, this.#floor);
+  }
+
+  /** The path of a file as the store shows it (the case it was first written with), if it exists. */
+  displayPath(path: string): string | undefined {
+    return this.#files.get(normalizePath(path).key)?.[0];
+  }
+
+  /** Count one change to the file `key`, stamped on every directory above it. */
+  #touch(key: string): void {
+    const n = ++this.#changes;
+    let k = key;
+    for (;;) {
+      const i = k.lastIndexOf('/');
+      if (i <= 0) break;
+      k = k.slice(0, i);
+      this.#dirStamps.set(k, n);
+    }
+    this.#dirStamps.set('/', n);
   }
 
   read(path: string): string | undefined {
@@ -101,6 +147,7 @@ export class FileStore {
       this.#files.set(key, [shown, data]);
       this.#link(key, shown);
     }
+    this.#touch(key);
     this.onChange?.({ op: 'write', path: old ? old[0] : display });
   }
 
@@ -152,6 +199,7 @@ export class FileStore {
     if (!old) return false;
     this.#files.delete(key);
     this.#unlink(key);
+    this.#touch(key);
     this.onChange?.({ op: 'remove', path: old[0] });
     return true;
   }
@@ -165,6 +213,7 @@ export class FileStore {
       const shown = this.#files.get(k)![0];
       this.#files.delete(k);
       this.#unlink(k);
+      this.#touch(k);
       this.onChange?.({ op: 'remove', path: shown });
     }
     return victims.length;
@@ -204,6 +253,8 @@ export class FileStore {
   clear(): void {
     this.#files.clear();
     this.#dirs.clear();
+    this.#dirStamps.clear();
+    this.#floor = ++this.#changes;
   }
 
   toJSON(): JsonObject {
@@ -229,5 +280,6 @@ export class FileStore {
       this.#files.set(k, v);
       this.#link(k, v[0]);
     }
+    this.#floor = ++this.#changes;
   }
 }

@@ -38,7 +38,9 @@ export function cloneJson(v: unknown, depth = 0): Json | undefined {
       const proto = Object.getPrototypeOf(v) as unknown;
       if (proto !== Object.prototype && proto !== null) return undefined;
       const out: JsonObject = {};
-      for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+      const obj = v as Record<string, unknown>;
+      for (const k of Object.keys(obj)) {
+        const item = obj[k];
         if (item === undefined) continue;
         const c = cloneJson(item, depth + 1);
         if (c === undefined) return undefined;

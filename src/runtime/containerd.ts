@@ -362,8 +362,8 @@ export class ContainerdRuntime {
   /** `NetNS.Closed()`: the namespace lookup says not found. */
   async #netnsClosed(path: string): Promise<boolean> {
     try {
-      await this.#hcn.getNamespaceByID(path);
-      return false;
+      // hcn.GetNamespaceByID; its not-found error is the undefined here
+      return (await this.#hcn.findNamespaceByID(path)) === undefined;
     } catch (e) {
       if (isNotFoundError(e)) return true;
       throw e;
@@ -380,11 +380,13 @@ export class ContainerdRuntime {
       async () => {
         let ns;
         try {
-          ns = await this.#hcn.getNamespaceByID(path);
+          // hcn.GetNamespaceByID; its not-found error is the undefined here
+          ns = await this.#hcn.findNamespaceByID(path);
         } catch (e) {
           if (isNotFoundError(e)) return 'already gone';
           throw e;
         }
+        if (ns === undefined) return 'already gone';
         try {
           await ns.delete();
         } catch (e) {

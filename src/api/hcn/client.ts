@@ -19,6 +19,7 @@ import {
   createEndpoint,
   endpointStatsFromJSON,
   getEndpointByID,
+  findEndpointByName,
   getEndpointByName,
   HostComputeEndpoint,
   listEndpoints,
@@ -41,6 +42,7 @@ import {
 import { pick, unmarshal } from './marshal.js';
 import {
   addNamespaceEndpoint,
+  findNamespaceByID,
   getNamespaceByID,
   getNamespaceContainerIds,
   getNamespaceEndpointIds,
@@ -201,6 +203,10 @@ export class HcnClient implements Invoker {
   getEndpointByName(endpointName: string): Promise<HostComputeEndpoint> {
     return getEndpointByName(this, endpointName);
   }
+  /** `getEndpointByName`, undefined instead of its not-found error (no error built to be dropped). */
+  findEndpointByName(endpointName: string): Promise<HostComputeEndpoint | undefined> {
+    return findEndpointByName(this, endpointName);
+  }
   /** `new HostComputeEndpoint(hcn, doc).create()`: the network is `doc.HostComputeNetwork`. */
   createEndpoint(doc: HostComputeEndpointDoc): Promise<HostComputeEndpoint> {
     return new HostComputeEndpoint(this, doc).create();
@@ -251,6 +257,10 @@ export class HcnClient implements Invoker {
   }
   getNamespaceByID(namespaceId: string): Promise<HostComputeNamespace> {
     return getNamespaceByID(this, namespaceId);
+  }
+  /** `getNamespaceByID`, undefined instead of its not-found error (no error built to be dropped). */
+  findNamespaceByID(namespaceId: string): Promise<HostComputeNamespace | undefined> {
+    return findNamespaceByID(this, namespaceId);
   }
   getNamespaceEndpointIds(namespaceId: string): Promise<string[]> {
     return getNamespaceEndpointIds(this, namespaceId);

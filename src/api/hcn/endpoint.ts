@@ -248,7 +248,20 @@ export async function getEndpointByName(
   client: HcnClient,
   endpointName: string,
 ): Promise<HostComputeEndpoint> {
+  const found = await findEndpointByName(client, endpointName);
+  if (found === undefined) throw new EndpointNotFoundError(endpointName, '');
+  return found;
+}
+
+/**
+ * `getEndpointByName` with undefined where it would throw its `EndpointNotFoundError` (any other
+ * failure is thrown the same): for callers that expect the name to be free, so that no error is
+ * built only to be dropped.
+ */
+export async function findEndpointByName(
+  client: HcnClient,
+  endpointName: string,
+): Promise<HostComputeEndpoint | undefined> {
   const found = await listEndpointsQuery(client, filterQuery('Name', endpointName));
-  if (found.length === 0) throw new EndpointNotFoundError(endpointName, '');
-  return found[0]!;
+  return found[0];
 }

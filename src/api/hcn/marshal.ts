@@ -104,8 +104,22 @@ export function marshal(spec: Spec, value: object): JsonObject {
 export function unmarshal(spec: Spec, json: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!isJsonObject(json)) return out;
+  // the case-insensitive half of `pick`, built once per object when a key is not there as spelt
+  let folded: Map<string, string> | undefined;
   for (const [key, kind] of spec) {
-    const v = pick(json, key);
+    let v: Json | undefined;
+    if (Object.prototype.hasOwnProperty.call(json, key)) v = json[key];
+    else {
+      if (folded === undefined) {
+        folded = new Map();
+        for (const k of Object.keys(json)) {
+          const lower = k.toLowerCase();
+          if (!folded.has(lower)) folded.set(lower, k);
+        }
+      }
+      const k = folded.get(key.toLowerCase());
+      v = k === undefined ? undefined : json[k];
+    }
     if (v === undefined) continue;
     if (typeof kind === 'object') {
       if ('obj' in kind) out[key] = unmarshal(kind.obj, v);
@@ -145,7 +159,46 @@ function isPlainObject(v: unknown): v is object {
 
 /** A deep copy of plain data (requests the caller keeps mutating must not alias our objects). */
 export function copyData<T>(v: T): T {
-  return v === undefined ? v : (structuredClone(v) as T);
+  if (v === undefined) return v;
+  // plain objects, arrays and primitives are copied here; anything else (a Map, a Date, a class
+  // instance, a cycle, a sparse array…) takes structuredClone, which this copy agrees with
+  const c = copyPlain(v, 0);
+  return c === NOT_PLAIN ? (structuredClone(v) as T) : (c as T);
+}
+
+const NOT_PLAIN = Symbol('not plain');
+
+function copyPlain(v: unknown, depth: number): unknown {
+  if (typeof v !== 'object') {
+    // functions and symbols make structuredClone throw: let it
+    return typeof v === 'function' || typeof v === 'symbol' ? NOT_PLAIN : v;
+  }
+  if (v === null) return null;
+  if (depth > 64) return NOT_PLAIN;
+  if (Array.isArray(v)) {
+    if (Object.getPrototypeOf(v) !== Array.prototype) return NOT_PLAIN;
+    const n = v.length;
+    const out: unknown[] = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) {
+      if (!(i in v)) return NOT_PLAIN;
+      const c = copyPlain(v[i], depth + 1);
+      if (c === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = c;
+    }
+    // extra own enumerable properties of an array (structuredClone keeps them)
+    if (Object.keys(v).length !== n) return NOT_PLAIN;
+    return out;
+  }
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    if (k === '__proto__') return NOT_PLAIN; // an own "__proto__" must stay a data property
+    const c = copyPlain((v as Record<string, unknown>)[k], depth + 1);
+    if (c === NOT_PLAIN) return NOT_PLAIN;
+    out[k] = c;
+  }
+  return out;
 }
 
 const GO_GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;

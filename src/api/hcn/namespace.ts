@@ -129,9 +129,21 @@ export async function getNamespaceByID(
   client: HcnClient,
   namespaceId: string,
 ): Promise<HostComputeNamespace> {
+  const found = await findNamespaceByID(client, namespaceId);
+  if (found === undefined) throw new NamespaceNotFoundError(namespaceId);
+  return found;
+}
+
+/**
+ * `getNamespaceByID` with undefined where it would throw its `NamespaceNotFoundError` (any other
+ * failure is thrown the same): for callers that ask whether a namespace still exists.
+ */
+export async function findNamespaceByID(
+  client: HcnClient,
+  namespaceId: string,
+): Promise<HostComputeNamespace | undefined> {
   const found = await listNamespacesQuery(client, filterQuery('ID', namespaceId));
-  if (found.length === 0) throw new NamespaceNotFoundError(namespaceId);
-  return found[0]!;
+  return found[0];
 }
 
 function resourceIds(ns: HostComputeNamespace, type: NamespaceResourceType): string[] {

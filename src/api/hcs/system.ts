@@ -233,7 +233,8 @@ export class System {
     } finally {
       this.#unwatch?.();
       this.#unwatch = undefined;
-      this.#endWait(new AlreadyClosedError());
+      // (the error only matters to waiters of a system that has not exited: not built otherwise)
+      if (!this.#exit && !this.#waitError) this.#endWait(new AlreadyClosedError());
     }
   }
 

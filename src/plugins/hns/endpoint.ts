@@ -294,7 +294,8 @@ export async function generateHcnEndpoint(
 ): Promise<HostComputeEndpoint> {
   let existing: HostComputeEndpoint | undefined;
   try {
-    existing = await host.hcn.getEndpointByName(epInfo.endpointName);
+    // hcn.GetEndpointByName; its not-found error is the undefined here
+    existing = await host.hcn.findEndpointByName(epInfo.endpointName);
   } catch (e) {
     if (!isNotFoundError(e)) throw annotate(e, `failed to get HostComputeEndpoint ${epInfo.endpointName}`);
   }
@@ -336,16 +337,19 @@ export async function generateHcnEndpoint(
  * namespace still exists (not-found tolerated), then delete it (that error is returned).
  */
 export async function removeHcnEndpoint(host: PluginHost, epName: string): Promise<void> {
-  let ep: HostComputeEndpoint;
+  let ep: HostComputeEndpoint | undefined;
   try {
-    ep = await host.hcn.getEndpointByName(epName);
+    // hcn.GetEndpointByName; its not-found error is the undefined here
+    ep = await host.hcn.findEndpointByName(epName);
   } catch (e) {
     if (isNotFoundError(e)) return;
     throw annotate(e, `failed to find HostComputeEndpoint ${epName}`);
   }
+  if (ep === undefined) return;
   let ns: HostComputeNamespace | undefined;
   try {
-    ns = await host.hcn.getNamespaceByID(ep.HostComputeNamespace);
+    // hcn.GetNamespaceByID; its not-found error is the undefined here
+    ns = await host.hcn.findNamespaceByID(ep.HostComputeNamespace);
   } catch (e) {
     if (!isNotFoundError(e)) throw annotate(e, `failed to get HostComputeNamespace ${epName}`);
   }
@@ -379,7 +383,8 @@ export async function addHcnEndpoint(
 ): Promise<HostComputeEndpoint> {
   let ep: HostComputeEndpoint | undefined;
   try {
-    ep = await host.hcn.getEndpointByName(epName);
+    // hcn.GetEndpointByName; its not-found error is the undefined here
+    ep = await host.hcn.findEndpointByName(epName);
   } catch (e) {
     if (!isNotFoundError(e)) throw annotate(e, `failed to find HostComputeEndpoint ${epName}`);
   }

@@ -75,191 +75,221 @@ function goQuoteRune(b: number): string {
 
 const isWs = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
+/** The scanner's state over one source text (module-level functions: no closures per parse). */
+interface Scan {
+  readonly src: string;
+  readonly n: number;
+  i: number;
+}
+
+function eof(sc: Scan): never {
+  throw new GoJsonSyntaxError('unexpected end of JSON input', sc.n);
+}
+
+/** At the end of the input Go's scanner steps a ' ': an error where a space is not allowed. */
+function bad(sc: Scan, context: string): never {
+  const c = sc.i < sc.n ? quoteChar(sc.src, sc.i) : `' '`;
+  throw new GoJsonSyntaxError(`invalid character ${c} ${context}`, sc.i);
+}
+
+function skipWs(sc: Scan): void {
+  const { src, n } = sc;
+  let i = sc.i;
+  while (i < n && isWs(src.charCodeAt(i))) i++;
+  sc.i = i;
+}
+
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
+
+/** A string at `sc.i` (the opening quote): its decoded value; `sc.i` ends past the closing quote. */
+function scanString(sc: Scan): string {
+  const { src, n } = sc;
+  sc.i++; // opening quote
+  let value = '';
+  let chunk = sc.i;
+  for (;;) {
+    if (sc.i >= n) eof(sc);
+    const c = src.charCodeAt(sc.i);
+    if (c === 0x22) {
+      value += src.slice(chunk, sc.i);
+      sc.i++;
+      return value;
+    }
+    if (c < 0x20) bad(sc, 'in string literal');
+    if (c !== 0x5c) {
+      sc.i++;
+      continue;
+    }
+    value += src.slice(chunk, sc.i);
+    sc.i++;
+    if (sc.i >= n) bad(sc, 'in string escape code');
+    const e = src[sc.i]!;
+    const simple = Object.prototype.hasOwnProperty.call(SIMPLE_ESCAPES, e) ? SIMPLE_ESCAPES[e] : undefined;
+    if (simple !== undefined) {
+      value += simple;
+      sc.i++;
+    } else if (e === 'u') {
+      sc.i++;
+      let code = 0;
+      for (let k = 0; k < 4; k++) {
+        const h = src[sc.i] ?? '';
+        if (!/^[0-9a-fA-F]$/.test(h)) bad(sc, 'in \\u hexadecimal character escape');
+        code = code * 16 + parseInt(h, 16);
+        sc.i++;
+      }
+      value += String.fromCharCode(code);
+    } else {
+      bad(sc, 'in string escape code');
+    }
+    chunk = sc.i;
+  }
+}
+
+function scanDigits(sc: Scan): number {
+  const { src, n } = sc;
+  const s = sc.i;
+  let i = s;
+  while (i < n && src.charCodeAt(i) >= 0x30 && src.charCodeAt(i) <= 0x39) i++;
+  sc.i = i;
+  return i - s;
+}
+
+function scanNumber(sc: Scan): void {
+  const src = sc.src;
+  if (src[sc.i] === '-') {
+    sc.i++;
+    const c = src.charCodeAt(sc.i);
+    if (!(c >= 0x30 && c <= 0x39)) bad(sc, 'in numeric literal');
+  }
+  if (src[sc.i] === '0') sc.i++;
+  else scanDigits(sc);
+  if (src[sc.i] === '.') {
+    sc.i++;
+    if (scanDigits(sc) === 0) bad(sc, 'after decimal point in numeric literal');
+  }
+  if (src[sc.i] === 'e' || src[sc.i] === 'E') {
+    sc.i++;
+    if (src[sc.i] === '+' || src[sc.i] === '-') sc.i++;
+    if (scanDigits(sc) === 0) bad(sc, 'in exponent of numeric literal');
+  }
+}
+
+function scanLiteral(sc: Scan, word: 'true' | 'false' | 'null'): void {
+  for (let k = 0; k < word.length; k++) {
+    if (sc.src[sc.i] !== word[k]) bad(sc, `in literal ${word} (expecting '${word[k]}')`);
+    sc.i++;
+  }
+}
+
+function scanValue(sc: Scan): GoJsonNode {
+  const src = sc.src;
+  const n = sc.n;
+  skipWs(sc);
+  if (sc.i >= n) eof(sc);
+  const start = sc.i;
+  const c = src[sc.i]!;
+  if (c === '{') {
+    sc.i++;
+    const members: GoJsonMember[] = [];
+    skipWs(sc);
+    if (sc.i >= n) eof(sc);
+    if (src[sc.i] === '}') {
+      sc.i++;
+      return { kind: 'object', src, start, end: sc.i, members };
+    }
+    for (;;) {
+      skipWs(sc);
+      if (sc.i >= n) eof(sc);
+      if (src[sc.i] !== '"') bad(sc, 'looking for beginning of object key string');
+      const key = scanString(sc);
+      skipWs(sc);
+      if (sc.i >= n) eof(sc);
+      if (src[sc.i] !== ':') bad(sc, 'after object key');
+      sc.i++;
+      const node = scanValue(sc);
+      members.push({ key, node });
+      skipWs(sc);
+      if (sc.i >= n) eof(sc);
+      if (src[sc.i] === ',') {
+        sc.i++;
+        continue;
+      }
+      if (src[sc.i] === '}') {
+        sc.i++;
+        return { kind: 'object', src, start, end: sc.i, members };
+      }
+      bad(sc, 'after object key:value pair');
+    }
+  }
+  if (c === '[') {
+    sc.i++;
+    const items: GoJsonNode[] = [];
+    skipWs(sc);
+    if (sc.i >= n) eof(sc);
+    if (src[sc.i] === ']') {
+      sc.i++;
+      return { kind: 'array', src, start, end: sc.i, items };
+    }
+    for (;;) {
+      items.push(scanValue(sc));
+      skipWs(sc);
+      if (sc.i >= n) eof(sc);
+      if (src[sc.i] === ',') {
+        sc.i++;
+        continue;
+      }
+      if (src[sc.i] === ']') {
+        sc.i++;
+        return { kind: 'array', src, start, end: sc.i, items };
+      }
+      bad(sc, 'after array element');
+    }
+  }
+  if (c === '"') {
+    const value = scanString(sc);
+    return { kind: 'string', src, start, end: sc.i, value };
+  }
+  if (c === '-' || (c >= '0' && c <= '9')) {
+    scanNumber(sc);
+    return { kind: 'number', src, start, end: sc.i };
+  }
+  if (c === 't' || c === 'f' || c === 'n') {
+    const word = c === 't' ? 'true' : c === 'f' ? 'false' : 'null';
+    scanLiteral(sc, word);
+    return { kind: word, src, start, end: sc.i };
+  }
+  return bad(sc, 'looking for beginning of value');
+}
+
 /**
  * Parse `src` as one JSON value with Go's scanner rules and error texts. Every node keeps its
  * span; object members keep every key in order, duplicates included (Go decodes each in turn).
  */
 export function parseGoJson(src: string): GoJsonNode {
-  let i = 0;
-  const n = src.length;
-  const eof = (): never => {
-    throw new GoJsonSyntaxError('unexpected end of JSON input', n);
-  };
-  // at the end of the input Go's scanner steps a ' ': an error where a space is not allowed
-  const bad = (context: string): never => {
-    const c = i < n ? quoteChar(src, i) : `' '`;
-    throw new GoJsonSyntaxError(`invalid character ${c} ${context}`, i);
-  };
-  const skipWs = (): void => {
-    while (i < n && isWs(src.charCodeAt(i))) i++;
-  };
-
-  const parseString = (): { value: string; start: number; end: number } => {
-    const start = i;
-    i++; // opening quote
-    let value = '';
-    let chunk = i;
-    for (;;) {
-      if (i >= n) eof();
-      const c = src.charCodeAt(i);
-      if (c === 0x22) {
-        value += src.slice(chunk, i);
-        i++;
-        return { value, start, end: i };
-      }
-      if (c < 0x20) bad('in string literal');
-      if (c !== 0x5c) {
-        i++;
-        continue;
-      }
-      value += src.slice(chunk, i);
-      i++;
-      if (i >= n) bad('in string escape code');
-      const e = src[i]!;
-      const simple: Record<string, string> = {
-        '"': '"',
-        '\\': '\\',
-        '/': '/',
-        b: '\b',
-        f: '\f',
-        n: '\n',
-        r: '\r',
-        t: '\t',
-      };
-      if (simple[e] !== undefined) {
-        value += simple[e];
-        i++;
-      } else if (e === 'u') {
-        i++;
-        let code = 0;
-        for (let k = 0; k < 4; k++) {
-          const h = src[i] ?? '';
-          if (!/^[0-9a-fA-F]$/.test(h)) bad('in \\u hexadecimal character escape');
-          code = code * 16 + parseInt(h, 16);
-          i++;
-        }
-        value += String.fromCharCode(code);
-      } else {
-        bad('in string escape code');
-      }
-      chunk = i;
-    }
-  };
-
-  const digits = (): number => {
-    const s = i;
-    while (i < n && src.charCodeAt(i) >= 0x30 && src.charCodeAt(i) <= 0x39) i++;
-    return i - s;
-  };
-
-  const parseNumber = (): void => {
-    if (src[i] === '-') {
-      i++;
-      if (!/^[0-9]$/.test(src[i] ?? '')) bad('in numeric literal');
-    }
-    if (src[i] === '0') i++;
-    else digits();
-    if (src[i] === '.') {
-      i++;
-      if (digits() === 0) bad('after decimal point in numeric literal');
-    }
-    if (src[i] === 'e' || src[i] === 'E') {
-      i++;
-      if (src[i] === '+' || src[i] === '-') i++;
-      if (digits() === 0) bad('in exponent of numeric literal');
-    }
-  };
-
-  const parseLiteral = (word: 'true' | 'false' | 'null'): void => {
-    for (let k = 0; k < word.length; k++) {
-      if (src[i] !== word[k]) bad(`in literal ${word} (expecting '${word[k]}')`);
-      i++;
-    }
-  };
-
-  const parseValue = (): GoJsonNode => {
-    skipWs();
-    if (i >= n) eof();
-    const start = i;
-    const c = src[i]!;
-    if (c === '{') {
-      i++;
-      const members: GoJsonMember[] = [];
-      skipWs();
-      if (i >= n) eof();
-      if (src[i] === '}') {
-        i++;
-        return { kind: 'object', src, start, end: i, members };
-      }
-      for (;;) {
-        skipWs();
-        if (i >= n) eof();
-        if (src[i] !== '"') bad('looking for beginning of object key string');
-        const key = parseString().value;
-        skipWs();
-        if (i >= n) eof();
-        if (src[i] !== ':') bad('after object key');
-        i++;
-        const node = parseValue();
-        members.push({ key, node });
-        skipWs();
-        if (i >= n) eof();
-        if (src[i] === ',') {
-          i++;
-          continue;
-        }
-        if (src[i] === '}') {
-          i++;
-          return { kind: 'object', src, start, end: i, members };
-        }
-        bad('after object key:value pair');
-      }
-    }
-    if (c === '[') {
-      i++;
-      const items: GoJsonNode[] = [];
-      skipWs();
-      if (i >= n) eof();
-      if (src[i] === ']') {
-        i++;
-        return { kind: 'array', src, start, end: i, items };
-      }
-      for (;;) {
-        items.push(parseValue());
-        skipWs();
-        if (i >= n) eof();
-        if (src[i] === ',') {
-          i++;
-          continue;
-        }
-        if (src[i] === ']') {
-          i++;
-          return { kind: 'array', src, start, end: i, items };
-        }
-        bad('after array element');
-      }
-    }
-    if (c === '"') {
-      const s = parseString();
-      return { kind: 'string', src, start, end: s.end, value: s.value };
-    }
-    if (c === '-' || (c >= '0' && c <= '9')) {
-      parseNumber();
-      return { kind: 'number', src, start, end: i };
-    }
-    if (c === 't' || c === 'f' || c === 'n') {
-      const word = c === 't' ? 'true' : c === 'f' ? 'false' : 'null';
-      parseLiteral(word);
-      return { kind: word, src, start, end: i };
-    }
-    return bad('looking for beginning of value');
-  };
-
-  const root = parseValue();
-  skipWs();
-  if (i < n) bad('after top-level value');
+  // nodes are never written to, so a text parsed before gives its tree again (a plugin's config
+  // and its policies come back unchanged invocation after invocation)
+  const hit = parsedTexts.get(src);
+  if (hit !== undefined) return hit;
+  const sc: Scan = { src, n: src.length, i: 0 };
+  const root = scanValue(sc);
+  skipWs(sc);
+  if (sc.i < sc.n) bad(sc, 'after top-level value');
+  if (parsedTexts.size >= 256) parsedTexts.clear();
+  parsedTexts.set(src, root);
   return root;
 }
+
+/** Texts parsed before (valid ones only: a syntax error is thrown again each time). */
+const parsedTexts = new Map<string, GoJsonNode>();
 
 /** The node as plain JSON (numbers as JS numbers; the last of duplicate keys wins, as JSON.parse). */
 export function nodeToJson(node: GoJsonNode): Json {
@@ -471,15 +501,16 @@ const INT64_MAX = 2n ** 63n - 1n;
  * Decode `node` into a value of type `t`, starting from `current` (Go decodes into the existing
  * value: a struct keeps fields the object does not name, a map keeps its keys, a slice is reset).
  */
+function mismatchOf(node: GoJsonNode, t: GoType, current: unknown, ctx: DecodeContext): unknown {
+  const where = ctx.struct !== '' || ctx.stack.length > 0;
+  const msg = where
+    ? `json: cannot unmarshal ${describe(node, t)} into Go struct field ${ctx.struct}.${ctx.stack.join('.')} of type ${typeName(t)}`
+    : `json: cannot unmarshal ${describe(node, t)} into Go value of type ${typeName(t)}`;
+  ctx.first ??= new GoJsonTypeError(msg);
+  return current;
+}
+
 function decodeInto(node: GoJsonNode, t: GoType, current: unknown, ctx: DecodeContext): unknown {
-  const mismatch = (): unknown => {
-    const where = ctx.struct !== '' || ctx.stack.length > 0;
-    const msg = where
-      ? `json: cannot unmarshal ${describe(node, t)} into Go struct field ${ctx.struct}.${ctx.stack.join('.')} of type ${typeName(t)}`
-      : `json: cannot unmarshal ${describe(node, t)} into Go value of type ${typeName(t)}`;
-    ctx.first ??= new GoJsonTypeError(msg);
-    return current;
-  };
   if (t.t === 'raw') return rawText(node); // RawMessage keeps even `null`
   if (t.t === 'any') return nodeToJson(node);
   if (node.kind === 'null') {
@@ -488,34 +519,34 @@ function decodeInto(node: GoJsonNode, t: GoType, current: unknown, ctx: DecodeCo
   }
   switch (t.t) {
     case 'string':
-      return node.kind === 'string' ? node.value : mismatch();
+      return node.kind === 'string' ? node.value : mismatchOf(node, t, current, ctx);
     case 'bool':
-      return node.kind === 'true' ? true : node.kind === 'false' ? false : mismatch();
+      return node.kind === 'true' ? true : node.kind === 'false' ? false : mismatchOf(node, t, current, ctx);
     case 'int': {
-      if (node.kind !== 'number') return mismatch();
+      if (node.kind !== 'number') return mismatchOf(node, t, current, ctx);
       const text = rawText(node);
-      if (!/^-?\d+$/.test(text)) return mismatch();
+      if (!/^-?\d+$/.test(text)) return mismatchOf(node, t, current, ctx);
       // up to 15 digits is exact as a double and within int64
       if (text.length <= 15) {
         const n = Number(text);
         return n === 0 ? 0 : n; // -0 decodes to 0
       }
       const v = BigInt(text);
-      if (v < INT64_MIN || v > INT64_MAX) return mismatch();
+      if (v < INT64_MIN || v > INT64_MAX) return mismatchOf(node, t, current, ctx);
       return Number(v);
     }
     case 'slice': {
-      if (node.kind !== 'array') return mismatch();
+      if (node.kind !== 'array') return mismatchOf(node, t, current, ctx);
       return node.items.map((item) => decodeInto(item, t.elem, goZero(t.elem), ctx));
     }
     case 'map': {
-      if (node.kind !== 'object') return mismatch();
+      if (node.kind !== 'object') return mismatchOf(node, t, current, ctx);
       const out: Record<string, unknown> = { ...((current as Record<string, unknown> | undefined) ?? {}) };
       for (const m of node.members) out[m.key] = decodeInto(m.node, t.elem, goZero(t.elem), ctx);
       return out;
     }
     case 'struct': {
-      if (node.kind !== 'object') return mismatch();
+      if (node.kind !== 'object') return mismatchOf(node, t, current, ctx);
       const out = {
         ...((current as Record<string, unknown> | undefined) ?? (goZero(t) as object)),
       } as Record<string, unknown>;

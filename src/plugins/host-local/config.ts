@@ -10,7 +10,9 @@ import type { CniRoute } from '../../cni/contracts.js';
 import {
   field,
   GoError,
+  goDecode,
   goInt,
+  goParseShared,
   goPtr,
   goQuotedList,
   goSlice,
@@ -74,7 +76,13 @@ const TYPES_IPNET: GoType = {
   k: 'custom',
   name: 'types.IPNet',
   decode: (raw): IPNet => {
-    const s = raw === null ? '' : (goUnmarshal(JSON.stringify(raw), goString) as string);
+    // a JSON string decodes to itself; anything else fails as Go's string decode does
+    const s =
+      raw === null
+        ? ''
+        : typeof raw === 'string'
+          ? raw
+          : (goUnmarshal(JSON.stringify(raw), goString) as string);
     const n = parseCIDR(s);
     if (n === undefined) throw new GoError(`invalid CIDR address: ${s}`);
     return n;
@@ -292,7 +300,9 @@ function atLeast(v: string, other: string): boolean {
  * version X does not support more than 1 address per family`, `range set I overlaps with J`, …).
  */
 export function loadIPAMConfig(bytes: string | Uint8Array, envArgs: string): LoadedConfig {
-  const n = (goUnmarshal(bytes, NET) ?? {}) as DecodedNet;
+  // (bytes: the shared read-only document; the decoders below copy out what they read)
+  const decoded = bytes instanceof Uint8Array ? goDecode(goParseShared(bytes), NET) : goUnmarshal(bytes, NET);
+  const n = (decoded ?? {}) as DecodedNet;
   const ipam = n.ipam;
   if (ipam === undefined) throw new GoError("IPAM config missing 'ipam' key");
 

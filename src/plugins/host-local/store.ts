@@ -67,6 +67,39 @@ export function windowsPath(path: string): string {
   return path.replace(/\//g, '\\');
 }
 
+/**
+ * What `filepath.Walk` of one directory would find, kept between invocations: every file under it
+ * (path as the store shows it → trimmed contents) and the files by trimmed contents. It is valid
+ * while the store's `stamp` of the directory is `stamp`; host-local's own writes and removes update
+ * it in place, anything else makes the next use read the directory again. So a reservation or a
+ * release costs O(1), not a walk of every file, with the walk's results.
+ */
+interface DirIndex {
+  stamp: number;
+  readonly trimmed: Map<string, string>;
+  readonly byContent: Map<string, Set<string>>;
+}
+const dirIndexes = new WeakMap<FileStore, Map<string, DirIndex>>();
+
+/** The walk's order: by path, as `FileStore.entries` sorts. */
+const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function indexAdd(ix: DirIndex, path: string, trimmed: string): void {
+  ix.trimmed.set(path, trimmed);
+  let set = ix.byContent.get(trimmed);
+  if (set === undefined) ix.byContent.set(trimmed, (set = new Set()));
+  set.add(path);
+}
+
+function indexDelete(ix: DirIndex, path: string): void {
+  const old = ix.trimmed.get(path);
+  if (old === undefined) return;
+  ix.trimmed.delete(path);
+  const set = ix.byContent.get(old)!;
+  set.delete(path);
+  if (set.size === 0) ix.byContent.delete(old);
+}
+
 /** `disk.Store`: one network's directory. */
 export class DiskStore implements Store {
   private constructor(
@@ -104,9 +137,67 @@ export class DiskStore implements Store {
   reserve(id: string, ifname: string, ip: IP, rangeID: string): boolean {
     const fname = escapedPath(this.dataDir, ipString(ip));
     if (this.files.exists(fname) || this.files.isDirectory(fname)) return false;
-    this.files.write(fname, goTrimSpace(id) + LINE_BREAK + ifname);
-    this.files.write(escapedPath(this.dataDir, LAST_IP_FILE_PREFIX + rangeID), ipString(ip));
+    this.#write(fname, goTrimSpace(id) + LINE_BREAK + ifname);
+    this.#write(escapedPath(this.dataDir, LAST_IP_FILE_PREFIX + rangeID), ipString(ip));
     return true;
+  }
+
+  /** The directory's index, if it is still valid. */
+  #validIndex(): DirIndex | undefined {
+    const ix = dirIndexes.get(this.files)?.get(this.dataDir.toLowerCase());
+    return ix !== undefined && ix.stamp === this.files.stamp(this.dataDir) ? ix : undefined;
+  }
+
+  /** The directory's index: the one kept, or a new one from a walk when something else changed. */
+  #index(): DirIndex {
+    const ix = this.#validIndex();
+    if (ix !== undefined) return ix;
+    const fresh: DirIndex = {
+      stamp: this.files.stamp(this.dataDir),
+      trimmed: new Map(),
+      byContent: new Map(),
+    };
+    for (const [path, data] of this.walk()) indexAdd(fresh, path, goTrimSpace(data));
+    let perStore = dirIndexes.get(this.files);
+    if (perStore === undefined) dirIndexes.set(this.files, (perStore = new Map()));
+    perStore.set(this.dataDir.toLowerCase(), fresh);
+    return fresh;
+  }
+
+  /** Keep the index (if valid) in step with a change made here, when it was the only change. */
+  #changed(ix: DirIndex | undefined, before: number, apply: (ix: DirIndex) => void): void {
+    if (ix === undefined) return;
+    if (this.files.changes !== before + 1) {
+      ix.stamp = -1; // something else changed too (a listener wrote): read the directory again
+      return;
+    }
+    apply(ix);
+    ix.stamp = this.files.stamp(this.dataDir);
+  }
+
+  #write(path: string, data: string): void {
+    const ix = this.#validIndex();
+    const before = this.files.changes;
+    this.files.write(path, data);
+    this.#changed(ix, before, (i) => {
+      const shown = this.files.displayPath(path)!;
+      indexDelete(i, shown);
+      indexAdd(i, shown, goTrimSpace(data));
+    });
+  }
+
+  #remove(path: string): boolean {
+    const ix = this.#validIndex();
+    const before = this.files.changes;
+    const removed = this.files.remove(path);
+    if (removed) this.#changed(ix, before, (i) => indexDelete(i, path));
+    return removed;
+  }
+
+  /** The paths (as `walk` gives them, in its order) of the files whose trimmed contents are `match`. */
+  #matching(match: string): string[] {
+    const set = this.#index().byContent.get(match);
+    return set === undefined ? [] : [...set].sort(byPath);
   }
 
   lastReservedIP(rangeID: string): IP | undefined {
@@ -121,7 +212,7 @@ export class DiskStore implements Store {
 
   /** `FindByKey`: some file's trimmed contents equal `match`. */
   private findByKey(match: string): boolean {
-    return this.walk().some(([, data]) => goTrimSpace(data) === match);
+    return this.#index().byContent.has(match);
   }
 
   /** `FindByID` (CHECK): a file of (id, ifname), or of the id alone (the old format). */
@@ -132,8 +223,8 @@ export class DiskStore implements Store {
   /** `ReleaseByKey`: remove every file whose trimmed contents equal `match`. */
   private releaseByKey(match: string): boolean {
     let found = false;
-    for (const [path, data] of this.walk()) {
-      if (goTrimSpace(data) === match && this.files.remove(path)) found = true;
+    for (const path of this.#matching(match)) {
+      if (this.#remove(path)) found = true;
     }
     return found;
   }
@@ -151,9 +242,9 @@ export class DiskStore implements Store {
     const match = goTrimSpace(id) + LINE_BREAK + ifname;
     const matchOld = goTrimSpace(id);
     const out: IP[] = [];
-    for (const [path, data] of this.walk()) {
-      const t = goTrimSpace(data);
-      if (t !== match && t !== matchOld) continue;
+    const paths = this.#matching(match);
+    if (matchOld !== match) paths.push(...this.#matching(matchOld));
+    for (const path of paths.sort(byPath)) {
       const ip = parseIP(path.slice(path.lastIndexOf('/') + 1));
       if (ip !== undefined) out.push(ip);
     }
