@@ -112,13 +112,15 @@ export const FLAT_API_METHODS = [
   'HcsCloseComputeSystem',
 ] as const;
 export type FlatApiMethod = (typeof FLAT_API_METHODS)[number];
+/** FLAT_API_METHODS as a set: `call` looks every method up in it (one hash, not a scan of the list). */
+const FLAT_API_METHOD_SET: ReadonlySet<string> = new Set(FLAT_API_METHODS);
 
 /** The compute-system functions of FLAT_API_METHODS (computecore.dll / vmcompute.dll). */
 export type HcsApiMethod = Extract<FlatApiMethod, `Hcs${string}`>;
 
 /** Whether a flat function is an Hcs* one (answered by the Host Compute Service, not HNS). */
 export function isHcsMethod(method: string): method is HcsApiMethod {
-  return method.startsWith('Hcs') && (FLAT_API_METHODS as readonly string[]).includes(method);
+  return method.startsWith('Hcs') && FLAT_API_METHOD_SET.has(method);
 }
 
 /**
@@ -447,6 +449,11 @@ export class FlatApi {
       const id = this.hns.store.networkByName.get(this.hns.store.nameKey(q.filter.Name));
       const r = id ? table.get(id) : undefined;
       candidates = r && (r as { Name: string }).Name === q.filter.Name ? [r] : [];
+    } else if (kind === 'Endpoint' && typeof q.filter['Name'] === 'string' && q.filter['Name'] !== '') {
+      // the name index gives every endpoint the Name check below can let through; with more than
+      // one, the table is read in order (enumeration order is creation order)
+      const ids = this.hns.store.endpoints.idsNamed(q.filter['Name']);
+      candidates = ids.length > 1 ? table.values() : ids.map((i) => table.get(i)!);
     } else {
       candidates = table.values();
     }
@@ -753,7 +760,7 @@ export class FlatApi {
 
   /** Dispatch by name (JSON-RPC). Unknown names → undefined. */
   call(method: string, params: readonly Json[]): HcnResult<Json> | undefined {
-    if (!(FLAT_API_METHODS as readonly string[]).includes(method)) return undefined;
+    if (!FLAT_API_METHOD_SET.has(method)) return undefined;
     const fn = (this as unknown as Record<string, (...a: unknown[]) => HcnResult<Json>>)[method]!;
     return fn.apply(this, params as unknown[]);
   }

@@ -138,11 +138,10 @@ export class FileStore {
       if (this.#dirs.has(key)) throw hnsError('E_INVALIDARG', `${display} is a directory`);
       const shown = this.#caseOf(display);
       // a file cannot sit where a directory of the path must be
-      const segs = key.split('/');
-      for (let i = 2; i < segs.length; i++) {
-        const dirKey = segs.slice(0, i).join('/');
-        if (this.#files.has(dirKey))
-          throw hnsError('E_INVALIDARG', `${shown.split('/').slice(0, i).join('/')} is a file`);
+      // (n: how many segments the directory has; the shown path may differ in length from the key)
+      for (let i = key.indexOf('/', 1), n = 2; i > 0; i = key.indexOf('/', i + 1), n++) {
+        if (this.#files.has(key.slice(0, i)))
+          throw hnsError('E_INVALIDARG', `${shown.split('/').slice(0, n).join('/')} is a file`);
       }
       this.#files.set(key, [shown, data]);
       this.#link(key, shown);
@@ -166,12 +165,18 @@ export class FileStore {
   #link(key: string, shown: string): void {
     const keys = key.split('/');
     const names = shown.split('/');
+    // the directory above segment i, built up one segment at a time (`/` for the first)
+    let dirKey = '';
+    let dirShown = '';
     for (let i = 1; i < keys.length; i++) {
-      const dirKey = keys.slice(0, i).join('/') || '/';
-      let dir = this.#dirs.get(dirKey);
+      if (i > 1) {
+        dirKey += `/${keys[i - 1]!}`;
+        dirShown += `/${names[i - 1]!}`;
+      }
+      let dir = this.#dirs.get(dirKey || '/');
       if (!dir) {
-        dir = { display: names.slice(0, i).join('/') || '/', count: 0, children: new Map() };
-        this.#dirs.set(dirKey, dir);
+        dir = { display: dirShown || '/', count: 0, children: new Map() };
+        this.#dirs.set(dirKey || '/', dir);
       }
       dir.count++;
       if (!dir.children.has(keys[i]!)) dir.children.set(keys[i]!, names[i]!);
@@ -182,8 +187,11 @@ export class FileStore {
   #unlink(key: string): void {
     const keys = key.split('/');
     let childGone = true;
+    // the directory above segment i: the key up to the i-th `/` (`/` for the first)
+    let end = key.length;
     for (let i = keys.length - 1; i >= 1; i--) {
-      const dirKey = keys.slice(0, i).join('/') || '/';
+      end -= keys[i]!.length + 1;
+      const dirKey = end === 0 ? '/' : key.slice(0, end);
       const dir = this.#dirs.get(dirKey)!;
       if (childGone) dir.children.delete(keys[i]!);
       dir.count--;

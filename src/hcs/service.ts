@@ -20,7 +20,7 @@
 import { hnsError } from '../core/errors.js';
 import { isoAt } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
-import type { EventBus, HcsNotificationName } from '../core/events.js';
+import type { EventBus, HcsNotificationEvent, HcsNotificationName } from '../core/events.js';
 import { HcsNotification } from '../core/events.js';
 import { newGuid } from '../core/guid.js';
 import type { JsonObject } from '../core/json.js';
@@ -105,14 +105,15 @@ export class HcsService {
   ): void {
     if (this.deps.events.listenerCount('hcs.notification') === 0) return;
     const def = HcsNotification[n] as { code: number; event?: number };
-    this.deps.events.emit('hcs.notification', {
-      ...(system !== undefined ? { system } : {}),
-      notification: n,
-      code: def.code,
-      ...(def.event !== undefined ? { event: def.event } : {}),
-      time: this.now(),
-      ...(data ? { data } : {}),
-    });
+    // the keys in this order (system, notification, code, event, time, data), absent ones left out
+    const e: { -readonly [K in keyof HcsNotificationEvent]?: HcsNotificationEvent[K] } =
+      system !== undefined
+        ? { system, notification: n, code: def.code }
+        : { notification: n, code: def.code };
+    if (def.event !== undefined) e.event = def.event;
+    e.time = this.now();
+    if (data) e.data = data;
+    this.deps.events.emit('hcs.notification', e as HcsNotificationEvent);
   }
 
   get(id: string): ComputeSystemRec {

@@ -77,6 +77,7 @@ export function auditStore(s: HnsStore): string[] {
   if (s.networkByName.size !== named.length) {
     out.push(`networkByName has ${s.networkByName.size} entries for ${named.length} named networks`);
   }
+  out.push(...s.endpoints.auditNameIndex());
   if (!sameSet(s.alloc.keys(), s.networks.keys())) {
     out.push(`allocation state exists for ${list(s.alloc.keys())}, networks are ${list(s.networks.keys())}`);
   }

@@ -6,6 +6,7 @@
  * `/endpointstats` reports, reference hns-hcs.md §3.2): runtime state the dataplane feeds, not part
  * of a snapshot.
  */
+import { parseGuid } from '../core/guid.js';
 import { HostNics } from './adapters.js';
 import type {
   EndpointRec,
@@ -45,6 +46,128 @@ export class EndpointTraffic implements EndpointCounters {
   constructor(public seq: number) {}
 }
 
+/**
+ * The endpoint table: a Map by ID that also keeps the IDs of the endpoints with each name, and with
+ * each GUID a name spells (any case, braces or not), so that a Name filter finds its endpoints
+ * without reading the others. The index is kept by `set`, `delete` and `clear` themselves, so every
+ * path that changes the table (service, restore, rebuild) keeps it exact. Records are immutable:
+ * a change of name is a `set` of a new record.
+ */
+export class EndpointTable extends Map<string, EndpointRec> {
+  /** Name → IDs of the endpoints so named (unnamed endpoints are not indexed). */
+  readonly #byName: IdIndex = new Map();
+  /** Canonical GUID a name parses as → IDs of the endpoints whose name parses as it. */
+  readonly #byGuid: IdIndex = new Map();
+
+  override set(id: string, rec: EndpointRec): this {
+    const old = super.get(id);
+    if (old === undefined || old.Name !== rec.Name) {
+      if (old !== undefined) this.#unindex(id, old.Name);
+      if (rec.Name !== '') {
+        addTo(this.#byName, rec.Name, id);
+        const g = parseGuid(rec.Name);
+        if (g !== undefined) addTo(this.#byGuid, g, id);
+      }
+    }
+    return super.set(id, rec);
+  }
+
+  override delete(id: string): boolean {
+    const old = super.get(id);
+    if (old === undefined) return false;
+    this.#unindex(id, old.Name);
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    this.#byName.clear();
+    this.#byGuid.clear();
+    super.clear();
+  }
+
+  /**
+   * The IDs of the endpoints a Name filter of `name` can match: named exactly so, or (when `name`
+   * is a GUID) named as the same GUID in another spelling. Unordered; `name` must not be empty.
+   */
+  idsNamed(name: string): string[] {
+    const exact = this.#byName.get(name);
+    const g = parseGuid(name);
+    const same = g === undefined ? undefined : this.#byGuid.get(g);
+    if (same === undefined) return idList(exact);
+    if (exact === undefined) return idList(same);
+    return [...new Set([...idList(exact), ...idList(same)])];
+  }
+
+  /**
+   * How the name index differs from one built afresh from the records (`[]` when exact): the
+   * store audit (src/hns/audit.ts) checks it after every change a test makes.
+   */
+  auditNameIndex(): string[] {
+    const byName: IdIndex = new Map();
+    const byGuid: IdIndex = new Map();
+    for (const [id, rec] of super.entries()) {
+      if (rec.Name === '') continue;
+      addTo(byName, rec.Name, id);
+      const g = parseGuid(rec.Name);
+      if (g !== undefined) addTo(byGuid, g, id);
+    }
+    return [
+      ...diffIndex('endpoint name index', this.#byName, byName),
+      ...diffIndex('endpoint GUID-name index', this.#byGuid, byGuid),
+    ];
+  }
+
+  #unindex(id: string, name: string): void {
+    if (name === '') return;
+    dropFrom(this.#byName, name, id);
+    const g = parseGuid(name);
+    if (g !== undefined) dropFrom(this.#byGuid, g, id);
+  }
+}
+
+/**
+ * Key → the IDs filed under it: one ID as a bare string (almost every name is unique: no set is
+ * allocated for it), two or more as a set.
+ */
+type IdIndex = Map<string, string | Set<string>>;
+
+function idList(v: string | ReadonlySet<string> | undefined): string[] {
+  return v === undefined ? [] : typeof v === 'string' ? [v] : [...v];
+}
+
+function addTo(index: IdIndex, key: string, id: string): void {
+  const v = index.get(key);
+  if (v === undefined) index.set(key, id);
+  else if (typeof v === 'string') {
+    if (v !== id) index.set(key, new Set([v, id]));
+  } else v.add(id);
+}
+
+function dropFrom(index: IdIndex, key: string, id: string): void {
+  const v = index.get(key);
+  if (v === undefined) return;
+  if (typeof v === 'string') {
+    if (v === id) index.delete(key);
+    return;
+  }
+  v.delete(id);
+  // back to a bare string when one is left (the audit compares contents, not representation)
+  if (v.size === 1) index.set(key, v.values().next().value!);
+  else if (v.size === 0) index.delete(key);
+}
+
+function diffIndex(what: string, have: IdIndex, want: IdIndex): string[] {
+  const out: string[] = [];
+  const show = (ids: string[]) => (ids.length ? ids.sort().join(', ') : 'nothing');
+  for (const key of new Set([...have.keys(), ...want.keys()])) {
+    const h = idList(have.get(key));
+    const w = idList(want.get(key));
+    if (h.length !== w.length || h.some((id) => !w.includes(id)))
+      out.push(`${what}["${key}"] holds ${show(h)}, the endpoints so named are ${show(w)}`);
+  }
+  return out;
+}
+
 export class HnsStore {
   constructor(nics: HostNics = HostNics.create([])) {
     this.nics = nics;
@@ -53,7 +176,8 @@ export class HnsStore {
   readonly networks = new Map<string, NetworkRec>();
   readonly alloc = new Map<string, NetworkAlloc>();
   readonly networkByName = new Map<string, string>();
-  readonly endpoints = new Map<string, EndpointRec>();
+  /** Endpoints by ID; also indexes them by name (see `EndpointTable`). */
+  readonly endpoints = new EndpointTable();
   readonly namespaces = new Map<string, NamespaceRec>();
   readonly loadBalancers = new Map<string, LoadBalancerRec>();
   /** LB frontend claims (protocol/port/VIP) → LB ID. */

@@ -34,6 +34,12 @@ const ID_KIND: Record<Kind, ResourceKind> = {
   SdnRoute: 'route',
 };
 
+/**
+ * The default query as hcsshim marshals it, made once: every create and modify sends it, and the
+ * flat API's cache of parsed queries then finds the same string (its hash computed once) each time.
+ */
+const DEFAULT_QUERY = marshalQuery(defaultQuery());
+
 function method(name: string): FlatApiMethod {
   return name as FlatApiMethod;
 }
@@ -86,7 +92,7 @@ export async function create(
   }
   const id = asObject(created, `HcnCreate${kind}`).ID;
   if (typeof id !== 'string') throw new HcnClientError('E_FAIL', `HcnCreate${kind} returned no ID`);
-  return queryOne(inv, kind, id, marshalQuery(defaultQuery()));
+  return queryOne(inv, kind, id, DEFAULT_QUERY);
 }
 
 /** Modify with `settings`, then query with the default query. */
@@ -98,7 +104,7 @@ export async function modify(
 ): Promise<JsonObject> {
   checkId(kind, id);
   await inv.invoke(method(`HcnModify${kind}`), id, JSON.stringify(settings));
-  return queryOne(inv, kind, id, marshalQuery(defaultQuery()));
+  return queryOne(inv, kind, id, DEFAULT_QUERY);
 }
 
 export async function remove(inv: Invoker, kind: Kind, id: string): Promise<void> {

@@ -24,7 +24,7 @@ import {
   type Route,
   type SchemaVersion,
 } from './hcn.js';
-import { copyData, marshal, unmarshal, type Spec } from './marshal.js';
+import { copyOwned, fromUnmarshalled, marshal, unmarshal, type Spec } from './marshal.js';
 import { addNamespaceEndpoint, removeNamespaceEndpoint } from './namespace.js';
 import {
   EndpointResourceType,
@@ -142,18 +142,19 @@ export class HostComputeEndpoint extends HcnResource implements Required<HostCom
     if (doc.Name !== undefined) this.Name = doc.Name;
     if (doc.HostComputeNetwork !== undefined) this.HostComputeNetwork = doc.HostComputeNetwork;
     if (doc.HostComputeNamespace !== undefined) this.HostComputeNamespace = doc.HostComputeNamespace;
-    if (doc.Policies !== undefined) this.Policies = copyData(doc.Policies);
-    if (doc.IpConfigurations !== undefined) this.IpConfigurations = copyData(doc.IpConfigurations);
-    if (doc.Dns !== undefined) this.Dns = copyData(doc.Dns);
-    if (doc.Routes !== undefined) this.Routes = copyData(doc.Routes);
+    if (doc.Policies !== undefined) this.Policies = copyOwned(doc.Policies);
+    if (doc.IpConfigurations !== undefined) this.IpConfigurations = copyOwned(doc.IpConfigurations);
+    if (doc.Dns !== undefined) this.Dns = copyOwned(doc.Dns);
+    if (doc.Routes !== undefined) this.Routes = copyOwned(doc.Routes);
     if (doc.MacAddress !== undefined) this.MacAddress = doc.MacAddress;
     if (doc.Flags !== undefined) this.Flags = doc.Flags;
-    if (doc.Health !== undefined) this.Health = copyData(doc.Health);
+    if (doc.Health !== undefined) this.Health = copyOwned(doc.Health);
     if (doc.SchemaVersion !== undefined) this.SchemaVersion = { ...doc.SchemaVersion };
   }
 
   static fromJSON(client: HcnClient, json: unknown): HostComputeEndpoint {
-    return new HostComputeEndpoint(client, unmarshal(ENDPOINT_SPEC, json) as HostComputeEndpointDoc);
+    const doc = unmarshal(ENDPOINT_SPEC, json) as HostComputeEndpointDoc;
+    return fromUnmarshalled(() => new HostComputeEndpoint(client, doc));
   }
 
   /** Create on the network named by `HostComputeNetwork`; `HostComputeNamespace` must be empty. */

@@ -166,6 +166,28 @@ export function copyData<T>(v: T): T {
   return c === NOT_PLAIN ? (structuredClone(v) as T) : (c as T);
 }
 
+/** Set while a resource is built from `unmarshal`'s output (see `fromUnmarshalled`). */
+let adopting = false;
+
+/**
+ * Build a resource from a document `unmarshal` just made: its values are fresh (raw values are
+ * cloned, nested structs and lists built anew) and nobody else holds them, so `copyOwned` in the
+ * constructor takes them as they are instead of copying them a second time.
+ */
+export function fromUnmarshalled<T>(make: () => T): T {
+  adopting = true;
+  try {
+    return make();
+  } finally {
+    adopting = false;
+  }
+}
+
+/** `copyData` of a constructor argument, except inside `fromUnmarshalled` (already a private copy). */
+export function copyOwned<T>(v: T): T {
+  return adopting ? v : copyData(v);
+}
+
 const NOT_PLAIN = Symbol('not plain');
 
 function copyPlain(v: unknown, depth: number): unknown {

@@ -18,7 +18,7 @@ import {
   type HostComputeQuery,
   type SchemaVersion,
 } from './hcn.js';
-import { copyData, marshal, pick, unmarshal, type Spec } from './marshal.js';
+import { copyOwned, fromUnmarshalled, marshal, pick, unmarshal, type Spec } from './marshal.js';
 import {
   NamespaceResourceType,
   NamespaceType,
@@ -73,12 +73,13 @@ export class HostComputeNamespace extends HcnResource implements Required<HostCo
     if (doc.ID !== undefined) this.ID = doc.ID;
     if (doc.NamespaceId !== undefined) this.NamespaceId = doc.NamespaceId;
     if (doc.Type !== undefined) this.Type = doc.Type;
-    if (doc.Resources !== undefined) this.Resources = copyData(doc.Resources);
+    if (doc.Resources !== undefined) this.Resources = copyOwned(doc.Resources);
     if (doc.SchemaVersion !== undefined) this.SchemaVersion = { ...doc.SchemaVersion };
   }
 
   static fromJSON(client: HcnClient, json: unknown): HostComputeNamespace {
-    return new HostComputeNamespace(client, unmarshal(NAMESPACE_SPEC, json) as HostComputeNamespaceDoc);
+    const doc = unmarshal(NAMESPACE_SPEC, json) as HostComputeNamespaceDoc;
+    return fromUnmarshalled(() => new HostComputeNamespace(client, doc));
   }
 
   async create(): Promise<HostComputeNamespace> {

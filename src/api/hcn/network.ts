@@ -25,7 +25,7 @@ import {
   type Route,
   type SchemaVersion,
 } from './hcn.js';
-import { copyData, marshal, unmarshal, type Spec } from './marshal.js';
+import { copyOwned, fromUnmarshalled, marshal, unmarshal, type Spec } from './marshal.js';
 import {
   EndpointFlags,
   NetworkResourceType,
@@ -133,19 +133,19 @@ export class HostComputeNetwork extends HcnResource implements Required<HostComp
     if (doc.ID !== undefined) this.ID = doc.ID;
     if (doc.Name !== undefined) this.Name = doc.Name;
     if (doc.Type !== undefined) this.Type = doc.Type;
-    if (doc.Policies !== undefined) this.Policies = copyData(doc.Policies);
-    if (doc.MacPool !== undefined) this.MacPool = copyData(doc.MacPool);
-    if (doc.Dns !== undefined) this.Dns = copyData(doc.Dns);
-    if (doc.Ipams !== undefined) this.Ipams = copyData(doc.Ipams);
+    if (doc.Policies !== undefined) this.Policies = copyOwned(doc.Policies);
+    if (doc.MacPool !== undefined) this.MacPool = copyOwned(doc.MacPool);
+    if (doc.Dns !== undefined) this.Dns = copyOwned(doc.Dns);
+    if (doc.Ipams !== undefined) this.Ipams = copyOwned(doc.Ipams);
     if (doc.Flags !== undefined) this.Flags = doc.Flags;
-    if (doc.Health !== undefined) this.Health = copyData(doc.Health);
+    if (doc.Health !== undefined) this.Health = copyOwned(doc.Health);
     if (doc.SchemaVersion !== undefined) this.SchemaVersion = { ...doc.SchemaVersion };
   }
 
   /** A network as HNS returned it; a missing `Type` means NAT (HNS omits the zero enum). */
   static fromJSON(client: HcnClient, json: unknown): HostComputeNetwork {
     const doc = unmarshal(NETWORK_SPEC, json) as HostComputeNetworkDoc;
-    return new HostComputeNetwork(client, { Type: NetworkType.NAT, ...doc });
+    return fromUnmarshalled(() => new HostComputeNetwork(client, { Type: NetworkType.NAT, ...doc }));
   }
 
   /**

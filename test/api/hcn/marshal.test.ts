@@ -5,6 +5,7 @@ import {
   defaultQuery,
   filterQuery,
   HostComputeEndpoint,
+  HostComputeNamespace,
   HostComputeNetwork,
   HostComputeRoute,
   marshal,
@@ -96,5 +97,47 @@ describe('resource documents', () => {
     net.Ipams[0]!.Subnets![0]!.IpAddressPrefix = '10.9.0.0/24';
     expect(doc.Ipams[0]!.Subnets[0]!.IpAddressPrefix).toBe('10.0.0.0/24');
     expect(Object.keys(net)).not.toContain('client');
+  });
+
+  it('a document read by fromJSON is not aliased either (nor is a constructor argument afterwards)', () => {
+    const { hcn } = setup();
+    const policy = () => ({ Type: 'OutBoundNAT', Settings: { Exceptions: ['10.0.0.0/8'] } });
+    const epJson = {
+      ID: 'E',
+      Policies: [policy()],
+      IpConfigurations: [{ IpAddress: '10.0.0.2', PrefixLength: 24 }],
+      Dns: { ServerList: ['10.0.0.10'] },
+      Routes: [{ NextHop: '10.0.0.1', DestinationPrefix: '0.0.0.0/0' }],
+      Health: { Extra: { Resources: { A: 1 } } },
+    };
+    const netJson = {
+      ID: 'N',
+      Policies: [policy()],
+      Ipams: [{ Type: 'Static', Subnets: [{ IpAddressPrefix: '10.0.0.0/24' }] }],
+    };
+    const nsJson = { ID: 'S', Resources: [{ Type: 'Endpoint', Data: { Id: 'E' } }] };
+    const before = JSON.stringify([epJson, netJson, nsJson]);
+    const ep = HostComputeEndpoint.fromJSON(hcn, epJson);
+    const net = HostComputeNetwork.fromJSON(hcn, netJson);
+    const ns = HostComputeNamespace.fromJSON(hcn, nsJson);
+    // the objects read hold their own data: changing them leaves the documents, and back
+    (ep.Policies[0]!.Settings as { Exceptions: string[] }).Exceptions.push('x');
+    ep.IpConfigurations[0]!.IpAddress = 'x';
+    ep.Dns.ServerList!.push('x');
+    ep.Routes[0]!.NextHop = 'x';
+    (net.Policies[0]!.Settings as { Exceptions: string[] }).Exceptions.push('x');
+    net.Ipams[0]!.Subnets![0]!.IpAddressPrefix = 'x';
+    (ns.Resources[0]!.Data as { Id: string }).Id = 'x';
+    expect(JSON.stringify([epJson, netJson, nsJson])).toBe(before);
+    epJson.Policies[0]!.Settings.Exceptions.push('y');
+    expect(HostComputeEndpoint.fromJSON(hcn, epJson).Policies[0]!.Settings).toEqual({
+      Exceptions: ['10.0.0.0/8', 'y'],
+    });
+    expect(ep.Policies[0]!.Settings).toEqual({ Exceptions: ['10.0.0.0/8', 'x'] });
+    // a constructor called after fromJSON copies its argument again
+    const doc = { Policies: [policy()] };
+    const made = new HostComputeEndpoint(hcn, doc as never);
+    (made.Policies[0]!.Settings as { Exceptions: string[] }).Exceptions.push('z');
+    expect(doc.Policies[0]!.Settings.Exceptions).toEqual(['10.0.0.0/8']);
   });
 });
