@@ -24,8 +24,8 @@ export class GoError extends Error {
 
 // ─────────────────────────────────────────── scanner ─────────────────────────────────────────
 
-/** Go's `quoteChar`: how the scanner names a byte in its error text. */
-function quoteChar(c: number): string {
+/** Go's `quoteChar`: how the scanner names a byte in its error text (`'x'`, `'\\x01'`, `'\\''`). */
+export function goQuoteChar(c: number): string {
   if (c === 0x27) return `'\\''`;
   if (c === 0x22) return `'"'`;
   return `'${goQuoteRune(c)}'`;
@@ -103,7 +103,7 @@ export function goSyntaxError(input: string | Uint8Array): string | undefined {
   let litPos = 0;
   let litName = '';
 
-  const fail = (c: number, ctx: string): string => `invalid character ${quoteChar(c)} ${ctx}`;
+  const fail = (c: number, ctx: string): string => `invalid character ${goQuoteChar(c)} ${ctx}`;
 
   // returns an error text, or undefined to continue
   const step = (c: number): string | undefined => {
@@ -305,7 +305,7 @@ export function goSyntaxError(input: string | Uint8Array): string | undefined {
           continue;
         case S.Literal: {
           const want = lit.charCodeAt(litPos);
-          if (c !== want) return fail(c, `in literal ${litName} (expecting ${quoteChar(want)})`);
+          if (c !== want) return fail(c, `in literal ${litName} (expecting ${goQuoteChar(want)})`);
           if (++litPos === lit.length) state = S.EndValue;
           return undefined;
         }

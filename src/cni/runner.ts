@@ -448,7 +448,9 @@ export class CniRunner {
 
   // ────────────────────────────────────────── CHECK ──────────────────────────────────────────
 
-  async #checkNetwork(
+  /** libcni's `checkNetwork` / `delNetwork`: one plugin run with the cached result as prevResult. */
+  async #runNoResult(
+    command: 'CHECK' | 'DEL',
     name: string,
     cniVersion: string,
     net: PluginConfig,
@@ -457,7 +459,16 @@ export class CniRunner {
   ): Promise<void> {
     const run = this.#find(net.network.type);
     const conf = buildOneConfig(name, cniVersion, net, prev, rt);
-    await this.#execNoResult(run, conf.bytes, this.#env4('CHECK', rt));
+    await this.#execNoResult(run, conf.bytes, this.#env4(command, rt));
+  }
+
+  /** `getCachedResult` for CHECK, its error wrapped as CheckNetwork(List) wraps it. */
+  #cachedForCheck(name: string, cniVersion: string, rt: RuntimeConf): CniResult | undefined {
+    try {
+      return this.#getCachedResult(name, cniVersion, rt);
+    } catch (e) {
+      throw wrap(`failed to get network ${goStrconvQuote(name)} cached result: `, e);
+    }
   }
 
   #checkSupported(version: string): void {
@@ -472,40 +483,20 @@ export class CniRunner {
   async checkNetworkList(list: NetworkConfigList, rt: RuntimeConf): Promise<void> {
     this.#checkSupported(list.cniVersion);
     if (list.disableCheck) return;
-    let cached: CniResult | undefined;
-    try {
-      cached = this.#getCachedResult(list.name, list.cniVersion, rt);
-    } catch (e) {
-      throw wrap(`failed to get network ${goStrconvQuote(list.name)} cached result: `, e);
+    const cached = this.#cachedForCheck(list.name, list.cniVersion, rt);
+    for (const net of list.plugins) {
+      await this.#runNoResult('CHECK', list.name, list.cniVersion, net, cached, rt);
     }
-    for (const net of list.plugins) await this.#checkNetwork(list.name, list.cniVersion, net, cached, rt);
   }
 
   /** `CheckNetwork`. */
   async checkNetwork(net: PluginConfig, rt: RuntimeConf): Promise<void> {
     this.#checkSupported(net.network.cniVersion);
-    let cached: CniResult | undefined;
-    try {
-      cached = this.#getCachedResult(net.network.name, net.network.cniVersion, rt);
-    } catch (e) {
-      throw wrap(`failed to get network ${goStrconvQuote(net.network.name)} cached result: `, e);
-    }
-    await this.#checkNetwork(net.network.name, net.network.cniVersion, net, cached, rt);
+    const cached = this.#cachedForCheck(net.network.name, net.network.cniVersion, rt);
+    await this.#runNoResult('CHECK', net.network.name, net.network.cniVersion, net, cached, rt);
   }
 
   // ─────────────────────────────────────────── DEL ───────────────────────────────────────────
-
-  async #delNetwork(
-    name: string,
-    cniVersion: string,
-    net: PluginConfig,
-    prev: CniResult | undefined,
-    rt: RuntimeConf,
-  ): Promise<void> {
-    const run = this.#find(net.network.type);
-    const conf = buildOneConfig(name, cniVersion, net, prev, rt);
-    await this.#execNoResult(run, conf.bytes, this.#env4('DEL', rt));
-  }
 
   /** The cached result DEL passes on (≥ 0.4.0); an unreadable cache is deleted and dropped. */
   #cachedForDel(netName: string, cniVersion: string, rt: RuntimeConf): CniResult | undefined {
@@ -524,7 +515,7 @@ export class CniRunner {
     for (let i = list.plugins.length - 1; i >= 0; i--) {
       const net = list.plugins[i]!;
       try {
-        await this.#delNetwork(list.name, list.cniVersion, net, cached, rt);
+        await this.#runNoResult('DEL', list.name, list.cniVersion, net, cached, rt);
       } catch (e) {
         throw wrap(`plugin ${pluginDescription(net.network)} failed (delete): `, e);
       }
@@ -535,7 +526,7 @@ export class CniRunner {
   /** `DelNetwork`. */
   async delNetwork(net: PluginConfig, rt: RuntimeConf): Promise<void> {
     const cached = this.#cachedForDel(net.network.name, net.network.cniVersion, rt);
-    await this.#delNetwork(net.network.name, net.network.cniVersion, net, cached, rt);
+    await this.#runNoResult('DEL', net.network.name, net.network.cniVersion, net, cached, rt);
     this.#cacheDel(net.network.name, rt);
   }
 

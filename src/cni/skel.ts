@@ -2,7 +2,8 @@
  * The plugin skeleton (containernetworking/cni `pkg/skel/skel.go` with `pkg/utils/utils.go`;
  * reference cni-windows.md §1.2): turns an invocation's environment and stdin into `CmdArgs`, checks
  * them in Go's order with Go's messages, dispatches ADD/DEL/CHECK/GC/STATUS/VERSION, and prints any
- * error as the `{"code","msg","details"}` document on stdout with exit code 1.
+ * error as the `{"code","msg","details"}` document on stdout with exit code 1; a `GoPanic` ends the
+ * invocation as the Go runtime does (exit status 2, the panic on stderr).
  *
  *   export const myPlugin = pluginMain('my-plugin', { add, del }, VERSION_ALL, 'CNI my-plugin v1.0.0');
  */
@@ -17,6 +18,8 @@ import {
 } from './contracts.js';
 import type { Json } from '../core/json.js';
 import { field, goDecode, goParseShared, goString, goStruct } from './gojson.js';
+import { GoPanic } from './gopanic.js';
+import { isGoSpace } from './gostrconv.js';
 import { asCniError, decodeVersion, decodeVersionOf, errorText } from './result.js';
 import { incompatibleDetails, versionGte, versionInfoText } from './version.js';
 
@@ -78,20 +81,6 @@ export function validateNetworkName(name: string): CniError | undefined {
   return undefined;
 }
 
-/** Go's `unicode.IsSpace`. */
-const isGoSpace = (c: number): boolean =>
-  c === 0x20 ||
-  (c >= 0x09 && c <= 0x0d) ||
-  c === 0x85 ||
-  c === 0xa0 ||
-  c === 0x1680 ||
-  (c >= 0x2000 && c <= 0x200a) ||
-  c === 0x2028 ||
-  c === 0x2029 ||
-  c === 0x202f ||
-  c === 0x205f ||
-  c === 0x3000;
-
 /** `utils.ValidateInterfaceName`: 1–15 bytes, not `.`/`..`, no `/`, `:` or white space. */
 export function validateInterfaceName(ifName: string): CniError | undefined {
   const bytes = Buffer.byteLength(ifName, 'utf8');
@@ -139,7 +128,7 @@ const NAME_STRUCT = goStruct('struct { Name string "json:\\"name\\"" }', [field(
  * skel's `validateConfig`: stdin must be JSON with a valid `name`. Returns the decoded document
  * when it is valid (the version check decodes `cniVersion` from it rather than parsing again).
  */
-function validateConfig(stdin: Uint8Array): CniError | { readonly doc: Json } {
+export function validateConfig(stdin: Uint8Array): CniError | { readonly doc: Json } {
   let conf: Record<string, unknown>;
   let doc: Json;
   try {
@@ -167,19 +156,32 @@ class Buffered implements Writer {
 const toBytes = (stdin: string | Uint8Array): Uint8Array =>
   typeof stdin === 'string' ? Buffer.from(stdin, 'utf8') : stdin;
 
+/** How a plugin's binary differs from the others where skel has no say. */
+export interface PluginMainOptions {
+  /**
+   * The frame a panic's goroutine trace shows for a command (`ADD`, `DEL`, …); `main.main()` when
+   * omitted.
+   */
+  readonly panicFrame?: (command: string) => string;
+}
+
 /**
  * Build a CNI plugin from its command functions, as `skel.PluginMainFuncs` does: `versions` is what
  * VERSION reports and what the exact-string version check accepts; `about` is printed on stderr
- * (with the supported versions) when CNI_COMMAND is unset, and the plugin then exits 0.
+ * (with the supported versions) when CNI_COMMAND is unset, and the plugin then exits 0. A `GoPanic`
+ * thrown by a command gives exit status 2, no stdout, and the stderr written so far followed by the
+ * panic.
  */
 export function pluginMain(
   type: string,
   funcs: PluginFuncs,
   versions: readonly string[],
   about: string,
+  options: PluginMainOptions = {},
 ): CniPlugin {
   if (versions.length < 1) throw new Error('programmer error: you must support at least one version');
   const supported = [...versions];
+  const panicFrame = options.panicFrame ?? ((): string => 'main.main()');
   return {
     type,
     async exec(host: PluginHost, request: ExecRequest, depth = 0): Promise<ExecOutput> {
@@ -188,7 +190,14 @@ export function pluginMain(
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(request.env)) if (v !== undefined) env[k] = v;
       const ctx: PluginContext = { host, env, stdout, stderr, depth };
-      const err = await dispatch(funcs, supported, about, env, toBytes(request.stdin), ctx);
+      let err: CniError | undefined;
+      try {
+        err = await dispatch(funcs, supported, about, env, toBytes(request.stdin), ctx);
+      } catch (e) {
+        if (!(e instanceof GoPanic)) throw e;
+        const frame = panicFrame(env['CNI_COMMAND'] ?? '');
+        return { exitCode: 2, stdout: '', stderr: stderr.text + e.stderr(frame) };
+      }
       if (err) {
         stdout.write(errorText(err));
         return { exitCode: 1, stdout: stdout.text, stderr: stderr.text };
@@ -286,6 +295,7 @@ async function dispatch(
     try {
       await fn(args, ctx);
     } catch (e) {
+      if (e instanceof GoPanic) throw e;
       return asCniError(e);
     }
     return undefined;
@@ -306,6 +316,7 @@ async function dispatch(
         if (versionGte(pv, v)) return await checkVersionAndCall(fn);
       }
     } catch (e) {
+      if (e instanceof GoPanic) throw e;
       return new CniError(CniErrorCode.DecodingFailure, (e as Error).message);
     }
     return new CniError(CniErrorCode.IncompatibleCNIVersion, `plugin version does not allow ${name}`);

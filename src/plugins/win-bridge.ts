@@ -7,7 +7,6 @@
  * DEL (an error there leaves the endpoint), a v1 DEL with an empty netns does nothing.
  */
 import type { CniPlugin, CniResult } from '../cni/contracts.js';
-import { printResult } from '../cni/result.js';
 import { pluginMain, stdinText, type CmdArgs, type PluginContext } from '../cni/skel.js';
 import { VERSION_ALL } from '../cni/version.js';
 import type { HNSEndpoint } from '../api/hnsv1/types.js';
@@ -16,25 +15,25 @@ import {
   addHcnEndpoint,
   addHnsEndpoint,
   constructEndpointName,
+  endpointMaker,
+  equalFold,
   constructHcnResult,
   constructHnsResult,
   generateHcnEndpoint,
   generateHnsEndpoint,
   newEndpointInfo,
-  removeHcnEndpoint,
-  removeHnsEndpoint,
   type EndpointInfo,
 } from './hns/endpoint.js';
-import { annotate, GoPanicError, recoverPanics, withGoPanics } from './hns/errors.js';
+import { annotate } from './hns/errors.js';
 import { GO_STRING } from './hns/gojson.js';
 import {
   bridgeGateway,
   firstAddress,
-  ipamExecAdd,
-  ipamExecDel,
-  ipamExecDelIgnoringErrors,
+  addEndpointReleasingIpam,
+  delEndpointAndIpam,
+  ipamAddResult,
   ipamExecStatus,
-  newResultFromResult,
+  PROCESS_ENDPOINT_ARGS_IPAM,
 } from './hns/ipam.js';
 import {
   applyOutboundNatPolicy,
@@ -62,10 +61,6 @@ export function loadWinBridgeConf(stdin: string): WinBridgeNetConf {
   return loadNetConf<WinBridgeNetConf>(stdin, EXTRA_FIELDS);
 }
 
-function equalFold(a: string | undefined, b: string): boolean {
-  return (a ?? '').toLowerCase() === b.toLowerCase();
-}
-
 /**
  * `processEndpointArgs`: IPAM ADD when `ipam.type` is set (IP = first address, gateway = its network
  * + 2), then the OutBoundNAT exception, the port mappings and the merged DNS.
@@ -80,19 +75,7 @@ async function processEndpointArgs(
   epInfo.endpointName = constructEndpointName(args.containerID, args.netns, epInfo.networkName);
   // HNS can pick the IP and gateway itself, so IPAM is optional on Windows
   if (n.ipam.type !== '') {
-    let r: CniResult;
-    try {
-      r = await ipamExecAdd(ctx, n.ipam.type, args);
-    } catch (e) {
-      throw annotate(e, 'error while executing IPAM addition');
-    }
-    let result: CniResult;
-    try {
-      result = newResultFromResult(r);
-    } catch (e) {
-      throw annotate(e, 'error while converting the result from IPAM addition');
-    }
-    if ((result.ips?.length ?? 0) === 0) throw new Error('IPAM plugin return is missing IP config');
+    const result = await ipamAddResult(ctx, n.ipam.type, args, PROCESS_ENDPOINT_ARGS_IPAM);
     const { ip, mask } = firstAddress(result);
     epInfo.ipAddress = ip;
     epInfo.gateway = bridgeGateway(ip, mask);
@@ -120,20 +103,21 @@ async function cmdHnsAdd(args: CmdArgs, ctx: PluginContext, n: WinBridgeNetConf)
   const epName = constructEndpointName(args.containerID, args.netns, n.name);
   let ep: HNSEndpoint;
   try {
-    ep = await addHnsEndpoint(host, epName, networkId, args.containerID, args.netns, async () => {
-      let epInfo: EndpointInfo;
-      try {
-        epInfo = await processEndpointArgs(args, ctx, n);
-      } catch (e) {
-        throw annotate(e, 'error while processing endpoint args');
-      }
-      epInfo.networkId = networkId;
-      try {
-        return await generateHnsEndpoint(host, epInfo, n);
-      } catch (e) {
-        throw annotate(e, 'error while generating HNSEndpoint');
-      }
-    });
+    ep = await addHnsEndpoint(
+      host,
+      epName,
+      networkId,
+      args.containerID,
+      args.netns,
+      endpointMaker(
+        () => processEndpointArgs(args, ctx, n),
+        (epInfo) => {
+          epInfo.networkId = networkId;
+        },
+        (epInfo) => generateHnsEndpoint(host, epInfo, n),
+        'HNSEndpoint',
+      ),
+    );
   } catch (e) {
     throw annotate(e, 'error while adding HNSEndpoint');
   }
@@ -162,20 +146,20 @@ async function cmdHcnAdd(args: CmdArgs, ctx: PluginContext, n: WinBridgeNetConf)
   const epName = constructEndpointName(args.containerID, args.netns, n.name);
   let ep: HostComputeEndpoint;
   try {
-    ep = await addHcnEndpoint(host, epName, networkId, args.netns, async () => {
-      let epInfo: EndpointInfo;
-      try {
-        epInfo = await processEndpointArgs(args, ctx, n);
-      } catch (e) {
-        throw annotate(e, 'error while processing endpoint args');
-      }
-      epInfo.networkId = networkId;
-      try {
-        return await generateHcnEndpoint(host, epInfo, n);
-      } catch (e) {
-        throw annotate(e, 'error while generating HostComputeEndpoint');
-      }
-    });
+    ep = await addHcnEndpoint(
+      host,
+      epName,
+      networkId,
+      args.netns,
+      endpointMaker(
+        () => processEndpointArgs(args, ctx, n),
+        (epInfo) => {
+          epInfo.networkId = networkId;
+        },
+        (epInfo) => generateHcnEndpoint(host, epInfo, n),
+        'HostComputeEndpoint',
+      ),
+    );
   } catch (e) {
     throw annotate(e, 'error while adding HostComputeEndpoint');
   }
@@ -188,28 +172,12 @@ async function cmdHcnAdd(args: CmdArgs, ctx: PluginContext, n: WinBridgeNetConf)
 
 /** `cmdAdd`: on any error IPAM DEL runs with the same stdin (even after a reused endpoint: pitfall P6). */
 async function cmdAdd(args: CmdArgs, ctx: PluginContext): Promise<void> {
-  const n = loadWinBridgeConf(stdinText(args));
-  let result: CniResult;
-  try {
-    result = n.apiVersion === 2 ? await cmdHcnAdd(args, ctx, n) : await cmdHnsAdd(args, ctx, n);
-  } catch (e) {
-    // a Go panic unwinds past this cleanup (it is not deferred)
-    if (!(e instanceof GoPanicError)) await ipamExecDelIgnoringErrors(ctx, n.ipam.type, args);
-    throw e;
-  }
-  printResult(ctx.stdout, result, n.cniVersion);
+  await addEndpointReleasingIpam(args, ctx, loadWinBridgeConf(stdinText(args)), cmdHnsAdd, cmdHcnAdd);
 }
 
 /** `cmdDel`: IPAM DEL first (its error returns at once: the endpoint stays), then the endpoint. */
 async function cmdDel(args: CmdArgs, ctx: PluginContext): Promise<void> {
-  const n = loadWinBridgeConf(stdinText(args));
-  if (n.ipam.type !== '') await ipamExecDel(ctx, n.ipam.type, args);
-  const epName = constructEndpointName(args.containerID, args.netns, n.name);
-  if (n.apiVersion === 2) {
-    await removeHcnEndpoint(ctx.host, epName);
-    return;
-  }
-  await removeHnsEndpoint(ctx.host, epName, args.netns, args.containerID);
+  await delEndpointAndIpam(args, ctx, loadWinBridgeConf(stdinText(args)));
 }
 
 /** `cmdCheck`: not implemented upstream (a TODO): success. */
@@ -222,16 +190,14 @@ async function cmdStatus(args: CmdArgs, ctx: PluginContext): Promise<void> {
 }
 
 /** The win-bridge plugin (GC is not implemented upstream: a FIXME). */
-export const winBridge: CniPlugin = withGoPanics(
-  pluginMain(
-    'win-bridge',
-    {
-      add: recoverPanics(cmdAdd),
-      del: recoverPanics(cmdDel),
-      check: cmdCheck,
-      status: recoverPanics(cmdStatus),
-    },
-    VERSION_ALL,
-    WIN_BRIDGE_ABOUT,
-  ),
+export const winBridge: CniPlugin = pluginMain(
+  'win-bridge',
+  {
+    add: cmdAdd,
+    del: cmdDel,
+    check: cmdCheck,
+    status: cmdStatus,
+  },
+  VERSION_ALL,
+  WIN_BRIDGE_ABOUT,
 );

@@ -8,9 +8,9 @@
  * different policy orders.
  */
 import type { CniPlugin, CniResult } from '../cni/contracts.js';
-import { printResult } from '../cni/result.js';
 import { pluginMain, stdinText, type CmdArgs, type PluginContext } from '../cni/skel.js';
 import { VERSION_ALL } from '../cni/version.js';
+import { GoPanic } from '../cni/gopanic.js';
 import type { HNSEndpoint, HNSNetwork } from '../api/hnsv1/types.js';
 import type { HostComputeEndpoint } from '../api/hcn/endpoint.js';
 import type { HostComputeNetwork } from '../api/hcn/network.js';
@@ -21,23 +21,24 @@ import {
   constructEndpointName,
   constructHcnResult,
   constructHnsResult,
+  endpointMaker,
+  equalFold,
   generateHcnEndpoint,
   newEndpointInfo,
-  removeHcnEndpoint,
-  removeHnsEndpoint,
   type EndpointInfo,
   type HnsEndpointSpec,
 } from './hns/endpoint.js';
-import { annotate, first, GoPanicError, recoverPanics, withGoPanics } from './hns/errors.js';
+import { annotate, first } from './hns/errors.js';
 import { GO_BOOL, GO_STRING } from './hns/gojson.js';
-import { ipString, parseIP, to4 } from './hns/goip.js';
+import { ipString, parseIP, to4 } from '../cni/goip.js';
 import {
+  addEndpointReleasingIpam,
+  delEndpointAndIpam,
   firstAddress,
-  ipamExecAdd,
-  ipamExecDel,
+  ipamAddResult,
   ipamExecDelIgnoringErrors,
   ipamExecStatus,
-  newResultFromResult,
+  PROCESS_ENDPOINT_ARGS_IPAM,
 } from './hns/ipam.js';
 import {
   applyDefaultPAPolicy,
@@ -97,10 +98,6 @@ export function checkMacPrefix(n: WinOverlayNetConf): void {
   }
 }
 
-function equalFold(a: string | undefined, b: string): boolean {
-  return (a ?? '').toLowerCase() === b.toLowerCase();
-}
-
 /**
  * `processEndpointArgs` (the v2 path's maker): IPAM when `ipam.type` is set (an IPv4 address is
  * required), the MAC, the merged DNS, then loopback DSR.
@@ -114,19 +111,7 @@ async function processEndpointArgs(
   epInfo.networkName = n.name;
   epInfo.endpointName = constructEndpointName(args.containerID, args.netns, epInfo.networkName);
   if (n.ipam.type !== '') {
-    let r: CniResult;
-    try {
-      r = await ipamExecAdd(ctx, n.ipam.type, args);
-    } catch (e) {
-      throw annotate(e, 'error while executing IPAM addition');
-    }
-    let result: CniResult;
-    try {
-      result = newResultFromResult(r);
-    } catch (e) {
-      throw annotate(e, 'error while converting the result from IPAM addition');
-    }
-    if ((result.ips?.length ?? 0) === 0) throw new Error('IPAM plugin return is missing IP config');
+    const result = await ipamAddResult(ctx, n.ipam.type, args, PROCESS_ENDPOINT_ARGS_IPAM);
     epInfo.ipAddress = to4(firstAddress(result).ip);
     if (epInfo.ipAddress === null) throw new Error('IPAM plugin return is missing valid IP Address');
     epInfo.macAddress = overlayMac(n.endpointMacPrefix, epInfo.ipAddress);
@@ -162,30 +147,30 @@ async function cmdHcnAdd(args: CmdArgs, ctx: PluginContext, n: WinOverlayNetConf
   const epName = constructEndpointName(args.containerID, args.netns, n.name);
   let ep: HostComputeEndpoint;
   try {
-    ep = await addHcnEndpoint(host, epName, hcnNetwork.ID, args.netns, async () => {
-      let epInfo: EndpointInfo;
-      try {
-        epInfo = await processEndpointArgs(args, ctx, n);
-      } catch (e) {
-        throw annotate(e, 'error while processing endpoint args');
-      }
-      epInfo.networkId = hcnNetwork.ID;
-      epInfo.gateway = to4(parseIP(first(v1.Subnets).GatewayAddress ?? ''));
-      applyDefaultPAPolicy(n, v1.ManagementIP ?? '');
-      if (n.ipMasq) applyOutboundNatPolicy(n, first(v1.Subnets).AddressPrefix ?? '');
-      try {
-        return await generateHcnEndpoint(host, epInfo, n);
-      } catch (e) {
-        throw annotate(e, 'error while generating HostComputeEndpoint');
-      }
-    });
+    ep = await addHcnEndpoint(
+      host,
+      epName,
+      hcnNetwork.ID,
+      args.netns,
+      endpointMaker(
+        () => processEndpointArgs(args, ctx, n),
+        (epInfo) => {
+          epInfo.networkId = hcnNetwork.ID;
+          epInfo.gateway = to4(parseIP(first(v1.Subnets).GatewayAddress ?? ''));
+          applyDefaultPAPolicy(n, v1.ManagementIP ?? '');
+          if (n.ipMasq) applyOutboundNatPolicy(n, first(v1.Subnets).AddressPrefix ?? '');
+        },
+        (epInfo) => generateHcnEndpoint(host, epInfo, n),
+        'HostComputeEndpoint',
+      ),
+    );
   } catch (e) {
     throw annotate(e, 'error while adding HostComputeEndpoint');
   }
   try {
     return constructHcnResult(hcnNetwork, ep);
   } catch (e) {
-    if (!(e instanceof GoPanicError)) await ipamExecDelIgnoringErrors(ctx, n.ipam.type, args);
+    if (!(e instanceof GoPanic)) await ipamExecDelIgnoringErrors(ctx, n.ipam.type, args);
     throw annotate(e, 'error while constructing HostComputeEndpoint addition result');
   }
 }
@@ -215,19 +200,10 @@ async function cmdHnsAdd(args: CmdArgs, ctx: PluginContext, n: WinOverlayNetConf
   let addErr: unknown;
   try {
     ep = await addHnsEndpoint(host, epName, networkId, args.containerID, args.netns, async () => {
-      let r: CniResult;
-      try {
-        r = await ipamExecAdd(ctx, n.ipam.type, args);
-      } catch (e) {
-        throw annotate(e, 'error while ipam.ExecAdd');
-      }
-      let result: CniResult;
-      try {
-        result = newResultFromResult(r);
-      } catch (e) {
-        throw annotate(e, 'error while NewResultFromResult');
-      }
-      if ((result.ips?.length ?? 0) === 0) throw new Error('IPAM plugin return is missing IP config');
+      const result = await ipamAddResult(ctx, n.ipam.type, args, {
+        exec: 'error while ipam.ExecAdd',
+        convert: 'error while NewResultFromResult',
+      });
       const ipAddr = to4(firstAddress(result).ip);
       if (ipAddr === null) throw new Error("win-overlay doesn't support IPv6 now");
       const macAddr = overlayMac(n.endpointMacPrefix, ipAddr);
@@ -250,7 +226,7 @@ async function cmdHnsAdd(args: CmdArgs, ctx: PluginContext, n: WinOverlayNetConf
     });
   } catch (e) {
     // a panic inside AddHnsEndpoint unwinds before the deferred IPAM DEL is registered
-    if (e instanceof GoPanicError) throw e;
+    if (e instanceof GoPanic) throw e;
     addErr = e;
   }
   // `defer func() { if !success { ipam.ExecDel(...) } }()`: from here on, on an error or a panic
@@ -274,27 +250,12 @@ async function cmdHnsAdd(args: CmdArgs, ctx: PluginContext, n: WinOverlayNetConf
 
 /** `cmdAdd`: on an error IPAM DEL runs (again, after the v1 path's own deferred one). */
 async function cmdAdd(args: CmdArgs, ctx: PluginContext): Promise<void> {
-  const n = loadWinOverlayConf(stdinText(args));
-  let result: CniResult;
-  try {
-    result = n.apiVersion === 2 ? await cmdHcnAdd(args, ctx, n) : await cmdHnsAdd(args, ctx, n);
-  } catch (e) {
-    if (!(e instanceof GoPanicError)) await ipamExecDelIgnoringErrors(ctx, n.ipam.type, args);
-    throw e;
-  }
-  printResult(ctx.stdout, result, n.cniVersion);
+  await addEndpointReleasingIpam(args, ctx, loadWinOverlayConf(stdinText(args)), cmdHnsAdd, cmdHcnAdd);
 }
 
 /** `cmdDel`: as win-bridge's (IPAM DEL first; v1 with an empty netns leaves the endpoint). */
 async function cmdDel(args: CmdArgs, ctx: PluginContext): Promise<void> {
-  const n = loadWinOverlayConf(stdinText(args));
-  if (n.ipam.type !== '') await ipamExecDel(ctx, n.ipam.type, args);
-  const epName = constructEndpointName(args.containerID, args.netns, n.name);
-  if (n.apiVersion === 2) {
-    await removeHcnEndpoint(ctx.host, epName);
-    return;
-  }
-  await removeHnsEndpoint(ctx.host, epName, args.netns, args.containerID);
+  await delEndpointAndIpam(args, ctx, loadWinOverlayConf(stdinText(args)));
 }
 
 /** `cmdCheck`: a TODO upstream: success. */
@@ -307,16 +268,14 @@ async function cmdStatus(args: CmdArgs, ctx: PluginContext): Promise<void> {
 }
 
 /** The win-overlay plugin (GC is not implemented upstream). */
-export const winOverlay: CniPlugin = withGoPanics(
-  pluginMain(
-    'win-overlay',
-    {
-      add: recoverPanics(cmdAdd),
-      del: recoverPanics(cmdDel),
-      check: cmdCheck,
-      status: recoverPanics(cmdStatus),
-    },
-    VERSION_ALL,
-    WIN_OVERLAY_ABOUT,
-  ),
+export const winOverlay: CniPlugin = pluginMain(
+  'win-overlay',
+  {
+    add: cmdAdd,
+    del: cmdDel,
+    check: cmdCheck,
+    status: cmdStatus,
+  },
+  VERSION_ALL,
+  WIN_OVERLAY_ABOUT,
 );

@@ -42,6 +42,7 @@ import {
   type PodSandboxStatus,
 } from './contracts.js';
 import {
+  BackgroundWork,
   containerdCapabilityArgs,
   containerdCniArgs,
   DEFAULT_IFNAME,
@@ -53,6 +54,7 @@ import {
   q,
   selectPodIPs,
   Steps,
+  stopContainerSystem,
   wrap,
   type GoCniConfig,
   type IpPreference,
@@ -157,7 +159,7 @@ export class ContainerdRuntime {
   readonly #containers = new Map<string, ContainerRec>();
   readonly #sandboxNames = new NameIndex();
   readonly #containerNames = new NameIndex();
-  readonly #background = new Set<Promise<void>>();
+  readonly #background = new BackgroundWork();
 
   constructor(host: Host, options: ContainerdOptions = {}) {
     this.#host = host;
@@ -172,12 +174,7 @@ export class ContainerdRuntime {
 
   /** Wait for what the runtime does on its own after an exit (closing handles, the UVM teardown). */
   async settle(): Promise<void> {
-    while (this.#background.size > 0) await Promise.all([...this.#background]);
-  }
-
-  #track(p: Promise<void>): void {
-    const t = p.catch(() => undefined).finally(() => this.#background.delete(t));
-    this.#background.add(t);
+    await this.#background.settle();
   }
 
   // ───────────────────────────── RunPodSandbox ─────────────────────────────
@@ -473,8 +470,8 @@ export class ContainerdRuntime {
     if (sb.state === 'READY') sb.state = 'NOTREADY';
     sb.unwatch?.();
     sb.unwatch = undefined;
-    if (sb.pause) this.#track(sb.pause.close());
-    if (sb.uvm) this.#track(this.#closeUtilityVm(OP.exit, sb));
+    if (sb.pause) this.#background.track(sb.pause.close());
+    if (sb.uvm) this.#background.track(this.#closeUtilityVm(OP.exit, sb));
   }
 
   /** The fake sandbox task's close: TearDownNetworking (errors only logged), then the VM's close. */
@@ -776,7 +773,7 @@ export class ContainerdRuntime {
     c.unwatch = undefined;
     if (!system) return;
     if (c.state === 'CONTAINER_RUNNING') this.#exited(c, system.exit);
-    this.#track(system.close());
+    this.#background.track(system.close());
   }
 
   #exited(c: ContainerRec, exit: SystemExit | undefined): void {
@@ -801,26 +798,7 @@ export class ContainerdRuntime {
     if (c.state !== 'CONTAINER_RUNNING' && c.state !== 'CONTAINER_UNKNOWN') return;
     const system = c.system;
     // our own stop: the exit it causes is handled here, not by the exit monitor
-    c.stopping = true;
-    try {
-      await this.#steps.run(
-        op,
-        'container.stop',
-        c.sandboxId,
-        async () => {
-          if (system) {
-            if (timeout > 0) await system.shutdown();
-            if (!system.exit) await system.terminate();
-            await system.close();
-          }
-        },
-        () => c.id,
-      );
-    } finally {
-      c.stopping = false;
-    }
-    c.unwatch?.();
-    c.unwatch = undefined;
+    await stopContainerSystem(this.#steps, op, 'container.stop', c, timeout);
     if (c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_UNKNOWN')
       this.#exited(c, system?.exit ?? { exitType: timeout > 0 ? 'GracefulExit' : 'ForcedExit' });
   }

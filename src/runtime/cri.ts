@@ -4,6 +4,7 @@
  * config into CNI inputs and CNI results into a pod IP (kubernetes-windows.md §3.1 step 3;
  * containerd `internal/cri/server/sandbox_run.go`, go-cni `result.go`, `namespace_opts.go`).
  */
+import type { System } from '../api/hcs/system.js';
 import type { CniResult } from '../cni/contracts.js';
 import { goFormatIP, goParseIP } from '../cni/goip.js';
 import type { Clock } from '../core/clock.js';
@@ -72,6 +73,67 @@ export class NameIndex {
     this.#byKey.delete(key);
     this.#byName.delete(n);
   }
+}
+
+/** What a runtime does on its own after an exit (closing handles, a UVM teardown), awaited by `settle`. */
+export class BackgroundWork {
+  readonly #pending = new Set<Promise<void>>();
+
+  /** Run `p` in the background; its failure is dropped, as the runtime only logs it. */
+  track(p: Promise<void>): void {
+    const t = p.catch(() => undefined).finally(() => this.#pending.delete(t));
+    this.#pending.add(t);
+  }
+
+  /** Wait until nothing is left, including work that work in progress starts. */
+  async settle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+}
+
+/** A container record as both runtimes keep it, as far as stopping it goes. */
+export interface StoppableContainer {
+  readonly id: string;
+  readonly sandboxId: string;
+  readonly system: System | undefined;
+  /** The runtime itself is stopping it (the exit monitor leaves the exit to the runtime). */
+  stopping: boolean;
+  unwatch: (() => void) | undefined;
+}
+
+/**
+ * Stop a container's compute system as containerd and dockershim do, in one step: HCS Shutdown when
+ * a timeout is given, Terminate unless it has exited by then, then Close; with `stopping` set for
+ * the while, and the exit watch dropped afterwards.
+ */
+export async function stopContainerSystem(
+  steps: Steps,
+  op: string,
+  step: string,
+  c: StoppableContainer,
+  timeout: number,
+): Promise<void> {
+  const system = c.system;
+  c.stopping = true;
+  try {
+    await steps.run(
+      op,
+      step,
+      c.sandboxId,
+      async () => {
+        if (system) {
+          if (timeout > 0) await system.shutdown();
+          if (!system.exit) await system.terminate();
+          await system.close();
+        }
+      },
+      () => c.id,
+    );
+  } finally {
+    c.stopping = false;
+  }
+  c.unwatch?.();
+  c.unwatch = undefined;
 }
 
 /** Emits `runtime.step` events for one runtime (only when someone listens). */

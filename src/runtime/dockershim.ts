@@ -36,7 +36,17 @@ import {
   type PodSandboxStatus,
   type PortMapping,
 } from './contracts.js';
-import { errorText, generateId, KILLED_EXIT_CODE, podBandwidth, q, Steps, wrap } from './cri.js';
+import {
+  BackgroundWork,
+  errorText,
+  generateId,
+  KILLED_EXIT_CODE,
+  podBandwidth,
+  q,
+  Steps,
+  stopContainerSystem,
+  wrap,
+} from './cri.js';
 
 export interface DockershimOptions {
   /** kubelet's default CNI network (the first valid config in `--cni-conf-dir`). */
@@ -123,7 +133,7 @@ export class DockershimRuntime {
   readonly #checkpoints = new Map<string, Checkpoint>();
   /** dockershim's `networkReady` map. */
   readonly #networkReady = new Map<string, boolean>();
-  readonly #background = new Set<Promise<void>>();
+  readonly #background = new BackgroundWork();
 
   constructor(host: Host, options: DockershimOptions = {}) {
     this.#host = host;
@@ -137,12 +147,7 @@ export class DockershimRuntime {
 
   /** Wait for what moby does on its own after an exit (closing compute systems). */
   async settle(): Promise<void> {
-    while (this.#background.size > 0) await Promise.all([...this.#background]);
-  }
-
-  #track(p: Promise<void>): void {
-    const t = p.catch(() => undefined).finally(() => this.#background.delete(t));
-    this.#background.add(t);
+    await this.#background.settle();
   }
 
   // ───────────────────────────── docker (moby) ─────────────────────────────
@@ -245,7 +250,7 @@ export class DockershimRuntime {
     c.unwatch?.();
     c.unwatch = undefined;
     if (c.state === 'running') this.#exited(c, c.system?.exit);
-    if (c.system) this.#track(c.system.close());
+    if (c.system) this.#background.track(c.system.close());
   }
 
   #exited(c: DockerContainer, exit: SystemExit | undefined): void {
@@ -259,26 +264,7 @@ export class DockershimRuntime {
     const c = this.#inspect(id);
     if (c.state !== 'running') return;
     const system = c.system;
-    c.stopping = true;
-    try {
-      await this.#steps.run(
-        op,
-        'docker.stop',
-        c.sandboxId,
-        async () => {
-          if (system) {
-            if (timeout > 0) await system.shutdown();
-            if (!system.exit) await system.terminate();
-            await system.close();
-          }
-        },
-        () => c.id,
-      );
-    } finally {
-      c.stopping = false;
-    }
-    c.unwatch?.();
-    c.unwatch = undefined;
+    await stopContainerSystem(this.#steps, op, 'docker.stop', c, timeout);
     this.#exited(c, system?.exit);
   }
 

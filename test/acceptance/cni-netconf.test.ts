@@ -17,7 +17,7 @@ import {
   getHostComputeEndpointPolicies,
   type HnsNetConf,
 } from '../../src/plugins/hns/netconf.js';
-import { ipString, parseIP } from '../../src/plugins/hns/goip.js';
+import { ipString, parseIP } from '../../src/cni/goip.js';
 
 /** `json.Unmarshal(policy.Value, &value)` into a `map[string]interface{}`. */
 function valueOf(n: HnsNetConf, i: number): Record<string, unknown> {

@@ -7,7 +7,8 @@
 import { asGoValue, goMarshal } from '../../cni/gojson.js';
 import type { JsonObject } from '../../core/json.js';
 import type { FlannelNetConf } from './conf.js';
-import { indexPanic, netString } from './gonet.js';
+import { indexOutOfRange } from '../../cni/gopanic.js';
+import { netString } from '../../cni/goip.js';
 import type { SubnetEnv } from './subnet-env.js';
 
 /** `types020.ImplementedSpecVersion`: the delegate's cniVersion when flannel's conf has none. */
@@ -52,7 +53,7 @@ export function windowsDelegate(
   if (!Object.hasOwn(d, 'type')) d['type'] = DEFAULT_DELEGATE_TYPE;
   d['ipMasq'] = fenv.ipMasq === true;
   const first = fenv.networks[0];
-  if (!first) throw indexPanic(0, 0);
+  if (!first) throw indexOutOfRange(0, 0);
   d['ipMasqNetwork'] = netString(first);
   d['cniVersion'] = conf.cniVersion !== '' ? conf.cniVersion : FALLBACK_CNI_VERSION;
   d['ipam'] = { type: 'host-local', subnet: netString(fenv.subnet) };

@@ -13,4 +13,5 @@ export {
   DEFAULT_DELEGATE_TYPE,
   FALLBACK_CNI_VERSION,
 } from './delegate.js';
-export { GoPanic, netString, parseCIDRNet, parseMAC, macString } from './gonet.js';
+export { netString, parseCIDRNet } from '../../cni/goip.js';
+export { parseMAC, macString } from '../../cni/gomac.js';

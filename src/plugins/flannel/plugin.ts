@@ -8,21 +8,15 @@
  *   registry.register(flannel).register(winBridge).register(hostLocal);
  *   // stdin {"name":"cbr0","cniVersion":"0.3.0","type":"flannel","delegate":{"type":"win-bridge"}}
  */
-import {
-  CniError,
-  type CniPlugin,
-  type ExecOutput,
-  type ExecRequest,
-  type PluginHost,
-} from '../../cni/contracts.js';
+import { CniError, type CniPlugin } from '../../cni/contracts.js';
 import { delegateAdd, delegateDel } from '../../cni/invoke.js';
 import { printResult } from '../../cni/result.js';
-import { pluginMain, type CmdArgs, type CmdFunc, type PluginContext } from '../../cni/skel.js';
+import { pluginMain, type CmdArgs, type PluginContext } from '../../cni/skel.js';
 import { VERSION_ALL } from '../../cni/version.js';
+import { GoPanic } from '../../cni/gopanic.js';
 import { loadFlannelNetConf, savedDelegateType } from './conf.js';
 import { checkedDelegate, delegateBytes, sandboxContainerId, windowsDelegate } from './delegate.js';
 import { GoPathError, osMkdirAll, osReadFile, osRemove, osWriteFile, winJoin } from './disk.js';
-import { GoPanic } from './gonet.js';
 import { loadSubnetEnv } from './subnet-env.js';
 
 /**
@@ -105,39 +99,15 @@ async function cmdDel(args: CmdArgs, ctx: PluginContext): Promise<void> {
 async function cmdCheck(): Promise<void> {}
 
 /**
- * Go panics (flannel indexes FLANNEL_NETWORK without checking it has one, and `SplitN`'s result
- * without checking for `=`) kill the process: exit status 2, nothing on stdout, the panic on stderr.
+ * The plugin. Go panics (flannel indexes FLANNEL_NETWORK without checking it has one, and
+ * `SplitN`'s result without checking for `=`) kill the process: exit status 2, nothing on stdout,
+ * the panic on stderr with the command function as the goroutine's frame.
  */
-function panicOutput(p: GoPanic, stderr: string, where: string): ExecOutput {
-  return {
-    exitCode: 2,
-    stdout: '',
-    stderr: `${stderr}panic: ${p.message}\n\ngoroutine 1 [running]:\nmain.${where}(...)\n`,
-  };
-}
-
-/** The plugin, built with `pluginMain` per invocation so a panic is seen by that invocation only. */
-export const flannel: CniPlugin = {
-  type: 'flannel',
-  async exec(host: PluginHost, request: ExecRequest, depth = 0): Promise<ExecOutput> {
-    let panic: { p: GoPanic; where: string } | undefined;
-    const guard =
-      (fn: CmdFunc, where: string): CmdFunc =>
-      async (args, ctx) => {
-        try {
-          await fn(args, ctx);
-        } catch (e) {
-          if (e instanceof GoPanic) panic = { p: e, where };
-          throw e;
-        }
-      };
-    const plugin = pluginMain(
-      'flannel',
-      { add: guard(cmdAdd, 'cmdAdd'), del: guard(cmdDel, 'cmdDel'), check: cmdCheck },
-      VERSION_ALL,
-      FLANNEL_ABOUT,
-    );
-    const out = await plugin.exec(host, request, depth);
-    return panic ? panicOutput(panic.p, out.stderr, panic.where) : out;
-  },
-};
+export const flannel: CniPlugin = pluginMain(
+  'flannel',
+  { add: cmdAdd, del: cmdDel, check: cmdCheck },
+  VERSION_ALL,
+  FLANNEL_ABOUT,
+  // `main.cmdAdd(...)` for ADD
+  { panicFrame: (cmd) => `main.cmd${cmd.charAt(0)}${cmd.slice(1).toLowerCase()}(...)` },
+);

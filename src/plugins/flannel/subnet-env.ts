@@ -7,7 +7,9 @@
  */
 import type { FileStore } from '../../core/files.js';
 import { osReadFile } from './disk.js';
-import { cidrError, indexPanic, ipEqual, parseCIDRNet, parseUint10, type GoNet } from './gonet.js';
+import { indexOutOfRange } from '../../cni/gopanic.js';
+import { goCidrError, ipEqual, parseCIDRNet, type GoNet } from '../../cni/goip.js';
+import { parseUint10 } from '../../cni/gostrconv.js';
 
 /** What subnet.env says; a field is absent when its line is. */
 export interface SubnetEnv {
@@ -41,7 +43,7 @@ function alreadyPresent(list: readonly GoNet[], nw: GoNet): boolean {
     if (!ipEqual(nw.ip, have.ip)) continue;
     let same = true;
     for (let i = 0; i < nw.mask.length; i++) {
-      if (i >= have.mask.length) throw indexPanic(i, have.mask.length);
+      if (i >= have.mask.length) throw indexOutOfRange(i, have.mask.length);
       if (nw.mask[i] !== have.mask[i]) {
         same = false;
         break;
@@ -57,7 +59,7 @@ function parseList(value: string): GoNet[] {
   const out: GoNet[] = [];
   for (const cidr of value.split(',')) {
     const nw = parseCIDRNet(cidr);
-    if (!nw) throw new SubnetEnvError(cidrError(cidr));
+    if (!nw) throw new SubnetEnvError(goCidrError(cidr));
     if (!alreadyPresent(out, nw)) out.push(nw);
   }
   return out;
@@ -65,7 +67,7 @@ function parseList(value: string): GoNet[] {
 
 function parseOne(value: string): GoNet {
   const nw = parseCIDRNet(value);
-  if (!nw) throw new SubnetEnvError(cidrError(value));
+  if (!nw) throw new SubnetEnvError(goCidrError(value));
   return nw;
 }
 
@@ -110,7 +112,7 @@ export function parseSubnetEnv(text: string, fileName: string): SubnetEnv {
       'FLANNEL_IPMASQ',
     ];
     if (!known.includes(key)) continue;
-    if (eq < 0) throw indexPanic(1, 1);
+    if (eq < 0) throw indexOutOfRange(1, 1);
     const value = line.slice(eq + 1);
     switch (key) {
       case 'FLANNEL_NETWORK':

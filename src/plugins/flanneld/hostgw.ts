@@ -10,36 +10,25 @@
  *   await gw.setup({ subnet: '10.244.1.0/24', publicIp: '10.0.0.11' });
  *   await gw.onLeaseAdded({ subnet: '10.244.2.0/24', publicIp: '10.0.0.12' });
  */
+import { FlanneldBackend, type LeaseBatch } from './backend.js';
 import { marshalNetwork, type HNSEndpoint, type HNSNetwork } from '../../api/hnsv1/types.js';
 import { field, goParse, goString, goUnmarshal, type GoType } from '../../cni/gojson.js';
 import { goCanonicalIP } from '../../cni/goip.js';
 import { isJsonObject, type Json } from '../../core/json.js';
 import { fmt } from '../../vswitch/v4.js';
 import {
-  clockSleep,
   DEADLINE_EXCEEDED,
   getInterfaceByIP,
   interfaceByIndex,
-  lookupExtIface,
   parseIP4,
   pollUntil,
   wrap,
-  type ExternalInterface,
   type ExtIfaceOptions,
   type FlanneldHost,
-  type FlanneldLogEntry,
-  type FlanneldLogLevel,
   type NetInterface,
   type Sleep,
 } from './host.js';
-import {
-  LeaseWatcher,
-  parseLease,
-  subnetText,
-  type Lease,
-  type LeaseEvent,
-  type ParsedLease,
-} from './lease.js';
+import { LeaseWatcher, parseLease, subnetText, type Lease, type ParsedLease } from './lease.js';
 
 export interface FlanneldOptions extends ExtIfaceOptions {
   /** net-conf.json's `Backend` object (or its JSON text); absent: every default. */
@@ -92,16 +81,10 @@ const WAIT_TIMEOUT = 5_000;
 /** `routeCheckRetries * time.Second`. */
 export const ROUTE_CHECK_INTERVAL_MS = 10_000;
 
-export class FlanneldHostGw {
+export class FlanneldHostGw extends FlanneldBackend {
+  protected readonly backendName = 'host-gw';
   static readonly backendType = 'host-gw';
-  readonly log: FlanneldLogEntry[] = [];
-  /** flanneld's external interface, looked up when the backend is made. */
-  readonly ext: ExternalInterface;
-  readonly #host: FlanneldHost;
-  readonly #options: FlanneldOptions;
-  readonly #sleep: Sleep;
   #network: HostGwNetwork | undefined;
-  #watcher: LeaseWatcher | undefined;
   /** `n.routes`: what the route check restores. */
   #routes: FlannelRoute[] = [];
   #linkIndex = 0;
@@ -111,20 +94,13 @@ export class FlanneldHostGw {
    * (`your PublicIP differs from interface IP, …`).
    */
   constructor(host: FlanneldHost, options: FlanneldOptions = {}) {
-    this.#host = host;
-    this.#options = options;
-    this.#sleep = options.sleep ?? clockSleep(host.clock);
-    this.ext = lookupExtIface(host, options);
+    super(host, options);
     if (this.ext.extAddr !== this.ext.ifaceAddr) {
       throw new Error(
         "your PublicIP differs from interface IP, meaning that probably you're on a NAT, which is not supported by host-gw backend",
       );
     }
     this.#linkIndex = this.ext.iface.index;
-  }
-
-  #log(level: FlanneldLogLevel, message: string): void {
-    this.log.push({ level, time: this.#host.clock.now(), message });
   }
 
   /** What `setup` built, once it has run. */
@@ -137,11 +113,6 @@ export class FlanneldHostGw {
     return this.#routes;
   }
 
-  /** The other nodes' leases the backend knows (the lease watcher's set). */
-  get leases(): readonly Lease[] {
-    return (this.#watcher?.leases ?? []).map((l) => l.lease);
-  }
-
   /**
    * `RegisterNetwork` with the node's lease (the subnet manager's part is the caller's): reuse or
    * recreate the network and the bridge endpoint, attach it to the host, enable forwarding.
@@ -151,7 +122,7 @@ export class FlanneldHostGw {
     // 1. the Backend config
     let cfg: { Name?: string; DNSServerList?: string } = {};
     try {
-      const raw = backendJson(this.#options.backend);
+      const raw = backendJson(this.options.backend);
       if (raw !== undefined) {
         const exact = isJsonObject(raw)
           ? Object.fromEntries(Object.entries(raw).filter(([k]) => k === 'Name' || k === 'DNSServerList'))
@@ -163,10 +134,10 @@ export class FlanneldHostGw {
     }
     const name = cfg.Name || 'cbr0';
     const dnsServerList = cfg.DNSServerList ?? '';
-    this.#log('I', `HOST-GW config: {Name:${name} DNSServerList:${dnsServerList}}`);
+    this.logEntry('I', `HOST-GW config: {Name:${name} DNSServerList:${dnsServerList}}`);
 
     // 3. the network: reused when a subnet has the lease's prefix and S+1 as gateway
-    const hns = this.#host.hns;
+    const hns = this.host.hns;
     const prefix = subnetText(own.subnet);
     const gateway = fmt(own.subnet.addr + 1);
     const podGateway = fmt(own.subnet.addr + 2);
@@ -181,7 +152,7 @@ export class FlanneldHostGw {
       for (const s of existing.Subnets ?? []) {
         if ((s.AddressPrefix ?? '') === prefix && (s.GatewayAddress ?? '') === gateway) {
           create = false;
-          this.#log('I', `Found existing HNSNetwork ${name}`);
+          this.logEntry('I', `Found existing HNSNetwork ${name}`);
           break;
         }
       }
@@ -196,7 +167,7 @@ export class FlanneldHostGw {
         } catch (e) {
           throw wrap(`failed to delete existing HNSNetwork ${name}`, e);
         }
-        this.#log('I', `Deleted stale HNSNetwork ${name}`);
+        this.logEntry('I', `Deleted stale HNSNetwork ${name}`);
       }
       const request: HNSNetwork = {
         Name: name,
@@ -205,18 +176,18 @@ export class FlanneldHostGw {
         Subnets: [{ AddressPrefix: prefix, GatewayAddress: gateway }],
       };
       const body = JSON.stringify(marshalNetwork(request));
-      this.#log('I', `Attempting to create HNSNetwork ${body}`);
+      this.logEntry('I', `Attempting to create HNSNetwork ${body}`);
       let created: HNSNetwork;
       try {
         created = await hns.hnsNetworkRequest('POST', '', body);
       } catch (e) {
         throw wrap(`failed to create HNSNetwork ${name}`, e);
       }
-      this.#log('I', `Waiting to get ManagementIP from HNSNetwork ${name}`);
+      this.logEntry('I', `Waiting to get ManagementIP from HNSNetwork ${name}`);
       const id = created.ID ?? '';
       let lastErr: unknown;
       let got: HNSNetwork | undefined;
-      const ok = await pollUntil(this.#host.clock, this.#sleep, WAIT_INTERVAL, WAIT_TIMEOUT, async () => {
+      const ok = await pollUntil(this.host.clock, this.sleep, WAIT_INTERVAL, WAIT_TIMEOUT, async () => {
         try {
           got = await hns.hnsNetworkRequest('GET', id, '');
           lastErr = undefined;
@@ -234,7 +205,7 @@ export class FlanneldHostGw {
         );
       }
       const managementIp = got!.ManagementIP!;
-      this.#log('I', `Waiting to get net interface for HNSNetwork ${name} (${managementIp})`);
+      this.logEntry('I', `Waiting to get net interface for HNSNetwork ${name} (${managementIp})`);
       let mgmt: number;
       try {
         mgmt = parseIP4(managementIp);
@@ -242,9 +213,9 @@ export class FlanneldHostGw {
         throw wrap(`Failed to parse management ip (${managementIp})`, e);
       }
       let ifErr: unknown;
-      const found = await pollUntil(this.#host.clock, this.#sleep, WAIT_INTERVAL, WAIT_TIMEOUT, () => {
+      const found = await pollUntil(this.host.clock, this.sleep, WAIT_INTERVAL, WAIT_TIMEOUT, () => {
         try {
-          getInterfaceByIP(this.#host, mgmt);
+          getInterfaceByIP(this.host, mgmt);
           ifErr = undefined;
           return Promise.resolve(true);
         } catch (e) {
@@ -254,7 +225,7 @@ export class FlanneldHostGw {
       });
       if (!found)
         throw wrap(`timeout, failed to get net interface for HNSNetwork ${name} (${managementIp})`, ifErr);
-      this.#log('I', `Created HNSNetwork ${name}`);
+      this.logEntry('I', `Created HNSNetwork ${name}`);
       network = got!;
     }
     const net = network!;
@@ -269,7 +240,7 @@ export class FlanneldHostGw {
     }
     let endpoint = existingEp;
     if (existingEp && ipText(existingEp.IPAddress) === podGateway) {
-      this.#log('I', `Found existing bridge HNSEndpoint ${epName}`);
+      this.logEntry('I', `Found existing bridge HNSEndpoint ${epName}`);
     } else {
       // 6. a new bridge endpoint
       if (existingEp) {
@@ -278,7 +249,7 @@ export class FlanneldHostGw {
         } catch (e) {
           throw wrap(`failed to delete existing bridge HNSEndpoint ${epName}`, e);
         }
-        this.#log('I', `Deleted stale bridge HNSEndpoint ${epName}`);
+        this.logEntry('I', `Deleted stale bridge HNSEndpoint ${epName}`);
       }
       try {
         endpoint = await hns.createEndpoint({
@@ -289,14 +260,14 @@ export class FlanneldHostGw {
       } catch (e) {
         throw wrap(`failed to create bridge HNSEndpoint ${epName}`, e);
       }
-      this.#log('I', `Created bridge HNSEndpoint ${epName}`);
+      this.logEntry('I', `Created bridge HNSEndpoint ${epName}`);
     }
     const ep = endpoint!;
 
     // attach it to the host compartment; "already attached" (flannel-io/flannel#1391) is success
-    this.#log('I', `Waiting to attach bridge endpoint ${epName} to host`);
+    this.logEntry('I', `Waiting to attach bridge endpoint ${epName} to host`);
     let attachErr: unknown;
-    const attached = await pollUntil(this.#host.clock, this.#sleep, WAIT_INTERVAL, WAIT_TIMEOUT, async () => {
+    const attached = await pollUntil(this.host.clock, this.sleep, WAIT_INTERVAL, WAIT_TIMEOUT, async () => {
       try {
         await hns.hostAttach(ep.ID ?? '', 1);
         attachErr = undefined;
@@ -308,7 +279,7 @@ export class FlanneldHostGw {
     });
     if (!attached)
       throw wrap(`failed to hot attach bridge HNSEndpoint ${epName} to host compartment`, attachErr);
-    this.#log('I', `Attached bridge endpoint ${epName} to host successfully`);
+    this.logEntry('I', `Attached bridge endpoint ${epName} to host successfully`);
 
     // 7. forwarding on the management interface and the endpoint's interface
     const managementIp = net.ManagementIP ?? '';
@@ -323,7 +294,7 @@ export class FlanneldHostGw {
       }
       let iface: NetInterface;
       try {
-        iface = getInterfaceByIP(this.#host, v4);
+        iface = getInterfaceByIP(this.host, v4);
       } catch (e) {
         throw wrap(`failed to find interface for IP Address ${address}`, e);
       }
@@ -332,10 +303,10 @@ export class FlanneldHostGw {
         linkName = iface.name;
       }
       forwarding.push(iface.name);
-      this.#log('I', `Enabled forwarding on ${iface.name} index ${iface.index}`);
+      this.logEntry('I', `Enabled forwarding on ${iface.name} index ${iface.index}`);
     }
 
-    this.#watcher = new LeaseWatcher(own.subnet, (level, message) => this.#log(level, message));
+    this.watcher = new LeaseWatcher(own.subnet, (level, message) => this.logEntry(level, message));
     this.#routes = [];
     this.#network = {
       name,
@@ -352,34 +323,6 @@ export class FlanneldHostGw {
     return this.#network;
   }
 
-  /** A lease was added (or changed): route its subnet via its public IP. */
-  onLeaseAdded(remote: Lease): Promise<void> {
-    return this.handleEvents([{ type: 'added', lease: remote }]);
-  }
-
-  /** A lease went away: remove its route if it is the one flanneld would have added. */
-  onLeaseRemoved(remote: Lease): Promise<void> {
-    return this.handleEvents([{ type: 'removed', lease: remote }]);
-  }
-
-  /** `WatchLeases` → `handleSubnetEvents` for one batch of events. */
-  async handleEvents(events: readonly LeaseEvent[]): Promise<void> {
-    const watcher = this.#ready();
-    const parsed = events.map((e) => ({ type: e.type, lease: parseLease(e.lease) }));
-    await this.#handle(watcher.update(parsed));
-  }
-
-  /** A snapshot of every lease (`LeaseWatcher.Reset`): adds new ones, removes vanished ones. */
-  async resync(leases: readonly Lease[]): Promise<void> {
-    const watcher = this.#ready();
-    await this.#handle(watcher.reset(leases.map((l) => parseLease(l))));
-  }
-
-  #ready(): LeaseWatcher {
-    if (!this.#watcher) throw new Error('host-gw: setup() has not run');
-    return this.#watcher;
-  }
-
   /** `GetRoute`: the lease's subnet via its public IP out of the link interface. */
   #routeFor(l: ParsedLease): FlannelRoute {
     return { interfaceIndex: this.#linkIndex, destination: subnetText(l.subnet), gateway: fmt(l.publicIp) };
@@ -387,9 +330,9 @@ export class FlanneldHostGw {
 
   /** `GetRoutesFromInterfaceToSubnet` (Get-NetRoute -InterfaceIndex -DestinationPrefix). */
   #routesOn(index: number, destination: string): FlannelRoute[] {
-    const iface = interfaceByIndex(this.#host, index);
+    const iface = interfaceByIndex(this.host, index);
     if (!iface) return [];
-    return this.#host
+    return this.host
       .routes()
       .filter(
         (r) =>
@@ -401,11 +344,11 @@ export class FlanneldHostGw {
 
   /** `New-NetRoute -InterfaceIndex -DestinationPrefix -NextHop`; failures are logged. */
   #createRoute(r: FlannelRoute): string | undefined {
-    const iface = interfaceByIndex(this.#host, r.interfaceIndex);
+    const iface = interfaceByIndex(this.host, r.interfaceIndex);
     if (!iface)
       return `No MSFT_NetIPInterface objects found with property 'InterfaceIndex' equal to '${r.interfaceIndex}'`;
     try {
-      this.#host.addRoute({
+      this.host.addRoute({
         destinationPrefix: r.destination,
         nextHop: r.gateway,
         interfaceAlias: iface.name,
@@ -416,39 +359,39 @@ export class FlanneldHostGw {
     }
   }
 
-  async #handle(batch: readonly { type: 'added' | 'removed'; lease: ParsedLease }[]): Promise<void> {
+  protected async handle(batch: LeaseBatch): Promise<void> {
     for (const evt of batch) {
       const l = evt.lease;
       const type = l.lease.backendType ?? FlanneldHostGw.backendType;
       if (type.toLowerCase() !== FlanneldHostGw.backendType) {
-        this.#log('W', `Ignoring non-host-gw subnet(${subnetText(l.subnet)}): type=${type}`);
+        this.logEntry('W', `Ignoring non-host-gw subnet(${subnetText(l.subnet)}): type=${type}`);
         continue;
       }
       const expected = this.#routeFor(l);
       if (evt.type === 'added') {
-        this.#log('I', `Subnet added: ${subnetText(l.subnet)} via ${fmt(l.publicIp)}`);
+        this.logEntry('I', `Subnet added: ${subnetText(l.subnet)} via ${fmt(l.publicIp)}`);
         const existing = this.#routesOn(expected.interfaceIndex, expected.destination)[0];
         if (existing) {
           // an equal route is left alone, and not added to the list the route check restores
           if (existing.gateway === expected.gateway) continue;
-          this.#log(
+          this.logEntry(
             'W',
             `Replacing existing route ${subnetText(l.subnet)} via ${existing.gateway} with ${subnetText(l.subnet)} via ${fmt(l.publicIp)}`,
           );
-          this.#host.removeRoute(existing.destination, existing.gateway);
+          this.host.removeRoute(existing.destination, existing.gateway);
         }
         const err = this.#createRoute(expected);
         if (err !== undefined) {
-          this.#log('E', `Error creating route: ${err}`);
+          this.logEntry('E', `Error creating route: ${err}`);
           continue;
         }
         if (!this.#routes.some((r) => sameRoute(r, expected))) this.#routes.push(expected);
       } else {
-        this.#log('I', `Subnet removed: ${subnetText(l.subnet)}`);
+        this.logEntry('I', `Subnet removed: ${subnetText(l.subnet)}`);
         const existing = this.#routesOn(expected.interfaceIndex, expected.destination)[0];
         if (existing && existing.gateway === expected.gateway) {
-          this.#log('I', `Removing existing route ${subnetText(l.subnet)} via ${existing.gateway}`);
-          this.#host.removeRoute(existing.destination, existing.gateway);
+          this.logEntry('I', `Removing existing route ${subnetText(l.subnet)} via ${existing.gateway}`);
+          this.host.removeRoute(existing.destination, existing.gateway);
         }
         const i = this.#routes.findIndex((r) => sameRoute(r, expected));
         if (i >= 0) this.#routes.splice(i, 1);
@@ -461,7 +404,7 @@ export class FlanneldHostGw {
    * destination and next hop) is created again. Returns the routes recovered.
    */
   checkRoutes(): FlannelRoute[] {
-    const all = this.#host
+    const all = this.host
       .routes()
       .map((r) => ({ destination: `${fmt(r.dest.addr)}/${r.dest.len}`, gateway: fmt(r.nextHop) }));
     const recovered: FlannelRoute[] = [];
@@ -469,13 +412,13 @@ export class FlanneldHostGw {
       if (all.some((r) => r.destination === expected.destination && r.gateway === expected.gateway)) continue;
       const err = this.#createRoute(expected);
       if (err !== undefined) {
-        this.#log(
+        this.logEntry(
           'W',
           `Error recovering route to ${expected.destination} via ${expected.gateway} on ${expected.interfaceIndex} (${err}).`,
         );
         continue;
       }
-      this.#log(
+      this.logEntry(
         'I',
         `Recovered route to ${expected.destination} via ${expected.gateway} on ${expected.interfaceIndex}.`,
       );
@@ -486,7 +429,7 @@ export class FlanneldHostGw {
 
   /** Run `checkRoutes` every 10 s of simulated time (`routeCheck`); returns a stop function. */
   startRouteCheck(): () => void {
-    const clock = this.#host.clock;
+    const clock = this.host.clock;
     let handle = 0;
     const tick = (): void => {
       this.checkRoutes();

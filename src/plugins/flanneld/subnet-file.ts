@@ -9,7 +9,7 @@
 import type { FileStore } from '../../core/files.js';
 import { formatIPv6 } from '../../addr/ip.js';
 import { fmt } from '../../vswitch/v4.js';
-import { netString, parseCIDRNet, type GoNet } from '../flannel/gonet.js';
+import { netString, parseCIDRNet, type GoNet } from '../../cni/goip.js';
 
 /** flanneld's default `--subnet-file` (on Windows, `C:\run\flannel\subnet.env`). */
 export const DEFAULT_SUBNET_FILE_PATH = '/run/flannel/subnet.env';

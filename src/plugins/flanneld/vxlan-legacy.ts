@@ -7,30 +7,14 @@
  * the node's public IP; an endpoint already there with the same PA on this network is kept.
  */
 import type { HNSEndpoint, HNSNetwork } from '../../api/hnsv1/types.js';
+import { FlanneldBackend, type LeaseBatch } from './backend.js';
 import { marshalNetwork } from '../../api/hnsv1/types.js';
 import type { Json } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import { fmt } from '../../vswitch/v4.js';
-import { GoPanic } from '../flannel/gonet.js';
-import type { FlanneldOptions } from './hostgw.js';
-import {
-  clockSleep,
-  lookupExtIface,
-  wrap,
-  type ExternalInterface,
-  type FlanneldHost,
-  type FlanneldLogEntry,
-  type FlanneldLogLevel,
-  type Sleep,
-} from './host.js';
-import {
-  LeaseWatcher,
-  parseLease,
-  subnetText,
-  type Lease,
-  type LeaseEvent,
-  type ParsedLease,
-} from './lease.js';
+import { GoPanic, nilDereference } from '../../cni/gopanic.js';
+import { wrap } from './host.js';
+import { LeaseWatcher, parseLease, subnetText, type Lease, type ParsedLease } from './lease.js';
 import { ENCAP_OVERHEAD, vxlanConfig, type VxlanConfig } from './vxlan.js';
 
 /** What the 2018 design set up. */
@@ -74,35 +58,15 @@ function hasPa(ep: HNSEndpoint, pa: string): boolean {
   return false;
 }
 
-export class FlanneldVxlanLegacy {
+export class FlanneldVxlanLegacy extends FlanneldBackend {
+  protected readonly backendName = 'vxlan (2018)';
   static readonly backendType = 'vxlan';
-  readonly log: FlanneldLogEntry[] = [];
-  readonly ext: ExternalInterface;
-  readonly #host: FlanneldHost;
-  readonly #options: FlanneldOptions;
-  readonly #sleep: Sleep;
   #cfg: VxlanConfig | undefined;
   #link: HNSNetwork | undefined;
   #network: LegacyVxlanNetwork | undefined;
-  #watcher: LeaseWatcher | undefined;
-
-  constructor(host: FlanneldHost, options: FlanneldOptions = {}) {
-    this.#host = host;
-    this.#options = options;
-    this.#sleep = options.sleep ?? clockSleep(host.clock);
-    this.ext = lookupExtIface(host, options);
-  }
-
-  #log(level: FlanneldLogLevel, message: string): void {
-    this.log.push({ level, time: this.#host.clock.now(), message });
-  }
 
   get network(): LegacyVxlanNetwork | undefined {
     return this.#network;
-  }
-
-  get leases(): readonly Lease[] {
-    return (this.#watcher?.leases ?? []).map((l) => l.lease);
   }
 
   get mtu(): number {
@@ -112,14 +76,14 @@ export class FlanneldVxlanLegacy {
   /** `RegisterNetwork` (2018): config, then `newVXLANDevice` → `ensureNetwork`. */
   async setup(lease: Lease): Promise<LegacyVxlanNetwork> {
     const own = parseLease({ ...lease, backendType: lease.backendType ?? FlanneldVxlanLegacy.backendType });
-    const cfg = vxlanConfig(this.#options.backend);
-    this.#log(
+    const cfg = vxlanConfig(this.options.backend);
+    this.logEntry(
       'I',
       `VXLAN config: Name=${cfg.name} MacPrefix=${cfg.macPrefix} VNI=${cfg.vni} Port=${cfg.port} GBP=${cfg.gbp} DirectRouting=${cfg.directRouting}`,
     );
     this.#link = await this.#ensureNetwork(cfg, own);
     this.#cfg = cfg;
-    this.#watcher = new LeaseWatcher(own.subnet, (level, message) => this.#log(level, message));
+    this.watcher = new LeaseWatcher(own.subnet, (level, message) => this.logEntry(level, message));
     this.#network = {
       name: cfg.name,
       networkId: this.#link?.ID,
@@ -133,7 +97,7 @@ export class FlanneldVxlanLegacy {
 
   /** `ensureNetwork(expectedNetwork, VSID, prefix, S+1)` with hcsshim v1 and juju errors. */
   async #ensureNetwork(cfg: VxlanConfig, own: ParsedLease): Promise<HNSNetwork | undefined> {
-    const hns = this.#host.hns;
+    const hns = this.host.hns;
     const prefix = subnetText(own.subnet);
     const gateway = fmt(own.subnet.addr + 1);
     let existing: HNSNetwork | undefined;
@@ -149,7 +113,7 @@ export class FlanneldVxlanLegacy {
         (s) => (s.AddressPrefix ?? '') === prefix && (s.GatewayAddress ?? '') === gateway,
       )
     ) {
-      this.#log('I', `Found existing HNSNetwork ${cfg.name}`);
+      this.logEntry('I', `Found existing HNSNetwork ${cfg.name}`);
       return existing;
     }
     if (existing) {
@@ -158,7 +122,7 @@ export class FlanneldVxlanLegacy {
       } catch (e) {
         throw wrap(`failed to delete existing HNSNetwork ${cfg.name}`, e);
       }
-      this.#log('I', `Deleted stale HNSNetwork ${cfg.name}`);
+      this.logEntry('I', `Deleted stale HNSNetwork ${cfg.name}`);
     }
     const body = JSON.stringify(
       marshalNetwork({
@@ -169,7 +133,7 @@ export class FlanneldVxlanLegacy {
         ],
       }),
     );
-    this.#log('I', `Attempting to create HNSNetwork ${body}`);
+    this.logEntry('I', `Attempting to create HNSNetwork ${body}`);
     let network: HNSNetwork | undefined;
     try {
       network = await hns.hnsNetworkRequest('POST', '', body);
@@ -179,10 +143,10 @@ export class FlanneldVxlanLegacy {
 
     // wait.Poll waits an interval before each try; a failed GET leaves the network nil and the
     // next try dereferences it
-    this.#log('I', `Waiting to get ManagementIP from HNSNetwork ${cfg.name}`);
+    this.logEntry('I', `Waiting to get ManagementIP from HNSNetwork ${cfg.name}`);
     let lastErr: unknown;
     const gotIp = await this.#poll(async () => {
-      if (!network) throw new GoPanic('runtime error: invalid memory address or nil pointer dereference');
+      if (!network) throw nilDereference();
       try {
         network = await hns.hnsNetworkRequest('GET', network.ID ?? '', '');
         lastErr = undefined;
@@ -198,63 +162,39 @@ export class FlanneldVxlanLegacy {
       throw wrap(`timeout, failed to get management IP from HNSNetwork ${cfg.name}`, lastErr);
     }
     const managementIp = network!.ManagementIP ?? '';
-    this.#log('I', `Waiting to get net interface for HNSNetwork ${cfg.name} (${managementIp})`);
+    this.logEntry('I', `Waiting to get net interface for HNSNetwork ${cfg.name} (${managementIp})`);
     // netsh GetInterfaceByIP: the text of the interface address must equal the management IP
     let ifErr: unknown;
     const gotIf = await this.#poll(() => {
-      const found = this.#host.adapters().some((a) => a['IPv4Address'] === managementIp);
+      const found = this.host.adapters().some((a) => a['IPv4Address'] === managementIp);
       ifErr = found ? undefined : new Error(`Interface not found: ${managementIp}`);
       return Promise.resolve(found);
     });
     if (!gotIf)
       throw wrap(`timeout, failed to get net interface for HNSNetwork ${cfg.name} (${managementIp})`, ifErr);
-    this.#log('I', `Created HNSNetwork ${cfg.name}`);
+    this.logEntry('I', `Created HNSNetwork ${cfg.name}`);
     return network;
   }
 
   /** `wait.Poll(500ms, 5s, cond)`: first try after one interval, tries while the timeout is ahead. */
   async #poll(condition: () => Promise<boolean>): Promise<boolean> {
-    const clock = this.#host.clock;
+    const clock = this.host.clock;
     const start = clock.now();
     while (clock.now() - start + WAIT_INTERVAL <= WAIT_TIMEOUT) {
-      await this.#sleep(WAIT_INTERVAL);
+      await this.sleep(WAIT_INTERVAL);
       if (await condition()) return true;
     }
     return false;
   }
 
-  onLeaseAdded(remote: Lease): Promise<void> {
-    return this.handleEvents([{ type: 'added', lease: remote }]);
-  }
-
-  onLeaseRemoved(remote: Lease): Promise<void> {
-    return this.handleEvents([{ type: 'removed', lease: remote }]);
-  }
-
-  async handleEvents(events: readonly LeaseEvent[]): Promise<void> {
-    const watcher = this.#ready();
-    const parsed = events.map((e) => ({ type: e.type, lease: parseLease(e.lease) }));
-    await this.#handle(watcher.update(parsed));
-  }
-
-  async resync(leases: readonly Lease[]): Promise<void> {
-    const watcher = this.#ready();
-    await this.#handle(watcher.reset(leases.map((l) => parseLease(l))));
-  }
-
-  #ready(): LeaseWatcher {
-    if (!this.#watcher) throw new Error('vxlan (2018): setup() has not run');
-    return this.#watcher;
-  }
-
   /** `handleSubnetEvents` (2018): every address S+2 … broadcast−1 of the remote subnet. */
-  async #handle(batch: readonly { type: 'added' | 'removed'; lease: ParsedLease }[]): Promise<void> {
+  protected async handle(batch: LeaseBatch): Promise<void> {
     const cfg = this.#cfg!;
     for (const event of batch) {
       const l = event.lease;
       const type = l.lease.backendType ?? FlanneldVxlanLegacy.backendType;
       if (type.toLowerCase() !== FlanneldVxlanLegacy.backendType) {
-        this.#log('W', `ignoring non-vxlan subnet(${subnetText(l.subnet)}): type=${type}`);
+        this.logEntry('W', `ignoring non-vxlan subnet(${subnetText(l.subnet)}): type=${type}`);
         continue;
       }
       const publicIp = fmt(l.publicIp);
@@ -266,7 +206,7 @@ export class FlanneldVxlanLegacy {
           else await this.#delEndpoint(ip, publicIp);
         } catch (e) {
           if (e instanceof GoPanic) throw e;
-          this.#log('E', (e as Error).message);
+          this.logEntry('E', (e as Error).message);
         }
       }
     }
@@ -274,9 +214,9 @@ export class FlanneldVxlanLegacy {
 
   /** `AddEndpoint`: keep a matching `remote_<ip>`, else (re)create it. */
   async #addEndpoint(ip: number, mac: string, pa: string): Promise<void> {
-    const hns = this.#host.hns;
+    const hns = this.host.hns;
     const link = this.#link;
-    if (!link) throw new GoPanic('runtime error: invalid memory address or nil pointer dereference');
+    if (!link) throw nilDereference();
     const name = remoteEndpointName(ip);
     let existing: HNSEndpoint | undefined;
     try {
@@ -285,7 +225,7 @@ export class FlanneldVxlanLegacy {
       existing = undefined;
     }
     if (existing && existing.VirtualNetwork === link.ID && hasPa(existing, pa)) {
-      this.#log('I', `Found existing remote HNSEndpoint ${name}`);
+      this.logEntry('I', `Found existing remote HNSEndpoint ${name}`);
       return;
     }
     if (existing) {
@@ -311,9 +251,9 @@ export class FlanneldVxlanLegacy {
 
   /** `DelEndpoint`: delete `remote_<ip>` only when it is on this network with this PA. */
   async #delEndpoint(ip: number, pa: string): Promise<void> {
-    const hns = this.#host.hns;
+    const hns = this.host.hns;
     const link = this.#link;
-    if (!link) throw new GoPanic('runtime error: invalid memory address or nil pointer dereference');
+    if (!link) throw nilDereference();
     const name = remoteEndpointName(ip);
     let existing: HNSEndpoint | undefined;
     try {

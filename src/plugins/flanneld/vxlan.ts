@@ -13,33 +13,15 @@
  *   await vx.onLeaseAdded({ subnet: '10.244.2.0/24', publicIp: '10.0.0.12', vni: 4096, vtepMac: '00:15:5d:…' });
  */
 import type { HostComputeNetwork } from '../../api/hcn/network.js';
+import { FlanneldBackend, type LeaseBatch } from './backend.js';
 import { field, goBool, goInt, goString, goUnmarshal, type GoType } from '../../cni/gojson.js';
 import { isJsonObject, type Json, type JsonObject } from '../../core/json.js';
 import { fmt } from '../../vswitch/v4.js';
-import { indexPanic, macError, macString, parseMAC, GoPanic } from '../flannel/gonet.js';
-import { backendJson, type FlanneldOptions } from './hostgw.js';
-import {
-  clockSleep,
-  DEADLINE_EXCEEDED,
-  getInterfaceByIP,
-  lookupExtIface,
-  parseIP4,
-  pollUntil,
-  wrap,
-  type ExternalInterface,
-  type FlanneldHost,
-  type FlanneldLogEntry,
-  type FlanneldLogLevel,
-  type Sleep,
-} from './host.js';
-import {
-  LeaseWatcher,
-  parseLease,
-  subnetText,
-  type Lease,
-  type LeaseEvent,
-  type ParsedLease,
-} from './lease.js';
+import { GoPanic, indexOutOfRange, nilDereference } from '../../cni/gopanic.js';
+import { macError, macString, parseMAC } from '../../cni/gomac.js';
+import { backendJson } from './hostgw.js';
+import { DEADLINE_EXCEEDED, getInterfaceByIP, parseIP4, pollUntil, wrap } from './host.js';
+import { LeaseWatcher, parseLease, subnetText, type Lease, type ParsedLease } from './lease.js';
 
 /** `defaultVNI` and `vxlanPort`: the only port Windows supports. */
 export const DEFAULT_VNI = 4096;
@@ -180,35 +162,15 @@ const WAIT_TIMEOUT = 5_000;
 const READY_INTERVAL = 5_000;
 const READY_TIMEOUT = 45_000;
 
-export class FlanneldVxlan {
+export class FlanneldVxlan extends FlanneldBackend {
+  protected readonly backendName = 'vxlan';
   static readonly backendType = 'vxlan';
-  readonly log: FlanneldLogEntry[] = [];
-  readonly ext: ExternalInterface;
-  readonly #host: FlanneldHost;
-  readonly #options: FlanneldOptions;
-  readonly #sleep: Sleep;
   #network: VxlanNetwork | undefined;
   /** `dev.link`: the network ensureNetwork returned (absent after its nil-error timeout path). */
   #linkName: string | undefined;
-  #watcher: LeaseWatcher | undefined;
-
-  constructor(host: FlanneldHost, options: FlanneldOptions = {}) {
-    this.#host = host;
-    this.#options = options;
-    this.#sleep = options.sleep ?? clockSleep(host.clock);
-    this.ext = lookupExtIface(host, options);
-  }
-
-  #log(level: FlanneldLogLevel, message: string): void {
-    this.log.push({ level, time: this.#host.clock.now(), message });
-  }
 
   get network(): VxlanNetwork | undefined {
     return this.#network;
-  }
-
-  get leases(): readonly Lease[] {
-    return (this.#watcher?.leases ?? []).map((l) => l.lease);
   }
 
   /** The MTU flanneld writes to subnet.env (`MTU()`). */
@@ -219,12 +181,12 @@ export class FlanneldVxlan {
   /** `RegisterNetwork` with the node's lease: returns the lease to publish, with VNI and VtepMAC. */
   async setup(lease: Lease): Promise<VxlanNetwork> {
     const own = parseLease({ ...lease, backendType: lease.backendType ?? FlanneldVxlan.backendType });
-    const cfg = vxlanConfig(this.#options.backend);
-    this.#log(
+    const cfg = vxlanConfig(this.options.backend);
+    this.logEntry(
       'I',
       `VXLAN config: Name=${cfg.name} MacPrefix=${cfg.macPrefix} VNI=${cfg.vni} Port=${cfg.port} GBP=${cfg.gbp} DirectRouting=${cfg.directRouting}`,
     );
-    const hcn = this.#host.hcn;
+    const hcn = this.host.hcn;
     await hcn.remoteSubnetSupported();
 
     let link: HostComputeNetwork | undefined;
@@ -264,7 +226,7 @@ export class FlanneldVxlan {
       );
     }
     const vtepMac = macString(mac);
-    this.#watcher = new LeaseWatcher(own.subnet, (level, message) => this.#log(level, message));
+    this.watcher = new LeaseWatcher(own.subnet, (level, message) => this.logEntry(level, message));
     this.#network = {
       name: cfg.name,
       networkId: network.ID,
@@ -279,7 +241,7 @@ export class FlanneldVxlan {
 
   /** `newVXLANDevice` + `ensureNetwork`. */
   async #ensureNetwork(cfg: VxlanConfig, own: ParsedLease): Promise<HostComputeNetwork | undefined> {
-    const hcn = this.#host.hcn;
+    const hcn = this.host.hcn;
     const prefix = subnetText(own.subnet);
     const expected = {
       Type: 'Overlay',
@@ -312,12 +274,12 @@ export class FlanneldVxlan {
     let create = true;
     if (existing && existing.Type === expected.Type) {
       const ipam = existing.Ipams[0];
-      if (!ipam) throw indexPanic(0, 0);
+      if (!ipam) throw indexOutOfRange(0, 0);
       const subnet = (ipam.Subnets ?? [])[0];
-      if (!subnet) throw indexPanic(0, 0);
+      if (!subnet) throw indexOutOfRange(0, 0);
       if ((subnet.IpAddressPrefix ?? '') === prefix) {
         create = false;
-        this.#log('I', `Found existing HostComputeNetwork ${cfg.name}`);
+        this.logEntry('I', `Found existing HostComputeNetwork ${cfg.name}`);
       }
     }
 
@@ -329,19 +291,19 @@ export class FlanneldVxlan {
         } catch (e) {
           throw wrap(`failed to delete existing HostComputeNetwork ${cfg.name}`, e);
         }
-        this.#log('I', `Deleted stale HostComputeNetwork ${cfg.name}`);
+        this.logEntry('I', `Deleted stale HostComputeNetwork ${cfg.name}`);
       }
-      this.#log('I', `Attempting to create HostComputeNetwork ${cfg.name}`);
+      this.logEntry('I', `Attempting to create HostComputeNetwork ${cfg.name}`);
       let created: HostComputeNetwork;
       try {
         created = await hcn.createNetwork(expected);
       } catch (e) {
         throw wrap(`failed to create HostComputeNetwork ${cfg.name}`, e);
       }
-      this.#log('I', `Waiting to get ManagementIP from HostComputeNetwork ${cfg.name}`);
+      this.logEntry('I', `Waiting to get ManagementIP from HostComputeNetwork ${cfg.name}`);
       let lastErr: unknown;
       let got: HostComputeNetwork | undefined;
-      const ok = await pollUntil(this.#host.clock, this.#sleep, WAIT_INTERVAL, WAIT_TIMEOUT, async () => {
+      const ok = await pollUntil(this.host.clock, this.sleep, WAIT_INTERVAL, WAIT_TIMEOUT, async () => {
         try {
           got = await hcn.getNetworkByID(created.ID);
           lastErr = undefined;
@@ -364,7 +326,7 @@ export class FlanneldVxlan {
           e,
         );
       }
-      this.#log('I', `Created HostComputeNetwork ${cfg.name}`);
+      this.logEntry('I', `Created HostComputeNetwork ${cfg.name}`);
       result = got!;
     }
 
@@ -373,7 +335,7 @@ export class FlanneldVxlan {
       try {
         await net.addPolicy({ Policies: [{ Type: 'HostRoute', Settings: {} }] });
       } catch {
-        this.#log(
+        this.logEntry(
           'I',
           'Could not apply HostRoute policy for local host to local pod connectivity. This policy requires Windows 18321.1000.19h1_release.190117-1502 or newer',
         );
@@ -385,17 +347,20 @@ export class FlanneldVxlan {
   /** `checkHostNetworkReady`: an interface must hold the network's management IP (5 s polls, 45 s). */
   async #checkHostNetworkReady(network: HostComputeNetwork): Promise<void> {
     const managementIp = managementIpOf(network);
-    this.#log('I', `Waiting to get net interface for HostComputeNetwork ${network.Name} (${managementIp})`);
+    this.logEntry(
+      'I',
+      `Waiting to get net interface for HostComputeNetwork ${network.Name} (${managementIp})`,
+    );
     let v4: number;
     try {
       v4 = parseIP4(managementIp);
     } catch (e) {
       throw wrap(`Failed to parse management ip (${managementIp})`, e);
     }
-    const ok = await pollUntil(this.#host.clock, this.#sleep, READY_INTERVAL, READY_TIMEOUT, () => {
+    const ok = await pollUntil(this.host.clock, this.sleep, READY_INTERVAL, READY_TIMEOUT, () => {
       try {
-        const iface = getInterfaceByIP(this.#host, v4);
-        this.#log('I', `Host interface: ${iface.name} bound by ${network.Name} ready`);
+        const iface = getInterfaceByIP(this.host, v4);
+        this.logEntry('I', `Host interface: ${iface.name} bound by ${network.Name} ready`);
         return Promise.resolve(true);
       } catch {
         return Promise.resolve(false);
@@ -409,60 +374,36 @@ export class FlanneldVxlan {
     }
   }
 
-  onLeaseAdded(remote: Lease): Promise<void> {
-    return this.handleEvents([{ type: 'added', lease: remote }]);
-  }
-
-  onLeaseRemoved(remote: Lease): Promise<void> {
-    return this.handleEvents([{ type: 'removed', lease: remote }]);
-  }
-
-  async handleEvents(events: readonly LeaseEvent[]): Promise<void> {
-    const watcher = this.#ready();
-    const parsed = events.map((e) => ({ type: e.type, lease: parseLease(e.lease) }));
-    await this.#handle(watcher.update(parsed));
-  }
-
-  async resync(leases: readonly Lease[]): Promise<void> {
-    const watcher = this.#ready();
-    await this.#handle(watcher.reset(leases.map((l) => parseLease(l))));
-  }
-
-  #ready(): LeaseWatcher {
-    if (!this.#watcher) throw new Error('vxlan: setup() has not run');
-    return this.#watcher;
-  }
-
   /** `handleSubnetEvents`. HNS policy failures are ignored, as flanneld ignores them. */
-  async #handle(batch: readonly { type: 'added' | 'removed'; lease: ParsedLease }[]): Promise<void> {
-    const hcn = this.#host.hcn;
+  protected async handle(batch: LeaseBatch): Promise<void> {
+    const hcn = this.host.hcn;
     for (const event of batch) {
       const l = event.lease;
       const type = l.lease.backendType ?? FlanneldVxlan.backendType;
       if (type.toLowerCase() !== FlanneldVxlan.backendType) {
-        this.#log('W', `ignoring non-vxlan subnet(${subnetText(l.subnet)}): type=${type}`);
+        this.logEntry('W', `ignoring non-vxlan subnet(${subnetText(l.subnet)}): type=${type}`);
         continue;
       }
       const attrs = leaseAttrs(l.lease);
       if ('error' in attrs) {
-        this.#log('E', `error decoding subnet lease JSON: ${attrs.error}`);
+        this.logEntry('E', `error decoding subnet lease JSON: ${attrs.error}`);
         continue;
       }
       if (attrs.vni < DEFAULT_VNI) {
-        this.#log(
+        this.logEntry(
           'E',
           `VNI is ${attrs.vni} but it is required to be greater than or equal to 4096 on Windows.`,
         );
         continue;
       }
       if (this.#linkName === undefined) {
-        throw new GoPanic('runtime error: invalid memory address or nil pointer dereference');
+        throw nilDereference();
       }
       let network: HostComputeNetwork;
       try {
         network = await hcn.getNetworkByName(this.#linkName);
       } catch (e) {
-        this.#log('E', `Unable to find network ${this.#linkName}, error: ${(e as Error).message}`);
+        this.logEntry('E', `Unable to find network ${this.#linkName}, error: ${(e as Error).message}`);
         continue;
       }
       const settings = {
@@ -475,7 +416,7 @@ export class FlanneldVxlan {
         for (const p of network.Policies) {
           if (p.Type !== 'RemoteSubnetRoute') continue;
           const have = decodeRsr(p.Settings);
-          if (have.error) this.#log('E', 'Failed to unmarshal settings');
+          if (have.error) this.logEntry('E', 'Failed to unmarshal settings');
           if (have.settings.prefix !== settings.prefix) continue;
           await ignore(
             network.removePolicy({

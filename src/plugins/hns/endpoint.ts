@@ -13,7 +13,7 @@ import type { HostComputeNamespace } from '../../api/hcn/namespace.js';
 import type { HostComputeNetwork } from '../../api/hcn/network.js';
 import { isNotFoundError } from '../../api/hcn/errors.js';
 import { annotate, first } from './errors.js';
-import { ipNetString, ipString, parseCIDR, parseIP, to4, type GoIP } from './goip.js';
+import { ipNetString, ipString, parseCIDR, parseIP, to4, type GoIPBytes } from '../../cni/goip.js';
 import {
   applyLoopbackDSRPolicy,
   getHNSEndpointPolicies,
@@ -44,8 +44,8 @@ export interface EndpointInfo {
   dns: GoDns;
   networkName: string;
   networkId: string;
-  gateway: GoIP;
-  ipAddress: GoIP;
+  gateway: GoIPBytes;
+  ipAddress: GoIPBytes;
   macAddress: string;
 }
 
@@ -81,16 +81,17 @@ export function constructEndpointName(containerID: string, netNs: string, networ
 }
 
 /** `GetIpString`: `""` for an empty IP, else `ip.String()`. */
-export function getIpString(ip: GoIP): string {
+export function getIpString(ip: GoIPBytes): string {
   return ip === null || ip.length === 0 ? '' : ipString(ip);
 }
 
 /** `GetDefaultDestinationPrefix`: `0.0.0.0/0` for an IPv4 address, else (a nil one too) `::/0`. */
-export function getDefaultDestinationPrefix(ip: GoIP): string {
+export function getDefaultDestinationPrefix(ip: GoIPBytes): string {
   return to4(ip) === null ? '::/0' : '0.0.0.0/0';
 }
 
-function equalFold(a: string | undefined, b: string | undefined): boolean {
+/** `strings.EqualFold` on the (ASCII) IDs and network type names the plugins compare. */
+export function equalFold(a: string | undefined, b: string | undefined): boolean {
   return (a ?? '').toLowerCase() === (b ?? '').toLowerCase();
 }
 
@@ -105,7 +106,7 @@ export async function dsrSupported(host: PluginHost): Promise<boolean> {
 }
 
 /** `n.ApplyLoopbackDSRPolicy(&ip)` with the live DSR gate (`hcn.DSRSupported()` is asked first). */
-export async function applyLoopbackDSR(host: PluginHost, n: HnsNetConf, ip: GoIP): Promise<void> {
+export async function applyLoopbackDSR(host: PluginHost, n: HnsNetConf, ip: GoIPBytes): Promise<void> {
   applyLoopbackDSRPolicy(n, ipString(ip), await dsrSupported(host));
 }
 
@@ -175,6 +176,33 @@ export async function removeHnsEndpoint(
   }
   await host.hns.hotDetachEndpoint(containerID, ep.ID ?? '').catch(() => undefined);
   await host.hns.deleteEndpoint(ep.ID ?? '').catch(() => undefined);
+}
+
+/**
+ * The maker `cmdHnsAdd`/`cmdHcnAdd` hand to `AddHnsEndpoint`/`AddHcnEndpoint`: the plugin's
+ * `processEndpointArgs` (its error annotated `error while processing endpoint args`), `prepare`
+ * (network ID, gateway, policies), then the API's endpoint document (`error while generating <kind>`).
+ */
+export function endpointMaker<T>(
+  processArgs: () => Promise<EndpointInfo>,
+  prepare: (epInfo: EndpointInfo) => void,
+  generate: (epInfo: EndpointInfo) => Promise<T>,
+  kind: 'HNSEndpoint' | 'HostComputeEndpoint',
+): () => Promise<T> {
+  return async () => {
+    let epInfo: EndpointInfo;
+    try {
+      epInfo = await processArgs();
+    } catch (e) {
+      throw annotate(e, 'error while processing endpoint args');
+    }
+    prepare(epInfo);
+    try {
+      return await generate(epInfo);
+    } catch (e) {
+      throw annotate(e, `error while generating ${kind}`);
+    }
+  };
 }
 
 export type HnsEndpointMaker = () => Promise<HnsEndpointSpec>;

@@ -8,6 +8,7 @@
  * RawMessage is the exact text of the value and jsonparser sees string contents undecoded.
  */
 import type { Json, JsonObject } from '../../core/json.js';
+import { goQuoteChar } from '../../cni/gojson.js';
 
 // ───────────────────────────── nodes ─────────────────────────────
 
@@ -45,32 +46,10 @@ export class GoJsonSyntaxError extends Error {
   }
 }
 
-/** Go's `quoteChar`: the offending byte as a quoted rune, `'\''` and `'"'` special-cased. */
+/** Go's `quoteChar` of the offending byte (a non-ASCII character is named by its first UTF-8 byte). */
 function quoteChar(src: string, i: number): string {
   const cp = src.codePointAt(i) ?? 0;
-  // the scanner works on bytes: a non-ASCII character is reported by its first UTF-8 byte
-  const b = cp < 0x80 ? cp : new TextEncoder().encode(String.fromCodePoint(cp))[0]!;
-  if (b === 0x27) return `'\\''`;
-  if (b === 0x22) return `'"'`;
-  return `'${goQuoteRune(b)}'`;
-}
-
-/** The inside of `strconv.Quote(string(rune(b)))` for b < 256. */
-function goQuoteRune(b: number): string {
-  const named: Record<number, string> = {
-    7: '\\a',
-    8: '\\b',
-    12: '\\f',
-    10: '\\n',
-    13: '\\r',
-    9: '\\t',
-    11: '\\v',
-  };
-  if (named[b] !== undefined) return named[b];
-  if (b === 0x5c) return '\\\\';
-  if (b < 0x20 || b === 0x7f) return `\\x${b.toString(16).padStart(2, '0')}`;
-  if (b >= 0x80 && (b < 0xa1 || b === 0xad)) return `\\u${b.toString(16).padStart(4, '0')}`;
-  return String.fromCharCode(b);
+  return goQuoteChar(cp < 0x80 ? cp : new TextEncoder().encode(String.fromCodePoint(cp))[0]!);
 }
 
 const isWs = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;

@@ -6,6 +6,5 @@
 export * from './netconf.js';
 export * from './endpoint.js';
 export * from './ipam.js';
-export { annotate, GoPanicError, recoverPanics, withGoPanics } from './errors.js';
-export { ipNetString, ipString, maskIP, parseCIDR, parseIP, to4, type GoIP, type GoIPMask } from './goip.js';
+export { annotate, first } from './errors.js';
 export { GoJsonSyntaxError, GoJsonTypeError, parseGoJson, goUnmarshal, type GoJsonNode } from './gojson.js';

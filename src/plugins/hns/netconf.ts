@@ -24,6 +24,7 @@ import {
   type GoType,
 } from './gojson.js';
 import type { Json } from '../../core/json.js';
+import { parseUintBase0 } from '../../cni/gostrconv.js';
 
 // ───────────────────────────── types ─────────────────────────────
 
@@ -241,66 +242,12 @@ const PROTOCOL_ENUMS: ReadonlyMap<string, number> = new Map([
   ['icmpv6', 58],
 ]);
 
-/** Go's `underscoreOK`: `_` only between digits, or between a base prefix and a digit. */
-function underscoreOK(s: string): boolean {
-  let saw = '^';
-  let i = 0;
-  if (s.startsWith('-') || s.startsWith('+')) s = s.slice(1);
-  let hex = false;
-  if (s.length >= 2 && s[0] === '0' && 'box'.includes(s[1]!.toLowerCase())) {
-    i = 2;
-    saw = '0';
-    hex = s[1]!.toLowerCase() === 'x';
-  }
-  for (; i < s.length; i++) {
-    const c = s[i]!;
-    if ((c >= '0' && c <= '9') || (hex && c.toLowerCase() >= 'a' && c.toLowerCase() <= 'f')) {
-      saw = '0';
-      continue;
-    }
-    if (c === '_') {
-      if (saw !== '0') return false;
-      saw = '_';
-      continue;
-    }
-    if (saw === '_') return false;
-    saw = '!';
-  }
-  return saw !== '_';
-}
-
 /**
- * Go's `strconv.ParseUint(s, 0, 10)`: base from the prefix (`0x`, `0o`, `0b`, a bare leading `0`
- * for octal), `_` separators, a value of at most 1023; undefined where Go returns an error.
+ * Go's `strconv.ParseUint(s, 0, 10)`: base from the prefix, `_` separators, a value of at most 1023;
+ * undefined where Go returns an error.
  */
 export function parseUint10(s: string): number | undefined {
-  if (s === '') return undefined;
-  let body = s;
-  let base = 10;
-  if (s[0] === '0') {
-    const p = s.length >= 3 ? s[1]!.toLowerCase() : '';
-    if (p === 'b' || p === 'o' || p === 'x') {
-      base = p === 'b' ? 2 : p === 'o' ? 8 : 16;
-      body = s.slice(2);
-    } else {
-      base = 8;
-      body = s.slice(1);
-    }
-  }
-  let underscores = false;
-  let n = 0;
-  for (const ch of body) {
-    if (ch === '_') {
-      underscores = true;
-      continue;
-    }
-    const d = '0123456789abcdef'.indexOf(ch.toLowerCase());
-    if (d < 0 || d >= base) return undefined;
-    n = n * base + d;
-    if (n > 1023) return undefined; // out of range for bitSize 10
-  }
-  if (underscores && !underscoreOK(s)) return undefined;
-  return n;
+  return parseUintBase0(s, 10);
 }
 
 /**
@@ -441,13 +388,21 @@ function outboundNatLists(n: HnsNetConf, path: readonly string[], wanted: string
  */
 export function applyLoopbackDSRPolicy(n: HnsNetConf, ipText: string, dsrSupported: boolean): void {
   if (!dsrSupported) return;
-  const path = n.apiVersion === 2 ? ['Settings', 'Destinations'] : ['Destinations'];
-  if (outboundNatLists(n, path, ipText)) return;
+  appendOutboundNatUnlessListed(n, ipText, 'Destinations', 'Destinations');
+}
+
+/**
+ * An OutBoundNAT policy listing `value` under `v1Field` (v2: `Settings.<v2Field>`), appended unless
+ * an OutBoundNAT already lists that exact string there.
+ */
+function appendOutboundNatUnlessListed(n: HnsNetConf, value: string, v1Field: string, v2Field: string): void {
+  const path = n.apiVersion === 2 ? ['Settings', v2Field] : [v1Field];
+  if (outboundNatLists(n, path, value)) return;
   append(
     n,
     n.apiVersion === 2
-      ? `{"Type": "OutBoundNAT", "Settings": {"Destinations": ["${ipText}"]}}`
-      : `{"Type": "OutBoundNAT", "Destinations": ["${ipText}"]}`,
+      ? `{"Type": "OutBoundNAT", "Settings": {"${v2Field}": ["${value}"]}}`
+      : `{"Type": "OutBoundNAT", "${v1Field}": ["${value}"]}`,
   );
 }
 
@@ -458,14 +413,7 @@ export function applyLoopbackDSRPolicy(n: HnsNetConf, ipText: string, dsrSupport
  */
 export function applyOutboundNatPolicy(n: HnsNetConf, exceptionCIDR: string): void {
   if (exceptionCIDR === '') return;
-  const path = n.apiVersion === 2 ? ['Settings', 'Exceptions'] : ['ExceptionList'];
-  if (outboundNatLists(n, path, exceptionCIDR)) return;
-  append(
-    n,
-    n.apiVersion === 2
-      ? `{"Type": "OutBoundNAT", "Settings": {"Exceptions": ["${exceptionCIDR}"]}}`
-      : `{"Type": "OutBoundNAT", "ExceptionList": ["${exceptionCIDR}"]}`,
-  );
+  appendOutboundNatUnlessListed(n, exceptionCIDR, 'ExceptionList', 'Exceptions');
 }
 
 /**

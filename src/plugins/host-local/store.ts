@@ -8,6 +8,7 @@
 import { joinPath, type FileStore } from '../../core/files.js';
 import { GoError } from '../../cni/gojson.js';
 import { ipString, parseIP, type IP } from './ip.js';
+import { isGoSpace } from '../../cni/gostrconv.js';
 
 /** `backend.Store`. Every method is synchronous: the lock is held by not yielding in between. */
 export interface Store {
@@ -30,23 +31,6 @@ export const LINE_BREAK = '\r\n';
 const LAST_IP_FILE_PREFIX = 'last_reserved_ip.';
 /** `defaultDataDir`. */
 export const DEFAULT_DATA_DIR = '/var/lib/cni/networks';
-
-/** Go's `unicode.IsSpace`. */
-function isGoSpace(c: number): boolean {
-  return (
-    c === 0x20 ||
-    (c >= 0x09 && c <= 0x0d) ||
-    c === 0x85 ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000
-  );
-}
 
 /** `strings.TrimSpace`. */
 export function goTrimSpace(s: string): string {

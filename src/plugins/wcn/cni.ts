@@ -6,7 +6,8 @@
  * the optional flags) and `GetCurrResult` (the result WCN prints, raw-byte `mac` included).
  */
 import type { NetworkConfig } from './config.js';
-import { incByte3, indexOutOfRange, parseCIDR, ZERO_NET, type GoIP, type GoNet } from './gonet.js';
+import { indexOutOfRange } from '../../cni/gopanic.js';
+import { incByte3, parseCIDR, ZERO_NET, type GoIP, type GoNet } from './gonet.js';
 import {
   emptyEndpointInfo,
   type DNSInfo,

@@ -18,6 +18,7 @@ import {
 import type { HostComputeNetwork } from '../../api/hcn/network.js';
 import { hasFeature } from '../../api/hcn/support.js';
 import type { JsonObject } from '../../core/json.js';
+import { GoPanic, indexOutOfRange } from '../../cni/gopanic.js';
 import { delegateAdd, delegateDel } from '../../cni/invoke.js';
 import { resultJson } from '../../cni/result.js';
 import type { CmdArgs, PluginContext } from '../../cni/skel.js';
@@ -30,8 +31,6 @@ import {
 } from './config.js';
 import {
   goEndpointV,
-  GoPanic,
-  indexOutOfRange,
   ipEqual,
   maskIP,
   maskOnes,

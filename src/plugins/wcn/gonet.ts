@@ -1,9 +1,9 @@
 /**
  * The pieces of Go's `net`, `strconv` and `fmt` that windows-container-networking's behaviour hangs
  * on (reference cni-windows.md §4; Go 1.21, the toolchain of WCN @ b96345f): nil-able `net.IP` /
- * `net.IPNet` and their `String()` (`<nil>`), `IP.Mask`, `net.ParseMAC`, `strconv.ParseUint(s, 0,
- * 10)`, `%v` of hcsshim v0.8.26's `*hcn.HostComputeEndpoint` (it appears inside WCN's error
- * messages), and panics.
+ * `net.IPNet` and their `String()` (`<nil>`), `IP.Mask`, and `%v` of hcsshim v0.8.26's
+ * `*hcn.HostComputeEndpoint` (it appears inside WCN's error messages). `net.ParseMAC`, `strconv`
+ * and panics are in `src/cni/` (`gomac.ts`, `gostrconv.ts`, `gopanic.ts`).
  */
 import type { Json } from '../../core/json.js';
 import { goFormatIP, goParseCIDR, goParseIP, type GoIP } from '../../cni/goip.js';
@@ -121,127 +121,6 @@ export function goNetString(n: GoNet): string {
   return `${goFormatIP(ip)}/${mask.ones}`;
 }
 
-// ─────────────────────────────────────────── MAC ─────────────────────────────────────────────
-
-function hexVal(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  if (c >= 65 && c <= 70) return c - 55;
-  if (c >= 97 && c <= 102) return c - 87;
-  return -1;
-}
-
-/**
- * `net.ParseMAC`: EUI-48, EUI-64 or 20-octet IPoIB addresses as `xx:xx:…`, `xx-xx-…` or
- * `xxxx.xxxx.…`; undefined on any other text (Go's error, which WCN ignores).
- */
-export function parseMAC(s: string): Uint8Array | undefined {
-  if (s.length < 14) return undefined;
-  const sizes = [6, 8, 20];
-  const out: number[] = [];
-  if (s[2] === ':' || s[2] === '-') {
-    if ((s.length + 1) % 3 !== 0) return undefined;
-    const n = (s.length + 1) / 3;
-    if (!sizes.includes(n)) return undefined;
-    for (let i = 0, x = 0; i < n; i++, x += 3) {
-      const hi = hexVal(s.charCodeAt(x));
-      const lo = hexVal(s.charCodeAt(x + 1));
-      if (hi < 0 || lo < 0) return undefined;
-      if (i < n - 1 && s[x + 2] !== s[2]) return undefined;
-      out.push(hi * 16 + lo);
-    }
-    return Uint8Array.from(out);
-  }
-  if (s[4] === '.') {
-    if ((s.length + 1) % 5 !== 0) return undefined;
-    const n = (2 * (s.length + 1)) / 5;
-    if (!sizes.includes(n)) return undefined;
-    for (let i = 0, x = 0; i < n; i += 2, x += 5) {
-      const d = [0, 1, 2, 3].map((k) => hexVal(s.charCodeAt(x + k)));
-      if (d.some((v) => v < 0)) return undefined;
-      if (i < n - 2 && s[x + 4] !== '.') return undefined;
-      out.push(d[0]! * 16 + d[1]!, d[2]! * 16 + d[3]!);
-    }
-    return Uint8Array.from(out);
-  }
-  return undefined;
-}
-
-// ───────────────────────────────────────── strconv ───────────────────────────────────────────
-
-/**
- * `strconv.ParseUint(s, 0, bitSize)`: base from the prefix (`0x`, `0o`, `0b`, a bare leading `0`
- * for octal, else decimal), underscores allowed only between digits (base 0), no sign. Undefined on
- * Go's syntax or range error.
- */
-export function parseUintBase0(s: string, bitSize: number): number | undefined {
-  if (s === '') return undefined;
-  let base = 10;
-  let body = s;
-  if (s[0] === '0') {
-    const p = s[1]?.toLowerCase();
-    if (s.length >= 3 && p === 'x') {
-      base = 16;
-      body = s.slice(2);
-    } else if (s.length >= 3 && p === 'o') {
-      base = 8;
-      body = s.slice(2);
-    } else if (s.length >= 3 && p === 'b') {
-      base = 2;
-      body = s.slice(2);
-    } else {
-      base = 8;
-      body = s.slice(1);
-    }
-  }
-  if (!underscoreOK(s)) return undefined;
-  const max = 2 ** bitSize - 1;
-  let n = 0;
-  let digits = 0;
-  for (const ch of body) {
-    if (ch === '_') continue;
-    const d = hexVal(ch.charCodeAt(0));
-    if (d < 0 || d >= base) return undefined;
-    n = n * base + d;
-    digits++;
-    if (n > max) return undefined;
-  }
-  // a bare "0" is decimal zero; "0x" alone has no digits
-  if (digits === 0 && !(s === '0' || /^0_*$/.test(s))) return undefined;
-  return n;
-}
-
-/** Go's `underscoreOK`: underscores only between digits or between the base prefix and a digit. */
-function underscoreOK(s: string): boolean {
-  let saw = '^';
-  let i = 0;
-  let hex = false;
-  if (s.length >= 1 && (s[0] === '-' || s[0] === '+')) s = s.slice(1);
-  if (s.length >= 2 && s[0] === '0') {
-    const p = s[1]!.toLowerCase();
-    if (p === 'x' || p === 'o' || p === 'b') {
-      i = 2;
-      saw = '0';
-      hex = p === 'x';
-    }
-  }
-  for (; i < s.length; i++) {
-    const c = s[i]!;
-    const lower = c.toLowerCase();
-    if ((c >= '0' && c <= '9') || (hex && lower >= 'a' && lower <= 'f')) {
-      saw = '0';
-      continue;
-    }
-    if (c === '_') {
-      if (saw !== '0') return false;
-      saw = '_';
-      continue;
-    }
-    if (saw === '_') return false;
-    saw = '!';
-  }
-  return saw !== '_';
-}
-
 // ─────────────────────────────────────────── fmt ─────────────────────────────────────────────
 
 /** `%v` of a `[]byte` (`json.RawMessage`): `[123 34 …]`. */
@@ -311,40 +190,4 @@ export function goEndpointV(ep: HostComputeEndpointDoc): string {
     `[${policies}] [${ipconfs}] {${dns.Domain ?? ''} ${listV(dns.Search)} ${listV(dns.ServerList)} ${listV(dns.Options)}} ` +
     `[${routes}] ${ep.MacAddress ?? ''} ${ep.Flags ?? 0} ${healthV} {${sv.Major} ${sv.Minor}}}`
   );
-}
-
-// ────────────────────────────────────────── panics ───────────────────────────────────────────
-
-/**
- * A Go panic inside the plugin: the process dies with exit status 2, the panic and a goroutine
- * trace on stderr and nothing more on stdout; deferred functions whose condition is a named error
- * result see nil (so WCN's deferred IPAM release does not run).
- */
-export class GoPanic extends Error {
-  constructor(
-    readonly value: string,
-    readonly runtimeError = false,
-  ) {
-    super(value);
-    this.name = 'GoPanic';
-  }
-
-  /** What the Go runtime writes to stderr (the trace abridged). */
-  stderr(): string {
-    const head = this.runtimeError ? `panic: runtime error: ${this.value}` : `panic: ${this.value}`;
-    const signal = this.value.includes('nil pointer dereference')
-      ? '\n[signal 0xc0000005 code=0x0 addr=0x0 pc=0x0]'
-      : '';
-    return `${head}${signal}\n\ngoroutine 1 [running]:\n(simulated)\n`;
-  }
-}
-
-/** `panic: runtime error: invalid memory address or nil pointer dereference`. */
-export function nilDereference(): GoPanic {
-  return new GoPanic('invalid memory address or nil pointer dereference', true);
-}
-
-/** `panic: runtime error: index out of range [i] with length n`. */
-export function indexOutOfRange(index: number, length: number): GoPanic {
-  return new GoPanic(`index out of range [${index}] with length ${length}`, true);
 }

@@ -14,16 +14,15 @@ import { field, goAny, GoError, goString, goStruct, goUnmarshal, type GoType } f
 import {
   goIPString,
   goNetString,
-  GoPanic,
-  nilDereference,
   parseCIDR,
   parseIP,
-  parseMAC,
   ZERO_NET,
   type GoIP,
   type GoMask,
   type GoNet,
 } from './gonet.js';
+import { GoPanic, nilDereference } from '../../cni/gopanic.js';
+import { parseMAC } from '../../cni/gomac.js';
 import { CNIPolicyType, type Policy } from './policy.js';
 
 /** `network.DNSInfo`. */

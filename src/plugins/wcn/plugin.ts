@@ -14,19 +14,10 @@ import {
   type ExecRequest,
   type PluginHost,
 } from '../../cni/contracts.js';
-import { field, goMarshal, GoOrdered, goString, goStruct, goUnmarshal } from '../../cni/gojson.js';
+import { goMarshal, GoOrdered } from '../../cni/gojson.js';
 import { errorText } from '../../cni/result.js';
-import {
-  pluginMain,
-  validateContainerID,
-  validateInterfaceName,
-  validateNetworkName,
-  type CmdArgs,
-  type CmdFunc,
-  type PluginContext,
-} from '../../cni/skel.js';
+import { pluginMain, validateConfig, validateContainerID, validateInterfaceName } from '../../cni/skel.js';
 import { cmdAdd, cmdCheck, cmdDel } from './core.js';
-import { GoPanic } from './gonet.js';
 
 /** `cni.VersionsSupported`: 0.3.1 and 1.1.0 are not in it, so the exact-match check rejects them. */
 export const WCN_VERSIONS: readonly string[] = ['0.2.0', '0.3.0', '0.4.0', '1.0.0'];
@@ -44,24 +35,6 @@ const REQUIRED: Readonly<Record<string, readonly string[]>> = {
   DEL: ['CNI_COMMAND', 'CNI_CONTAINERID', 'CNI_IFNAME', 'CNI_PATH'],
 };
 const VARS = ['CNI_COMMAND', 'CNI_CONTAINERID', 'CNI_NETNS', 'CNI_IFNAME', 'CNI_ARGS', 'CNI_PATH'];
-
-const NAME_STRUCT = goStruct('struct { Name string "json:\\"name\\"" }', [field('name', goString)], '');
-
-/** skel's `validateConfig`. */
-function validateConfig(stdin: Uint8Array): CniError | undefined {
-  let conf: Record<string, unknown>;
-  try {
-    conf = (goUnmarshal(stdin, NAME_STRUCT) ?? {}) as Record<string, unknown>;
-  } catch (e) {
-    return new CniError(
-      CniErrorCode.DecodingFailure,
-      `error unmarshall network config: ${(e as Error).message}`,
-    );
-  }
-  const name = typeof conf['name'] === 'string' ? conf['name'] : '';
-  if (name === '') return new CniError(CniErrorCode.InvalidNetworkConfig, 'missing network name');
-  return validateNetworkName(name);
-}
 
 function failed(err: CniError): ExecOutput {
   return { exitCode: 1, stdout: errorText(err), stderr: '' };
@@ -100,8 +73,9 @@ function skel112Front(request: ExecRequest): ExecOutput | undefined {
     return { exitCode: 0, stdout: `${goMarshal(info)}\n`, stderr: '' };
   }
   const stdin = typeof request.stdin === 'string' ? Buffer.from(request.stdin, 'utf8') : request.stdin;
+  const conf = validateConfig(stdin);
   const err =
-    validateConfig(stdin) ??
+    (conf instanceof CniError ? conf : undefined) ??
     validateContainerID(get('CNI_CONTAINERID')) ??
     validateInterfaceName(get('CNI_IFNAME'));
   if (err) return failed(err);
@@ -111,35 +85,15 @@ function skel112Front(request: ExecRequest): ExecOutput | undefined {
   return undefined;
 }
 
-/** A command function that records a Go panic for the process wrapper before skel sees it. */
-function trap(fn: CmdFunc, slot: { panic?: GoPanic }): CmdFunc {
-  return async (args: CmdArgs, ctx: PluginContext) => {
-    try {
-      await fn(args, ctx);
-    } catch (e) {
-      if (e instanceof GoPanic) slot.panic = e;
-      throw e;
-    }
-  };
-}
-
 /** One WCN binary: `type` is its file name (the network type comes from the config's `type`). */
 function wcnPlugin(type: 'sdnbridge' | 'sdnoverlay' | 'nat'): CniPlugin {
+  const inner = pluginMain(type, { add: cmdAdd, del: cmdDel, check: cmdCheck }, WCN_VERSIONS, WCN_ABOUT, {
+    panicFrame: () => '(simulated)',
+  });
   return {
     type,
     async exec(host: PluginHost, request: ExecRequest, depth = 0): Promise<ExecOutput> {
-      const front = skel112Front(request);
-      if (front) return front;
-      const slot: { panic?: GoPanic } = {};
-      const inner = pluginMain(
-        type,
-        { add: trap(cmdAdd, slot), del: trap(cmdDel, slot), check: trap(cmdCheck, slot) },
-        WCN_VERSIONS,
-        WCN_ABOUT,
-      );
-      const out = await inner.exec(host, request, depth);
-      if (slot.panic) return { exitCode: 2, stdout: '', stderr: out.stderr + slot.panic.stderr() };
-      return out;
+      return skel112Front(request) ?? inner.exec(host, request, depth);
     },
   };
 }

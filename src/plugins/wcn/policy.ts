@@ -6,7 +6,8 @@
  * field order and `omitempty` rules.
  */
 import type { Json, JsonObject } from '../../core/json.js';
-import { goIPString, parseUintBase0, type GoIP } from './gonet.js';
+import { parseUintBase0 } from '../../cni/gostrconv.js';
+import { goIPString, type GoIP } from './gonet.js';
 
 /** `network.CNIPolicyType`: the `Name` of an AdditionalArgs entry becomes the policy's type. */
 export const CNIPolicyType = {

@@ -11,7 +11,7 @@ import {
   sandboxContainerId,
   windowsDelegate,
 } from '../../../src/plugins/flannel/delegate.js';
-import { GoPanic } from '../../../src/plugins/flannel/gonet.js';
+import { GoPanic } from '../../../src/cni/gopanic.js';
 import { parseSubnetEnv } from '../../../src/plugins/flannel/subnet-env.js';
 
 const FENV = parseSubnetEnv(

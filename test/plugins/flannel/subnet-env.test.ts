@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { FileStore } from '../../../src/core/files.js';
 import { loadSubnetEnv, parseSubnetEnv, SubnetEnvError } from '../../../src/plugins/flannel/subnet-env.js';
-import { GoPanic, netString } from '../../../src/plugins/flannel/gonet.js';
+import { GoPanic } from '../../../src/cni/gopanic.js';
+import { netString } from '../../../src/cni/goip.js';
 
 const FILE = '/run/flannel/subnet.env';
 

@@ -12,9 +12,9 @@ import {
   maskIP,
   parseCIDR,
   parseIP,
-  parseMAC,
   setByte3,
 } from '../../../src/plugins/wcn/gonet.js';
+import { parseMAC } from '../../../src/cni/gomac.js';
 
 describe('net.ParseMAC', () => {
   it('reads the three notations and the three lengths', () => {

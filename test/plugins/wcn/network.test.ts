@@ -14,7 +14,8 @@ import { HostComputeNetwork } from '../../../src/api/hcn/network.js';
 import { createHost } from '../../../src/host/host.js';
 import { getEndpointInfo, getNetworkInfo } from '../../../src/plugins/wcn/cni.js';
 import { parseNetworkConfig } from '../../../src/plugins/wcn/config.js';
-import { GoPanic, parseIP } from '../../../src/plugins/wcn/gonet.js';
+import { GoPanic } from '../../../src/cni/gopanic.js';
+import { parseIP } from '../../../src/plugins/wcn/gonet.js';
 import {
   emptyEndpointInfo,
   endpointInfoFromHcn,

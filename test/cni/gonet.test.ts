@@ -4,14 +4,9 @@
  * `HardwareAddr.String()` (`src/net/mac_test.go` parseMACTests).
  */
 import { describe, expect, it } from 'vitest';
-import {
-  ipEqual,
-  macString,
-  netString,
-  parseCIDRNet,
-  parseMAC,
-  parseUint10,
-} from '../../../src/plugins/flannel/gonet.js';
+import { ipEqual, netString, parseCIDRNet } from '../../src/cni/goip.js';
+import { macString, parseMAC } from '../../src/cni/gomac.js';
+import { parseUint10 } from '../../src/cni/gostrconv.js';
 
 describe('net.ParseCIDR → IPNet.String()', () => {
   // golang/go src/net/ip_test.go parseCIDRTests: the *IPNet each input yields, printed

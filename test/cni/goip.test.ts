@@ -1,10 +1,10 @@
 /**
- * Go `net` behaviours the plugins compute with (src/plugins/hns/goip.ts). Expected values were
+ * Go `net` behaviours the plugins compute with (src/cni/goip.ts). Expected values were
  * printed by Go's `net` package: `ParseCIDR` keeps a 16-byte IPv4 host address, `IP.Mask` returns
  * 4 bytes for it, `IPNet.String()` does not mask and gives `<nil>` when families disagree.
  */
 import { describe, expect, it } from 'vitest';
-import { ipNetString, ipString, maskIP, parseCIDR, parseIP, to4 } from '../../../src/plugins/hns/goip.js';
+import { ipNetString, ipString, maskIP, parseCIDR, parseIP, to4 } from '../../src/cni/goip.js';
 
 describe('Go net.IP', () => {
   it('ParseCIDR keeps the host address (16 bytes for IPv4) and accepts leading zeros in the length', () => {
