@@ -318,8 +318,11 @@ export function goSyntaxError(input: string | Uint8Array): string | undefined {
     if (err !== undefined) return err;
   }
   if (state === S.EndTop) return undefined;
-  // Go's eof(): a trailing space completes a top-level number
-  if (step(0x20) === undefined && (state as S) === S.EndTop) return undefined;
+  // Go's eof(): one more step with a space, whose own error wins (`tru` → "invalid character ' '
+  // in literal true (expecting 'e')"); a space completes a top-level number
+  const err = step(0x20);
+  if (err !== undefined) return err;
+  if ((state as S) === S.EndTop) return undefined;
   return 'unexpected end of JSON input';
 }
 
