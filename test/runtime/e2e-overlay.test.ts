@@ -191,7 +191,7 @@ describe('containerd + sdnoverlay (windows-container-networking) + host-local', 
         },
       ],
     };
-    const rt = new ContainerdRuntime(host, { networks: [cniNetwork(host, conflist)] });
+    const rt = new ContainerdRuntime(host, { networks: [cniNetwork(host, JSON.stringify(conflist))] });
     const ids = [await rt.runPodSandbox(pod(0)), await rt.runPodSandbox(pod(1))];
     const ips = await Promise.all(ids.map(async (id) => (await rt.podSandboxStatus(id)).network.ip));
     expect(ips).toEqual(['10.244.1.2', '10.244.1.3']);
