@@ -12,6 +12,7 @@
 
 // host
 export { createHost, Host, TOKENS, type HostOptions } from './host/host.js';
+export { auditNode, type AuditFinding, type AuditKind, type AuditOptions } from './host/audit.js';
 export {
   SERVICE_RESTART_DEFAULT,
   REBOOT_DEFAULT,

@@ -12,6 +12,7 @@ import { Clock } from '../core/clock.js';
 import { hnsError } from '../core/errors.js';
 import { EventBus } from '../core/events.js';
 import { FileStore } from '../core/files.js';
+import { auditNode, type AuditFinding, type AuditOptions } from './audit.js';
 import { Rng } from '../core/rng.js';
 import { FaultInjector } from '../api/faults.js';
 import { FlatApi } from '../api/flat.js';
@@ -223,6 +224,15 @@ export class Host {
       }
     }
     return out;
+  }
+
+  /**
+   * The leak audit (src/host/audit.ts): endpoints nobody uses, namespaces no container joined, IP
+   * reservations with no endpoint, remote endpoints no load balancer names, stale libcni cache
+   * entries and flannel configs, and any inconsistency of the HNS store. `[]` when clean.
+   */
+  audit(options: AuditOptions = {}): AuditFinding[] {
+    return auditNode(this.hns.store, this.hcs, this.files, options);
   }
 
   /** The vSwitches HNS created, with the networks on each. */

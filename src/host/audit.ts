@@ -1,0 +1,182 @@
+/**
+ * The leak audit of one node (`host.audit()`): what a CNI plugin or a runtime left behind, read from
+ * the node's HNS state, its compute systems and its disk, as a list of findings. The kinds follow
+ * the leaks of reference cni-windows.md §7 (P3, P4, P5, P7, P15) and kubernetes-windows.md §4
+ * (#2, #3, #18): an endpoint nobody uses, an empty namespace, an IP reservation with no endpoint,
+ * a remote endpoint no load balancer names, a libcni cache entry or a flannel config for a pod that
+ * is gone, and any inconsistency of the HNS store itself. Read-only.
+ *
+ *   expect(host.audit()).toEqual([]);   // after every pod is deleted
+ */
+import { formatIp } from '../addr/ip.js';
+import { normalizePath } from '../core/files.js';
+import type { FileStore } from '../core/files.js';
+import { isJsonObject } from '../core/json.js';
+import { auditStore } from '../hns/audit.js';
+import type { HnsStore } from '../hns/store.js';
+import type { HcsService } from '../hcs/service.js';
+
+export type AuditKind =
+  | 'endpoint-unused'
+  | 'namespace-without-container'
+  | 'ip-reservation-orphaned'
+  | 'remote-endpoint-unreferenced'
+  | 'cni-cache-stale'
+  | 'flannel-config-stale'
+  | 'store-inconsistent';
+
+export interface AuditFinding {
+  readonly kind: AuditKind;
+  /** The object: an endpoint or namespace ID, or a file path. */
+  readonly object: string;
+  /** One readable line: what it is and why it counts. */
+  readonly detail: string;
+}
+
+export interface AuditOptions {
+  /** host-local's data directories (default `/var/lib/cni/networks`). */
+  readonly hostLocalDirs?: readonly string[];
+  /** libcni's cache directories (default `/var/lib/cni`). */
+  readonly cacheDirs?: readonly string[];
+  /** flannel's data directories (default `/var/lib/cni/flannel`). */
+  readonly flannelDirs?: readonly string[];
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Every leak and inconsistency of the node, in a stable order (by kind, then object). */
+export function auditNode(
+  s: HnsStore,
+  hcs: HcsService,
+  files: FileStore,
+  options: AuditOptions = {},
+): AuditFinding[] {
+  const out: AuditFinding[] = [];
+  const add = (kind: AuditKind, object: string, detail: string) => out.push({ kind, object, detail });
+
+  for (const line of auditStore(s)) add('store-inconsistent', '', line);
+
+  // endpoints: a local endpoint in no namespace, shared with no container, on no VM port and named
+  // by no load balancer, route or policy list is used by nobody
+  const inNamespace = new Set<string>();
+  for (const ns of s.namespaces.values()) {
+    for (const r of ns.Resources) if (r.Type === 'Endpoint') inNamespace.add(r.ID.toLowerCase());
+  }
+  const liveIps = new Set<string>();
+  for (const e of s.endpoints.values()) {
+    for (const c of e.IpConfigurations) liveIps.add(formatIp(c.addr));
+    const referenced = (s.endpointRefs.get(e.ID)?.size ?? 0) > 0;
+    if ((e.Flags & 1) !== 0) {
+      if (!referenced) {
+        add(
+          'remote-endpoint-unreferenced',
+          e.ID,
+          `remote endpoint ${e.Name || e.ID} is named by no load balancer`,
+        );
+      }
+      continue;
+    }
+    const used =
+      inNamespace.has(e.ID.toLowerCase()) ||
+      e.SharedContainers.length > 0 ||
+      e.VmPort !== undefined ||
+      referenced;
+    if (!used) {
+      add(
+        'endpoint-unused',
+        e.ID,
+        `endpoint ${e.Name || e.ID} is in no namespace, attached to no container or VM and named by nothing`,
+      );
+    }
+  }
+
+  // namespaces: one no container has joined is left over (a pod's pause container holds its
+  // namespace while the pod lives); the host's own (HostDefault, compartment 1) never is
+  for (const ns of s.namespaces.values()) {
+    if (ns.Type === 'HostDefault' || ns.NamespaceId === 1 || ns.IsDefault) continue;
+    if (ns.Resources.some((r) => r.Type === 'Container')) continue;
+    const eps = ns.Resources.length;
+    add(
+      'namespace-without-container',
+      ns.ID,
+      `namespace ${ns.ID} (compartment ${ns.NamespaceId}) has no container${eps ? ` and holds ${eps} endpoint${eps > 1 ? 's' : ''}` : ' and holds nothing'}`,
+    );
+  }
+
+  // host-local: <dataDir>/<network>/<ip> whose address is on no endpoint (`:` written as `_`)
+  for (const dir of options.hostLocalDirs ?? ['/var/lib/cni/networks']) {
+    for (const net of files.list(dir)) {
+      const netDir = `${normalizePath(dir).display}/${net}`;
+      if (!files.isDirectory(netDir)) continue;
+      for (const name of files.list(netDir)) {
+        if (name === 'lock' || name.startsWith('last_reserved_ip')) continue;
+        const path = `${netDir}/${name}`;
+        const ip = name.replace(/_/g, ':');
+        if (!liveIps.has(ip)) {
+          const owner = (files.read(path) ?? '').split('\r\n')[0] ?? '';
+          add(
+            'ip-reservation-orphaned',
+            path,
+            `host-local reserved ${ip} for ${owner || '?'} on ${net}, and no endpoint has it`,
+          );
+        }
+      }
+    }
+  }
+
+  const namespaceIds = new Set([...s.namespaces.keys()].map((k) => k.toLowerCase()));
+  // libcni's cache: an attachment whose namespace (a containerd GUID) is gone, or whose container
+  // (dockershim's `none` / `container:<id>`) no compute system has, is stale
+  for (const dir of options.cacheDirs ?? ['/var/lib/cni']) {
+    const results = `${normalizePath(dir).display}/results`;
+    for (const name of files.list(results)) {
+      const path = `${results}/${name}`;
+      let doc: unknown;
+      try {
+        doc = JSON.parse(files.read(path) ?? '');
+      } catch {
+        add('cni-cache-stale', path, 'libcni cache entry that is not JSON');
+        continue;
+      }
+      if (!isJsonObject(doc)) continue;
+      const netns = typeof doc['netns'] === 'string' ? doc['netns'] : '';
+      const cid = typeof doc['containerId'] === 'string' ? doc['containerId'] : '';
+      if (GUID.test(netns)) {
+        if (!namespaceIds.has(netns.toLowerCase())) {
+          add('cni-cache-stale', path, `cached attachment of ${cid} names namespace ${netns}, which is gone`);
+        }
+      } else if (cid !== '' && !hcs.find(cid)) {
+        add('cni-cache-stale', path, `cached attachment of ${cid}, which no compute system is`);
+      }
+    }
+  }
+
+  // flannel: <dataDir>/<sandboxID> for a sandbox that no compute system is
+  for (const dir of options.flannelDirs ?? ['/var/lib/cni/flannel']) {
+    for (const name of files.list(dir)) {
+      const path = `${normalizePath(dir).display}/${name}`;
+      if (files.isDirectory(path)) continue;
+      if (!hcs.find(name))
+        add(
+          'flannel-config-stale',
+          path,
+          `flannel's saved delegate for sandbox ${name}, which no compute system is`,
+        );
+    }
+  }
+
+  const order: readonly AuditKind[] = [
+    'store-inconsistent',
+    'endpoint-unused',
+    'namespace-without-container',
+    'remote-endpoint-unreferenced',
+    'ip-reservation-orphaned',
+    'cni-cache-stale',
+    'flannel-config-stale',
+  ];
+  return out.sort(
+    (a, b) =>
+      order.indexOf(a.kind) - order.indexOf(b.kind) ||
+      (a.object < b.object ? -1 : a.object > b.object ? 1 : 0),
+  );
+}

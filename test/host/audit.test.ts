@@ -1,0 +1,209 @@
+/**
+ * `host.audit()`: each kind of leak is produced by the real flow that leaks it (the pitfalls of
+ * cni-windows.md §7) and goes when the leak is cleaned up; a live pod and a torn-down one are clean.
+ */
+import { describe, expect, it } from 'vitest';
+import { createHost, type Host } from '../../src/host/host.js';
+import { execPlugin } from '../../src/plugins/index.js';
+import { ContainerdRuntime } from '../../src/runtime/containerd.js';
+import { cniNetwork } from '../../src/runtime/network.js';
+
+function node(): { host: Host; networkId: string } {
+  const host = createHost({ seed: 3 });
+  const r = host.api.HcnCreateNetwork(null, {
+    Name: 'cbr0',
+    Type: 'L2Bridge',
+    SchemaVersion: { Major: 2, Minor: 0 },
+    Ipams: [
+      {
+        Type: 'Static',
+        Subnets: [
+          {
+            IpAddressPrefix: '10.244.1.0/24',
+            Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
+          },
+        ],
+      },
+    ],
+  });
+  if (!r.ok) throw new Error(r.message);
+  return { host, networkId: (r.result as { ID: string }).ID };
+}
+
+function ok<T>(r: { ok: true; result: T } | { ok: false; message: string }): T {
+  if (!r.ok) throw new Error(r.message);
+  return r.result;
+}
+
+const kinds = (h: Host) => h.audit().map((f) => f.kind);
+
+const CONFLIST = {
+  cniVersion: '1.0.0',
+  name: 'cbr0',
+  plugins: [
+    {
+      type: 'win-bridge',
+      apiVersion: 2,
+      ipam: { type: 'host-local', subnet: '10.244.1.0/24', rangeStart: '10.244.1.3' },
+    },
+  ],
+};
+
+describe('host.audit()', () => {
+  it('a fresh node, a live pod and a torn-down pod are clean', async () => {
+    const { host } = node();
+    expect(host.audit()).toEqual([]);
+    const rt = new ContainerdRuntime(host, { networks: [cniNetwork(host, CONFLIST)] });
+    const pod = await rt.runPodSandbox({ metadata: { name: 'web', namespace: 'default', uid: 'u1' } });
+    expect(host.audit()).toEqual([]);
+    await rt.stopPodSandbox(pod);
+    await rt.removePodSandbox(pod);
+    expect(host.audit()).toEqual([]);
+  });
+
+  it('an endpoint nobody uses, until a namespace with a container holds it', () => {
+    const { host, networkId } = node();
+    const ep = ok(
+      host.api.HcnCreateEndpoint(networkId, null, { Name: 'lost', SchemaVersion: { Major: 2, Minor: 0 } }),
+    );
+    expect(host.audit()).toEqual([
+      {
+        kind: 'endpoint-unused',
+        object: ep.ID,
+        detail: 'endpoint lost is in no namespace, attached to no container or VM and named by nothing',
+      },
+    ]);
+    const ns = ok(host.api.HcnCreateNamespace(null, { SchemaVersion: { Major: 2, Minor: 0 } }));
+    ok(
+      host.api.HcnModifyNamespace(ns.ID, {
+        ResourceType: 'Endpoint',
+        RequestType: 'Add',
+        Settings: { EndpointId: ep.ID },
+      }),
+    );
+    // now the namespace holds it, but no container joined the namespace (pitfall P4's shape)
+    expect(host.audit().map((f) => [f.kind, f.detail])).toEqual([
+      ['namespace-without-container', expect.stringMatching(/has no container and holds 1 endpoint$/)],
+    ]);
+    ok(
+      host.api.HcsCreateComputeSystem('pause', {
+        SchemaVersion: { Major: 2, Minor: 1 },
+        Container: { Networking: { Namespace: ns.ID } },
+      }),
+    );
+    ok(host.api.HcsStartComputeSystem('pause', ''));
+    expect(host.audit()).toEqual([]);
+  });
+
+  it('a remote endpoint no load balancer names', () => {
+    const { host, networkId } = node();
+    const remote = ok(
+      host.api.HcnCreateEndpoint(networkId, null, {
+        Name: 'remote',
+        Flags: 1,
+        IpConfigurations: [{ IpAddress: '10.244.2.5' }],
+        SchemaVersion: { Major: 2, Minor: 0 },
+      }),
+    );
+    expect(kinds(host)).toEqual(['remote-endpoint-unreferenced']);
+    ok(
+      host.api.HcnCreateLoadBalancer(null, {
+        HostComputeEndpoints: [remote.ID],
+        FrontendVIPs: ['10.96.0.20'],
+        PortMappings: [{ Protocol: 6, InternalPort: 80, ExternalPort: 80 }],
+        SchemaVersion: { Major: 2, Minor: 0 },
+      }),
+    );
+    expect(host.audit()).toEqual([]);
+  });
+
+  it('a host-local reservation with no endpoint (pitfall P3: IPAM ran, the endpoint never came), until DEL', async () => {
+    const { host } = node();
+    const env = { CNI_CONTAINERID: 'c1', CNI_NETNS: 'x', CNI_IFNAME: 'eth0', CNI_PATH: 'C:\\cni' };
+    const conf = JSON.stringify({
+      cniVersion: '1.0.0',
+      name: 'cbr0',
+      ipam: { type: 'host-local', subnet: '10.244.1.0/24' },
+    });
+    const add = await execPlugin(host, 'host-local', {
+      env: { ...env, CNI_COMMAND: 'ADD' },
+      stdin: JSON.stringify({ ...JSON.parse(conf), type: 'host-local', ...JSON.parse(conf).ipam }),
+    });
+    expect(add.exitCode, add.stdout).toBe(0);
+    expect(host.audit()).toEqual([
+      {
+        kind: 'ip-reservation-orphaned',
+        object: '/var/lib/cni/networks/cbr0/10.244.1.2',
+        detail: 'host-local reserved 10.244.1.2 for c1 on cbr0, and no endpoint has it',
+      },
+    ]);
+    const del = await execPlugin(host, 'host-local', {
+      env: { ...env, CNI_COMMAND: 'DEL' },
+      stdin: JSON.stringify({ ...JSON.parse(conf), type: 'host-local', ...JSON.parse(conf).ipam }),
+    });
+    expect(del.exitCode).toBe(0);
+    expect(host.audit()).toEqual([]);
+  });
+
+  it('a libcni cache entry whose namespace was deleted out of band (pitfall P5), beside the endpoint it strands', async () => {
+    const { host } = node();
+    const net = cniNetwork(host, CONFLIST);
+    const ns = ok(host.api.HcnCreateNamespace(null, { SchemaVersion: { Major: 2, Minor: 0 } }));
+    await net.runner.addNetworkList(net.list, { containerId: 'c2', netns: ns.ID, ifName: 'eth0' });
+    ok(host.api.HcnDeleteNamespace(ns.ID));
+    const found = host.audit();
+    expect(found.map((f) => f.kind)).toEqual(['endpoint-unused', 'cni-cache-stale']);
+    expect(found[1]).toEqual({
+      kind: 'cni-cache-stale',
+      object: '/var/lib/cni/results/cbr0-c2-eth0',
+      detail: `cached attachment of c2 names namespace ${ns.ID}, which is gone`,
+    });
+    // CNI DEL with the namespace gone (containerd sends an empty netns) cleans both up
+    await net.runner.delNetworkList(net.list, { containerId: 'c2', netns: '', ifName: 'eth0' });
+    expect(host.audit()).toEqual([]);
+  });
+
+  it('flannel’s saved delegate for a sandbox that is gone (pitfall P15: ADD failed after saving it)', async () => {
+    const { host } = node();
+    host.files.write(
+      '/run/flannel/subnet.env',
+      'FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.9.1/24\nFLANNEL_MTU=1450\nFLANNEL_IPMASQ=true\n',
+    );
+    const out = await execPlugin(host, 'flannel', {
+      env: {
+        CNI_COMMAND: 'ADD',
+        CNI_CONTAINERID: 'sb1',
+        CNI_NETNS: 'none',
+        CNI_IFNAME: 'eth0',
+        CNI_PATH: 'C:\\cni',
+      },
+      // the delegate's network (cbr9) does not exist: win-bridge fails after flannel saved its config
+      stdin: JSON.stringify({
+        cniVersion: '0.3.1',
+        name: 'cbr9',
+        type: 'flannel',
+        delegate: { type: 'win-bridge' },
+      }),
+    });
+    expect(out.exitCode).toBe(1);
+    expect(host.audit()).toEqual([
+      {
+        kind: 'flannel-config-stale',
+        object: '/var/lib/cni/flannel/sb1',
+        detail: "flannel's saved delegate for sandbox sb1, which no compute system is",
+      },
+    ]);
+  });
+
+  it('an inconsistent store is reported with the store audit’s own lines', () => {
+    const { host, networkId } = node();
+    const ep = ok(
+      host.api.HcnCreateEndpoint(networkId, null, { Name: 'x', SchemaVersion: { Major: 2, Minor: 0 } }),
+    );
+    // break an invariant behind the service's back: the network's allocation forgets the endpoint
+    host.hns.store.alloc.get(networkId)!.endpoints.delete(ep.ID);
+    const found = host.audit();
+    expect(found[0]!.kind).toBe('store-inconsistent');
+    expect(found.some((f) => f.kind === 'endpoint-unused')).toBe(true);
+  });
+});
