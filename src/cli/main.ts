@@ -274,8 +274,9 @@ ${PROFILE_HELP}
 ${ADAPTER_HELP}
   -h, --help        Show this help
 
-Exit status: the plugin's (0 success, 1 failure with its error document on stdout); 1 with
-a message on stderr when the state file cannot be read or written; 2 for a bad command line.
+Exit status: the plugin's (0 success; 1 failure, its error document on stdout; 2 where the
+Go plugin panics, the panic on stderr); 1 with a message on stderr when the state file cannot
+be read or written, or the plugin is unknown; 2 for a bad command line.
 `,
   call: `Usage: hnsim call --state FILE METHOD [PARAM]… [--json] [host options]
 

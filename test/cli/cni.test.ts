@@ -162,6 +162,36 @@ describe('hnsim cni: one invocation per command, one node across them', () => {
     expect(existsSync(state)).toBe(true);
   });
 
+  it('a Go panic in the plugin is exit 2 with the panic on stderr, and what it did stays in the state', async () => {
+    const state = stateFile();
+    const call = (...a: string[]) => run(['call', '--state', state, ...a]);
+    // a v1 network without subnets: win-bridge indexes Subnets[0] for its result (reference §2.7)
+    expect(
+      (
+        await call(
+          'HNSCall',
+          'POST',
+          '/networks/',
+          '{"Name":"cbr0","Type":"L2Bridge","NetworkAdapterName":"Ethernet"}',
+        )
+      ).status,
+    ).toBe(0);
+    expect(
+      (await call('HcsCreateComputeSystem', 'c1', '{"SchemaVersion":{"Major":2,"Minor":1},"Container":{}}'))
+        .status,
+    ).toBe(0);
+    expect((await call('HcsStartComputeSystem', 'c1', '')).status).toBe(0);
+    const conf = JSON.stringify({ cniVersion: '0.3.1', name: 'cbr0', type: 'win-bridge' });
+    const r = await run(['cni', '--state', state], conf, env('ADD', 'c1', 'none'));
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^panic: runtime error: index out of range \[0\] with length 0\n/);
+    const eps = JSON.parse((await call('HNSCall', 'GET', '/endpoints/', '')).stdout) as {
+      Output: { Name: string }[];
+    };
+    expect(eps.Output.map((e) => e.Name)).toEqual(['c1_cbr0']);
+  });
+
   it('usage and state errors: exit 2 without --state or a plugin to run, 1 for an unreadable state or an unknown plugin', async () => {
     expect((await run(['cni'], WIN_BRIDGE_V2)).status).toBe(2);
     const noType = await run(['cni', '--state', stateFile()], 'not json');
