@@ -6,3 +6,4 @@
 export * from './arbitraries.js';
 export * from './invariants.js';
 export * from './state.js';
+export * from './race.js';

@@ -16,25 +16,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DirectTransport, type HnsCall, type HnsTransport } from '../../src/api/transport.js';
-import type { FlatApi, HcnResult } from '../../src/api/flat.js';
 import type { HResultName } from '../../src/core/errors.js';
-import type { Json } from '../../src/core/json.js';
-import { createHost, TOKENS, type Host } from '../../src/host/host.js';
+import { createHost, type Host } from '../../src/host/host.js';
+import { runScheduled, scheduledHost } from '../../src/testing/index.js';
 import { cniNetwork } from '../../src/runtime/network.js';
-
-/** Every HNS call waits for the scheduler: the interleaving of the pods' invocations is fast-check's. */
-class ScheduledTransport implements HnsTransport {
-  constructor(
-    private readonly inner: HnsTransport,
-    private readonly s: fc.Scheduler,
-  ) {}
-
-  async call(call: HnsCall): Promise<HcnResult<Json>> {
-    await this.s.schedule(Promise.resolve(), call.method);
-    return this.inner.call(call);
-  }
-}
 
 const CODES: readonly HResultName[] = [
   'HCN_E_MANAGER_STOPPED',
@@ -115,15 +100,7 @@ describe('CNI ADD/DEL/CHECK interleavings under HNS failures and delays', () => 
           fc.array(opArb, { minLength: 1, maxLength: 12 }),
           fc.array(faultsFor(failable), { maxLength: 3 }),
           async (s, ops, faults) => {
-            const host = createHost({
-              seed: 9,
-              override: (c) =>
-                c
-                  .rebind(TOKENS.Transport)
-                  .toDynamicValue(
-                    (ctx) => new ScheduledTransport(new DirectTransport(ctx.get<FlatApi>(TOKENS.FlatApi)), s),
-                  ),
-            });
+            const host = scheduledHost(s, { seed: 9 });
             l2bridge(host);
             // the namespaces containerd would have made, one per pod
             const ns: string[] = [];
@@ -146,7 +123,6 @@ describe('CNI ADD/DEL/CHECK interleavings under HNS failures and delays', () => 
             // each pod's operations in order; the pods concurrently
             const byPod = new Map<number, string[]>();
             for (const op of ops) byPod.set(op.pod, [...(byPod.get(op.pod) ?? []), op.verb]);
-            let finished = false;
             const chains = [...byPod].map(async ([pod, verbs]) => {
               for (const verb of verbs) {
                 try {
@@ -158,16 +134,8 @@ describe('CNI ADD/DEL/CHECK interleavings under HNS failures and delays', () => 
                 }
               }
             });
-            void Promise.all(chains).then(() => (finished = true));
-            // run the scheduled calls; when none is ready, let simulated time pass (delayed calls)
-            for (let guard = 0; !finished; guard++) {
-              if (guard > 100_000) throw new Error('the invocations never finished');
-              if (s.count() > 0) await s.waitOne();
-              else {
-                host.clock.advance(10);
-                await new Promise<void>((resolve) => setImmediate(resolve));
-              }
-            }
+            // the scheduled calls run; when none is ready, simulated time passes (delayed calls)
+            await runScheduled(s, host, Promise.all(chains));
 
             for (const r of host.faults.list())
               if (r.kind === 'fail' || r.kind === 'delay') hits[r.kind] += r.hits;
@@ -177,19 +145,14 @@ describe('CNI ADD/DEL/CHECK interleavings under HNS failures and delays', () => 
             for (let pod = 0; pod < 3; pod++) {
               let ok = false;
               for (let attempt = 0; attempt < 3 && !ok; attempt++) {
-                const del = net.runner.delNetworkList(net.list, rt(pod));
-                const settled = del.then(
-                  () => true,
-                  () => false,
+                ok = await runScheduled(
+                  s,
+                  host,
+                  net.runner.delNetworkList(net.list, rt(pod)).then(
+                    () => true,
+                    () => false,
+                  ),
                 );
-                while (
-                  s.count() > 0 ||
-                  !((await Promise.race([settled, Promise.resolve('pending')])) !== 'pending')
-                ) {
-                  if (s.count() > 0) await s.waitOne();
-                  else await new Promise<void>((resolve) => setImmediate(resolve));
-                }
-                ok = await settled;
               }
               expect(ok, `DEL of pod-${pod} keeps failing`).toBe(true);
             }
