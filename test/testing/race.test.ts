@@ -129,7 +129,11 @@ describe('race testing with scheduledHost / runScheduled', () => {
           if (!r.ok) throw new Error(r.message);
           return (r.result as { ID: string }).ID;
         };
-        const pods = [0, 1, 2].map((i) => ({ containerId: `pod-${i}`, netns: newNamespace(), ifName: 'eth0' }));
+        const pods = [0, 1, 2].map((i) => ({
+          containerId: `pod-${i}`,
+          netns: newNamespace(),
+          ifName: 'eth0',
+        }));
         const results = await runScheduled(
           s,
           host,
