@@ -662,26 +662,18 @@ async function cmdServe(args: string[], io: CliIo): Promise<number> {
 async function stateHost(cmd: 'cni' | 'call', flags: Flags): Promise<{ host: Host; save(): void }> {
   const path = flags.state;
   if (path === undefined) throw new UsageError(`${cmd}: --state FILE is required`, cmd);
-  const built = hostOptions(cmd, flags);
-  let snapshot: unknown;
-  let profile = built.profile;
+  let text: string | undefined;
   if (existsSync(path)) {
     try {
-      snapshot = JSON.parse(readFileSync(path, 'utf8'));
+      text = readFileSync(path, 'utf8');
     } catch (e) {
       throw new CommandError(`cannot read state ${path}: ${(e as Error).message}`);
     }
-    profile ??= profileOfSnapshot(snapshot);
   }
-  const { createHost } = await loadHost();
-  const host = buildHost(createHost, { ...built.options, ...(profile ? { profile } : {}) });
-  if (snapshot !== undefined) {
-    try {
-      host.restore(snapshot);
-    } catch (e) {
-      throw new CommandError(`cannot restore state ${path}: ${(e as Error).message}`);
-    }
-  }
+  const host = await restoredHost(
+    hostOptions(cmd, flags),
+    text === undefined ? undefined : { text, what: `state ${path}`, notJson: `cannot read state ${path}` },
+  );
   return {
     host,
     save() {
@@ -783,29 +775,45 @@ function profileOfSnapshot(snapshot: unknown): HostProfile | undefined {
  * the snapshot of --snapshot restored into it (its HNS version is the profile unless one is given).
  */
 async function hostFromFlags(built: ReturnType<typeof hostOptions>, flags: Flags, io: CliIo): Promise<Host> {
+  if (flags.snapshot === undefined) return restoredHost(built);
+  let text: string;
+  try {
+    text = flags.snapshot === '-' ? await readAll(io.stdin) : readFileSync(flags.snapshot, 'utf8');
+  } catch (e) {
+    throw new CommandError(`cannot read snapshot ${flags.snapshot}: ${(e as Error).message}`);
+  }
+  return restoredHost(built, {
+    text,
+    what: `snapshot ${flags.snapshot}`,
+    notJson: `snapshot ${flags.snapshot} is not JSON`,
+  });
+}
+
+/**
+ * A host from the host options with a snapshot's text restored into it (its HNS version is the
+ * profile unless one is given); `what` and `notJson` word the command errors.
+ */
+async function restoredHost(
+  built: ReturnType<typeof hostOptions>,
+  source?: { readonly text: string; readonly what: string; readonly notJson: string },
+): Promise<Host> {
   let profile = built.profile;
   let snapshot: unknown;
-  if (flags.snapshot !== undefined) {
-    let text: string;
+  if (source) {
     try {
-      text = flags.snapshot === '-' ? await readAll(io.stdin) : readFileSync(flags.snapshot, 'utf8');
+      snapshot = JSON.parse(source.text);
     } catch (e) {
-      throw new CommandError(`cannot read snapshot ${flags.snapshot}: ${(e as Error).message}`);
-    }
-    try {
-      snapshot = JSON.parse(text);
-    } catch (e) {
-      throw new CommandError(`snapshot ${flags.snapshot} is not JSON: ${(e as Error).message}`);
+      throw new CommandError(`${source.notJson}: ${(e as Error).message}`);
     }
     profile ??= profileOfSnapshot(snapshot);
   }
   const { createHost } = await loadHost();
   const host = buildHost(createHost, { ...built.options, ...(profile ? { profile } : {}) });
-  if (snapshot !== undefined) {
+  if (source) {
     try {
       host.restore(snapshot);
     } catch (e) {
-      throw new CommandError(`cannot restore snapshot ${flags.snapshot}: ${(e as Error).message}`);
+      throw new CommandError(`cannot restore ${source.what}: ${(e as Error).message}`);
     }
   }
   return host;
