@@ -7,6 +7,8 @@
  */
 import type { Json, JsonObject } from '../../core/json.js';
 import { marshal, unmarshal, type Spec } from '../hcn/marshal.js';
+import { ENDPOINT_STATS_SPEC } from '../hcn/endpoint.js';
+import { EndpointState } from '../../hns/schema/endpoint.js';
 
 /** `hns.Subnet`: `AddressPrefix`, `GatewayAddress`, raw `Policies` (VSID, VLAN). */
 export interface HNSSubnet {
@@ -52,16 +54,8 @@ export interface HNSNamespace {
   CompartmentId?: number;
 }
 
-/** `hns.EndpointState`: 1 Created … 6 Destroyed. */
-export const EndpointState = {
-  Uninitialized: 0,
-  Created: 1,
-  Attached: 2,
-  AttachedSharing: 3,
-  Detached: 4,
-  Degraded: 5,
-  Destroyed: 6,
-} as const;
+/** `hns.EndpointState`: 1 Created … 6 Destroyed (the service's own table). */
+export { EndpointState };
 
 /** `EndpointState.String()`. */
 export const ENDPOINT_STATE_NAMES = [
@@ -192,16 +186,8 @@ export const ENDPOINT_SPEC: Spec = [
   ['State', 'num'],
 ];
 
-export const ENDPOINT_STATS_SPEC: Spec = [
-  ['BytesReceived', 'numReq'],
-  ['BytesSent', 'numReq'],
-  ['DroppedPacketsIncoming', 'numReq'],
-  ['DroppedPacketsOutgoing', 'numReq'],
-  ['EndpointId', 'strReq'],
-  ['InstanceId', 'strReq'],
-  ['PacketsReceived', 'numReq'],
-  ['PacketsSent', 'numReq'],
-];
+/** The stats document's keys: the HCN client's spec (one `hns.EndpointStats` for both). */
+export { ENDPOINT_STATS_SPEC };
 
 export const ATTACH_REQUEST_SPEC: Spec = [
   ['ContainerId', 'str'],
