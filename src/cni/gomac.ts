@@ -3,21 +3,14 @@
  * reads, `HardwareAddr.String()`, and the `*net.AddrError` text of a bad address. Used by WCN's
  * endpoint MACs and flanneld's VXLAN backend.
  */
-
-function hexDigit(c: string): number {
-  const x = c.charCodeAt(0);
-  if (x >= 48 && x <= 57) return x - 48;
-  if (x >= 97 && x <= 102) return x - 87;
-  if (x >= 65 && x <= 70) return x - 55;
-  return -1;
-}
+import { hexVal } from './gostrconv.js';
 
 /** `xtoi2(s, e)`: two hex digits, then `e` (or the end). */
 function xtoi2(s: string, e: string): number | undefined {
   if (s.length > 2 && s[2] !== e) return undefined;
   if (s.length < 2) return undefined;
-  const hi = hexDigit(s[0]!);
-  const lo = hexDigit(s[1]!);
+  const hi = hexVal(s.charCodeAt(0));
+  const lo = hexVal(s.charCodeAt(1));
   if (hi < 0 || lo < 0) return undefined;
   return hi * 16 + lo;
 }

@@ -23,7 +23,8 @@ export function isGoSpace(c: number): boolean {
   );
 }
 
-function hexVal(c: number): number {
+/** The value of a hex digit's char code, or -1. */
+export function hexVal(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;
   if (c >= 65 && c <= 70) return c - 55;
   if (c >= 97 && c <= 102) return c - 87;

@@ -8,7 +8,7 @@
  * RawMessage is the exact text of the value and jsonparser sees string contents undecoded.
  */
 import type { Json, JsonObject } from '../../core/json.js';
-import { goQuoteChar } from '../../cni/gojson.js';
+import { goSyntaxError } from '../../cni/gojson.js';
 
 // ───────────────────────────── nodes ─────────────────────────────
 
@@ -37,44 +37,24 @@ export function rawText(node: GoJsonNode): string {
 
 /** A syntax error with Go's `encoding/json` scanner text (`invalid character 'x' after array element`). */
 export class GoJsonSyntaxError extends Error {
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
+  constructor(message: string) {
     super(message);
     this.name = 'GoJsonSyntaxError';
   }
 }
 
-/** Go's `quoteChar` of the offending byte (a non-ASCII character is named by its first UTF-8 byte). */
-function quoteChar(src: string, i: number): string {
-  const cp = src.codePointAt(i) ?? 0;
-  return goQuoteChar(cp < 0x80 ? cp : new TextEncoder().encode(String.fromCodePoint(cp))[0]!);
-}
-
 const isWs = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
-/** The scanner's state over one source text (module-level functions: no closures per parse). */
+/** The reader's state over one source text already checked by `goSyntaxError` (module-level functions: no closures per parse). */
 interface Scan {
   readonly src: string;
-  readonly n: number;
   i: number;
 }
 
-function eof(sc: Scan): never {
-  throw new GoJsonSyntaxError('unexpected end of JSON input', sc.n);
-}
-
-/** At the end of the input Go's scanner steps a ' ': an error where a space is not allowed. */
-function bad(sc: Scan, context: string): never {
-  const c = sc.i < sc.n ? quoteChar(sc.src, sc.i) : `' '`;
-  throw new GoJsonSyntaxError(`invalid character ${c} ${context}`, sc.i);
-}
-
 function skipWs(sc: Scan): void {
-  const { src, n } = sc;
+  const src = sc.src;
   let i = sc.i;
-  while (i < n && isWs(src.charCodeAt(i))) i++;
+  while (isWs(src.charCodeAt(i))) i++;
   sc.i = i;
 }
 
@@ -90,178 +70,103 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /** A string at `sc.i` (the opening quote): its decoded value; `sc.i` ends past the closing quote. */
-function scanString(sc: Scan): string {
-  const { src, n } = sc;
+function readString(sc: Scan): string {
+  const src = sc.src;
   sc.i++; // opening quote
   let value = '';
   let chunk = sc.i;
   for (;;) {
-    if (sc.i >= n) eof(sc);
     const c = src.charCodeAt(sc.i);
     if (c === 0x22) {
       value += src.slice(chunk, sc.i);
       sc.i++;
       return value;
     }
-    if (c < 0x20) bad(sc, 'in string literal');
     if (c !== 0x5c) {
       sc.i++;
       continue;
     }
     value += src.slice(chunk, sc.i);
-    sc.i++;
-    if (sc.i >= n) bad(sc, 'in string escape code');
-    const e = src[sc.i]!;
-    const simple = Object.prototype.hasOwnProperty.call(SIMPLE_ESCAPES, e) ? SIMPLE_ESCAPES[e] : undefined;
-    if (simple !== undefined) {
-      value += simple;
-      sc.i++;
-    } else if (e === 'u') {
-      sc.i++;
-      let code = 0;
-      for (let k = 0; k < 4; k++) {
-        const h = src[sc.i] ?? '';
-        if (!/^[0-9a-fA-F]$/.test(h)) bad(sc, 'in \\u hexadecimal character escape');
-        code = code * 16 + parseInt(h, 16);
-        sc.i++;
-      }
-      value += String.fromCharCode(code);
+    const e = src[sc.i + 1]!;
+    if (e === 'u') {
+      value += String.fromCharCode(parseInt(src.slice(sc.i + 2, sc.i + 6), 16));
+      sc.i += 6;
     } else {
-      bad(sc, 'in string escape code');
+      value += SIMPLE_ESCAPES[e]!;
+      sc.i += 2;
     }
     chunk = sc.i;
   }
 }
 
-function scanDigits(sc: Scan): number {
-  const { src, n } = sc;
-  const s = sc.i;
-  let i = s;
-  while (i < n && src.charCodeAt(i) >= 0x30 && src.charCodeAt(i) <= 0x39) i++;
-  sc.i = i;
-  return i - s;
+/** The end of the number or literal starting at `i` (the text is valid JSON). */
+function scalarEnd(src: string, i: number): number {
+  while (i < src.length && /[0-9a-zA-Z+.-]/.test(src[i]!)) i++;
+  return i;
 }
 
-function scanNumber(sc: Scan): void {
+function readValue(sc: Scan): GoJsonNode {
   const src = sc.src;
-  if (src[sc.i] === '-') {
-    sc.i++;
-    const c = src.charCodeAt(sc.i);
-    if (!(c >= 0x30 && c <= 0x39)) bad(sc, 'in numeric literal');
-  }
-  if (src[sc.i] === '0') sc.i++;
-  else scanDigits(sc);
-  if (src[sc.i] === '.') {
-    sc.i++;
-    if (scanDigits(sc) === 0) bad(sc, 'after decimal point in numeric literal');
-  }
-  if (src[sc.i] === 'e' || src[sc.i] === 'E') {
-    sc.i++;
-    if (src[sc.i] === '+' || src[sc.i] === '-') sc.i++;
-    if (scanDigits(sc) === 0) bad(sc, 'in exponent of numeric literal');
-  }
-}
-
-function scanLiteral(sc: Scan, word: 'true' | 'false' | 'null'): void {
-  for (let k = 0; k < word.length; k++) {
-    if (sc.src[sc.i] !== word[k]) bad(sc, `in literal ${word} (expecting '${word[k]}')`);
-    sc.i++;
-  }
-}
-
-function scanValue(sc: Scan): GoJsonNode {
-  const src = sc.src;
-  const n = sc.n;
   skipWs(sc);
-  if (sc.i >= n) eof(sc);
   const start = sc.i;
   const c = src[sc.i]!;
   if (c === '{') {
     sc.i++;
     const members: GoJsonMember[] = [];
     skipWs(sc);
-    if (sc.i >= n) eof(sc);
     if (src[sc.i] === '}') {
       sc.i++;
       return { kind: 'object', src, start, end: sc.i, members };
     }
     for (;;) {
       skipWs(sc);
-      if (sc.i >= n) eof(sc);
-      if (src[sc.i] !== '"') bad(sc, 'looking for beginning of object key string');
-      const key = scanString(sc);
+      const key = readString(sc);
       skipWs(sc);
-      if (sc.i >= n) eof(sc);
-      if (src[sc.i] !== ':') bad(sc, 'after object key');
-      sc.i++;
-      const node = scanValue(sc);
+      sc.i++; // ':'
+      const node = readValue(sc);
       members.push({ key, node });
       skipWs(sc);
-      if (sc.i >= n) eof(sc);
-      if (src[sc.i] === ',') {
-        sc.i++;
-        continue;
-      }
-      if (src[sc.i] === '}') {
-        sc.i++;
-        return { kind: 'object', src, start, end: sc.i, members };
-      }
-      bad(sc, 'after object key:value pair');
+      if (src[sc.i++] === '}') return { kind: 'object', src, start, end: sc.i, members };
     }
   }
   if (c === '[') {
     sc.i++;
     const items: GoJsonNode[] = [];
     skipWs(sc);
-    if (sc.i >= n) eof(sc);
     if (src[sc.i] === ']') {
       sc.i++;
       return { kind: 'array', src, start, end: sc.i, items };
     }
     for (;;) {
-      items.push(scanValue(sc));
+      items.push(readValue(sc));
       skipWs(sc);
-      if (sc.i >= n) eof(sc);
-      if (src[sc.i] === ',') {
-        sc.i++;
-        continue;
-      }
-      if (src[sc.i] === ']') {
-        sc.i++;
-        return { kind: 'array', src, start, end: sc.i, items };
-      }
-      bad(sc, 'after array element');
+      if (src[sc.i++] === ']') return { kind: 'array', src, start, end: sc.i, items };
     }
   }
   if (c === '"') {
-    const value = scanString(sc);
+    const value = readString(sc);
     return { kind: 'string', src, start, end: sc.i, value };
   }
-  if (c === '-' || (c >= '0' && c <= '9')) {
-    scanNumber(sc);
-    return { kind: 'number', src, start, end: sc.i };
-  }
+  sc.i = scalarEnd(src, sc.i);
   if (c === 't' || c === 'f' || c === 'n') {
-    const word = c === 't' ? 'true' : c === 'f' ? 'false' : 'null';
-    scanLiteral(sc, word);
-    return { kind: word, src, start, end: sc.i };
+    return { kind: c === 't' ? 'true' : c === 'f' ? 'false' : 'null', src, start, end: sc.i };
   }
-  return bad(sc, 'looking for beginning of value');
+  return { kind: 'number', src, start, end: sc.i };
 }
 
 /**
- * Parse `src` as one JSON value with Go's scanner rules and error texts. Every node keeps its
- * span; object members keep every key in order, duplicates included (Go decodes each in turn).
+ * Parse `src` as one JSON value with Go's scanner rules and error texts (`goSyntaxError`). Every
+ * node keeps its span; object members keep every key in order, duplicates included (Go decodes
+ * each in turn).
  */
 export function parseGoJson(src: string): GoJsonNode {
   // nodes are never written to, so a text parsed before gives its tree again (a plugin's config
   // and its policies come back unchanged invocation after invocation)
   const hit = parsedTexts.get(src);
   if (hit !== undefined) return hit;
-  const sc: Scan = { src, n: src.length, i: 0 };
-  const root = scanValue(sc);
-  skipWs(sc);
-  if (sc.i < sc.n) bad(sc, 'after top-level value');
+  const err = goSyntaxError(src);
+  if (err !== undefined) throw new GoJsonSyntaxError(err);
+  const root = readValue({ src, i: 0 });
   if (parsedTexts.size >= 256) parsedTexts.clear();
   parsedTexts.set(src, root);
   return root;
