@@ -275,14 +275,17 @@ export class ContainerdRuntime {
     }
   }
 
-  #runtimeConf(sb: SandboxRec, index: number, netnsPath: string): RuntimeConf {
-    return {
+  /** One runtime config per network (`eth<i>`); the pod's args and capabilities are built once. */
+  #runtimeConfs(sb: SandboxRec, netnsPath: string): RuntimeConf[] {
+    const args = containerdCniArgs(sb.id, sb.config);
+    const capabilityArgs = this.#capabilityArgs(sb.config);
+    return this.#networks.map((_, i) => ({
       containerId: sb.id,
       netns: netnsPath,
-      ifName: `eth${index}`,
-      args: containerdCniArgs(sb.id, sb.config),
-      capabilityArgs: this.#capabilityArgs(sb.config),
-    };
+      ifName: `eth${i}`,
+      args,
+      capabilityArgs,
+    }));
   }
 
   #capabilityArgs(config: PodSandboxConfig): Record<string, unknown> {
@@ -296,7 +299,7 @@ export class ContainerdRuntime {
   /** `setupPodNetwork`: go-cni `Setup` (every network attached, first error kept), then eth0's IP. */
   async #setupPodNetwork(sb: SandboxRec): Promise<void> {
     if (this.#networks.length === 0) throw new RuntimeError('cni plugin not initialized');
-    const rts = this.#networks.map((_, i) => this.#runtimeConf(sb, i, sb.netns!));
+    const rts = this.#runtimeConfs(sb, sb.netns!);
     const results: CniResult[] = [];
     let firstError: unknown;
     // go-cni attaches the networks concurrently and keeps the first error; here one after the other
@@ -336,9 +339,10 @@ export class ContainerdRuntime {
    */
   async #teardownPodNetwork(op: string, sb: SandboxRec, netnsPath: string): Promise<void> {
     if (this.#networks.length === 0) throw new RuntimeError('cni plugin not initialized');
+    const rts = this.#runtimeConfs(sb, netnsPath);
     for (let i = 0; i < this.#networks.length; i++) {
       const net = this.#networks[i]!;
-      const rt = this.#runtimeConf(sb, i, netnsPath);
+      const rt = rts[i]!;
       try {
         await this.#steps.run(
           op,

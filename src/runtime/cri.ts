@@ -218,7 +218,7 @@ export function goCniPortMappings(pms: readonly PortMapping[] | undefined): Reco
 }
 
 /** go-cni's `DNS` (no JSON tags) from the CRI DNSConfig (`toCNIDNS`). */
-export function goCniDns(dns: DnsConfig): Record<string, unknown> {
+function goCniDns(dns: DnsConfig): Record<string, unknown> {
   return { Servers: goList(dns.servers), Searches: goList(dns.searches), Options: goList(dns.options) };
 }
 

@@ -74,9 +74,9 @@ export function nicPath(nicId: string): string {
 }
 
 /** hcsshim's `uvm.ErrNetNSAlreadyAttached`. */
-export const ERR_NETNS_ALREADY_ATTACHED = 'network namespace already added';
+const ERR_NETNS_ALREADY_ATTACHED = 'network namespace already added';
 /** hcsshim's `uvm.ErrNetNSNotFound`. */
-export const ERR_NETNS_NOT_FOUND = 'network namespace not found';
+const ERR_NETNS_NOT_FOUND = 'network namespace not found';
 
 interface NicInfo {
   readonly id: string;

@@ -72,7 +72,7 @@ function parseOne(value: string): GoNet {
 }
 
 /** `se.missing()`: the keys that are absent, in flannel's order and pairing. */
-export function missingKeys(se: SubnetEnv): string {
+function missingKeys(se: SubnetEnv): string {
   const m: string[] = [];
   if (se.networks.length === 0 && se.ipv6Networks.length === 0)
     m.push('FLANNEL_NETWORK', 'FLANNEL_IPV6_NETWORK');

@@ -54,7 +54,7 @@ export interface PkgIP {
 }
 
 /** `ip.ParseIP(s)` of pkg/ip: `<ip>` or `<ip>/<prefix>` (the address kept). */
-export function pkgParseIP(s: string): IP | undefined {
+function pkgParseIP(s: string): IP | undefined {
   if (s.includes('/')) return parseCIDR(s)?.ip;
   return parseIP(s);
 }

@@ -29,7 +29,7 @@ export * from './range.js';
 export * from './ip.js';
 
 /** What the release builds print for `bv.BuildString("host-local")`. */
-export const HOST_LOCAL_ABOUT = 'CNI host-local plugin v1.9.1';
+const HOST_LOCAL_ABOUT = 'CNI host-local plugin v1.9.1';
 
 /** `log.Printf` to stderr, with Go's default `2009/11/10 23:00:00 ` prefix from the host's clock. */
 function logger(ctx: PluginContext): (line: string) => void {

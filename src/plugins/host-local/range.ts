@@ -92,7 +92,7 @@ export function rangeOverlaps(r: Range, r1: Range): boolean {
 }
 
 /** `Range.String()`: `start-end`. */
-export function rangeString(r: Range): string {
+function rangeString(r: Range): string {
   return `${ipString(r.rangeStart)}-${ipString(r.rangeEnd)}`;
 }
 

@@ -47,7 +47,7 @@ export function escapedPath(dataDir: string, fname: string): string {
 }
 
 /** `filepath.Join` as Windows prints it (backslashes), for error texts. */
-export function windowsPath(path: string): string {
+function windowsPath(path: string): string {
   return path.replace(/\//g, '\\');
 }
 

@@ -127,7 +127,7 @@ function unmarshalOrPanic(data: Json | undefined, t: GoType): { Type: string; Se
 }
 
 /** `GetHostComputeEndpointPolicies`: the EndpointPolicy-typed entries, decoded (others dropped). */
-export function hostComputeEndpointPolicies(policies: readonly Policy[]): EndpointPolicy[] {
+function hostComputeEndpointPolicies(policies: readonly Policy[]): EndpointPolicy[] {
   const out: EndpointPolicy[] = [];
   for (const p of policies) {
     if (p.type === CNIPolicyType.EndpointPolicy) out.push(unmarshalOrPanic(p.data, ENDPOINT_POLICY));
@@ -136,7 +136,7 @@ export function hostComputeEndpointPolicies(policies: readonly Policy[]): Endpoi
 }
 
 /** `GetHostComputeNetworkPolicies`: the NetworkPolicy-typed entries, decoded. */
-export function hostComputeNetworkPolicies(policies: readonly Policy[]): NetworkPolicy[] {
+function hostComputeNetworkPolicies(policies: readonly Policy[]): NetworkPolicy[] {
   const out: NetworkPolicy[] = [];
   for (const p of policies) {
     if (p.type === CNIPolicyType.NetworkPolicy) out.push(unmarshalOrPanic(p.data, NETWORK_POLICY));
