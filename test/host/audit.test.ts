@@ -7,27 +7,11 @@ import { createHost, type Host } from '../../src/host/host.js';
 import { execPlugin } from '../../src/plugins/index.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import { cniNetwork } from '../../src/runtime/network.js';
+import { addL2Bridge } from '../runtime/kit.js';
 
 function node(): { host: Host; networkId: string } {
   const host = createHost({ seed: 3 });
-  const r = host.api.HcnCreateNetwork(null, {
-    Name: 'cbr0',
-    Type: 'L2Bridge',
-    SchemaVersion: { Major: 2, Minor: 0 },
-    Ipams: [
-      {
-        Type: 'Static',
-        Subnets: [
-          {
-            IpAddressPrefix: '10.244.1.0/24',
-            Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
-          },
-        ],
-      },
-    ],
-  });
-  if (!r.ok) throw new Error(r.message);
-  return { host, networkId: (r.result as { ID: string }).ID };
+  return { host, networkId: addL2Bridge(host, '10.244.1.1') };
 }
 
 function ok<T>(r: { ok: true; result: T } | { ok: false; message: string }): T {

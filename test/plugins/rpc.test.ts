@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { RpcServer, serveStdio, type RpcResponse } from '../../src/api/rpc.js';
 import type { Json } from '../../src/core/json.js';
 import { createHost, type Host } from '../../src/host/host.js';
-import { cniRpcMethods } from '../../src/plugins/index.js';
+import { cniRpcMethods, execPlugin, hostLocal } from '../../src/plugins/index.js';
+import { PluginRegistry } from '../../src/cni/registry.js';
 
 function server(): { s: RpcServer; host: Host; ns: string } {
   const host = createHost({ seed: 5 });
@@ -174,5 +175,22 @@ describe('hnsim serve carries them', () => {
     const [methods, exec] = lines.map((l) => JSON.parse(l) as { result: Json });
     expect(methods!.result).toEqual(expect.arrayContaining(['CniExec', 'CniExecList']));
     expect(exec!.result).toMatchObject({ exitCode: 0 });
+  });
+});
+
+describe('execPlugin finds a plugin wherever it is installed', () => {
+  it('a plugin installed in one directory only is run by its type or its binary path', async () => {
+    const host = createHost();
+    const registry = new PluginRegistry().register(hostLocal, ['C:\\opt\\cni\\bin']);
+    expect(registry.plugin('host-local')).toBe(hostLocal);
+    expect(registry.plugin('win-bridge')).toBeUndefined();
+    for (const name of ['host-local', 'C:\\opt\\cni\\bin\\host-local.exe']) {
+      const out = await execPlugin(host, name, { env: { CNI_COMMAND: 'VERSION' }, stdin: '{}' }, registry);
+      expect(out.exitCode).toBe(0);
+      expect(JSON.parse(out.stdout)).toMatchObject({ cniVersion: '1.1.0' });
+    }
+    expect(() => execPlugin(host, 'win-bridge', { env: {}, stdin: '' }, registry)).toThrow(
+      'no CNI plugin "win-bridge" (known: host-local)',
+    );
   });
 });

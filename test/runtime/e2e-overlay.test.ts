@@ -12,6 +12,7 @@ import { createHost, type Host } from '../../src/host/host.js';
 import { FlanneldVxlan, flanneldHost, writeSubnetEnv } from '../../src/plugins/flanneld/index.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import { cniNetwork } from '../../src/runtime/network.js';
+import { isHostLocalBookkeeping, leftovers } from './kit.js';
 
 const NIC = {
   name: 'Ethernet',
@@ -73,20 +74,8 @@ function endpointDoc(
 }
 
 /** What pods may leave: host-local's `last_reserved_ip.0` and `lock` stay, as on a node. */
-function podLeftovers(host: Host) {
-  return {
-    endpoints: [...host.hns.store.endpoints.values()].map((e) => e.Name),
-    namespaces: [...host.hns.store.namespaces.values()]
-      .filter((n) => n.Type !== 'HostDefault')
-      .map((n) => n.ID),
-    systems: [...host.hcs.systems.values()].map((s) => s.id),
-    files: host.files
-      .entries()
-      .map(([p]) => p)
-      .filter(
-        (p) => !p.endsWith('/last_reserved_ip.0') && !p.endsWith('/lock') && p !== '/run/flannel/subnet.env',
-      ),
-  };
+function podLeftovers(host: Host): ReturnType<typeof leftovers> {
+  return leftovers(host, (p) => isHostLocalBookkeeping(p) || p === '/run/flannel/subnet.env');
 }
 
 describe('containerd + flannel (vxlan) + win-overlay (apiVersion 2) + host-local', () => {

@@ -21,7 +21,7 @@ import { winBridge } from '../../src/plugins/win-bridge.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import type { CniNetwork } from '../../src/runtime/contracts.js';
 import { DockershimRuntime } from '../../src/runtime/dockershim.js';
-import { leftovers, podConfig, recordSteps, rejection } from './kit.js';
+import { leftovers, podConfig, podFiles, recordSteps, rejection } from './kit.js';
 
 const BIN = 'C:\\opt\\cni\\bin';
 const HOST_LOCAL_DIR = '/var/lib/cni/networks/cbr0';
@@ -92,14 +92,6 @@ function winBridgeV2(host: Host): CniNetwork {
       },
     ],
   });
-}
-
-/** Files a pod may leave: host-local's reservations and libcni's cache. */
-function podFiles(host: Host): string[] {
-  return host.files
-    .entries()
-    .map(([p]) => p)
-    .filter((p) => !p.endsWith('/last_reserved_ip.0') && !p.endsWith('/lock'));
 }
 
 function endpointOf(host: Host, name: string) {

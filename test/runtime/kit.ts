@@ -15,26 +15,35 @@ import type { RuntimeStepEvent } from '../../src/core/events.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import type { CniListRunner, CniNetwork, PodSandboxConfig } from '../../src/runtime/contracts.js';
 
-/** A node with the L2Bridge network `cbr0` (10.244.1.0/24, gateway .2), as flannel host-gw makes it. */
-export function node(seed = 5, opts: Parameters<typeof createHost>[0] = {}): Host {
-  const host = createHost({ seed, ...opts });
+/**
+ * Adds the HCN L2Bridge network `cbr0` on 10.244.1.0/24 (default route via `gateway`), as flannel
+ * host-gw makes it; returns its ID.
+ */
+export function addL2Bridge(host: Host, gateway: string): string {
   const r = host.api.HcnCreateNetwork(null, {
     Name: 'cbr0',
     Type: 'L2Bridge',
+    SchemaVersion: { Major: 2, Minor: 0 },
     Ipams: [
       {
         Type: 'Static',
         Subnets: [
           {
             IpAddressPrefix: '10.244.1.0/24',
-            Routes: [{ NextHop: '10.244.1.2', DestinationPrefix: '0.0.0.0/0' }],
+            Routes: [{ NextHop: gateway, DestinationPrefix: '0.0.0.0/0' }],
           },
         ],
       },
     ],
-    SchemaVersion: { Major: 2, Minor: 0 },
   });
   if (!r.ok) throw new Error(r.message);
+  return (r.result as { ID: string }).ID;
+}
+
+/** A node with the L2Bridge network `cbr0` (10.244.1.0/24, gateway .2), as flannel host-gw makes it. */
+export function node(seed = 5, opts: Parameters<typeof createHost>[0] = {}): Host {
+  const host = createHost({ seed, ...opts });
+  addL2Bridge(host, '10.244.1.2');
   return host;
 }
 
@@ -182,8 +191,19 @@ export function recordSteps(host: Host): { steps: string[]; events: RuntimeStepE
   return out;
 }
 
-/** What a pod leaves on the node: endpoints, namespaces (the HostDefault one aside), compute systems, files. */
-export function leftovers(host: Host): {
+/** host-local's bookkeeping files (`last_reserved_ip.0`, `lock`), which stay on a node after its pods. */
+export function isHostLocalBookkeeping(path: string): boolean {
+  return path.endsWith('/last_reserved_ip.0') || path.endsWith('/lock');
+}
+
+/**
+ * What a pod leaves on the node: endpoints, namespaces (the HostDefault one aside), compute systems,
+ * files (those `ignore` accepts left out).
+ */
+export function leftovers(
+  host: Host,
+  ignore: (path: string) => boolean = () => false,
+): {
   endpoints: string[];
   namespaces: string[];
   systems: string[];
@@ -195,8 +215,16 @@ export function leftovers(host: Host): {
       .filter((n) => n.Type !== 'HostDefault')
       .map((n) => n.ID),
     systems: [...host.hcs.systems.values()].map((s) => s.id),
-    files: host.files.entries().map(([p]) => p),
+    files: host.files
+      .entries()
+      .map(([p]) => p)
+      .filter((p) => !ignore(p)),
   };
+}
+
+/** Files a pod may leave: host-local's reservations and libcni's cache (its bookkeeping aside). */
+export function podFiles(host: Host): string[] {
+  return leftovers(host, isHostLocalBookkeeping).files;
 }
 
 export function expectClean(host: Host): void {

@@ -9,19 +9,21 @@ import { execPlugin, referenceRegistry, sdnbridge } from '../../src/plugins/inde
 import { FlanneldHostGw, flanneldHost, writeSubnetEnv } from '../../src/plugins/flanneld/index.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import {
-  BIN,
   bareNode,
+  BIN,
   cid,
   cniError,
   cniHost,
   conflist,
+  dockerContainer,
   endpointNamed,
   endpointNames,
   FLANNEL_DIR,
+  HOST_LOCAL,
+  HOST_LOCAL_FROM_3,
   ipOf,
-  newNamespace,
-  dockerContainer,
   network,
+  newNamespace,
   pod,
   podNamespaces,
   rejection,
@@ -34,10 +36,6 @@ import {
 import type { Host } from '../../src/host/host.js';
 
 const GUID_NETNS = '6F1A4D3C-2B0E-4C8A-9E51-0D2C7B6A5F43';
-
-const HOST_LOCAL = { type: 'host-local', subnet: '10.244.1.0/24' };
-/** host-local from .3: win-bridge's gateway is .2 (network + 2), which must not go to a pod (P2). */
-const HOST_LOCAL_FROM_3 = { ...HOST_LOCAL, rangeStart: '10.244.1.3' };
 
 /** flanneld host-gw on the node (cbr0 + cbr0_ep at .2) and its subnet.env. */
 async function flannelHostGwNode(seed: number): Promise<Host> {

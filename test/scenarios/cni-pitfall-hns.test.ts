@@ -36,22 +36,8 @@ import {
   runner,
   sandboxIdIn,
   v1BridgeNode,
+  winBridgeDoc,
 } from './cni-pitfall-kit.js';
-
-/** win-bridge (v1 path, or HCN with `apiVersion: 2`) with host-local from .3. */
-function bridgeConf(apiVersion?: number) {
-  return {
-    cniVersion: '0.3.1',
-    name: 'cbr0',
-    plugins: [
-      {
-        type: 'win-bridge',
-        ...(apiVersion ? { apiVersion } : {}),
-        ipam: { type: 'host-local', subnet: '10.244.1.0/24', rangeStart: '10.244.1.3' },
-      },
-    ],
-  };
-}
 
 /** The trace's steps as `[component, action, detail]`. */
 interface TraceView {
@@ -298,7 +284,7 @@ describe('P10: DSR loopback (kubernetes PR#76406; sig-windows-tools#119; calico#
 describe('P11: HNS restart and node reboot (calico#5164, docker/for-win#12425, ACN#283, moby#47576, flannel#1391/#1423/#1112, sig-windows-tools#94)', () => {
   it('reproduced: an HNS restart drops the pod’s endpoint; the pod keeps its IP and its reservation but has no network', async () => {
     const host = v1BridgeNode(1101);
-    const rt = new ContainerdRuntime(host, { networks: [network(host, bridgeConf(2))] });
+    const rt = new ContainerdRuntime(host, { networks: [network(host, winBridgeDoc(2))] });
     const id = await rt.runPodSandbox(pod());
     const epName = `${id}_cbr0`;
     expect(trace(host, epName, '8.8.8.8', 80).disposition).toBe('ExitsNetwork');
@@ -439,7 +425,7 @@ describe('P13: a host-port conflict between port mappings (moby#41094)', () => {
 describe('P14: V1 endpoints are invisible to an HCN list-by-network (kubernetes#110591)', () => {
   it('reproduced: dockershim + win-bridge (v1) — kube-proxy’s hcn.ListEndpointsOfNetwork finds no local endpoint', async () => {
     const host = v1BridgeNode(1401);
-    const net = network(host, bridgeConf(), { cacheDir: '/var/lib/cni/cache' });
+    const net = network(host, winBridgeDoc(), { cacheDir: '/var/lib/cni/cache' });
     const rt = new DockershimRuntime(host, { network: net });
     const id = await rt.runPodSandbox(pod());
     const hcn = HcnClient.forHost(host);
@@ -453,7 +439,7 @@ describe('P14: V1 endpoints are invisible to an HCN list-by-network (kubernetes#
 
   it('fix: containerd + `apiVersion: 2` — the endpoint is an HCN endpoint and is listed', async () => {
     const host = v1BridgeNode(1402);
-    const rt = new ContainerdRuntime(host, { networks: [network(host, bridgeConf(2))] });
+    const rt = new ContainerdRuntime(host, { networks: [network(host, winBridgeDoc(2))] });
     const id = await rt.runPodSandbox(pod());
     const hcn = HcnClient.forHost(host);
     const listed = await hcn.listEndpointsOfNetwork((await hcn.getNetworkByName('cbr0')).ID);

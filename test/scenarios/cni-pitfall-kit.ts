@@ -8,6 +8,7 @@
 import { expect } from 'vitest';
 import { confListFromBytes, type NetworkConfigList } from '../../src/cni/conf.js';
 import type { CniError, RuntimeConf } from '../../src/cni/contracts.js';
+import type { CniExecEvent } from '../../src/core/events.js';
 import { pluginHost, type CniHost } from '../../src/cni/host.js';
 import type { PluginRegistry } from '../../src/cni/registry.js';
 import { CniRunner, cniErrorOf } from '../../src/cni/runner.js';
@@ -80,6 +81,44 @@ export function network(
   opts: { cacheDir?: string; path?: string[] } = {},
 ): CniNetwork {
   return { list: conflist(doc), runner: runner(host, opts) };
+}
+
+/** host-local over the node's pod subnet. */
+export const HOST_LOCAL = { type: 'host-local', subnet: '10.244.1.0/24' };
+/** win-bridge's gateway is network + 2 (.2): its pods start at .3 (P2). */
+export const HOST_LOCAL_FROM_3 = { ...HOST_LOCAL, rangeStart: '10.244.1.3' };
+
+/** The conflist document of win-bridge (v1 path, or HCN with `apiVersion: 2`), host-local from .3 by default. */
+export function winBridgeDoc(apiVersion?: number, ipam: object = HOST_LOCAL_FROM_3): object {
+  return {
+    cniVersion: '0.3.1',
+    name: 'cbr0',
+    plugins: [{ type: 'win-bridge', ...(apiVersion ? { apiVersion } : {}), ipam }],
+  };
+}
+
+/** {@link winBridgeDoc} parsed. */
+export function winBridge(apiVersion?: number, ipam: object = HOST_LOCAL_FROM_3): NetworkConfigList {
+  return conflist(winBridgeDoc(apiVersion, ipam));
+}
+
+/** sdnbridge with host-local over the whole subnet. */
+export const SDNBRIDGE = conflist({
+  cniVersion: '0.4.0',
+  name: 'cbr0',
+  plugins: [{ type: 'sdnbridge', ipam: HOST_LOCAL }],
+});
+
+/**
+ * `cni.exec` events from now on, as `<depth>:<plugin> <command> <exit code>`, in the order the
+ * invocations finished (a delegate before the plugin that called it).
+ */
+export function recordExecs(host: Host): string[] {
+  const out: string[] = [];
+  host.events.on('cni.exec', (e: CniExecEvent) =>
+    out.push(`${e.depth}:${e.plugin} ${e.command} ${e.exitCode}`),
+  );
+  return out;
 }
 
 /** A RuntimeConf as a runtime builds it. */

@@ -5,56 +5,31 @@
  * with the reference plugins, libcni's runner and the pod runtimes.
  */
 import { describe, expect, it } from 'vitest';
-import type { CniExecEvent } from '../../src/core/events.js';
-import type { Host } from '../../src/host/host.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import { DockershimRuntime } from '../../src/runtime/dockershim.js';
 import {
   cid,
   cniError,
-  conflist,
   endpointNamed,
   endpointNames,
+  HOST_LOCAL,
+  HOST_LOCAL_FROM_3,
   ipOf,
   network,
   newNamespace,
   pod,
   podNamespaces,
+  recordExecs,
   rejection,
   reservations,
   rtConf,
   runner,
+  SDNBRIDGE,
   settle,
   track,
   v1BridgeNode,
+  winBridge,
 } from './cni-pitfall-kit.js';
-
-const HOST_LOCAL = { type: 'host-local', subnet: '10.244.1.0/24' };
-/** win-bridge's gateway is network + 2 (.2): its pods start at .3 (P2). */
-const HOST_LOCAL_FROM_3 = { ...HOST_LOCAL, rangeStart: '10.244.1.3' };
-
-function winBridge(apiVersion?: number, ipam: object = HOST_LOCAL_FROM_3) {
-  return conflist({
-    cniVersion: '0.3.1',
-    name: 'cbr0',
-    plugins: [{ type: 'win-bridge', ...(apiVersion ? { apiVersion } : {}), ipam }],
-  });
-}
-
-const SDNBRIDGE = conflist({
-  cniVersion: '0.4.0',
-  name: 'cbr0',
-  plugins: [{ type: 'sdnbridge', ipam: HOST_LOCAL }],
-});
-
-/** Runtime-level `cni.exec` calls (depth 0 and 1) from now on, as `<depth>:<plugin> <command> <exit>`. */
-function recordExecs(host: Host): string[] {
-  const out: string[] = [];
-  host.events.on('cni.exec', (e: CniExecEvent) =>
-    out.push(`${e.depth}:${e.plugin} ${e.command} ${e.exitCode}`),
-  );
-  return out;
-}
 
 // ───────────────────────────── P6 ─────────────────────────────
 

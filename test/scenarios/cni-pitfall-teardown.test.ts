@@ -6,14 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HcnClient } from '../../src/api/hcn/client.js';
-import type { CniExecEvent } from '../../src/core/events.js';
 import type { Host } from '../../src/host/host.js';
 import { hostLocal, referenceRegistry } from '../../src/plugins/index.js';
 import { FlanneldHostGw, flanneldHost, writeSubnetEnv } from '../../src/plugins/flanneld/index.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import {
-  BIN,
   bareNode,
+  BIN,
   cid,
   cniError,
   cniHost,
@@ -22,48 +21,23 @@ import {
   endpointNamed,
   endpointNames,
   FLANNEL_DIR,
+  HOST_LOCAL,
+  HOST_LOCAL_FROM_3,
   ipOf,
   network,
   newNamespace,
   pod,
   podNamespaces,
+  recordExecs,
   rejection,
   reservations,
   rtConf,
   runner,
   sandboxIdIn,
+  SDNBRIDGE,
   v1BridgeNode,
+  winBridge,
 } from './cni-pitfall-kit.js';
-
-const HOST_LOCAL = { type: 'host-local', subnet: '10.244.1.0/24' };
-/** win-bridge's gateway is network + 2 (.2): its pods start at .3 (P2). */
-const HOST_LOCAL_FROM_3 = { ...HOST_LOCAL, rangeStart: '10.244.1.3' };
-
-function winBridge(apiVersion?: number, ipam: object = HOST_LOCAL_FROM_3) {
-  return conflist({
-    cniVersion: '0.3.1',
-    name: 'cbr0',
-    plugins: [{ type: 'win-bridge', ...(apiVersion ? { apiVersion } : {}), ipam }],
-  });
-}
-
-const SDNBRIDGE = conflist({
-  cniVersion: '0.4.0',
-  name: 'cbr0',
-  plugins: [{ type: 'sdnbridge', ipam: HOST_LOCAL }],
-});
-
-/**
- * `cni.exec` events from now on, as `<depth>:<plugin> <command> <exit code>`, in the order the
- * invocations finished (a delegate before the plugin that called it).
- */
-function recordExecs(host: Host): string[] {
-  const out: string[] = [];
-  host.events.on('cni.exec', (e: CniExecEvent) =>
-    out.push(`${e.depth}:${e.plugin} ${e.command} ${e.exitCode}`),
-  );
-  return out;
-}
 
 // ───────────────────────────── P3 ─────────────────────────────
 

@@ -13,26 +13,10 @@ import type { Host } from '../../src/host/host.js';
 import { referenceRegistry } from '../../src/plugins/index.js';
 import { cniNetwork } from '../../src/runtime/network.js';
 import { runScheduled, scheduledHost } from '../../src/testing/index.js';
+import { addL2Bridge } from '../runtime/kit.js';
 
 function l2bridge(host: Host): string {
-  const r = host.api.HcnCreateNetwork(null, {
-    Name: 'cbr0',
-    Type: 'L2Bridge',
-    SchemaVersion: { Major: 2, Minor: 0 },
-    Ipams: [
-      {
-        Type: 'Static',
-        Subnets: [
-          {
-            IpAddressPrefix: '10.244.1.0/24',
-            Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
-          },
-        ],
-      },
-    ],
-  });
-  if (!r.ok) throw new Error(r.message);
-  return (r.result as { ID: string }).ID;
+  return addL2Bridge(host, '10.244.1.1');
 }
 
 /**

@@ -9,6 +9,7 @@ import type { JsonObject } from '../../src/core/json.js';
 import { canonicalState, hnsimMatchers, type CanonicalState } from '../../src/testing/index.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import { cniNetwork } from '../../src/runtime/network.js';
+import { addL2Bridge } from '../runtime/kit.js';
 
 declare module 'vitest' {
   interface Assertion<T> {
@@ -21,23 +22,7 @@ expect.extend(hnsimMatchers);
 
 function node(seed = 3): Host {
   const host = createHost({ seed });
-  const r = host.api.HcnCreateNetwork(null, {
-    Name: 'cbr0',
-    Type: 'L2Bridge',
-    SchemaVersion: { Major: 2, Minor: 0 },
-    Ipams: [
-      {
-        Type: 'Static',
-        Subnets: [
-          {
-            IpAddressPrefix: '10.244.1.0/24',
-            Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
-          },
-        ],
-      },
-    ],
-  });
-  if (!r.ok) throw new Error(r.message);
+  addL2Bridge(host, '10.244.1.1');
   return host;
 }
 
