@@ -83,6 +83,18 @@ export class PluginRegistry {
     for (const dir of dirs) this.#dirs.get(dirKey(dir))?.delete(file);
   }
 
+  /** The plugin of a type, wherever it is installed (what exec'ing its binary by path reaches). */
+  plugin(type: string): CniPlugin | undefined {
+    const file = `${type}.exe`.toLowerCase();
+    const everywhere = this.#everywhere.get(file);
+    if (everywhere) return everywhere;
+    for (const files of this.#dirs.values()) {
+      const p = files.get(file);
+      if (p) return p;
+    }
+    return undefined;
+  }
+
   /** Every registered plugin type, sorted. */
   types(): string[] {
     const out = new Set<string>();

@@ -51,12 +51,7 @@ function pluginNamed(registry: PluginRegistry, name: string): CniPlugin | undefi
     .split(/[\\/]/)
     .pop()!
     .replace(/\.exe$/i, '');
-  if (base === '') return undefined;
-  try {
-    return registry.find(base, ['.']).plugin;
-  } catch {
-    return undefined;
-  }
+  return base === '' ? undefined : registry.plugin(base);
 }
 
 /**
