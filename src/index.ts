@@ -304,7 +304,7 @@ export {
 export { delegateAdd, delegateDel, delegateCheck, delegateStatus, delegateGC } from './cni/invoke.js';
 export { parseResult, resultJson, printResult, convertResult } from './cni/result.js';
 export { VERSION_ALL } from './cni/version.js';
-export { PluginRegistry, splitPathList } from './cni/registry.js';
+export { PluginRegistry, splitPathList, type BinaryLookup } from './cni/registry.js';
 export { pluginHost, type CniHost } from './cni/host.js';
 export {
   confListFromBytes,
@@ -341,6 +341,26 @@ export {
   flannel,
 } from './plugins/index.js';
 export * as flanneld from './plugins/flanneld/index.js';
+
+// real Windows binaries under Wine (src/wine; docs/wine.md)
+export {
+  runUnderWine,
+  prepareWine,
+  WineMissingError,
+  WineProgramError,
+  type WineRunRequest,
+  type WineRunResult,
+  type PreparedWine,
+} from './wine/run.js';
+export {
+  wineRegistry,
+  wineBinaries,
+  winePlugin,
+  type WineBinaryOptions,
+  type WineExecutor,
+} from './wine/plugin.js';
+export { serveSimulator, connectSimulator, withFace, type SimulatorFace } from './wine/sim.js';
+export { wineDoctor, doctorMessage, type DoctorReport } from './wine/doctor.js';
 
 // the pod runtime (src/runtime): containerd + hcsshim, and dockershim
 export * as runtime from './runtime/index.js';

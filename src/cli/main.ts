@@ -32,6 +32,8 @@ import {
 } from '../render/listing.js';
 import { renderWalkthrough, walkthroughJson } from '../render/narration.js';
 import { table } from '../render/table.js';
+import { RUN_USAGE_TEXT } from './run.js';
+import { cmdWine, WINE_USAGE, type WineHostFlags } from './wine.js';
 
 // The model (host, service, API) is imported only by the commands that run it, so help, version
 // and usage errors answer without loading it.
@@ -72,7 +74,18 @@ export function packageVersion(): string {
   }
 }
 
-const COMMANDS = ['quickstart', 'serve', 'show', 'trace', 'cni', 'call', 'version', 'help'] as const;
+const COMMANDS = [
+  'quickstart',
+  'run',
+  'serve',
+  'show',
+  'trace',
+  'cni',
+  'call',
+  'wine',
+  'version',
+  'help',
+] as const;
 type Command = (typeof COMMANDS)[number];
 
 const profileNames = Object.keys(PROFILES).join(', ');
@@ -85,6 +98,8 @@ Commands:
   quickstart   Walk one simulated host through HNS: networks, a namespace, endpoints,
                a load balancer, a listing, one failure with its HRESULT, teardown; then
                trace the nine Kubernetes flows on two-node L2Bridge and Overlay clusters
+  run          Run a scenario file (YAML): nodes, CNI, pods, services, faults, narrated
+               step by step; check its traces, truth tables and HNS state (exit 1 on a miss)
   serve        Serve the flat HNS API (and CNI: CniExec, CniExecList) as JSON-RPC 2.0 on
                stdin/stdout until EOF, or on a loopback TCP port (--listen)
   show         List the HNS objects of a snapshot file (or of a fresh host), hnsdiag-style,
@@ -96,6 +111,8 @@ Commands:
                and exit code; the node is a state file kept between invocations
   call         Call one JSON-RPC method (a flat API function such as HcnCreateNetwork or
                HNSCall, a host method, CniExec, CniExecList) on a state file's node
+  wine         Run a Windows program (a real CNI plugin .exe, a Go test binary) under Wine
+               with hnsim's computenetwork.dll and vmcompute.dll, against a simulated node
   version      Print the hnsim version and the host profiles it simulates
   help [cmd]   Show this help, or a command's
 
@@ -119,6 +136,7 @@ const ADAPTER_HELP = `  --adapter SPEC    A host network adapter (repeat for sev
                     "hcs":{"api":"computecore"|"vmcompute",…}}; flags override it`;
 
 const USAGE: Readonly<Record<Exclude<Command, 'help'>, string>> = {
+  run: RUN_USAGE_TEXT,
   quickstart: `Usage: hnsim quickstart [--seed N] [--profile NAME] [--format text|json]
 
 Build one simulated Windows host and narrate a real HNS walkthrough through the flat API:
@@ -300,6 +318,7 @@ ${ADAPTER_HELP}
 Exit status: 0 with the result on stdout; 1 with the JSON-RPC error on stderr (an HNS
 failure carries its HRESULT); 2 for a bad command line.
 `,
+  wine: WINE_USAGE,
   version: `Usage: hnsim version [--format text|json]
 
 Print the hnsim package version and the host profiles (HNS versions) it simulates.
@@ -376,6 +395,7 @@ const OPTION_SPECS = {
 
 const ALLOWED: Readonly<Record<Exclude<Command, 'help'>, readonly (keyof Flags)[]>> = {
   quickstart: ['seed', 'profile', 'format', 'help'],
+  run: [], // parsed by src/cli/run.ts
   serve: ['listen', 'seed', 'profile', 'adapter', 'host', 'help'],
   show: ['snapshot', 'seed', 'profile', 'adapter', 'host', 'format', 'port', 'help'],
   trace: [
@@ -398,6 +418,7 @@ const ALLOWED: Readonly<Record<Exclude<Command, 'help'>, readonly (keyof Flags)[
   ],
   cni: ['state', 'plugin', 'seed', 'profile', 'adapter', 'host', 'help'],
   call: ['state', 'json', 'seed', 'profile', 'adapter', 'host', 'help'],
+  wine: ['seed', 'profile', 'adapter', 'host', 'help'],
   version: ['format', 'help'],
 };
 
@@ -622,13 +643,17 @@ async function cmdServe(args: string[], io: CliIo): Promise<number> {
   if (flags.help) return write(io.stdout, USAGE.serve).then(() => EXIT_OK);
   const listen = flags.listen === undefined ? undefined : readListen(flags.listen);
   const { options } = hostOptions('serve', flags);
-  const [{ createHost }, { serveStdio, serveTcp }, { cniRpcMethods }] = await Promise.all([
-    loadHost(),
-    import('../api/rpc.js'),
-    import('../plugins/index.js'),
-  ]);
+  const [{ createHost }, { serveStdio, serveTcp }, { cniRpcMethods }, { wineRegistry }, { registerFace }] =
+    await Promise.all([
+      loadHost(),
+      import('../api/rpc.js'),
+      import('../plugins/index.js'),
+      import('../wine/plugin.js'),
+      import('../wine/sim.js'),
+    ]);
   const host = buildHost(createHost, options);
-  const methods = cniRpcMethods(host);
+  // CniExec and CniExecList also run real plugin binaries of this machine under Wine (docs/wine.md)
+  const methods = cniRpcMethods(host, wineRegistry(host));
   if (!listen) {
     await serveStdio(host, io.stdin, io.stdout, { methods });
     return EXIT_OK;
@@ -649,6 +674,7 @@ async function cmdServe(args: string[], io: CliIo): Promise<number> {
     process.on('SIGTERM', stop);
   });
   const shown = server.address.includes(':') ? `[${server.address}]` : server.address;
+  registerFace(host, `${shown}:${server.port}`); // a real plugin run by CniExec reaches this host here
   await write(io.stdout, `hnsim: listening on ${shown}:${server.port}\n`);
   await stopped;
   await server.close();
@@ -659,7 +685,7 @@ async function cmdServe(args: string[], io: CliIo): Promise<number> {
  * The node of a state file: restored from it when it exists (its HNS version is the profile unless
  * one is given), else fresh from the host options; `save` writes it back (temp file, then rename).
  */
-async function stateHost(cmd: 'cni' | 'call', flags: Flags): Promise<{ host: Host; save(): void }> {
+async function stateHost(cmd: 'cni' | 'call' | 'wine', flags: Flags): Promise<{ host: Host; save(): void }> {
   const path = flags.state;
   if (path === undefined) throw new UsageError(`${cmd}: --state FILE is required`, cmd);
   let text: string | undefined;
@@ -707,14 +733,35 @@ async function cmdCni(args: string[], io: CliIo): Promise<number> {
     plugin = type;
   }
   const node = await stateHost('cni', flags);
-  const { execPlugin } = await import('../plugins/index.js');
+  const [{ execPlugin }, { wineRegistry }] = await Promise.all([
+    import('../plugins/index.js'),
+    import('../wine/plugin.js'),
+  ]);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(io.env)) if (v !== undefined) env[k] = v;
-  const out = await execPlugin(node.host, plugin, { env, stdin });
+  const out = await execPlugin(node.host, plugin, { env, stdin }, wineRegistry(node.host));
   node.save();
   await write(io.stdout, out.stdout);
   if (out.stderr) await write(io.stderr, out.stderr);
   return out.exitCode;
+}
+
+/**
+ * `hnsim wine`'s node (src/cli/wine.ts): a state file's, or a fresh one, from the host flags; a bad
+ * flag is a usage error, a state file that cannot be read is `{error}` (wine's exit code 122).
+ */
+async function wineNode(
+  state: string | undefined,
+  hostFlags: WineHostFlags,
+): Promise<{ host: Host; save(): void } | { error: string }> {
+  const flags: Flags = { ...hostFlags, ...(state !== undefined ? { state } : {}) };
+  try {
+    if (state !== undefined) return await stateHost('wine', flags);
+    return { host: await restoredHost(hostOptions('wine', flags)), save: () => undefined };
+  } catch (e) {
+    if (e instanceof CommandError) return { error: e.message };
+    throw e;
+  }
 }
 
 async function cmdCall(args: string[], io: CliIo): Promise<number> {
@@ -742,11 +789,12 @@ async function cmdCall(args: string[], io: CliIo): Promise<number> {
     });
   }
   const node = await stateHost('call', flags);
-  const [{ RpcServer }, { cniRpcMethods }] = await Promise.all([
+  const [{ RpcServer }, { cniRpcMethods }, { wineRegistry }] = await Promise.all([
     import('../api/rpc.js'),
     import('../plugins/index.js'),
+    import('../wine/plugin.js'),
   ]);
-  const server = new RpcServer(node.host, { methods: cniRpcMethods(node.host) });
+  const server = new RpcServer(node.host, { methods: cniRpcMethods(node.host, wineRegistry(node.host)) });
   const answer = await server.request({ jsonrpc: '2.0', id: 1, method, params });
   node.save();
   if (answer && 'error' in answer) {
@@ -1022,6 +1070,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       }
       case 'quickstart':
         return await cmdQuickstart(rest, io);
+      case 'run':
+        return await (await import('./run.js')).cmdRun(rest, io);
       case 'serve':
         return await cmdServe(rest, io);
       case 'show':
@@ -1032,6 +1082,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         return await cmdCni(rest, io);
       case 'call':
         return await cmdCall(rest, io);
+      case 'wine':
+        return await cmdWine(rest, io, wineNode);
       case 'version':
         return await cmdVersion(rest, io);
     }

@@ -132,6 +132,12 @@ export interface PodSpec {
   readonly subdomain?: string;
   /** Extra HNS endpoint policies (v2 JSON), e.g. ACLs, on a Windows node. */
   readonly policies?: readonly JsonObject[];
+  /**
+   * A Windows pod whose endpoint a runtime already made (containerd's CNI ADD on the node): the
+   * cluster adopts the endpoint and its IPv4 address instead of programming one, and leaves its
+   * removal to the runtime (CNI DEL).
+   */
+  readonly endpointId?: string;
 }
 
 export interface ServicePortSpec {
@@ -200,6 +206,8 @@ export interface PodInfo {
 
 interface PodRec extends PodInfo {
   readonly ipNum: number;
+  /** The endpoint is the runtime's (PodSpec.endpointId): removePod leaves it. */
+  readonly adopted?: boolean;
   readonly hostname?: string;
   readonly subdomain?: string;
   readonly dnsServer: boolean;
@@ -619,10 +627,23 @@ export class Cluster {
       ...(spec.subdomain ? { subdomain: spec.subdomain } : {}),
     };
     let ip: number;
-    let endpoint: { endpointId: string } | undefined;
+    let endpoint: { endpointId: string; adopted?: boolean } | undefined;
     if (node.kind === 'Linux') {
       if (spec.policies?.length) throw hnsError('E_INVALIDARG', 'HNS policies need a Windows node');
       ip = node.node.addPod(spec.namespace, spec.name).ip;
+    } else if (spec.endpointId !== undefined) {
+      if (spec.policies?.length)
+        throw hnsError('E_INVALIDARG', 'an adopted endpoint has the policies its runtime gave it');
+      const ep = node.host.hns.store.endpoints.get(spec.endpointId);
+      const v4 = ep?.IpConfigurations.find((c) => c.addr.family === 4);
+      const adoptedIp = v4 ? ip4(v4.IpAddress) : undefined;
+      if (!ep || adoptedIp === undefined)
+        throw hnsError(
+          'ERROR_NOT_FOUND',
+          `no endpoint "${spec.endpointId}" with an IPv4 address on ${node.name}`,
+        );
+      ip = adoptedIp;
+      endpoint = { endpointId: ep.ID, adopted: true };
     } else {
       ip = (node.podSubnet.addr + node.nextPod) >>> 0;
       if (!contains(node.podSubnet, ip + 1))
@@ -708,7 +729,7 @@ export class Cluster {
     if (!rec) return false;
     const node = this.nodes.get(rec.node)!;
     if (node.kind === 'Linux') node.node.removePod(rec.ipNum);
-    else {
+    else if (!rec.adopted) {
       this.clearServices(node);
       const ep = node.host.hns.store.endpoints.get(rec.endpointId!);
       if (ep?.HostComputeNamespace) namespaceEndpoint(node.host, ep.HostComputeNamespace, ep.ID, 'Remove');

@@ -42,6 +42,13 @@ function joinWin(dir: string, name: string): string {
   return d.endsWith('\\') ? `${d}${name}` : `${d}\\${name}`;
 }
 
+/**
+ * Real plugin binaries on the machine running hnsim (issue 10: src/wine/plugin.ts runs them under
+ * Wine): the plugin that `file` (`<type>.exe` or `<type>`) in directory `dir` (a CNI_PATH entry, or
+ * the directory of a binary path) is, or undefined when there is no such binary there.
+ */
+export type BinaryLookup = (dir: string, file: string) => CniPlugin | undefined;
+
 export interface FoundPlugin {
   readonly plugin: CniPlugin;
   /** The full path `FindInPath` returned (`C:\opt\cni\bin\win-bridge.exe`). */
@@ -56,6 +63,7 @@ export class PluginRegistry {
   /** dir key → file name (lower case) → plugin */
   readonly #dirs = new Map<string, Map<string, CniPlugin>>();
   readonly #everywhere = new Map<string, CniPlugin>();
+  #binaries: BinaryLookup | undefined;
 
   register(plugin: CniPlugin, dirs?: readonly string[]): this {
     const file = `${plugin.type}.exe`.toLowerCase();
@@ -70,6 +78,23 @@ export class PluginRegistry {
       files.set(file, plugin);
     }
     return this;
+  }
+
+  /**
+   * Let real binaries be found too: a directory where `lookup` finds a binary holds it, ahead of a
+   * registered plugin of the same type (`undefined` turns it off).
+   */
+  useBinaries(lookup: BinaryLookup | undefined): this {
+    this.#binaries = lookup;
+    return this;
+  }
+
+  /** The real binary a path names (`/opt/cni/win-bridge.exe`, `Z:\cni\x.exe`), if `useBinaries` finds one. */
+  binary(path: string): CniPlugin | undefined {
+    if (!this.#binaries) return undefined;
+    const cut = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+    if (cut < 0) return undefined;
+    return this.#binaries(cut === 0 ? path.slice(0, 1) : path.slice(0, cut), path.slice(cut + 1));
   }
 
   /** Remove a plugin from some directories (or from everywhere it was registered). */
@@ -105,6 +130,8 @@ export class PluginRegistry {
 
   /** The plugin a file in a directory is, if any. */
   #file(dir: string, name: string): CniPlugin | undefined {
+    const real = this.#binaries?.(dir, name);
+    if (real) return real;
     const lower = name.toLowerCase();
     return this.#dirs.get(dirKey(dir))?.get(lower) ?? this.#everywhere.get(lower);
   }

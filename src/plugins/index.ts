@@ -45,8 +45,14 @@ export function referenceRegistry(dirs?: readonly string[]): PluginRegistry {
   return r;
 }
 
-/** The plugin named by a type or a binary path (`C:\cni\win-bridge.exe` → `win-bridge`). */
+/**
+ * The plugin named by a type or a binary path: a real binary on this machine when the registry finds
+ * one there (`useBinaries`: src/wine/plugin.ts), else the registered plugin of the path's name
+ * (`C:\cni\win-bridge.exe` → `win-bridge`).
+ */
 function pluginNamed(registry: PluginRegistry, name: string): CniPlugin | undefined {
+  const real = registry.binary(name);
+  if (real) return real;
   const base = name
     .split(/[\\/]/)
     .pop()!
