@@ -78,6 +78,12 @@ export const HNS_ARB = {
   ],
   networkFlags: [1, 8, 16, 32, 512],
   mtus: [1400, 1450, 1500],
+  /** VSwitchExtension ids: the VFP extension, and one no switch has. */
+  extensionIds: ['E9B59CFA-2BE1-4B21-828F-B6FBDBDDC017', '5C1A2E5B-1E36-4B0F-9A7C-3F1D6B0E2A11'],
+  /** LayerConstraint layer ids. */
+  layerIds: ['4F2EC0E4-0B29-4EB2-B3A0-2D3DCB4D1C3B', '0B8E3A7C-6A4D-4C1E-8F2B-9D5E7A1C3B20'],
+  /** Encryption: pre-shared keys and certificate names. */
+  ipsecSecrets: ['s3cret', 'CN=node-1'],
   schemaVersion: { Major: 2, Minor: 0 },
 } as const;
 
@@ -112,12 +118,18 @@ function compact(o: Record<string, Json | undefined>): JsonObject {
   return out;
 }
 
-/** Optional field: present about `percent`% of the time. */
+/**
+ * Optional field: present about `percent`% of the time, and shrinking towards absent (a
+ * `fc.oneof` does not shrink from one branch to another): a draw of 0–99 decides, and it shrinks
+ * towards 0, which is absent.
+ */
 function maybe<T>(arb: fc.Arbitrary<T>, percent = 50): fc.Arbitrary<T | undefined> {
-  return fc.oneof(
-    { weight: percent, arbitrary: arb },
-    { weight: 100 - percent, arbitrary: fc.constant(undefined) },
-  );
+  return fc.tuple(fc.integer({ min: 0, max: 99 }), arb).map(([n, v]) => (n >= 100 - percent ? v : undefined));
+}
+
+/** True about `percent`% of the time, shrinking to false. */
+function sometimes(percent: number): fc.Arbitrary<boolean> {
+  return fc.integer({ min: 0, max: 99 }).map((n) => n >= 100 - percent);
 }
 
 /**
@@ -174,6 +186,15 @@ const POLICY_SETTINGS: Readonly<Record<string, fc.Arbitrary<JsonObject>>> = {
   }),
   NetworkACL: aclSettings,
   ProviderAddress: pick(HNS_ARB.providerAddresses).map((p) => ({ ProviderAddress: p })),
+  VSwitchExtension: fc.record({ ExtensionID: pick(HNS_ARB.extensionIds), Enable: fc.boolean() }),
+  LayerConstraint: pick(HNS_ARB.layerIds).map((LayerId) => ({ LayerId })),
+  NeighborDiscovery: fc
+    .record({
+      TargetIpPrefix: pick(HNS_ARB.remoteSubnets),
+      SenderIpAddress: pick(HNS_ARB.providerAddresses),
+      SenderMacAddress: maybe(pick(HNS_ARB.drMacs)),
+    })
+    .map(compact),
   // endpoint
   PortMapping: fc
     .record({
@@ -225,6 +246,22 @@ const POLICY_SETTINGS: Readonly<Record<string, fc.Arbitrary<JsonObject>>> = {
   }),
   Iov: fc.record({ IovOffloadWeight: pick([0, 100]), QueuePairsRequested: pick([1, 4]) }),
   L2Driver: fc.constant({}),
+  Encryption: fc
+    .record({
+      EncryptionMethodType: maybe(fc.constant('Ipsec')),
+      AuthenticationMethods: fc
+        .tuple(fc.boolean(), pick(HNS_ARB.ipsecSecrets))
+        .map(([psk, secret]): JsonObject[] => [
+          psk
+            ? { Type: 'PresharedKey', Settings: { Key: secret } }
+            : { Type: 'Certificate', Settings: { CertificateName: secret } },
+        ]),
+      Endpoints1: maybe(fc.subarray([...HNS_ARB.aclAddresses], { minLength: 1, maxLength: 2 })),
+      Endpoints2: maybe(fc.subarray([...HNS_ARB.remoteSubnets], { minLength: 1, maxLength: 2 })),
+      ProtocolType: maybe(pick(['6', '17'])),
+      Endpoint2Ports: maybe(pick([['80'], ['443', '8080']])),
+    })
+    .map(compact),
   // network and endpoint
   InterfaceConstraint: pick(['Ethernet', 'vEthernet (nat)']).map((a) => ({ InterfaceAlias: a })),
   // endpoint and subnet
@@ -243,6 +280,17 @@ export function generatedPolicyTypes(scopeName: PolicyScope | string, ctx: ArbCo
     if (ctx.networkType && m.unsupportedOn?.types.includes(ctx.networkType)) return false;
     return true;
   });
+}
+
+/**
+ * A valid `{"Type","Settings"}` policy of one Type (any case: `outboundnat` draws `OutBoundNAT`),
+ * whatever host or network it is for; a TypeError for a Type the arbitraries do not generate (the
+ * v1-only `VNET` and `Isolation`, unknown ones).
+ */
+export function policyOfType(type: string): fc.Arbitrary<JsonObject> {
+  const Type = Object.keys(POLICY_SETTINGS).find((t) => t.toLowerCase() === String(type).toLowerCase());
+  if (!Type) throw new TypeError(`policyOfType: no generator for policy Type ${JSON.stringify(type)}`);
+  return POLICY_SETTINGS[Type]!.map((Settings): JsonObject => ({ Type, Settings }));
 }
 
 /** A valid `{"Type","Settings"}` policy of `scope` (network, endpoint or subnet; any case). */
@@ -307,8 +355,8 @@ export function policies(
     at: fc.nat(),
   });
   return fc
-    .tuple(unique, fc.integer({ min: 1, max: 100 }), clash)
-    .map(([list, n, { base, twin, at }]) => (n <= 20 ? withPortClash(list, base, twin, at) : list));
+    .tuple(unique, sometimes(20), clash)
+    .map(([list, clashes, { base, twin, at }]) => (clashes ? withPortClash(list, base, twin, at) : list));
 }
 
 /**
@@ -480,7 +528,7 @@ export function endpointDoc(networkId?: string, opts: EndpointArbOptions = {}): 
           ? fc.constant(false)
           : remoteMode === 'always'
             ? fc.constant(true)
-            : fc.integer({ min: 1, max: 100 }).map((n) => n <= 10),
+            : sometimes(10),
       Name: pick(HNS_ARB.endpointNames),
       IpConfigurations: ipConfigs,
       MacAddress: mac,
@@ -609,7 +657,7 @@ export function sdnRouteDoc(endpointIds: readonly string[]): fc.Arbitrary<JsonOb
     .record({
       HostComputeEndpoints: someOf(endpointIds),
       settings: fc.array(setting, { minLength: 1, maxLength: 2 }),
-      key: fc.integer({ min: 1, max: 100 }).map((n) => (n <= 80 ? 'Setting' : 'Routes')),
+      key: sometimes(20).map((routes) => (routes ? 'Routes' : 'Setting')),
     })
     .map(({ HostComputeEndpoints, settings, key }) => ({
       HostComputeEndpoints,

@@ -52,14 +52,15 @@ export interface RunScheduledOptions {
 }
 
 /**
- * Run the scheduled calls until `work` settles, advancing `host.clock` when none is ready; then
- * return (or throw) what `work` did. Throws if the work never finishes.
+ * Drive `work` to its end: run one step (`step()` returns false when it had nothing to run), else
+ * let `stepMs` of simulated time pass and yield to the event loop; throw after `maxSteps`.
  */
-export async function runScheduled<T>(
-  scheduler: Scheduler,
-  host: Host,
+async function drive<T>(
+  host: Pick<Host, 'clock'>,
   work: Promise<T>,
-  options: RunScheduledOptions = {},
+  step: () => Promise<boolean>,
+  options: RunScheduledOptions,
+  what: string,
 ): Promise<T> {
   const stepMs = options.stepMs ?? 10;
   const maxSteps = options.maxSteps ?? 100_000;
@@ -75,13 +76,75 @@ export async function runScheduled<T>(
     },
   );
   settled.catch(() => undefined);
-  for (let step = 0; !done; step++) {
-    if (step > maxSteps) throw new Error(`runScheduled: the work did not finish in ${maxSteps} steps`);
-    if (scheduler.count() > 0) await scheduler.waitOne();
-    else {
-      host.clock.advance(stepMs);
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+  // let the work start before deciding that time must pass
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  for (let n = 0; !done; n++) {
+    if (n > maxSteps)
+      throw new Error(`${what}: the work did not finish in ${maxSteps} steps (a call hangs?)`);
+    if (await step()) continue;
+    host.clock.advance(stepMs);
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return settled;
+}
+
+/**
+ * Run the scheduled calls until `work` settles, advancing `host.clock` when none is ready; then
+ * return (or throw) what `work` did. Throws if the work never finishes.
+ */
+export async function runScheduled<T>(
+  scheduler: Scheduler,
+  host: Host,
+  work: Promise<T>,
+  options: RunScheduledOptions = {},
+): Promise<T> {
+  return drive(
+    host,
+    work,
+    async () => {
+      if (scheduler.count() === 0) return false;
+      await scheduler.waitOne();
+      return true;
+    },
+    options,
+    'runScheduled',
+  );
+}
+
+/**
+ * `runScheduled` without a scheduler: wait for `work`, letting simulated time pass (10 ms steps)
+ * while it waits on delayed calls (`host.faults.delay`, a restart's downtime, a schedule's
+ * `releaseAfterMs`). Throws if it never finishes (a hang nobody releases).
+ */
+export async function runUntilSettled<T>(
+  host: Pick<Host, 'clock'>,
+  work: Promise<T>,
+  options: RunScheduledOptions = {},
+): Promise<T> {
+  return drive(host, work, () => Promise.resolve(false), options, 'runUntilSettled');
+}
+
+/**
+ * Start several tasks (CNI invocations, runtime calls, anything that calls the scheduled host)
+ * concurrently, each at a moment the scheduler picks (labelled `start <name>`), and run them all
+ * to the end; the outcome of each, by name, as `Promise.allSettled` gives it. Together with
+ * `scheduledHost` every HNS/HCS call is an interleaving point, so a property over this finds
+ * check-then-act races, and fast-check prints the seed, the path and the scheduler's log of the
+ * failing interleaving (`start pod-a`, `HcnCreateEndpoint`, …):
+ *
+ *   const out = await runConcurrently(s, host, { a: () => add('a'), b: () => add('b') });
+ *   expect(out.a.status).toBe('fulfilled');
+ */
+export async function runConcurrently<T>(
+  scheduler: Scheduler,
+  host: Host,
+  tasks: Readonly<Record<string, () => Promise<T>>>,
+  options: RunScheduledOptions = {},
+): Promise<Record<string, PromiseSettledResult<T>>> {
+  const names = Object.keys(tasks);
+  const runs = names.map((name) =>
+    scheduler.schedule(Promise.resolve(), `start ${name}`).then(() => tasks[name]!()),
+  );
+  const settled = await runScheduled(scheduler, host, Promise.allSettled(runs), options);
+  return Object.fromEntries(names.map((name, i) => [name, settled[i]!]));
 }

@@ -6,14 +6,16 @@
  * are equal, so "nothing changed" is one comparison. And vitest matchers built on it and on
  * `host.audit()`:
  *
- *   expect.extend(hnsimMatchers);             // types: see docs/cni.md ("Matchers")
+ *   expect.extend(hnsimMatchers);             // types: HnsimMatchers (docs/testing.md)
  *   expect(host).toHaveNoLeaks();
  *   expect(host).toHaveEndpoint({ Name: 'pod1_cbr0', IpConfigurations: [{ IpAddress: '10.244.1.3' }] });
  *   expect(host).toMatchHnsState(before);      // a canonicalState taken earlier
  */
 import type { Json, JsonObject } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
+import type { AuditOptions } from '../host/audit.js';
 import type { Host } from '../host/host.js';
+import { flowMatchers, type FlowOptions, type MatcherResult, type RuleMatcher } from './flows.js';
 
 export interface CanonicalState {
   readonly networks: readonly JsonObject[];
@@ -80,11 +82,6 @@ export function canonicalState(host: Host): CanonicalState {
 
 // ───────────────────────────────────────── matchers ─────────────────────────────────────────
 
-interface MatcherResult {
-  pass: boolean;
-  message: () => string;
-}
-
 /** What a matcher's `this` offers that these use (vitest's and jest's both have it). */
 interface MatcherContext {
   readonly isNot?: boolean;
@@ -102,14 +99,8 @@ function notAHost(name: string): MatcherResult {
   };
 }
 
-/**
- * vitest (or jest) matchers on a host: `expect.extend(hnsimMatchers)`.
- * - `toHaveNoLeaks(options?)`: `host.audit(options)` is empty; the failure lists the findings.
- * - `toHaveEndpoint(name | fields)`: an endpoint with that name, or whose HNS document has at
- *   least those fields (`expect.objectContaining` semantics, nested).
- * - `toMatchHnsState(state)`: `canonicalState(host)` equals `state` (taken earlier, or built).
- */
-export const hnsimMatchers = {
+/** The matchers on a host's objects (see `hnsimMatchers`). */
+const stateMatchers = {
   toHaveNoLeaks(
     this: MatcherContext,
     received: unknown,
@@ -159,6 +150,31 @@ export const hnsimMatchers = {
     };
   },
 };
+
+/**
+ * vitest (or jest) matchers: `expect.extend(hnsimMatchers)`, typed by `HnsimMatchers`.
+ * - `toHaveNoLeaks(options?)`: `host.audit(options)` is empty; the failure lists the findings.
+ * - `toHaveEndpoint(name | fields)`: an endpoint with that name, or whose HNS document has at
+ *   least those fields (`expect.objectContaining` semantics, nested).
+ * - `toMatchHnsState(state)`: `canonicalState(host)` equals `state` (taken earlier, or built).
+ * - `toReach(target, options?)` and `toBeDeniedBy(rule)`: over a trace (src/testing/flows.ts).
+ */
+export const hnsimMatchers = { ...stateMatchers, ...flowMatchers };
+
+/**
+ * The matchers' types, for vitest's `Assertion` (or jest's `Matchers`):
+ *
+ *   declare module 'vitest' {
+ *     interface Assertion<T> extends HnsimMatchers<T> {}
+ *   }
+ */
+export interface HnsimMatchers<R = unknown> {
+  toHaveNoLeaks(options?: AuditOptions): R;
+  toHaveEndpoint(want: string | JsonObject): R;
+  toMatchHnsState(state: CanonicalState): R;
+  toReach(target?: string, options?: FlowOptions): R;
+  toBeDeniedBy(rule: RuleMatcher): R;
+}
 
 /** `fields` ⊆ `doc`: objects key by key, arrays element by element, else the context's equality. */
 function contains(ctx: MatcherContext, doc: unknown, fields: unknown): boolean {
