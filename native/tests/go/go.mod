@@ -1,0 +1,3 @@
+module hnsim.test/wine
+
+go 1.19
