@@ -432,6 +432,8 @@ export class FlatApi {
     const byNet =
       kind === 'Endpoint' ? filterGuid(q.filter, 'HostComputeNetwork', 'VirtualNetwork') : undefined;
     if (byId === null || byNet === null) return [];
+    /** Whether the lookup below found the network by its name (a v2 view shows the Name as it is). */
+    let byName = false;
     if (byId) {
       const r = table.get(byId);
       candidates = r ? [r] : [];
@@ -449,6 +451,7 @@ export class FlatApi {
       const id = this.hns.store.networkByName.get(this.hns.store.nameKey(q.filter.Name));
       const r = id ? table.get(id) : undefined;
       candidates = r && (r as { Name: string }).Name === q.filter.Name ? [r] : [];
+      byName = true;
     } else if (kind === 'Endpoint' && typeof q.filter['Name'] === 'string' && q.filter['Name'] !== '') {
       // the name index gives every endpoint the Name check below can let through; with more than
       // one, the table is read in order (enumeration order is creation order)
@@ -466,14 +469,22 @@ export class FlatApi {
     // an endpoint's view shows its Name as it is (omitted when empty): a Name filter can skip the
     // serialisation of every endpoint whose name cannot match (equal, or the same GUID)
     const wantName = kind === 'Endpoint' ? q.filter['Name'] : undefined;
-    const nameGuid = typeof wantName === 'string' && wantName !== '' ? parseGuid(wantName) : undefined;
+    const nameChecked = typeof wantName === 'string' && wantName !== '';
+    const nameGuid = nameChecked ? parseGuid(wantName) : undefined;
+    // a filter whose every key the lookup above has answered needs no view of each object: `ID` (a
+    // v2 view shows the record's ID, the one the lookup by that GUID found), a network's `Name`
+    // (the name index found the network so named) and an endpoint's `Name` (checked below as the
+    // view's Name would compare); `Id` is not answered (no view has an `Id` key: it never matches)
+    const answered =
+      q.schema.Major !== 1 &&
+      keys.every((k) => (k === 'ID' && byId !== undefined) || (k === 'Name' && (nameChecked || byName)));
     for (const rec of candidates) {
-      if (typeof wantName === 'string' && wantName !== '') {
+      if (nameChecked) {
         const name = (rec as EndpointRec).Name;
         if (name !== wantName && (nameGuid === undefined || name === '' || parseGuid(name) !== nameGuid))
           continue;
       }
-      if (keys.length === 0 || matchesFilter(this.view(rec, q), q.filter, aliases, omittedType)) {
+      if (answered || matchesFilter(this.view(rec, q), q.filter, aliases, omittedType)) {
         out.push(rec.ID);
       }
     }

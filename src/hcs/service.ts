@@ -184,6 +184,9 @@ export class HcsService {
       guestAdapters: [],
       created: this.now(),
       seq: ++this.seq,
+      // Start's copy sets it: a slot made here keeps that copy a plain clone (a copy that adds a
+      // key takes V8's slow path); last, where the copy would append it, and unset until then
+      started: undefined,
     };
     this.put(rec);
     this.notify(rec.id, 'SystemCreateCompleted');

@@ -583,7 +583,10 @@ export class HnsService {
           throw hnsError('HCN_E_INVALID_IP_SUBNET', `IpSubnetId ${c.IpSubnetId}`);
         }
         plan.push({
-          cfg: c.PrefixLength === undefined ? { ...c, PrefixLength: s.prefix.len } : c,
+          cfg:
+            c.PrefixLength === undefined
+              ? { IpAddress: c.IpAddress, PrefixLength: s.prefix.len, IpSubnetId: c.IpSubnetId, addr: c.addr }
+              : c,
           subnet: idx,
           pool: 'reserve',
         });
@@ -647,7 +650,17 @@ export class HnsService {
         };
       }
       if (p.pool === 'reserve') pool!.reserve(p.cfg.addr);
-      return { ...p.cfg, pooled: p.pool === 'reserve', subnet: p.subnet };
+      // the draft's fields in their order, then two more, written out: a copy that adds keys
+      // (`{ ...p.cfg, pooled, subnet }`) takes V8's slow path
+      const c = p.cfg;
+      return {
+        IpAddress: c.IpAddress,
+        PrefixLength: c.PrefixLength,
+        IpSubnetId: c.IpSubnetId,
+        addr: c.addr,
+        pooled: p.pool === 'reserve',
+        subnet: p.subnet,
+      };
     });
     if (mac === undefined && macPooled) mac = alloc.macs.allocate()!;
     else if (mac !== undefined && macPooled) alloc.macs.reserve(mac);

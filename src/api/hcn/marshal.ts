@@ -48,11 +48,51 @@ function raw(v: unknown): Json | undefined {
   return cloneJson(v);
 }
 
+/**
+ * A spec prepared for `marshal` and `unmarshal`, made once per spec (specs are constants: a spec
+ * changed after its first use would keep its old decoder): its keys and kinds as parallel arrays,
+ * and its keys folded to lower case (Go's case-insensitive match) with the fields each names.
+ */
+interface Decoder {
+  readonly keys: readonly string[];
+  readonly kinds: readonly FieldKind[];
+  /** Lower-cased key → the indexes of the fields whose key folds to it, in spec order. */
+  readonly folded: ReadonlyMap<string, readonly number[]>;
+  /**
+   * The keys whose lower-case form no other field shares: a JSON key spelt exactly as one of them
+   * can fold onto no other field, so it is never lower-cased.
+   */
+  readonly alone: ReadonlySet<string>;
+}
+
+const decoders = new WeakMap<Spec, Decoder>();
+
+function decoderOf(spec: Spec): Decoder {
+  let d = decoders.get(spec);
+  if (d === undefined) {
+    const keys = spec.map(([k]) => k);
+    const folded = new Map<string, number[]>();
+    keys.forEach((k, i) => {
+      const lower = k.toLowerCase();
+      const list = folded.get(lower);
+      if (list) list.push(i);
+      else folded.set(lower, [i]);
+    });
+    const alone = new Set(keys.filter((k) => folded.get(k.toLowerCase())!.length === 1));
+    d = { keys, kinds: spec.map(([, kind]) => kind), folded, alone };
+    decoders.set(spec, d);
+  }
+  return d;
+}
+
 /** Marshal `value` (a plain object or class instance holding the spec's keys) the way Go would. */
 export function marshal(spec: Spec, value: object): JsonObject {
   const src = value as Record<string, unknown>;
   const out: JsonObject = {};
-  for (const [key, kind] of spec) {
+  const { keys, kinds } = decoderOf(spec);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const kind = kinds[i]!;
     const v = src[key];
     if (typeof kind === 'object') {
       if ('obj' in kind) {
@@ -64,7 +104,7 @@ export function marshal(spec: Spec, value: object): JsonObject {
     }
     switch (kind) {
       case 'str':
-        if (str(v) !== '') out[key] = str(v);
+        if (typeof v === 'string' && v !== '') out[key] = v;
         break;
       case 'strReq':
         out[key] = str(v);
@@ -97,30 +137,46 @@ export function marshal(spec: Spec, value: object): JsonObject {
   return out;
 }
 
+/** Marks a field `unmarshal` found no key for. */
+const ABSENT = Symbol('absent');
+
 /**
  * Unmarshal `json` into a fresh object with only the spec's keys that are present (nested structs
- * included), like decoding into a zero Go struct and keeping what was set.
+ * included), like decoding into a zero Go struct and keeping what was set. A key is matched as
+ * spelt first; a field with no such key takes the first key of `json` (in its order) that equals
+ * its key case-insensitively. The keys of `json` are listed only when a field is missing, and
+ * one spelt exactly as a field no other field folds with is not lower-cased.
  */
 export function unmarshal(spec: Spec, json: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!isJsonObject(json)) return out;
-  // the case-insensitive half of `pick`, built once per object when a key is not there as spelt
-  let folded: Map<string, string> | undefined;
-  for (const [key, kind] of spec) {
-    let v: Json | undefined;
-    if (Object.prototype.hasOwnProperty.call(json, key)) v = json[key];
+  const d = decoderOf(spec);
+  const { keys, kinds } = d;
+  const n = keys.length;
+  const values: (Json | undefined | typeof ABSENT)[] = new Array<Json | undefined | typeof ABSENT>(n);
+  let missing = 0;
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!;
+    if (Object.prototype.hasOwnProperty.call(json, key)) values[i] = json[key];
     else {
-      if (folded === undefined) {
-        folded = new Map();
-        for (const k of Object.keys(json)) {
-          const lower = k.toLowerCase();
-          if (!folded.has(lower)) folded.set(lower, k);
-        }
-      }
-      const k = folded.get(key.toLowerCase());
-      v = k === undefined ? undefined : json[k];
+      values[i] = ABSENT;
+      missing++;
     }
-    if (v === undefined) continue;
+  }
+  if (missing > 0) {
+    // the case-insensitive half of `pick`: each missing field takes the first key folding to it
+    for (const k of Object.keys(json)) {
+      if (d.alone.has(k)) continue;
+      const fields = d.folded.get(k.toLowerCase());
+      if (fields === undefined) continue;
+      for (const i of fields) if (values[i] === ABSENT && keys[i] !== k) values[i] = json[k];
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v === undefined || v === ABSENT) continue;
+    const key = keys[i]!;
+    const kind = kinds[i]!;
     if (typeof kind === 'object') {
       if ('obj' in kind) out[key] = unmarshal(kind.obj, v);
       else out[key] = Array.isArray(v) ? v.map((item) => unmarshal(kind.objs, item)) : [];

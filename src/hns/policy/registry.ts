@@ -91,6 +91,13 @@ export const POLICY_MODULES: readonly PolicyModule[] = [
 
 /** Lower-cased Type → module (Type names are unique; the contract battery checks it). */
 const byType = new Map<string, PolicyModule>(POLICY_MODULES.map((m) => [m.type.toLowerCase(), m]));
+/** The same modules by exact Windows spelling: a parsed policy's Type is found without folding case. */
+const byExactType = new Map<string, PolicyModule>(POLICY_MODULES.map((m) => [m.type, m]));
+
+/** The module of a Type in any case (the exact Windows spelling first, as parsed policies hold it). */
+function lookupType(type: string): PolicyModule | undefined {
+  return byExactType.get(type) ?? byType.get(type.toLowerCase());
+}
 
 function typesIn(scope: PolicyScope): readonly string[] {
   return POLICY_MODULES.filter((m) => m.scopes.includes(scope)).map((m) => m.type);
@@ -105,22 +112,22 @@ export const POLICY_TYPES: Readonly<Record<PolicyScope, readonly string[]>> = {
 
 /** The module of a Type (any case) if it is valid in `scope`. */
 export function getPolicyModule(type: string, scope: PolicyScope): PolicyModule | undefined {
-  const m = byType.get(type.toLowerCase());
+  const m = lookupType(type);
   return m && m.scopes.includes(scope) ? m : undefined;
 }
 
 /** Whether `type` (any case) is a policy Type in some scope. */
 export function isKnownPolicyType(type: string): boolean {
-  return byType.has(type.toLowerCase());
+  return lookupType(type) !== undefined;
 }
 
 /** The exact Windows spelling of a known Type (`outboundnat` → `OutBoundNAT`). */
 export function canonicalPolicyType(type: string): string | undefined {
-  return byType.get(type.toLowerCase())?.type;
+  return lookupType(type)?.type;
 }
 
 function moduleOf(p: ParsedPolicy): PolicyModule {
-  const m = byType.get(p.type.toLowerCase());
+  const m = lookupType(p.type);
   if (!m) throw hnsError('HCN_E_INVALID_POLICY_TYPE', `unknown policy type "${p.type}"`);
   return m;
 }

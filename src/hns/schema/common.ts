@@ -34,8 +34,10 @@ export function readDns(r: Reader, key = 'Dns', code: HResultName = r.code): Dns
   const Domain = d.optStr('Domain');
   const ServerList = d.strs('ServerList');
   for (const s of ServerList) if (!parseIp(s)) throw d.err(`ServerList entry "${s}" is not an IP address`);
-  const rec: DnsRec = { Search: d.strs('Search'), ServerList, Options: d.strs('Options') };
-  return Domain ? { ...rec, Domain } : rec;
+  const Search = d.strs('Search');
+  const Options = d.strs('Options');
+  // written out, not `{ ...rec, Domain }`: a copy that adds a key takes V8's slow path
+  return Domain ? { Search, ServerList, Options, Domain } : { Search, ServerList, Options };
 }
 
 /** hcsshim's Dns struct: every field omitempty, the struct itself always present. */
@@ -65,9 +67,16 @@ export function readRoutes(r: Reader, key: string, code: HResultName): RouteRec[
       if (!nextHop) throw rt.err(`NextHop "${NextHop}" is not an IP address`, code);
       if (nextHop.family !== dest.family) throw rt.err('NextHop and DestinationPrefix families differ', code);
     }
-    const { host: _host, ...destPrefix } = dest;
-    const rec: RouteRec = { NextHop, DestinationPrefix, dest: destPrefix, ...(nextHop ? { nextHop } : {}) };
-    return Metric === undefined ? rec : { ...rec, Metric };
+    // the prefix without its host address, and the record, written out key by key (an object rest
+    // or a copy that adds a key takes V8's slow path): NextHop, DestinationPrefix, dest, nextHop?, Metric?
+    const destPrefix = { family: dest.family, addr: dest.addr, len: dest.len } as RouteRec['dest'];
+    if (Metric === undefined)
+      return nextHop
+        ? { NextHop, DestinationPrefix, dest: destPrefix, nextHop }
+        : { NextHop, DestinationPrefix, dest: destPrefix };
+    return nextHop
+      ? { NextHop, DestinationPrefix, dest: destPrefix, nextHop, Metric }
+      : { NextHop, DestinationPrefix, dest: destPrefix, Metric };
   });
 }
 

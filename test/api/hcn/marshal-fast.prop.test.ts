@@ -14,6 +14,7 @@ import {
   marshalQuerySlow,
   type HostComputeQuery,
 } from '../../../src/api/hcn/hcn.js';
+import type { JsonObject } from '../../../src/core/json.js';
 import { copyData, pick, unmarshal, type Spec } from '../../../src/api/hcn/marshal.js';
 
 describe('copyData', () => {
@@ -143,6 +144,26 @@ describe('unmarshal', () => {
           if (want === undefined) expect(n in out).toBe(false);
           else expect(out[n]).toBe(want);
         }
+      }),
+    );
+  });
+
+  it('so too when two fields fold to one key (ID and Id), and the fields come out in spec order', () => {
+    const names = ['Id', 'Name', 'ID', 'name'];
+    const spec: Spec = names.map((n) => [n, 'raw'] as const);
+    const key = fc.constantFrom('Name', 'name', 'NAME', 'nAme', 'ID', 'id', 'Id', 'iD', 'other');
+    const value = fc.oneof(fc.integer(), fc.constant(null), fc.constant(undefined));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(key, value), { maxLength: 8 }), (entries) => {
+        const obj = Object.fromEntries(entries) as JsonObject;
+        const out = unmarshal(spec, obj);
+        const want: Record<string, unknown> = {};
+        for (const n of names) {
+          const v = pick(obj, n);
+          if (v !== undefined) want[n] = v;
+        }
+        expect(out).toStrictEqual(want);
+        expect(Object.keys(out)).toEqual(Object.keys(want));
       }),
     );
   });
