@@ -365,3 +365,39 @@ export { wineDoctor, doctorMessage, type DoctorReport } from './wine/doctor.js';
 // the pod runtime (src/runtime): containerd + hcsshim, and dockershim
 export * as runtime from './runtime/index.js';
 export { ContainerdRuntime, DockershimRuntime, cniNetwork } from './runtime/index.js';
+
+// scenario files (src/scenario; docs/scenarios.md): load, run, report; the whole module as `scenario`
+export * as scenario from './scenario/index.js';
+export {
+  loadScenario,
+  loadScenarioFile,
+  runScenario,
+  renderReport,
+  renderTruthTable,
+  reportJson,
+  ScenarioLoadError,
+  ScenarioSetupError,
+  SCENARIO_FORMAT,
+  SCENARIO_SCHEMA,
+  type Scenario,
+  type ScenarioDoc,
+  type ScenarioIssue,
+  type ScenarioPod,
+  type ScenarioWorld,
+  type RunOptions as ScenarioRunOptions,
+  type RunReport as ScenarioRunReport,
+} from './scenario/index.js';
+
+// the views (src/render): more listings, explanations, diagrams
+export {
+  collectObjects,
+  renderObjects,
+  objectsJson,
+  OBJECT_KINDS,
+  SHOW_KINDS,
+  type HostObjects,
+  type ShowKind,
+} from './render/objects.js';
+export { explainTrace, renderExplanation, type Explanation, type ExplainContext } from './render/explain.js';
+export { Diagram, addHost, toDot, toMermaid, type HostDiagramOptions } from './render/diagram.js';
+export { dotToSvg } from './render/svg.js';

@@ -31,9 +31,17 @@ import {
   type ListingKind,
 } from '../render/listing.js';
 import { renderWalkthrough, walkthroughJson } from '../render/narration.js';
+import type { ShowKind } from '../render/objects.js';
 import { table } from '../render/table.js';
 import { RUN_USAGE_TEXT } from './run.js';
 import { cmdWine, WINE_USAGE, type WineHostFlags } from './wine.js';
+import {
+  DIAGRAM_USAGE,
+  EXPLAIN_USAGE,
+  firstPositional,
+  SHOW_SCENARIO_USAGE,
+  TRACE_SCENARIO_USAGE,
+} from './views.js';
 
 // The model (host, service, API) is imported only by the commands that run it, so help, version
 // and usage errors answer without loading it.
@@ -80,6 +88,8 @@ const COMMANDS = [
   'serve',
   'show',
   'trace',
+  'explain',
+  'diagram',
   'cni',
   'call',
   'wine',
@@ -95,17 +105,21 @@ const MAIN_USAGE = `hnsim: an in-memory simulator of Windows container networkin
 Usage: hnsim <command> [options]
 
 Commands:
-  quickstart   Walk one simulated host through HNS: networks, a namespace, endpoints,
-               a load balancer, a listing, one failure with its HRESULT, teardown; then
-               trace the nine Kubernetes flows on two-node L2Bridge and Overlay clusters
+  quickstart   Run the quick-start scenario (what 'npm start' runs): two Windows nodes on
+               L2Bridge, pods attached step by step, the nine Kubernetes flows checked
   run          Run a scenario file (YAML): nodes, CNI, pods, services, faults, narrated
                step by step; check its traces, truth tables and HNS state (exit 1 on a miss)
   serve        Serve the flat HNS API (and CNI: CniExec, CniExecList) as JSON-RPC 2.0 on
                stdin/stdout until EOF, or on a loopback TCP port (--listen)
-  show         List the HNS objects of a snapshot file (or of a fresh host), hnsdiag-style,
-               or its vSwitch ports' VFP rules (show rules), vfpctrl-style
-  trace        Trace a packet through a host (a snapshot, or a fresh one): every step with
-               the rule behind it, and where it ends (Delivered, DeniedIn, NoRoute, …)
+  show         List the HNS objects of a scenario's nodes, a state file or a fresh host,
+               hnsdiag-style (also policies, compartments, containers), or its vSwitch
+               ports' VFP rules (show rules), vfpctrl-style
+  trace        Trace a packet through a host (a snapshot, a fresh one) or a scenario's
+               cluster: every step with the rule behind it, and where it ends (Delivered, …)
+  explain      Say in plain words why a flow is allowed or denied in a scenario: the rule
+               that decided, and which policy to change
+  diagram      Draw a scenario's nodes (NICs, vSwitches, ports, endpoints, compartments,
+               containers) and underlay as Graphviz DOT, Mermaid or SVG
   cni          Run one CNI plugin invocation as a runtime execs a plugin binary: CNI_*
                variables from the environment, the config on stdin, the plugin's stdout
                and exit code; the node is a state file kept between invocations
@@ -120,7 +134,8 @@ Options:
   -h, --help      Show help (also after a command: hnsim <command> --help)
   -V, --version   Same as 'hnsim version'
 
-Run 'hnsim <command> --help' for a command's options.
+Run 'hnsim <command> --help' for a command's options and exit codes (docs/cli.md has them
+all). Colour only on a terminal, never with NO_COLOR set.
 `;
 
 const SEED_HELP =
@@ -137,9 +152,19 @@ const ADAPTER_HELP = `  --adapter SPEC    A host network adapter (repeat for sev
 
 const USAGE: Readonly<Record<Exclude<Command, 'help'>, string>> = {
   run: RUN_USAGE_TEXT,
-  quickstart: `Usage: hnsim quickstart [--seed N] [--profile NAME] [--format text|json]
+  quickstart: `Usage: hnsim quickstart [--seed N] [--profile NAME] [--format text|json] [--trace]
+       hnsim quickstart --flat-api [--seed N] [--profile NAME] [--format text|json]
 
-Build one simulated Windows host and narrate a real HNS walkthrough through the flat API:
+Run the quick-start scenario (scenarios/quick-start.yaml; what 'npm start' runs) exactly as
+'hnsim run' does: two Windows Server nodes on one L2 segment set up as flannel host-gw does
+(an L2Bridge network cbr0 per node), containerd starting pods through win-bridge and
+host-local — each step narrated from the nodes' events: HCS creates the pause container, HNS
+the namespace (= compartment N), CNI ADD, the endpoint and its policies, the attach, the
+vSwitch port's VFP layers — then CoreDNS, a service, and the nine flows of the Kubernetes
+"Networking on Windows" page checked with their packet changes, a truth table and the leak
+audit. --seed and --profile override the scenario's.
+
+With --flat-api, the older walkthrough of one host through the flat API instead:
 a NAT network (HNS picks its subnet), an Overlay network with a subnet and policies, a
 namespace, endpoints with HNS-assigned IPs and a PortMapping, attachment to the namespace,
 a load balancer with two backends, an hnsdiag-like listing, one object's JSON, a failing
@@ -150,10 +175,16 @@ Windows" page traced on each: disposition and packet changes.
 Output is deterministic for a given seed and profile.
 
 Options:
-${SEED_HELP}
+${SEED_HELP.replace('default 1', "default: the scenario's, 1")}
 ${PROFILE_HELP}
-  --format FORMAT   text (default) or json
+  --format FORMAT   text (default) or json (the report, as 'hnsim run --format json')
+  --trace           Also print each trace expectation's packet path (as 'hnsim run --trace')
+  --flat-api        The one-host flat API walkthrough instead of the scenario
   -h, --help        Show this help
+
+Exit status: 0 every expectation holds (--flat-api: the walkthrough completed); 1 one does
+not (--flat-api: a call that should succeed failed); 2 bad command line; 4 the simulator
+refused the scenario on this profile.
 `,
   serve: `Usage: hnsim serve [--listen ADDR:PORT] [--seed N] [--profile NAME] [--adapter SPEC]…
                    [--host FILE]
@@ -205,11 +236,10 @@ ${ADAPTER_HELP}
 Exit status: 0 at the end of stdin or on SIGINT/SIGTERM; 1 when the host cannot be built or
 the port cannot be bound (in use); 2 for a bad command line (a non-loopback --listen).
 `,
-  show: `Usage: hnsim show [networks|endpoints|namespaces|loadbalancers|routes|adapters|all]
-                  [--snapshot FILE] [--seed N] [--profile NAME] [--adapter SPEC]… [--host FILE]
-                  [--format text|json]
+  show: `Usage: hnsim show [KIND] [--snapshot FILE] [--seed N] [--profile NAME] [--adapter SPEC]…
+                  [--host FILE] [--format text|json]
        hnsim show rules [--port ID|NAME] [same host options]
-
+${SHOW_SCENARIO_USAGE}
 List HNS objects as HNS returns them, in hnsdiag-like tables, and the host's network
 adapters (physical, and the vEthernet host vNICs of the vSwitches HNS created): those of
 a snapshot file (the result of the JSON-RPC method Snapshot; "-" reads stdin), or of a
@@ -227,12 +257,14 @@ ${PROFILE_HELP.replace('(default', "(default: the snapshot's HNS version, else")
 ${ADAPTER_HELP}
   --format FORMAT   text (default) or json
   -h, --help        Show this help
+
+Exit status: 0 listed; 1 an unreadable snapshot or an unknown --port; 2 bad command line.
 `,
   trace: `Usage: hnsim trace --from SOURCE --to TARGET [--protocol TCP|UDP|ICMP|N] [--sport N]
                    [--dport N] [--ttl N] [--reply] [--all-branches]
                    [--level detailed|summary|minimal] [--format text|json]
                    [--snapshot FILE] [--seed N] [--profile NAME] [--adapter SPEC]… [--host FILE]
-
+${TRACE_SCENARIO_USAGE}
 Trace one packet through a simulated host, as ovn-trace does: nothing is sent and nothing
 changes. The host is built as 'hnsim show' builds it: a snapshot file (the result of the
 JSON-RPC method Snapshot; "-" reads stdin), or a fresh host. A source or target is an
@@ -319,6 +351,8 @@ Exit status: 0 with the result on stdout; 1 with the JSON-RPC error on stderr (a
 failure carries its HRESULT); 2 for a bad command line.
 `,
   wine: WINE_USAGE,
+  explain: EXPLAIN_USAGE,
+  diagram: DIAGRAM_USAGE,
   version: `Usage: hnsim version [--format text|json]
 
 Print the hnsim package version and the host profiles (HNS versions) it simulates.
@@ -326,6 +360,8 @@ Print the hnsim package version and the host profiles (HNS versions) it simulate
 Options:
   --format FORMAT   text (default) or json
   -h, --help        Show this help
+
+Exit status: 0; 2 for a bad command line.
 `,
 };
 
@@ -367,6 +403,8 @@ interface Flags {
   plugin?: string;
   json?: boolean;
   listen?: string;
+  trace?: boolean;
+  'flat-api'?: boolean;
 }
 
 const OPTION_SPECS = {
@@ -391,10 +429,12 @@ const OPTION_SPECS = {
   plugin: { type: 'string' },
   json: { type: 'boolean' },
   listen: { type: 'string' },
+  trace: { type: 'boolean' },
+  'flat-api': { type: 'boolean' },
 } as const;
 
 const ALLOWED: Readonly<Record<Exclude<Command, 'help'>, readonly (keyof Flags)[]>> = {
-  quickstart: ['seed', 'profile', 'format', 'help'],
+  quickstart: ['seed', 'profile', 'format', 'trace', 'flat-api', 'help'],
   run: [], // parsed by src/cli/run.ts
   serve: ['listen', 'seed', 'profile', 'adapter', 'host', 'help'],
   show: ['snapshot', 'seed', 'profile', 'adapter', 'host', 'format', 'port', 'help'],
@@ -420,6 +460,8 @@ const ALLOWED: Readonly<Record<Exclude<Command, 'help'>, readonly (keyof Flags)[
   call: ['state', 'json', 'seed', 'profile', 'adapter', 'host', 'help'],
   wine: ['seed', 'profile', 'adapter', 'host', 'help'],
   version: ['format', 'help'],
+  explain: [], // parsed by src/cli/views.ts
+  diagram: [],
 };
 
 function parse(
@@ -594,6 +636,18 @@ async function cmdQuickstart(args: string[], io: CliIo): Promise<number> {
   const seed = readSeed('quickstart', flags);
   const profile = readProfile('quickstart', flags);
   const format = readFormat('quickstart', flags);
+  if (!flags['flat-api']) {
+    const { runQuickstartScenario } = await import('./quickstart.js');
+    return runQuickstartScenario(io, {
+      ...(flags.seed !== undefined ? { seed } : {}),
+      ...(flags.profile !== undefined ? { profile: flags.profile } : {}),
+      format,
+      trace: flags.trace === true,
+      color: useColor(io),
+    });
+  }
+  if (flags.trace)
+    throw new UsageError('quickstart: --trace goes with the scenario, not --flat-api', 'quickstart');
   const { runQuickstart } = await import('./quickstart.js');
   const w = runQuickstart({ seed, ...(profile ? { profile } : {}) });
   const text =
@@ -812,7 +866,7 @@ async function readAll(stream: Readable): Promise<string> {
 }
 
 /** The profile a snapshot was taken on: a named profile with its HNS version, else that version. */
-function profileOfSnapshot(snapshot: unknown): HostProfile | undefined {
+export function profileOfSnapshot(snapshot: unknown): HostProfile | undefined {
   if (!isJsonObject(snapshot) || typeof snapshot.version !== 'string') return undefined;
   const v = snapshot.version;
   return Object.values(PROFILES).find((p) => formatVersion(p.version) === v) ?? resolveProfile(v);
@@ -867,32 +921,53 @@ async function restoredHost(
   return host;
 }
 
+/** What `show` lists beyond hnsdiag's kinds (src/render/objects.ts), checked without loading it. */
+const OBJECT_KIND_NAMES = ['policies', 'compartments', 'containers'];
+
 async function cmdShow(args: string[], io: CliIo): Promise<number> {
+  const first = args.some((a) => a === '-h' || a === '--help') ? undefined : firstPositional(args, VALUED);
+  if (
+    first !== undefined &&
+    first !== 'rules' &&
+    first !== 'all' &&
+    !(LISTING_KINDS as readonly string[]).includes(first) &&
+    !OBJECT_KIND_NAMES.includes(first) &&
+    isViewFile(first)
+  )
+    return (await import('./views.js')).cmdShowFile(args, io);
   const { flags, positionals } = parse('show', args, 1);
   if (flags.help) return write(io.stdout, USAGE.show).then(() => EXIT_OK);
   const what = positionals[0] ?? 'all';
   if (what === 'rules') return showRules(flags, io);
   if (flags.port !== undefined) throw new UsageError('show: --port goes with "show rules"', 'show');
-  const kinds: readonly ListingKind[] =
-    what === 'all'
-      ? LISTING_KINDS
-      : (LISTING_KINDS as readonly string[]).includes(what)
-        ? [what as ListingKind]
-        : [];
+  const kinds: readonly string[] =
+    what === 'all' ? LISTING_KINDS : [...LISTING_KINDS, ...OBJECT_KIND_NAMES].includes(what) ? [what] : [];
   if (kinds.length === 0) {
     throw new UsageError(
-      `show: unknown object kind "${what}" (use ${LISTING_KINDS.join(', ')} or all)`,
+      `show: unknown object kind "${what}" (use ${[...LISTING_KINDS, ...OBJECT_KIND_NAMES].join(', ')} or all)`,
       'show',
     );
   }
   const built = hostOptions('show', flags);
   const format = readFormat('show', flags);
   const host = await hostFromFlags(built, flags, io);
-  const listing = collectListing(host.api, host);
-  const text =
-    format === 'json'
-      ? JSON.stringify(listingJson(listing, kinds), null, 2) + '\n'
-      : renderListing(listing, kinds, { color: useColor(io) }) + '\n';
+  let text: string;
+  if (kinds.every((k) => (LISTING_KINDS as readonly string[]).includes(k))) {
+    const listing = collectListing(host.api, host);
+    const listed = kinds as readonly ListingKind[];
+    text =
+      format === 'json'
+        ? JSON.stringify(listingJson(listing, listed), null, 2) + '\n'
+        : renderListing(listing, listed, { color: useColor(io) }) + '\n';
+  } else {
+    const { collectObjects, objectsJson, renderObjects } = await import('../render/objects.js');
+    const o = collectObjects(host);
+    const listed = kinds as readonly ShowKind[];
+    text =
+      format === 'json'
+        ? JSON.stringify(objectsJson(o, listed), null, 2) + '\n'
+        : renderObjects(o, listed, { color: useColor(io) }) + '\n';
+  }
   await write(io.stdout, text);
   return EXIT_OK;
 }
@@ -977,7 +1052,26 @@ function traceRequestOf(flags: Flags): TraceRequest {
   };
 }
 
+/** Options of `trace` and `show` that take a value (to find a FILE among the arguments). */
+const VALUED = new Set([
+  ...Object.entries(OPTION_SPECS)
+    .filter(([, o]) => o.type === 'string')
+    .map(([k]) => k),
+  'proto',
+  'at',
+  'node',
+  'output',
+  'o',
+]);
+
+/** A FILE argument of `show`/`trace`: one that exists, or a name a scenario or state file has. */
+function isViewFile(arg: string): boolean {
+  return existsSync(arg) || /\.(ya?ml|json)$/i.test(arg);
+}
+
 async function cmdTrace(args: string[], io: CliIo): Promise<number> {
+  const file = args.some((a) => a === '-h' || a === '--help') ? undefined : firstPositional(args, VALUED);
+  if (file !== undefined && isViewFile(file)) return (await import('./views.js')).cmdTraceFile(args, io);
   const { flags } = parse('trace', args, 0);
   if (flags.help) return write(io.stdout, USAGE.trace).then(() => EXIT_OK);
   const request = traceRequestOf(flags);
@@ -1078,6 +1172,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         return await cmdShow(rest, io);
       case 'trace':
         return await cmdTrace(rest, io);
+      case 'explain':
+        return await (await import('./views.js')).cmdExplain(rest, io);
+      case 'diagram':
+        return await (await import('./views.js')).cmdDiagram(rest, io);
       case 'cni':
         return await cmdCni(rest, io);
       case 'call':

@@ -13,6 +13,8 @@ import { normalizePath } from '../core/files.js';
 import type { FileStore } from '../core/files.js';
 import { isJsonObject } from '../core/json.js';
 import { auditStore } from '../hns/audit.js';
+import type { EndpointRec } from '../hns/model.js';
+import type { ProviderAddressSettings } from '../hns/policy/shared/provider-address.js';
 import type { HnsStore } from '../hns/store.js';
 import type { HcsService } from '../hcs/service.js';
 
@@ -44,6 +46,26 @@ export interface AuditOptions {
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * kube-proxy's source-VIP endpoint on an overlay network: local, with the MAC of the host's
+ * interface on the network's vSwitch and a ProviderAddress policy holding the node's address.
+ */
+function isSourceVipEndpoint(s: HnsStore, e: EndpointRec): boolean {
+  const net = s.networks.get(e.HostComputeNetwork);
+  if (net?.Type !== 'Overlay') return false;
+  const pa = e.Policies.find((p) => p.type === 'ProviderAddress')?.settings as
+    ProviderAddressSettings | undefined;
+  if (!pa) return false;
+  const nodeIp = s.nics.managementIp(net.ID);
+  const hostMac = s.nics.hostVNicOf(net.ID)?.MacAddress ?? s.nics.uplinkOf(net.ID)?.MacAddress;
+  return (
+    nodeIp !== undefined &&
+    pa.providerAddress === nodeIp &&
+    hostMac !== undefined &&
+    hostMac.toUpperCase() === e.MacAddress.toUpperCase()
+  );
+}
+
 /** Every leak and inconsistency of the node, in a stable order (by kind, then object). */
 export function auditNode(
   s: HnsStore,
@@ -57,7 +79,13 @@ export function auditNode(
   for (const line of auditStore(s)) add('store-inconsistent', '', line);
 
   // endpoints: a local endpoint in no namespace, shared with no container, on no VM port and named
-  // by no load balancer, route or policy list is used by nobody
+  // by no load balancer, route or policy list is used by nobody — except kube-proxy's source-VIP
+  // endpoint, which load balancers name by address (SourceVIP) and which kube-proxy keeps on an
+  // overlay network whether or not a service uses it yet (kubernetes-windows.md §2: "if no
+  // endpoint exists with IP == sourceVip, create the source-VIP endpoint: local, MAC = host MAC,
+  // PA = node IP")
+  const sourceVips = new Set<string>();
+  for (const lb of s.loadBalancers.values()) if (lb.SourceVIP) sourceVips.add(lb.SourceVIP);
   const inNamespace = new Set<string>();
   for (const ns of s.namespaces.values()) {
     for (const r of ns.Resources) if (r.Type === 'Endpoint') inNamespace.add(r.ID.toLowerCase());
@@ -80,7 +108,9 @@ export function auditNode(
       inNamespace.has(e.ID.toLowerCase()) ||
       e.SharedContainers.length > 0 ||
       e.VmPort !== undefined ||
-      referenced;
+      referenced ||
+      e.IpConfigurations.some((c) => sourceVips.has(formatIp(c.addr))) ||
+      isSourceVipEndpoint(s, e);
     if (!used) {
       add(
         'endpoint-unused',
@@ -91,10 +121,16 @@ export function auditNode(
   }
 
   // namespaces: one no container has joined is left over (a pod's pause container holds its
-  // namespace while the pod lives); the host's own (HostDefault, compartment 1) never is
+  // namespace while the pod lives); the host's own (HostDefault, compartment 1) never is. A
+  // Hyper-V pod's namespace is held by its utility VM instead: HCS adds it to the guest
+  // (`NetworkNamespace` guest request, hcs-lifecycle.md) and no container joins it on the host
+  const inGuest = new Set<string>();
+  for (const sys of hcs.systems.values())
+    if (sys.guestNamespace) inGuest.add(sys.guestNamespace.toLowerCase());
   for (const ns of s.namespaces.values()) {
     if (ns.Type === 'HostDefault' || ns.NamespaceId === 1 || ns.IsDefault) continue;
     if (ns.Resources.some((r) => r.Type === 'Container')) continue;
+    if (inGuest.has(ns.ID.toLowerCase())) continue;
     const eps = ns.Resources.length;
     add(
       'namespace-without-container',

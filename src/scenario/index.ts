@@ -25,6 +25,8 @@ export {
   type ResultKind,
   type RunOptions,
   type RunReport,
+  type ScenarioPod,
+  type ScenarioWorld,
   type TraceOutcome,
   type TruthTable,
 } from './run.js';

@@ -125,6 +125,33 @@ export interface RunReport {
   readonly passed: number;
   readonly failed: number;
   readonly ok: boolean;
+  /** What the run left behind, for the views (`hnsim show|trace|diagram|explain SCENARIO`). */
+  readonly world: ScenarioWorld;
+}
+
+/** A pod as the run knows it (the key is `namespace/name`). */
+export interface ScenarioPod {
+  readonly key: string;
+  readonly node: string;
+  readonly phase: 'Running' | 'Failed' | 'Absent';
+  readonly ip?: string;
+  readonly sandboxId?: string;
+  readonly netns?: string;
+  readonly endpointId?: string;
+  readonly hostProcess: boolean;
+}
+
+/** The nodes, pods and traces of a finished (or stopped, `until`) run. */
+export interface ScenarioWorld {
+  /** The cluster, when the file has `cluster`. */
+  readonly cluster?: Cluster;
+  /** Every node by name, in file order (Linux nodes have no host). */
+  readonly nodes: ReadonlyMap<string, { readonly os: 'windows' | 'linux'; readonly host?: Host }>;
+  readonly pods: ReadonlyMap<string, ScenarioPod>;
+  /** A reference of the file's kinds (pod, node, svc:, IP, name) as the trace scope takes it. */
+  ref(r: string): string;
+  /** Trace through the cluster (or the standalone host). */
+  trace(req: TraceRequest): TraceResult;
 }
 
 export interface RunOptions {
@@ -132,6 +159,8 @@ export interface RunOptions {
   readonly traces?: boolean;
   /** Called as a truth table fills (cells done of total), for a progress bar. */
   readonly onProgress?: (done: number, total: number, label: string) => void;
+  /** Stop after this many steps (0: after the set-up), skipping the final `expect` block. */
+  readonly until?: number;
 }
 
 /** The simulator refused what the file describes (a pod subnet that is full, …): where and why. */
@@ -751,8 +780,21 @@ class Run {
 
   // ───────────────────────────── steps ─────────────────────────────
 
-  async runSteps(): Promise<void> {
-    for (const [i, st] of (this.doc.steps ?? []).entries()) await this.runStep(st, ['steps', i]);
+  async runSteps(until?: number): Promise<void> {
+    for (const [i, st] of (this.doc.steps ?? []).entries()) {
+      if (until !== undefined && i >= until) break;
+      await this.runStep(st, ['steps', i]);
+    }
+  }
+
+  world(): ScenarioWorld {
+    return {
+      ...(this.cluster ? { cluster: this.cluster } : {}),
+      nodes: this.nodes,
+      pods: this.pods,
+      ref: (r) => this.ref(r),
+      trace: (req) => this.trace(req),
+    };
   }
 
   private winNode(name: string): NodeState & { host: Host; events: NodeEvents } {
@@ -1278,8 +1320,8 @@ class Run {
 export async function runScenario(s: Scenario, options: RunOptions = {}): Promise<RunReport> {
   const run = new Run(s, options);
   await run.setup();
-  await run.runSteps();
-  if (s.doc.expect) run.checkpoint('Expectations', s.doc.expect, ['expect']);
+  await run.runSteps(options.until);
+  if (s.doc.expect && options.until === undefined) run.checkpoint('Expectations', s.doc.expect, ['expect']);
   run.finish();
   const results = run.checkpoints.flatMap((c) => c.results);
   const failed = results.filter((r) => !r.ok).length;
@@ -1302,6 +1344,7 @@ export async function runScenario(s: Scenario, options: RunOptions = {}): Promis
     passed: results.length - failed,
     failed,
     ok: failed === 0,
+    world: run.world(),
   };
 }
 

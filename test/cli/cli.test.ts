@@ -123,14 +123,14 @@ describe('the bin shim (child process, no build step)', () => {
     expect(parse).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
   });
 
-  it('quickstart exits 0, names what it created with the HRESULT line, and is byte-identical per seed', () => {
-    const a = hnsim(['quickstart']);
+  it('quickstart --flat-api exits 0, names what it created with the HRESULT line, and is byte-identical per seed', () => {
+    const a = hnsim(['quickstart', '--flat-api']);
     expect(a.status).toBe(0);
     expect(a.stderr).toBe('');
     for (const name of ['"nat"', '"vxlan0"', '"web-1"', '"pod-a"', '"pod-b"'])
       expect(a.stdout).toContain(name);
     expect(a.stdout).toContain(`< HCN_E_PORT_ALREADY_EXISTS (0x803B0013): ${PORT_EXISTS}`);
-    const b = hnsim(['quickstart', '--seed', '1']);
+    const b = hnsim(['quickstart', '--flat-api', '--seed', '1']);
     expect(b.stdout).toBe(a.stdout);
   });
 });
@@ -176,10 +176,10 @@ describe('help and usage errors', () => {
   });
 });
 
-describe('quickstart', () => {
+describe('quickstart --flat-api (the one-host walkthrough)', () => {
   let text: Run;
   beforeAll(async () => {
-    text = await run(['quickstart']);
+    text = await run(['quickstart', '--flat-api']);
   });
 
   it('narrates the walkthrough from the model', () => {
@@ -195,7 +195,7 @@ describe('quickstart', () => {
   });
 
   it('prints the IDs and addresses the JSON walkthrough records', async () => {
-    const json = await run(['quickstart', '--format', 'json']);
+    const json = await run(['quickstart', '--flat-api', '--format', 'json']);
     expect(json.status).toBe(0);
     const w = JSON.parse(json.stdout) as {
       completed: boolean;
@@ -220,30 +220,32 @@ describe('quickstart', () => {
   });
 
   it('is deterministic per seed, and another seed gives other IDs', async () => {
-    expect((await run(['quickstart', '--seed', '1'])).stdout).toBe(text.stdout);
-    const other = await run(['quickstart', '--seed', '2']);
+    expect((await run(['quickstart', '--flat-api', '--seed', '1'])).stdout).toBe(text.stdout);
+    const other = await run(['quickstart', '--flat-api', '--seed', '2']);
     expect(other.status).toBe(0);
     expect(other.stdout).not.toBe(text.stdout);
   });
 
   it('runs on every named profile', async () => {
     for (const profile of ['ws2019', 'ws2025']) {
-      const r = await run(['quickstart', '--profile', profile]);
+      const r = await run(['quickstart', '--flat-api', '--profile', profile]);
       expect(r.status).toBe(0);
       expect(r.stdout).toContain(`profile ${profile}`);
     }
   });
 
   it('stops with exit 1 on a host too old for the v2 API, showing the HRESULT', async () => {
-    const r = await run(['quickstart', '--profile', '8.0']);
+    const r = await run(['quickstart', '--flat-api', '--profile', '8.0']);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('< E_NOTIMPL (0x80004001)');
     expect(r.stdout).toContain('The walkthrough stopped');
   });
 
   it('uses colour only on a TTY without NO_COLOR', async () => {
-    expect((await run(['quickstart'], '', true)).stdout).toContain('\x1b[1m');
-    expect((await run(['quickstart'], '', true, { NO_COLOR: '1' })).stdout).not.toContain('\x1b[');
+    expect((await run(['quickstart', '--flat-api'], '', true)).stdout).toContain('\x1b[1m');
+    expect((await run(['quickstart', '--flat-api'], '', true, { NO_COLOR: '1' })).stdout).not.toContain(
+      '\x1b[',
+    );
   });
 });
 

@@ -1,0 +1,722 @@
+/**
+ * The views of a scenario (or of a state file): `hnsim show FILE KIND`, `hnsim trace FILE`,
+ * `hnsim diagram FILE` and `hnsim explain FILE`. A scenario is run to its end (or to `--at N`
+ * steps) with src/scenario's runner and the view is taken of the state it leaves; a state file
+ * (`hnsim call --state`, a JSON-RPC Snapshot) is restored into one host. The ends of a flow name
+ * pods (`namespace/name`, or `name` when one pod has it), nodes, services (`svc:[namespace/]name
+ * [:port]`, the port by number or name), `node/endpoint` names, IPv4 addresses, outside hosts or
+ * DNS names. Each command parses its own line (node:util parseArgs, main.ts's style) and loads
+ * the model only once the line is good.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import type { JsonObject } from '../core/json.js';
+import type { TraceRequest, TraceResult } from '../dataplane/trace.js';
+import type { Host } from '../host/host.js';
+import type { NameLookup } from '../render/trace.js';
+import type { RuleRef } from '../vswitch/contracts.js';
+import type { RunReport, ScenarioDoc, ScenarioWorld } from '../scenario/index.js';
+import type { CliIo } from './main.js';
+import { progressBar } from './progress.js';
+
+export const VIEW_OK = 0;
+export const VIEW_FAILURE = 1;
+export const VIEW_USAGE = 2;
+export const VIEW_INVALID_FILE = 3;
+export const VIEW_SETUP_FAILED = 4;
+
+const SHOW_KIND_NAMES =
+  'networks, endpoints, namespaces, loadbalancers, routes, adapters, policies, compartments, containers';
+
+const REFS_HELP = `A flow's ends (--from, --to): a pod (namespace/name, or name when one pod has it), a
+node, a service (svc:[namespace/]name[:port], the port by number or by name), a node's
+endpoint (node/endpoint), an IPv4 address, an outside host, or a DNS name (resolved as the
+source's DNS client resolves it). On a state file: an endpoint or container (ID or name),
+"host", or an IPv4 address.`;
+
+const SCENARIO_FLAGS_HELP = `  --at N            Take the view after the set-up and the first N steps (default: the end;
+                    the final expect block is then skipped)
+  --seed N          Override the scenario's seed (integer 0..4294967295)`;
+
+const EXIT_HELP = (ok: string): string => `Exit status:
+  0  ${ok}
+  1  the view cannot be taken (an unknown pod or node, an unwritable -o file)
+  2  bad command line
+  3  the file is not a valid scenario (FILE:LINE:COL: PATH: message) or state file
+  4  the simulator refused what the scenario describes`;
+
+export const DIAGRAM_USAGE = `Usage: hnsim diagram FILE [--format dot|mermaid|svg] [-o OUTPUT] [--node NAME]…
+                     [--at N] [--seed N]
+
+Draw a scenario's nodes (or a state file's host) as they are once it has run: each Windows
+node with its physical NICs, the vSwitches HNS built on them (their host vNIC and a port per
+endpoint, with the VFP layers that hold rules), the compartments (one per HNS namespace; 1 is
+the host's) with their endpoints and containers, utility VMs holding a Hyper-V pod's
+compartment; Linux nodes; and the underlay (the node segment, its router, outside hosts).
+DOT is for Graphviz, Mermaid for Markdown viewers; SVG is laid out here by Graphviz compiled
+to WebAssembly (offline, no 'dot' binary needed). Written to stdout unless -o is given.
+
+  hnsim diagram scenarios/quick-start.yaml --format svg -o quick-start.svg
+  hnsim diagram scenarios/hyperv-pods.yaml --format mermaid --node win-2
+
+Options:
+  --format FORMAT   dot (default), mermaid or svg
+  -o, --output FILE Write the diagram to FILE instead of stdout
+  --node NAME       Only this node (repeat for several; the underlay is kept)
+${SCENARIO_FLAGS_HELP}
+  -h, --help        Show this help
+
+${EXIT_HELP('the diagram was written')}
+`;
+
+export const EXPLAIN_USAGE = `Usage: hnsim explain FILE --from SOURCE --to TARGET [--proto tcp|udp|icmp] [--port N]
+                     [--sport N] [--format text|json] [--at N] [--seed N]
+
+Say in plain words why a flow is allowed or denied, once a scenario (or a state file) has
+run: the verdict, the step that decided it and the HNS policy behind it (quoted as HNS holds
+it), the rules met on the way, and which policy to change and how — written as the ACL or
+the policy setting that would turn the verdict, with the packet's own addresses and ports.
+Everything comes from the packet trace (hnsim trace FILE … at --level detailed shows it all).
+
+  hnsim explain scenarios/quick-start.yaml --from default/client --to svc:web
+  hnsim explain scenarios/windows-limitations.yaml --from default/client --to 8.8.8.8 --proto icmp
+
+${REFS_HELP}
+
+Options:
+  --from SOURCE     Where the packet starts (required)
+  --to TARGET       Where it goes (required)
+  --proto P         tcp (default), udp or icmp (also --protocol)
+  --port N          Destination port (default: the service's port, else 80; also --dport)
+  --sport N         Source port (default 50000)
+  --format FORMAT   text (default) or json
+${SCENARIO_FLAGS_HELP}
+  -h, --help        Show this help
+
+${EXIT_HELP('an explanation was printed, whatever the verdict')}
+`;
+
+export const TRACE_SCENARIO_USAGE = `       hnsim trace FILE --from SOURCE --to TARGET [--proto tcp|udp|icmp] [--port N]
+                   [--sport N] [--ttl N] [--reply] [--all-branches]
+                   [--level detailed|summary|minimal] [--format text|json] [--at N] [--seed N]
+
+With FILE, a scenario is run (to its end, or --at N steps) and the packet is traced through
+its cluster, or through the host of a state file. A flow's ends (--from, --to) are then a pod
+(namespace/name, or name when one pod has it), a node, a service (svc:[namespace/]name[:port],
+the port by number or by name), a node's endpoint (node/endpoint), an IPv4 address, an
+outside host, or a DNS name. --proto and --port are --protocol and --dport. Exit status with
+FILE: 0 whatever the disposition; 1 when the trace cannot run; 2 bad command line; 3 not a
+valid scenario or state file; 4 the simulator refused the scenario.
+`;
+
+export const SHOW_SCENARIO_USAGE = `       hnsim show FILE [KIND] [--node NAME]… [--format text|json] [--at N] [--seed N]
+       hnsim show FILE rules [--port ID|NAME|POD] [same options]
+
+With FILE, the listing is of a scenario's Windows nodes once it has run (to its end, or
+--at N steps: the set-up and the first N steps), one section per node (--node: only those;
+JSON: {"NODE": {"KIND": […]}}), or of a state file's host. KIND is networks, endpoints,
+namespaces, loadbalancers, routes, adapters, policies, compartments, containers, rules (the
+ports' VFP rules) or all (the six hnsdiag kinds). policies: every policy with the object it
+sits on (Get-HnsNetwork | Select -Expand Policies); compartments: the network compartments
+(Get-NetCompartment: 1 is the host's, one per HNS namespace) with their endpoints and
+containers; containers: the HCS compute systems (hcsdiag list) with their namespace and the
+endpoints they see. These three also list a snapshot or a fresh host. Exit status with FILE:
+0 listed; 1 an unknown --node or --port; 2 bad command line; 3 not a valid scenario or state
+file; 4 the simulator refused the scenario.
+`;
+
+function write(stream: Writable, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.write(text, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
+/** A bad command line (exit 2), or a view that cannot be taken (its exit code). */
+class ViewError {
+  constructor(
+    readonly code: number,
+    readonly message: string,
+    readonly command: string,
+  ) {}
+}
+
+const usage = (cmd: string, message: string): ViewError => new ViewError(VIEW_USAGE, message, cmd);
+
+function parse(
+  cmd: string,
+  args: string[],
+  options: NonNullable<Parameters<typeof parseArgs>[0]>['options'],
+): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
+  try {
+    const r = parseArgs({
+      args,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    return {
+      values: r.values as Record<string, string | boolean | string[] | undefined>,
+      positionals: r.positionals,
+    };
+  } catch (e) {
+    throw usage(cmd, (e as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, ''));
+  }
+}
+
+function intFlag(cmd: string, name: string, v: unknown, lo: number, hi: number): number | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !/^\d{1,10}$/.test(v) || Number(v) < lo || Number(v) > hi)
+    throw usage(cmd, `--${name} must be an integer ${lo}..${hi}, got "${String(v)}"`);
+  return Number(v);
+}
+
+function color(io: CliIo): boolean {
+  return io.isTTY && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === '');
+}
+
+// ───────────────────────────── what a view looks at ─────────────────────────────
+
+/** A scenario's nodes after its run, or a state file's host: what every view reads. */
+export interface ViewTarget {
+  readonly title: string;
+  /** Windows hosts by node name, in file order. */
+  readonly hosts: ReadonlyMap<string, Host>;
+  /** Turn a user's reference into the trace scope's, with a port when it names one. */
+  resolve(ref: string): { readonly ref: string; readonly port?: number };
+  trace(req: TraceRequest): TraceResult;
+  /** The scenario run, when a scenario. */
+  readonly scenario?: RunReport;
+  readonly doc?: ScenarioDoc;
+}
+
+/** Whether a file's text is a state file (a JSON host snapshot) rather than a scenario. */
+export function isStateText(text: string): boolean {
+  const t = text.trimStart();
+  if (!t.startsWith('{')) return false;
+  try {
+    const v = JSON.parse(t) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) && !('hnsim' in v);
+  } catch {
+    return false;
+  }
+}
+
+/** Load FILE: a state file restored into a host, or a scenario run to its end (or `at` steps). */
+export async function loadTarget(
+  cmd: string,
+  file: string,
+  io: CliIo,
+  opts: { readonly at?: number; readonly seed?: number; readonly progress?: boolean },
+): Promise<ViewTarget> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ViewError(VIEW_INVALID_FILE, `cannot read ${file}: ${(e as Error).message}`, cmd);
+  }
+  if (isStateText(text)) {
+    if (opts.at !== undefined) throw usage(cmd, '--at goes with a scenario, not a state file');
+    return stateTarget(cmd, file, text, opts.seed);
+  }
+  const sc = await import('../scenario/index.js');
+  let scenario;
+  try {
+    scenario = sc.loadScenario(text, file);
+  } catch (e) {
+    if (e instanceof sc.ScenarioLoadError) throw new ViewError(VIEW_INVALID_FILE, e.message, cmd);
+    throw e;
+  }
+  if (opts.seed !== undefined) scenario = { ...scenario, doc: { ...scenario.doc, seed: opts.seed } };
+  const steps = scenario.doc.steps?.length ?? 0;
+  if (opts.at !== undefined && opts.at > steps)
+    throw usage(cmd, `--at ${opts.at}: ${file} has ${steps} step${steps === 1 ? '' : 's'}`);
+  const onProgress = opts.progress ? progressBar(io) : undefined;
+  let report;
+  try {
+    report = await sc.runScenario(scenario, {
+      ...(opts.at !== undefined ? { until: opts.at } : {}),
+      ...(onProgress ? { onProgress } : {}),
+    });
+  } catch (e) {
+    if (e instanceof sc.ScenarioSetupError) throw new ViewError(VIEW_SETUP_FAILED, e.message, cmd);
+    throw e;
+  }
+  const world = report.world;
+  const hosts = new Map<string, Host>();
+  for (const [name, n] of world.nodes) if (n.host) hosts.set(name, n.host);
+  const doc = scenario.doc;
+  return {
+    title: `${doc.name}${opts.at !== undefined ? ` after step ${opts.at}` : ''}`,
+    hosts,
+    scenario: report,
+    doc,
+    trace: (req) => world.trace(req),
+    resolve: (ref) => resolveScenarioRef(cmd, ref, world, doc),
+  };
+}
+
+async function stateTarget(cmd: string, file: string, text: string, seed?: number): Promise<ViewTarget> {
+  const [{ createHost }, { profileOfSnapshot }] = await Promise.all([
+    import('../host/host.js'),
+    import('./main.js'),
+  ]);
+  const snapshot = JSON.parse(text) as unknown;
+  const profile = profileOfSnapshot(snapshot);
+  let host: Host;
+  try {
+    host = createHost({ ...(seed !== undefined ? { seed } : {}), ...(profile ? { profile } : {}) });
+    host.restore(snapshot);
+  } catch (e) {
+    throw new ViewError(VIEW_INVALID_FILE, `cannot restore state ${file}: ${(e as Error).message}`, cmd);
+  }
+  return {
+    title: file,
+    hosts: new Map([[host.name, host]]),
+    trace: (req) => host.trace(req),
+    resolve: (ref) => ({ ref }),
+  };
+}
+
+/**
+ * A user's reference as the scenario's trace scope takes it: `name` → the one pod of that name
+ * (default namespace first), `svc:name[:port]` → `svc:namespace/name` and the port (a number or
+ * the name of one of the service's ports).
+ */
+function resolveScenarioRef(
+  cmd: string,
+  ref: string,
+  world: ScenarioWorld,
+  doc: ScenarioDoc,
+): { ref: string; port?: number } {
+  if (ref.startsWith('svc:')) {
+    const m = /^svc:(?:([^/:]+)\/)?([^/:]+)(?::([^/:]+))?$/.exec(ref);
+    if (!m) throw new ViewError(VIEW_FAILURE, `"${ref}" is not svc:[namespace/]name[:port]`, cmd);
+    const [, nsGiven, name, portText] = m;
+    const services = [
+      ...(doc.services ?? []),
+      ...(doc.cluster?.coreDns
+        ? [
+            {
+              name: 'kube-dns',
+              namespace: 'kube-system',
+              ports: [{ port: 53, name: 'dns-tcp' }],
+              selector: {},
+            },
+          ]
+        : []),
+    ];
+    const same = services.filter(
+      (s) => s.name === name && (nsGiven === undefined || (s.namespace ?? 'default') === nsGiven),
+    );
+    const svc =
+      same.find((s) => (s.namespace ?? 'default') === (nsGiven ?? 'default')) ??
+      (same.length === 1 ? same[0] : undefined);
+    const ns = nsGiven ?? (svc ? (svc.namespace ?? 'default') : 'default');
+    let port: number | undefined;
+    if (portText !== undefined) {
+      if (/^\d{1,5}$/.test(portText) && Number(portText) <= 65535) port = Number(portText);
+      else {
+        const p = svc?.ports.find((x) => x.name === portText);
+        if (!p)
+          throw new ViewError(VIEW_FAILURE, `service ${ns}/${name} has no port named "${portText}"`, cmd);
+        port = p.port;
+      }
+    }
+    return { ref: world.ref(`svc:${ns}/${name}`), ...(port !== undefined ? { port } : {}) };
+  }
+  if (!ref.includes('/') && !world.pods.has(ref) && !world.nodes.has(ref)) {
+    const pods = [...world.pods.keys()].filter((k) => k.endsWith(`/${ref}`));
+    const pick = pods.includes(`default/${ref}`) ? `default/${ref}` : pods.length === 1 ? pods[0] : undefined;
+    if (pick) return { ref: world.ref(pick) };
+    if (pods.length > 1)
+      throw new ViewError(
+        VIEW_FAILURE,
+        `"${ref}" names several pods (${pods.join(', ')}): give namespace/name`,
+        cmd,
+      );
+  }
+  return { ref: world.ref(ref) };
+}
+
+/** The hosts a `--node` list selects (all without one); an unknown node is exit 1. */
+function selectHosts(cmd: string, t: ViewTarget, nodes: readonly string[] | undefined): [string, Host][] {
+  const all = [...t.hosts];
+  if (!nodes?.length) return all;
+  return nodes.map((n) => {
+    const h = t.hosts.get(n);
+    if (!h)
+      throw new ViewError(
+        VIEW_FAILURE,
+        `no Windows node "${n}" in ${t.title} (${[...t.hosts.keys()].join(', ') || 'none'})`,
+        cmd,
+      );
+    return [n, h];
+  });
+}
+
+async function names(t: ViewTarget): Promise<NameLookup> {
+  const { traceNames } = await import('../render/trace.js');
+  const base = traceNames(...t.hosts.values());
+  const pods = new Map<string, string>();
+  for (const p of t.scenario?.world.pods.values() ?? [])
+    if (p.endpointId) pods.set(p.endpointId.toUpperCase(), p.key);
+  return (id) => pods.get(id.replace(/[{}]/g, '').toUpperCase()) ?? base(id);
+}
+
+// ───────────────────────────── trace and explain ─────────────────────────────
+
+const FLOW_OPTIONS = {
+  from: { type: 'string' },
+  to: { type: 'string' },
+  proto: { type: 'string' },
+  protocol: { type: 'string' },
+  port: { type: 'string' },
+  dport: { type: 'string' },
+  sport: { type: 'string' },
+  format: { type: 'string' },
+  at: { type: 'string' },
+  seed: { type: 'string' },
+} as const;
+
+/** The trace request of --from/--to/--proto/--port/--sport, with the targets resolved. */
+function flowRequest(
+  cmd: string,
+  v: Record<string, unknown>,
+  t: ViewTarget,
+): TraceRequest & { fromRef: string; toRef: string } {
+  const from = t.resolve(v.from as string);
+  const to = t.resolve(v.to as string);
+  const protoText = (v.proto ?? v.protocol) as string | undefined;
+  const protocol = protoText === undefined ? 'TCP' : protoText.toUpperCase();
+  const dport = intFlag(cmd, v.port !== undefined ? 'port' : 'dport', v.port ?? v.dport, 0, 65535) ?? to.port;
+  const sport = intFlag(cmd, 'sport', v.sport, 0, 65535);
+  const ttl = intFlag(cmd, 'ttl', v.ttl, 1, 255);
+  const isPorted = protocol === 'TCP' || protocol === 'UDP';
+  return {
+    from: from.ref,
+    to: to.ref,
+    fromRef: v.from as string,
+    toRef: v.to as string,
+    protocol,
+    ...(isPorted && dport !== undefined ? { destinationPort: dport } : {}),
+    ...(isPorted && sport !== undefined ? { sourcePort: sport } : {}),
+    ...(ttl !== undefined ? { ttl } : {}),
+    ...(v.reply ? { reply: true } : {}),
+    ...(v['all-branches'] ? { allBranches: true } : {}),
+  };
+}
+
+/** Checks of the flow flags that need no model (so a bad line is exit 2 before any work). */
+function checkFlowFlags(cmd: string, v: Record<string, unknown>): void {
+  for (const k of ['from', 'to'] as const) {
+    if (v[k] === undefined) throw usage(cmd, `--${k} is required`);
+    if (v[k] === '') throw usage(cmd, `--${k} must not be empty`);
+  }
+  if (v.proto !== undefined && v.protocol !== undefined)
+    throw usage(cmd, '--proto and --protocol are the same option');
+  if (v.port !== undefined && v.dport !== undefined)
+    throw usage(cmd, '--port and --dport are the same option');
+  const p = (v.proto ?? v.protocol) as string | undefined;
+  if (p !== undefined && !/^(tcp|udp|icmp)$/i.test(p))
+    throw usage(cmd, `--proto must be tcp, udp or icmp, got "${p}"`);
+  intFlag(cmd, 'port', v.port ?? v.dport, 0, 65535);
+  intFlag(cmd, 'sport', v.sport, 0, 65535);
+  intFlag(cmd, 'ttl', v.ttl, 1, 255);
+  if (p !== undefined && /^icmp$/i.test(p) && (v.port ?? v.dport ?? v.sport) !== undefined)
+    throw usage(cmd, '--port and --sport apply to tcp and udp, not icmp');
+  const f = (v.format as string | undefined) ?? 'text';
+  if (f !== 'text' && f !== 'json') throw usage(cmd, `--format must be text or json, got "${f}"`);
+}
+
+function scenarioOpts(cmd: string, v: Record<string, unknown>, io: CliIo, progress: boolean) {
+  const at = intFlag(cmd, 'at', v.at, 0, 100000);
+  const seed = intFlag(cmd, 'seed', v.seed, 0, 0xffffffff);
+  return {
+    ...(at !== undefined ? { at } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    progress: progress && io.isTTY,
+  };
+}
+
+function runTrace(cmd: string, t: ViewTarget, req: TraceRequest): TraceResult {
+  try {
+    return t.trace(req);
+  } catch (e) {
+    const detail = (e as { detail?: string }).detail ?? (e as Error).message;
+    throw new ViewError(VIEW_FAILURE, `${cmd}: ${detail}`, cmd);
+  }
+}
+
+/** `hnsim trace FILE --from … --to …`. */
+export async function cmdTraceFile(args: string[], io: CliIo): Promise<number> {
+  return guard(io, 'trace', async () => {
+    const { values: v, positionals } = parse('trace', args, {
+      ...FLOW_OPTIONS,
+      ttl: { type: 'string' },
+      reply: { type: 'boolean' },
+      'all-branches': { type: 'boolean' },
+      level: { type: 'string' },
+    });
+    if (positionals.length > 1) throw usage('trace', `unexpected argument "${positionals[1]}"`);
+    checkFlowFlags('trace', v);
+    const level = (v.level as string | undefined) ?? 'detailed';
+    if (!['detailed', 'summary', 'minimal'].includes(level))
+      throw usage('trace', `--level must be detailed, summary or minimal, got "${level}"`);
+    const t = await loadTarget(
+      'trace',
+      positionals[0]!,
+      io,
+      scenarioOpts('trace', v, io, v.format !== 'json'),
+    );
+    const { fromRef: _f, toRef: _t, ...req } = flowRequest('trace', v, t);
+    const result = runTrace('trace', t, req);
+    const [{ traceJson }, { renderTrace }] = await Promise.all([
+      import('../dataplane/trace.js'),
+      import('../render/trace.js'),
+    ]);
+    await write(
+      io.stdout,
+      v.format === 'json'
+        ? JSON.stringify(traceJson(result), null, 2) + '\n'
+        : renderTrace(result, level as 'detailed', { names: await names(t) }) + '\n',
+    );
+    return VIEW_OK;
+  });
+}
+
+/** `hnsim explain FILE --from … --to …`. */
+export async function cmdExplain(args: string[], io: CliIo): Promise<number> {
+  return guard(io, 'explain', async () => {
+    const { values: v, positionals } = parse('explain', args, FLOW_OPTIONS);
+    if (v.help) return write(io.stdout, EXPLAIN_USAGE).then(() => VIEW_OK);
+    if (positionals.length === 0) throw usage('explain', 'a scenario or state FILE is required');
+    if (positionals.length > 1) throw usage('explain', `unexpected argument "${positionals[1]}"`);
+    checkFlowFlags('explain', v);
+    const t = await loadTarget(
+      'explain',
+      positionals[0]!,
+      io,
+      scenarioOpts('explain', v, io, v.format !== 'json'),
+    );
+    const { fromRef, toRef, ...req } = flowRequest('explain', v, t);
+    const result = runTrace('explain', t, req);
+    const { explainTrace, renderExplanation } = await import('../render/explain.js');
+    const e = explainTrace(result, {
+      names: await names(t),
+      from: fromRef,
+      to: toRef,
+      policy: (node, rule) => policyOf(t, node, rule),
+    });
+    await write(io.stdout, v.format === 'json' ? JSON.stringify(e, null, 2) + '\n' : renderExplanation(e));
+    return VIEW_OK;
+  });
+}
+
+/** The policy a rule cites, as HNS returns it (the object's `Policies[index]`). */
+function policyOf(t: ViewTarget, node: string, rule: RuleRef): JsonObject | undefined {
+  const host = t.hosts.get(node) ?? [...t.hosts.values()].find((h) => h.name === node);
+  if (!host || rule.index === undefined) return undefined;
+  const q =
+    rule.kind === 'Endpoint'
+      ? host.api.HcnQueryEndpointProperties(rule.id)
+      : rule.kind === 'Network'
+        ? host.api.HcnQueryNetworkProperties(rule.id)
+        : undefined;
+  if (!q || !q.ok) return undefined;
+  const list = (q.result as JsonObject)['Policies'];
+  const p = Array.isArray(list) ? list[rule.index] : undefined;
+  return p && typeof p === 'object' && !Array.isArray(p) ? (p as JsonObject) : undefined;
+}
+
+// ───────────────────────────── show ─────────────────────────────
+
+/** `hnsim show FILE [KIND]` for a scenario or a state file. */
+export async function cmdShowFile(args: string[], io: CliIo): Promise<number> {
+  return guard(io, 'show', async () => {
+    const { values: v, positionals } = parse('show', args, {
+      node: { type: 'string', multiple: true },
+      format: { type: 'string' },
+      port: { type: 'string' },
+      at: { type: 'string' },
+      seed: { type: 'string' },
+    });
+    if (positionals.length > 2) throw usage('show', `unexpected argument "${positionals[2]}"`);
+    const { SHOW_KINDS, collectObjects, objectsJson, renderObjects } = await import('../render/objects.js');
+    const { LISTING_KINDS } = await import('../render/listing.js');
+    const what = positionals[1] ?? 'all';
+    if (what === 'rules') return showFileRules(io, positionals[0]!, v);
+    if (v.port !== undefined) throw usage('show', '--port goes with "show FILE rules"');
+    const kinds =
+      what === 'all'
+        ? [...LISTING_KINDS]
+        : (SHOW_KINDS as readonly string[]).includes(what)
+          ? [what as (typeof SHOW_KINDS)[number]]
+          : undefined;
+    if (!kinds) throw usage('show', `unknown object kind "${what}" (use ${SHOW_KIND_NAMES} or all)`);
+    const format = (v.format as string | undefined) ?? 'text';
+    if (format !== 'text' && format !== 'json')
+      throw usage('show', `--format must be text or json, got "${format}"`);
+    const t = await loadTarget('show', positionals[0]!, io, scenarioOpts('show', v, io, format === 'text'));
+    const selected = selectHosts('show', t, v.node as string[] | undefined);
+    if (!t.scenario) {
+      const [, host] = selected[0]!;
+      const o = collectObjects(host);
+      await write(
+        io.stdout,
+        format === 'json'
+          ? JSON.stringify(objectsJson(o, kinds), null, 2) + '\n'
+          : renderObjects(o, kinds, { color: color(io) }) + '\n',
+      );
+      return VIEW_OK;
+    }
+    if (format === 'json') {
+      const doc: JsonObject = {};
+      for (const [name, host] of selected) doc[name] = objectsJson(collectObjects(host), kinds);
+      await write(io.stdout, JSON.stringify(doc, null, 2) + '\n');
+      return VIEW_OK;
+    }
+    const bold = (s: string) => (color(io) ? `\x1b[1m${s}\x1b[0m` : s);
+    const parts = selected.map(
+      ([name, host]) =>
+        `${bold(`== ${name} ==`)}\n\n${renderObjects(collectObjects(host), kinds, { color: color(io) })}`,
+    );
+    await write(io.stdout, parts.join('\n\n') + '\n');
+    return VIEW_OK;
+  });
+}
+
+/** `hnsim show FILE rules`: each node's ports and their VFP rules, as `hnsim show rules`. */
+async function showFileRules(io: CliIo, file: string, v: Record<string, unknown>): Promise<number> {
+  const format = (v.format as string | undefined) ?? 'text';
+  if (format !== 'text' && format !== 'json')
+    throw usage('show', `--format must be text or json, got "${format}"`);
+  const t = await loadTarget('show', file, io, scenarioOpts('show', v, io, format === 'text'));
+  const selected = selectHosts('show', t, v.node as string[] | undefined);
+  const [{ listHostRules, listPortRules }, { renderPortRules }] = await Promise.all([
+    import('../vswitch/rules.js'),
+    import('../render/vfp.js'),
+  ]);
+  // --port: a port's ID or name, or a pod (namespace/name or name) whose endpoint it is
+  const want = v.port as string | undefined;
+  const pods = [...(t.scenario?.world.pods.values() ?? [])];
+  const pod =
+    want === undefined
+      ? undefined
+      : (pods.find((p) => p.key === want) ?? pods.find((p) => p.key === `default/${want}`));
+  const portIds = new Set(
+    want === undefined
+      ? []
+      : [want.toUpperCase(), ...(pod?.endpointId ? [pod.endpointId.toUpperCase()] : [])],
+  );
+  const rulesOf = (host: Host) => {
+    const view = host.dataplane.view();
+    const local = [...view.ports.values()].filter((p) => !p.remote);
+    const all = [...local.map((p) => listPortRules(view, p.id)), ...listHostRules(view)];
+    return want === undefined
+      ? all
+      : all.filter((r) => portIds.has(r.port.id.toUpperCase()) || portIds.has(r.port.name.toUpperCase()));
+  };
+  if (want !== undefined && selected.every(([, h]) => rulesOf(h).length === 0))
+    throw new ViewError(VIEW_FAILURE, `show: no port "${want}" in ${t.title}`, 'show');
+  if (format === 'json') {
+    const doc: Record<string, unknown> = {};
+    for (const [name, host] of selected) doc[name] = rulesOf(host);
+    await write(io.stdout, JSON.stringify(t.scenario ? doc : doc[selected[0]![0]], null, 2) + '\n');
+    return VIEW_OK;
+  }
+  const text = selected
+    .filter(([, host]) => want === undefined || rulesOf(host).length > 0)
+    .map(([name, host]) => {
+      const body = renderPortRules(rulesOf(host), { color: color(io) });
+      return t.scenario ? `== ${name} ==\n\n${body}` : body;
+    });
+  await write(io.stdout, text.join('\n\n') + '\n');
+  return VIEW_OK;
+}
+
+// ───────────────────────────── diagram ─────────────────────────────
+
+/** `hnsim diagram FILE`. */
+export async function cmdDiagram(args: string[], io: CliIo): Promise<number> {
+  return guard(io, 'diagram', async () => {
+    const { values: v, positionals } = parse('diagram', args, {
+      format: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      node: { type: 'string', multiple: true },
+      at: { type: 'string' },
+      seed: { type: 'string' },
+    });
+    if (v.help) return write(io.stdout, DIAGRAM_USAGE).then(() => VIEW_OK);
+    if (positionals.length === 0) throw usage('diagram', 'a scenario or state FILE is required');
+    if (positionals.length > 1) throw usage('diagram', `unexpected argument "${positionals[1]}"`);
+    const format = (v.format as string | undefined) ?? 'dot';
+    if (!['dot', 'mermaid', 'svg'].includes(format))
+      throw usage('diagram', `--format must be dot, mermaid or svg, got "${format}"`);
+    if (v.output === '') throw usage('diagram', '-o must name a file');
+    const t = await loadTarget('diagram', positionals[0]!, io, scenarioOpts('diagram', v, io, true));
+    const selected = selectHosts('diagram', t, v.node as string[] | undefined);
+    const { diagramOf } = await import('./diagram.js');
+    const { toDot, toMermaid } = await import('../render/diagram.js');
+    const d = diagramOf(t, selected);
+    let text: string;
+    if (format === 'mermaid') text = toMermaid(d);
+    else if (format === 'dot') text = toDot(d);
+    else {
+      const { dotToSvg } = await import('../render/svg.js');
+      try {
+        text = await dotToSvg(toDot(d));
+      } catch (e) {
+        throw new ViewError(VIEW_FAILURE, `diagram: ${(e as Error).message}`, 'diagram');
+      }
+    }
+    if (v.output !== undefined) {
+      try {
+        writeFileSync(v.output as string, text);
+      } catch (e) {
+        throw new ViewError(
+          VIEW_FAILURE,
+          `cannot write ${String(v.output)}: ${(e as Error).message}`,
+          'diagram',
+        );
+      }
+      return VIEW_OK;
+    }
+    await write(io.stdout, text);
+    return VIEW_OK;
+  });
+}
+
+/** Run a view; a ViewError becomes its message on stderr and its exit code. */
+async function guard(io: CliIo, cmd: string, fn: () => Promise<number>): Promise<number> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (!(e instanceof ViewError)) throw e;
+    const lines = e.message.split('\n').map((l) => `hnsim: ${l}`);
+    if (e.code === VIEW_USAGE) lines[0] = `hnsim: ${cmd}: ${e.message} (see 'hnsim ${cmd} --help')`;
+    await write(io.stderr, lines.join('\n') + '\n');
+    return e.code;
+  }
+}
+
+/**
+ * The first argument that is not an option or an option's value (`hnsim trace FILE …`), given the
+ * options that take a value; undefined when there is none.
+ */
+export function firstPositional(args: readonly string[], valued: ReadonlySet<string>): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') return args[i + 1];
+    if (a.startsWith('--')) {
+      if (!a.includes('=') && valued.has(a.slice(2))) i++;
+      continue;
+    }
+    if (a.startsWith('-') && a.length > 1) {
+      if (a.length === 2 && valued.has(a.slice(1))) i++;
+      continue;
+    }
+    return a;
+  }
+  return undefined;
+}
