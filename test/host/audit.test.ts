@@ -179,6 +179,29 @@ describe('host.audit()', () => {
     ]);
   });
 
+  it('a load balancer that names a deleted endpoint: HNS refuses the delete, so only a broken store has one, and the audit names it', () => {
+    const { host, networkId } = node();
+    const ep = ok(
+      host.api.HcnCreateEndpoint(networkId, null, { Name: 'backend', SchemaVersion: { Major: 2, Minor: 0 } }),
+    );
+    const lb = ok(
+      host.api.HcnCreateLoadBalancer(null, {
+        HostComputeEndpoints: [ep.ID],
+        FrontendVIPs: ['10.96.0.30'],
+        PortMappings: [{ Protocol: 6, InternalPort: 80, ExternalPort: 80 }],
+        SchemaVersion: { Major: 2, Minor: 0 },
+      }),
+    );
+    // through the API the endpoint cannot go while the load balancer names it (reference §6.9)
+    expect(host.api.HcnDeleteEndpoint(ep.ID).ok).toBe(false);
+    expect(host.audit()).toEqual([]);
+    // behind the service's back (a store restored from a hand-edited file, a bug): it is gone
+    host.hns.store.endpoints.delete(ep.ID);
+    host.hns.store.alloc.get(networkId)!.endpoints.delete(ep.ID);
+    const found = host.audit().filter((f) => f.kind === 'store-inconsistent');
+    expect(found.map((f) => f.detail)).toContain(`load balancer ${lb.ID}: endpoint ${ep.ID} does not exist`);
+  });
+
   it('an inconsistent store is reported with the store audit’s own lines', () => {
     const { host, networkId } = node();
     const ep = ok(
