@@ -369,24 +369,26 @@ export function injectConf(
   } catch (e) {
     throw new GoError(`unmarshal existing network bytes: ${(e as Error).message}`);
   }
-  // the same plain strings injected into the same bytes give the same config (libcni's list runs
-  // inject the list's name and version into each plugin's bytes on every call)
-  const key = plainStringsKey(newValues);
+  for (const k of Object.keys(newValues)) {
+    if (k === '') throw new GoError('keys cannot be empty');
+    // an untyped nil is refused; a typed nil (a nil slice: `null` here) marshals as null
+    if (newValues[k] === undefined) throw new GoError(`key '${k}' value must not be nil`);
+  }
+  // the same values injected into the same bytes give the same text, so the same config (libcni's
+  // list runs inject the list's name and version, and the runtime's capability args — the cluster's
+  // DNS for every pod — into each plugin's bytes on every call): the key is the values' own text
+  const key = injectedKey(newValues);
   if (key !== undefined) {
-    const hit = known.injected.get(key);
+    const hit = known.injected.get(key.text);
     if (hit) return hit;
   }
   const out: Record<string, GoValue> = { ...(known.map ?? {}) };
-  for (const [k, value] of Object.entries(newValues)) {
-    if (k === '') throw new GoError('keys cannot be empty');
-    // an untyped nil is refused; a typed nil (a nil slice: `null` here) marshals as null
-    if (value === undefined) throw new GoError(`key '${k}' value must not be nil`);
-    out[k] = value;
-  }
+  for (const k of Object.keys(newValues)) out[k] = newValues[k]!;
   const conf = configFromText(goMarshal(out));
-  if (key !== undefined) {
+  // plain strings are remembered at once; other values once their text was seen twice (frozen)
+  if (key !== undefined && (key.plain || Object.isFrozen(conf))) {
     if (known.injected.size >= 16) known.injected.clear();
-    known.injected.set(key, freezeConfig(conf));
+    known.injected.set(key.text, freezeConfig(conf));
   }
   return conf;
 }
@@ -413,36 +415,49 @@ const configsByText = new Map<string, PluginConfig>();
 const textsSeen = new Set<string>();
 
 /**
- * What this module learnt about a config's bytes: its text, its decoding as a Go map (private to
- * `injectConf`, which only reads it), and the configs made from it by injecting plain strings.
- * Plugin configs are never written to; the text is compared on every use all the same.
+ * What this module learnt about a config's bytes: a copy of them, their decoding as a Go map
+ * (private to `injectConf`, which only reads it), and the configs made from it by injections.
+ * Plugin configs are never written to; the bytes are compared on every use all the same.
  */
 interface KnownBytes {
-  readonly text: string;
+  /** A copy of the bytes (the same bytes are the same text). */
+  readonly bytes: Buffer;
   readonly map: JsonObject | null;
   readonly injected: Map<string, PluginConfig>;
 }
 const knownConfigBytes = new WeakMap<Uint8Array, KnownBytes>();
 
 function knownBytes(b: Uint8Array): KnownBytes {
-  const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
   const hit = knownConfigBytes.get(b);
-  if (hit !== undefined && hit.text === text) return hit;
+  if (hit !== undefined && hit.bytes.equals(b)) return hit;
   const map = unmarshalMap(b);
-  const known: KnownBytes = { text, map, injected: new Map() };
+  const known: KnownBytes = { bytes: Buffer.from(b), map, injected: new Map() };
   knownConfigBytes.set(b, known);
   return known;
 }
 
-/** A key for `newValues` when every value is a string (else undefined: not remembered). */
-function plainStringsKey(newValues: Readonly<Record<string, GoValue | undefined>>): string | undefined {
-  let key = '';
+/**
+ * A key for `newValues`: each key (as JSON) and the text Go marshals its value to — what the
+ * injected text is made of, so equal keys give equal texts — and whether every value is a string.
+ * Undefined when a value cannot be marshalled (the slow path then fails as Go does).
+ */
+function injectedKey(
+  newValues: Readonly<Record<string, GoValue | undefined>>,
+): { readonly text: string; readonly plain: boolean } | undefined {
+  let text = '';
+  let plain = true;
   for (const k of Object.keys(newValues)) {
-    const v = newValues[k];
-    if (typeof v !== 'string' || k === '') return undefined;
-    key += `${JSON.stringify(k)}:${JSON.stringify(v)},`;
+    const v = newValues[k]!;
+    if (typeof v !== 'string') plain = false;
+    let marshalled: string;
+    try {
+      marshalled = goMarshal(v);
+    } catch {
+      return undefined;
+    }
+    text += `${JSON.stringify(k)}:${marshalled},`;
   }
-  return key;
+  return { text, plain };
 }
 
 function deepFreeze<T>(v: T): T {

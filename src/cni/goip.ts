@@ -39,10 +39,18 @@ export function goFormatIP(ip: GoIP): string {
   return ip.family === 4 ? formatIPv4(ip.v4) : formatIPv6(ip.v6);
 }
 
+/** `net.ParseIP(s)`'s `String()` and family, or undefined when `s` is not an address. */
+export function goIPText(s: string): { readonly text: string; readonly family: 4 | 6 } | undefined {
+  // (a dotted quad: no 16-byte form needed to print it)
+  const v4 = parseIPv4(s);
+  if (v4 !== undefined) return { text: formatIPv4(v4), family: 4 };
+  const ip = goParseIP(s);
+  return ip ? { text: goFormatIP(ip), family: ip.family } : undefined;
+}
+
 /** `net.ParseIP(s).String()`, or undefined when `s` is not an address. */
 export function goCanonicalIP(s: string): string | undefined {
-  const ip = goParseIP(s);
-  return ip ? goFormatIP(ip) : undefined;
+  return goIPText(s)?.text;
 }
 
 /**
@@ -87,8 +95,27 @@ export function goFormatCIDR(n: GoIPNet): string {
   return `${goFormatIP(n.ip)}/${len}`;
 }
 
+/** The family of a CIDR's address (`goParseCIDR(s)?.ip.family`), a dotted quad's without its 16-byte form. */
+export function goCIDRFamily(s: string): 4 | 6 | undefined {
+  const slash = s.indexOf('/');
+  if (slash >= 0 && parseIPv4(s.slice(0, slash)) !== undefined) {
+    const bits = dtoi(s.slice(slash + 1));
+    return bits === undefined || bits > 32 ? undefined : 4;
+  }
+  return goParseCIDR(s)?.ip.family;
+}
+
 /** Canonical text of a CIDR, or undefined when Go would reject it. */
 export function goCanonicalCIDR(s: string): string | undefined {
+  // (a dotted quad with its prefix: printed without its 16-byte form)
+  const slash = s.indexOf('/');
+  if (slash >= 0) {
+    const v4 = parseIPv4(s.slice(0, slash));
+    if (v4 !== undefined) {
+      const bits = dtoi(s.slice(slash + 1));
+      return bits === undefined || bits > 32 ? undefined : `${formatIPv4(v4)}/${bits}`;
+    }
+  }
   const n = goParseCIDR(s);
   return n ? goFormatCIDR(n) : undefined;
 }
@@ -111,12 +138,20 @@ const isV4InV6 = (ip: Uint8Array): boolean => ip.length === 16 && V4_IN_V6.every
 /** The 16 bytes of an address (`netip.Addr.As16`). */
 export function ipBytes(ip: GoIP): Uint8Array {
   const out = new Uint8Array(16);
-  let v = ip.v6;
-  for (let i = 15; i >= 0; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
+  // the low 128 bits, big-endian, 32 at a time (modulo 2^32: two's complement, as `& 0xff` is)
+  const v = ip.v6;
+  putWord(out, 0, Number(BigInt.asUintN(32, v >> 96n)));
+  putWord(out, 4, Number(BigInt.asUintN(32, v >> 64n)));
+  putWord(out, 8, Number(BigInt.asUintN(32, v >> 32n)));
+  putWord(out, 12, Number(BigInt.asUintN(32, v)));
   return out;
+}
+
+function putWord(out: Uint8Array, at: number, w: number): void {
+  out[at] = w >>> 24;
+  out[at + 1] = (w >>> 16) & 0xff;
+  out[at + 2] = (w >>> 8) & 0xff;
+  out[at + 3] = w & 0xff;
 }
 
 /** `net.ParseIP`: dotted quad (no leading zeros) or IPv6 without zone; always 16 bytes; else nil. */

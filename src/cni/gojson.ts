@@ -345,18 +345,48 @@ export function goParse(input: string | Uint8Array): Json {
  * `goParse` of config bytes, for readers that only look at the document and keep nothing of it
  * (they decode it into strings and numbers): the same bytes come back invocation after invocation
  * (the runner's config is the same object for every pod, and a plugin hands its stdin on to its
- * IPAM plugin), so their document is kept, keyed by the bytes and checked against their text.
+ * IPAM plugin), so their document is kept, keyed by the array and checked against its bytes.
  * The document is shared: a caller must not change it or hand it on.
  */
 export function goParseShared(input: Uint8Array): Json {
-  const text = Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
   const hit = sharedDocs.get(input);
-  if (hit !== undefined && hit.text === text) return hit.doc;
+  // (the same bytes are the same text: compared as bytes, without decoding them again)
+  if (hit !== undefined && hit.bytes.equals(input)) return hit.doc;
   const doc = goParse(input);
-  sharedDocs.set(input, { text, doc });
+  sharedDocs.set(input, { bytes: Buffer.from(input), doc });
+  if (typeof doc === 'object' && doc !== null) decodedShared.set(doc, new Map());
   return doc;
 }
-const sharedDocs = new WeakMap<Uint8Array, { readonly text: string; readonly doc: Json }>();
+/** Each array's document, with a copy of the bytes it was parsed from. */
+const sharedDocs = new WeakMap<Uint8Array, { readonly bytes: Buffer; readonly doc: Json }>();
+
+/** What each shared document decoded to, by Go type: the value, or Go's error text. */
+const decodedShared = new WeakMap<
+  object,
+  Map<GoType, { readonly value: unknown } | { readonly error: string }>
+>();
+
+/**
+ * `goDecode`, remembered for a document `goParseShared` returned (no one changes those): skel, the
+ * version check and host-local decode the same stdin invocation after invocation. The value is
+ * shared too: a caller only reads it.
+ */
+export function goDecodeShared(doc: Json, t: GoType): unknown {
+  const memo = typeof doc === 'object' && doc !== null ? decodedShared.get(doc) : undefined;
+  if (memo === undefined) return goDecode(doc, t);
+  let hit = memo.get(t);
+  if (hit === undefined) {
+    try {
+      hit = { value: goDecode(doc, t) };
+    } catch (e) {
+      if (!(e instanceof GoError)) throw e;
+      hit = { error: e.message };
+    }
+    memo.set(t, hit);
+  }
+  if ('error' in hit) throw new GoError(hit.error);
+  return hit.value;
+}
 
 // ──────────────────────────────────────── typed decoding ─────────────────────────────────────
 
@@ -614,7 +644,11 @@ export function goDecode(v: Json, t: GoType): unknown {
 
 /** Text a `MarshalJSON` method produced: spliced into the output as it is (compacted). */
 export class GoRaw {
-  constructor(readonly text: string) {}
+  constructor(
+    readonly text: string,
+    /** The text is compact JSON already (Go's own output): spliced in without a pass over it. */
+    readonly compact = false,
+  ) {}
 }
 
 /** A Go struct value: fields in declaration order (never sorted). */
@@ -708,7 +742,7 @@ export function goMarshal(v: GoValue): string {
       return v ? 'true' : 'false';
   }
   if (v === null) return 'null';
-  if (v instanceof GoRaw) return goCompact(v.text);
+  if (v instanceof GoRaw) return v.compact ? v.text : goCompact(v.text);
   if (v instanceof GoOrdered) {
     let out = '{';
     const es = v.entries;
@@ -728,6 +762,17 @@ export function goMarshal(v: GoValue): string {
     return `${out}]`;
   }
   const obj = v as { readonly [key: string]: GoValue };
+  const keys = mapKeys(obj);
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0) out += ',';
+    out += `${goQuote(keys[i]!)}:${goMarshal(obj[keys[i]!]!)}`;
+  }
+  return `${out}}`;
+}
+
+/** A map's keys in Go's order (by their bytes), those of undefined values left out. */
+function mapKeys(obj: { readonly [key: string]: GoValue }): string[] {
   const keys: string[] = [];
   let sorted = true;
   for (const k of Object.keys(obj)) {
@@ -737,12 +782,7 @@ export function goMarshal(v: GoValue): string {
   }
   // (a map decoded from Go's output is in order already)
   if (!sorted) keys.sort(byteOrder);
-  let out = '{';
-  for (let i = 0; i < keys.length; i++) {
-    if (i > 0) out += ',';
-    out += `${goQuote(keys[i]!)}:${goMarshal(obj[keys[i]!]!)}`;
-  }
-  return `${out}}`;
+  return keys;
 }
 
 /** Go sorts map keys by their bytes; for UTF-16 that is code point order. */
@@ -861,9 +901,54 @@ export function goIndent(text: string, prefix = '', indent = '    '): string {
   return out;
 }
 
-/** `json.MarshalIndent(v, "", "    ")`, what CNI's `PrintResult` and `types.Error.Print` write. */
+/**
+ * `json.MarshalIndent(v, "", "    ")`, what CNI's `PrintResult` and `types.Error.Print` write: the
+ * same text as `goIndent(goMarshal(v), '', indent)`, laid out while marshalling (no second pass
+ * over the text).
+ */
 export function goMarshalIndent(v: GoValue, indent = '    '): string {
-  return goIndent(goMarshal(v), '', indent);
+  return marshalIndented(v, '\n', indent);
+}
+
+/** `v` marshalled and indented, its first line at the cursor, its others after `nl` (`\n` + indent). */
+function marshalIndented(v: GoValue, nl: string, indent: string): string {
+  switch (typeof v) {
+    case 'string':
+      return goQuote(v);
+    case 'number':
+      return goNumber(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+  }
+  if (v === null) return 'null';
+  // a MarshalJSON text: compacted, then laid out (a JSON string holds no raw newline)
+  if (v instanceof GoRaw) return goIndent(v.text, '', indent).replaceAll('\n', nl);
+  const inner = nl + indent;
+  if (v instanceof GoOrdered) {
+    const es = v.entries;
+    if (es.length === 0) return '{}';
+    let out = '{';
+    for (let i = 0; i < es.length; i++) {
+      out += `${i > 0 ? ',' : ''}${inner}${goQuote(es[i]![0])}: ${marshalIndented(es[i]![1], inner, indent)}`;
+    }
+    return `${out}${nl}}`;
+  }
+  if (Array.isArray(v)) {
+    const a = v as readonly GoValue[];
+    if (a.length === 0) return '[]';
+    let out = '[';
+    for (let i = 0; i < a.length; i++)
+      out += `${i > 0 ? ',' : ''}${inner}${marshalIndented(a[i]!, inner, indent)}`;
+    return `${out}${nl}]`;
+  }
+  const obj = v as { readonly [key: string]: GoValue };
+  const keys = mapKeys(obj);
+  if (keys.length === 0) return '{}';
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    out += `${i > 0 ? ',' : ''}${inner}${goQuote(keys[i]!)}: ${marshalIndented(obj[keys[i]!]!, inner, indent)}`;
+  }
+  return `${out}${nl}}`;
 }
 
 /**
@@ -882,6 +967,100 @@ export function goStructOrder(v: unknown): GoValue {
     );
   }
   return v as GoValue;
+}
+
+/**
+ * `json.Unmarshal(json.Marshal(v), &map[string]interface{}{})` (libcni caches a result that way):
+ * structs become maps, so their keys marshal sorted; nil members are dropped. Built without the
+ * text round trip, except for a key with a UTF-16 surrogate (its text could merge it with another)
+ * or a value Go cannot encode (the round trip throws Go's error).
+ */
+export function goMapOf(v: GoValue): Json {
+  let out: Json | undefined;
+  try {
+    out = mapOf(v);
+  } catch {
+    out = undefined; // (the round trip throws Go's error)
+  }
+  return out === undefined ? (JSON.parse(goMarshal(v)) as Json) : out;
+}
+
+/** `goMapOf` without the fallback: undefined when a key has a surrogate. */
+function mapOf(v: GoValue): Json | undefined {
+  if (typeof v !== 'object' || v === null) {
+    if (typeof v === 'number') goNumber(v); // throws on what Go cannot encode
+    // Go's text of a string with a lone surrogate has U+FFFD in its place
+    if (typeof v === 'string' && SURROGATE.test(v)) return JSON.parse(goQuote(v)) as string;
+    return v as Json;
+  }
+  if (v instanceof GoRaw) return JSON.parse(goCompact(v.text)) as Json;
+  if (Array.isArray(v)) {
+    const a = v as readonly GoValue[];
+    const out: Json[] = [];
+    for (let i = 0; i < a.length; i++) {
+      const x = mapOf(a[i]!);
+      if (x === undefined) return undefined;
+      out.push(x);
+    }
+    return out;
+  }
+  // (a null prototype: a `__proto__` key is a key, as JSON.parse makes it)
+  const out = Object.create(null) as JsonObject;
+  const put = (k: string, x: GoValue | undefined): boolean => {
+    if (x === undefined) return true;
+    if (SURROGATE.test(k)) return false;
+    const m = mapOf(x);
+    if (m === undefined) return false;
+    out[k] = m;
+    return true;
+  };
+  if (v instanceof GoOrdered) {
+    for (const [k, x] of v.entries) if (!put(k, x)) return undefined;
+  } else {
+    const obj = v as { readonly [key: string]: GoValue };
+    for (const k of Object.keys(obj)) if (!put(k, obj[k])) return undefined;
+  }
+  return out;
+}
+const SURROGATE = /[\ud800-\udfff]/;
+
+/**
+ * `JSON.parse(goMarshal(v))`, built without the text: the document a reader of Go's output gets
+ * (members in the text's order — a struct's fields as declared, a map's keys sorted — each string
+ * as the text spells it, lone surrogates as U+FFFD; a repeated key keeps its first place and its
+ * last value; `__proto__` an own member). Throws Go's error where `goMarshal` does.
+ */
+export function goDocOf(v: GoValue): Json {
+  switch (typeof v) {
+    case 'string':
+      return SURROGATE.test(v) ? (JSON.parse(goQuote(v)) as string) : v;
+    case 'number':
+      goNumber(v); // throws on what Go cannot encode
+      return v;
+    case 'boolean':
+      return v;
+  }
+  if (v === null) return null;
+  if (v instanceof GoRaw) return JSON.parse(goCompact(v.text)) as Json;
+  if (Array.isArray(v)) return (v as readonly GoValue[]).map(goDocOf);
+  const out: JsonObject = {};
+  if (v instanceof GoOrdered) {
+    for (const [k, x] of v.entries) docMember(out, k, goDocOf(x));
+    return out;
+  }
+  const obj = v as { readonly [key: string]: GoValue };
+  for (const k of mapKeys(obj)) docMember(out, k, goDocOf(obj[k]!));
+  return out;
+}
+
+/** One member as JSON.parse sets it: the key as the text spells it, `__proto__` an own member. */
+function docMember(out: JsonObject, key: string, value: Json): void {
+  const k = SURROGATE.test(key) ? (JSON.parse(goQuote(key)) as string) : key;
+  if (k === '__proto__') {
+    Object.defineProperty(out, k, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    out[k] = value;
+  }
 }
 
 /** A JSON value decoded as Go decodes into `interface{}` (objects are maps), typed as a GoValue. */

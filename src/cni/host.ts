@@ -96,6 +96,8 @@ class NodePluginHost implements CniHost {
           : new CniError(CniErrorCode.Internal, e instanceof Error ? e.message : String(e));
       out = { exitCode: 1, stdout: errorText(err), stderr: '' };
     }
+    // (an event no one listens to is not built)
+    if (this.events.listenerCount('cni.exec') === 0) return out;
     const env = request.env;
     const failed = out.exitCode !== 0 ? errorOf(out.stdout) : {};
     this.events.emit('cni.exec', {

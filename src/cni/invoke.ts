@@ -87,7 +87,7 @@ export async function delegateAdd(
 ): Promise<CniResult> {
   const bytes = confBytes(netconf);
   const out = await delegate(ctx, pluginType, bytes, 'ADD');
-  return parsePluginOutput(out.stdout, bytes);
+  return parsePluginOutput(out.stdout, bytes, out);
 }
 
 /** `invoke.DelegateDel`. */

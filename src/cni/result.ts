@@ -16,18 +16,20 @@ import {
   type CniInterface,
   type CniResult,
   type CniRoute,
+  type ExecOutput,
   type Writer,
 } from './contracts.js';
 import type { Json, JsonObject } from '../core/json.js';
 import {
   field,
   goAny,
+  goDocOf,
   GoError,
-  goIndent,
+  goMarshalIndent,
   goInt,
   goMarshal,
   GoOrdered,
-  goDecode,
+  goDecodeShared,
   goParse,
   goParseShared,
   goPtr,
@@ -39,7 +41,7 @@ import {
   type GoType,
   type GoValue,
 } from './gojson.js';
-import { goCanonicalCIDR, goCanonicalIP, goCidrError, goFormatCIDR, goIPError, goParseCIDR } from './goip.js';
+import { goCanonicalCIDR, goCanonicalIP, goCIDRFamily, goCidrError, goIPError } from './goip.js';
 
 // ──────────────────────────────────────── Go's types ────────────────────────────────────────
 
@@ -98,7 +100,7 @@ const NIL_NET = '<nil>';
 
 // ──────────────────────────────────────── conversion ───────────────────────────────────────
 
-const is4 = (cidr: string): boolean => goParseCIDR(cidr)?.ip.family === 4;
+const is4 = (cidr: string): boolean => goCIDRFamily(cidr) === 4;
 
 function copyDns(d: CniDns): CniDns {
   const out: { -readonly [K in keyof CniDns]: CniDns[K] } = {};
@@ -293,15 +295,31 @@ function view(r: GoResult): CniResult {
   if (up.ips?.length) out.ips = up.ips;
   if (up.routes?.length) out.routes = up.routes;
   if (!dnsEmpty(up.dns)) out.dns = up.dns;
-  return deepFreeze(out);
+  return freezeResult(out);
 }
 
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
+/**
+ * A result frozen through and through: its lists, their entries and its DNS lists (an entry holds
+ * only strings and numbers, as every result read or converted here does).
+ */
+function freezeResult(r: CniResult): CniResult {
+  freezeList(r.interfaces);
+  freezeList(r.ips);
+  freezeList(r.routes);
+  const d = r.dns;
+  if (d !== undefined) {
+    if (d.nameservers) Object.freeze(d.nameservers);
+    if (d.search) Object.freeze(d.search);
+    if (d.options) Object.freeze(d.options);
+    Object.freeze(d);
   }
-  return v;
+  return Object.freeze(r);
+}
+
+function freezeList(list: readonly object[] | undefined): void {
+  if (list === undefined) return;
+  for (let i = 0; i < list.length; i++) Object.freeze(list[i]);
+  Object.freeze(list);
 }
 
 const dnsEmpty = (d: CniDns | undefined): boolean =>
@@ -442,12 +460,34 @@ export function resultJson(result: CniResult, toVersion: string): JsonObject {
 
 /** `types.PrintResult(result, version)`: convert, then `json.MarshalIndent(r, "", "    ")`. */
 export function printResult(out: Writer, result: CniResult, version: string): void {
-  out.write(resultText(result, version));
+  const value = resultGoValue(result, version);
+  const text = goMarshalIndent(value);
+  out.write(text);
+  printed.set(out, { text, value });
+}
+
+/**
+ * What `printResult` last wrote to each writer: the text and the Go value it is the text of — so
+ * that a caller reading a plugin's stdout that is exactly this text can take its document from
+ * the value (`goDocOf`, what JSON.parse of the text gives) instead of parsing the text again.
+ */
+const printed = new WeakMap<Writer, { readonly text: string; readonly value: GoValue }>();
+
+/** Plugin outputs whose stdout is one result `printResult` wrote, with that result's Go value. */
+const printedOutputs = new WeakMap<ExecOutput, GoValue>();
+
+/**
+ * Remember that `output`'s stdout, read from `stdout`, is exactly one printed result (skel calls
+ * this for every invocation it ends; nothing is remembered when anything else was written).
+ */
+export function notePrintedOutput(output: ExecOutput, stdout: Writer): void {
+  const p = printed.get(stdout);
+  if (p !== undefined && p.text === output.stdout) printedOutputs.set(output, p.value);
 }
 
 /** The text `printResult` writes. */
 export function resultText(result: CniResult, version: string): string {
-  return goIndent(goMarshal(resultGoValue(result, version)));
+  return goMarshalIndent(resultGoValue(result, version));
 }
 
 /**
@@ -471,9 +511,9 @@ const ipNetType: GoType = {
     const s = raw === null ? '' : raw;
     if (typeof s !== 'string')
       throw new GoError(`json: cannot unmarshal ${kindOf(s)} into Go value of type string`);
-    const n = goParseCIDR(s);
-    if (!n) throw new GoError(goCidrError(s));
-    return goFormatCIDR(n);
+    const canonical = goCanonicalCIDR(s);
+    if (canonical === undefined) throw new GoError(goCidrError(s));
+    return canonical;
   },
 };
 
@@ -713,7 +753,8 @@ export function decodeVersion(doc: string | Uint8Array | Json): string {
 export function decodeVersionOf(doc: Json): string {
   let r: Record<string, unknown>;
   try {
-    r = (goDecode(doc, VERSION_STRUCT) ?? {}) as Record<string, unknown>;
+    // (a shared document's decoding is remembered; any other is decoded now)
+    r = (goDecodeShared(doc, VERSION_STRUCT) ?? {}) as Record<string, unknown>;
   } catch (e) {
     throw new GoError(`decoding version from network config: ${(e as Error).message}`);
   }
@@ -729,13 +770,19 @@ export function createFromBytes(doc: string | Uint8Array | Json): CniResult {
 /**
  * What `invoke.ExecPluginWithResult` makes of a plugin's stdout (`fixupResultVersion`): a result with
  * no (or an empty, or a non-string) `cniVersion` is taken to be at the config's version; otherwise it
- * is read at its own version.
+ * is read at its own version. `output`, when given, is the plugin output `stdout` came from.
  */
-export function parsePluginOutput(stdout: string, netconf: string | Uint8Array): CniResult {
+export function parsePluginOutput(
+  stdout: string,
+  netconf: string | Uint8Array,
+  output?: ExecOutput,
+): CniResult {
   const confVersion = decodeVersion(netconf);
   let raw: Json;
+  // the output of a plugin that printed one result: its document without parsing the text again
+  const value = output !== undefined && output.stdout === stdout ? printedOutputs.get(output) : undefined;
   try {
-    raw = goUnmarshal(stdout, goAny) as Json;
+    raw = value !== undefined ? goDocOf(value) : (goUnmarshal(stdout, goAny) as Json);
   } catch (e) {
     throw new GoError(`failed to unmarshal raw result: ${(e as Error).message}`);
   }
@@ -758,7 +805,7 @@ export function errorText(err: CniError): string {
     ['msg', err.msg],
   ];
   if (err.details) e.push(['details', err.details]);
-  return goIndent(goMarshal(new GoOrdered(e)));
+  return goMarshalIndent(new GoOrdered(e));
 }
 
 /** What skel makes of anything a plugin function throws: a `CniError` as is, else code 999. */

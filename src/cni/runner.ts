@@ -36,8 +36,11 @@ import {
   goAny,
   GoError,
   goMap,
+  goMapOf,
   goMarshal,
   GoOrdered,
+  goQuote,
+  GoRaw,
   goSlice,
   goStrconvQuote,
   goString,
@@ -174,6 +177,20 @@ export function cniArgsString(args: readonly (readonly [string, string])[] | und
   return (args ?? []).map(([k, v]) => `${k}=${v}`).join(';');
 }
 
+/**
+ * `config` as the cache holds it (Go's `[]byte`: base64, quoted): the same list's bytes for every
+ * pod, so the text is kept per array while its bytes stay the same.
+ */
+function configText(config: Uint8Array): GoRaw {
+  const hit = configTexts.get(config);
+  if (hit !== undefined && hit.bytes.equals(config)) return hit.text;
+  const base64 = Buffer.from(config.buffer, config.byteOffset, config.byteLength).toString('base64');
+  const text = new GoRaw(goQuote(base64), true);
+  configTexts.set(config, { bytes: Buffer.from(config), text });
+  return text;
+}
+const configTexts = new WeakMap<Uint8Array, { readonly bytes: Buffer; readonly text: GoRaw }>();
+
 /** libcni's `CNIConfig`: one runtime's view of the node's plugins and its result cache. */
 export class CniRunner {
   readonly #host: PluginHost;
@@ -230,7 +247,7 @@ export class CniRunner {
   /** `ExecPluginWithResult`. */
   async #execWithResult(run: Runner, bytes: Uint8Array, env: Record<string, string>): Promise<CniResult> {
     const out = await this.#execNoResult(run, bytes, env);
-    return parsePluginOutput(out.stdout, bytes);
+    return parsePluginOutput(out.stdout, bytes, out);
   }
 
   // ─────────────────────────────────────────── cache ─────────────────────────────────────────
@@ -256,7 +273,7 @@ export class CniRunner {
     const e: [string, GoValue][] = [
       ['kind', CNI_CACHE_V1],
       ['containerId', rt.containerId],
-      ['config', Buffer.from(config).toString('base64')],
+      ['config', configText(config)],
       ['ifName', rt.ifName],
       ['networkName', netName],
     ];
@@ -270,7 +287,7 @@ export class CniRunner {
     }
     // the result goes through json.Marshal then into a map: every key sorted
     if (result) {
-      const raw = JSON.parse(goMarshal(resultOwnGoValue(result))) as JsonObject | null;
+      const raw = goMapOf(resultOwnGoValue(result)) as JsonObject | null;
       if (raw && Object.keys(raw).length) e.push(['result', raw as GoValue]);
     }
     const text = goMarshal(new GoOrdered(e));

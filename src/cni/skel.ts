@@ -17,10 +17,10 @@ import {
   type Writer,
 } from './contracts.js';
 import type { Json } from '../core/json.js';
-import { field, goDecode, goParseShared, goString, goStruct } from './gojson.js';
+import { field, goDecodeShared, goParseShared, goString, goStruct } from './gojson.js';
 import { GoPanic } from './gopanic.js';
 import { isGoSpace } from './gostrconv.js';
-import { asCniError, decodeVersion, decodeVersionOf, errorText } from './result.js';
+import { asCniError, decodeVersion, decodeVersionOf, errorText, notePrintedOutput } from './result.js';
 import { incompatibleDetails, versionGte, versionInfoText } from './version.js';
 
 /** `skel.CmdArgs`: the environment and stdin of one invocation. */
@@ -56,10 +56,20 @@ export interface PluginFuncs {
   gc?: CmdFunc;
 }
 
-/** The stdin bytes as text (what a plugin's `json.Unmarshal(args.StdinData, …)` reads). */
+/**
+ * The stdin bytes as text (what a plugin's `json.Unmarshal(args.StdinData, …)` reads): the same
+ * string for the same bytes (a plugin and its IPAM plugin get the runner's bytes pod after pod),
+ * so readers keyed by the text find it without hashing it again.
+ */
 export function stdinText(args: CmdArgs): string {
-  return Buffer.from(args.stdinData).toString('utf8');
+  const b = args.stdinData;
+  const hit = stdinTexts.get(b);
+  if (hit !== undefined && hit.bytes.equals(b)) return hit.text;
+  const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
+  stdinTexts.set(b, { bytes: Buffer.from(b), text });
+  return text;
 }
+const stdinTexts = new WeakMap<Uint8Array, { readonly bytes: Buffer; readonly text: string }>();
 
 // ─────────────────────────────────────── pkg/utils checks ──────────────────────────────────────
 
@@ -134,7 +144,7 @@ export function validateConfig(stdin: Uint8Array): CniError | { readonly doc: Js
   try {
     // (read only: decoded into strings here and by the version check)
     doc = goParseShared(stdin);
-    conf = (goDecode(doc, NAME_STRUCT) ?? {}) as Record<string, unknown>;
+    conf = (goDecodeShared(doc, NAME_STRUCT) ?? {}) as Record<string, unknown>;
   } catch (e) {
     return new CniError(
       CniErrorCode.DecodingFailure,
@@ -188,7 +198,11 @@ export function pluginMain(
       const stdout = new Buffered();
       const stderr = new Buffered();
       const env: Record<string, string> = {};
-      for (const [k, v] of Object.entries(request.env)) if (v !== undefined) env[k] = v;
+      const given = request.env;
+      for (const k of Object.keys(given)) {
+        const v = given[k];
+        if (v !== undefined) env[k] = v;
+      }
       const ctx: PluginContext = { host, env, stdout, stderr, depth };
       let err: CniError | undefined;
       try {
@@ -202,7 +216,9 @@ export function pluginMain(
         stdout.write(errorText(err));
         return { exitCode: 1, stdout: stdout.text, stderr: stderr.text };
       }
-      return { exitCode: 0, stdout: stdout.text, stderr: stderr.text };
+      const out: ExecOutput = { exitCode: 0, stdout: stdout.text, stderr: stderr.text };
+      notePrintedOutput(out, stdout);
+      return out;
     },
   };
 }

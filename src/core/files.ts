@@ -25,8 +25,23 @@ export interface FileChange {
 /** An absolute path with `/` separators, no empty, `.` or `..` segment and no trailing `/`. */
 const NORMAL_PATH = /^(?:\/(?!\.\.?(?:\/|$))[^/\\]+)+$/;
 
-/** `C:\Var\\lib/` → `/var/lib` (the key), and the display form `/Var/lib`. */
-export function normalizePath(path: string): { key: string; display: string } {
+/**
+ * `C:\Var\\lib/` → `/var/lib` (the key), and the display form `/Var/lib`. A path is normalised
+ * many times over (every store operation on it, and the plugins look a file up before they write
+ * it), so recent answers are kept (frozen, shared).
+ */
+export function normalizePath(path: string): { readonly key: string; readonly display: string } {
+  let n = normalized.get(path);
+  if (n === undefined) {
+    n = Object.freeze(normalizeNow(path));
+    if (normalized.size >= 4096) normalized.clear();
+    normalized.set(path, n);
+  }
+  return n;
+}
+const normalized = new Map<string, { readonly key: string; readonly display: string }>();
+
+function normalizeNow(path: string): { key: string; display: string } {
   // already in the display form: nothing to rewrite
   if (NORMAL_PATH.test(path)) return { key: path.toLowerCase(), display: path };
   let p = path.replace(/\\/g, '/');

@@ -6,7 +6,7 @@
  */
 import type { System } from '../api/hcs/system.js';
 import type { CniResult } from '../cni/contracts.js';
-import { goFormatIP, goParseIP } from '../cni/goip.js';
+import { goIPText } from '../cni/goip.js';
 import type { Clock } from '../core/clock.js';
 import type { EventBus, RuntimeStepEvent } from '../core/events.js';
 import type { Rng } from '../core/rng.js';
@@ -339,9 +339,9 @@ export const DEFAULT_IFNAME = 'eth0';
 function ipOf(address: string): GoCniIPConfig {
   const slash = address.indexOf('/');
   const text = slash < 0 ? address : address.slice(0, slash);
-  const ip = goParseIP(text);
+  const ip = goIPText(text);
   if (!ip) return { ip: text, family: text.includes(':') ? 6 : 4 };
-  return { ip: goFormatIP(ip), family: ip.family };
+  return { ip: ip.text, family: ip.family };
 }
 
 /**
@@ -357,11 +357,10 @@ export function goCniCreateResult(results: readonly CniResult[]): Map<string, Go
   for (const r of results) {
     const ifs = r.interfaces ?? [];
     for (const i of ifs) {
-      out.set(i.name, {
-        ipConfigs: [],
-        ...(i.mac !== undefined ? { mac: i.mac } : {}),
-        ...(i.sandbox !== undefined ? { sandbox: i.sandbox } : {}),
-      });
+      const c: { ipConfigs: GoCniIPConfig[]; mac?: string; sandbox?: string } = { ipConfigs: [] };
+      if (i.mac !== undefined) c.mac = i.mac;
+      if (i.sandbox !== undefined) c.sandbox = i.sandbox;
+      out.set(i.name, c);
     }
     for (const ip of r.ips ?? []) {
       const idx = ip.interface;

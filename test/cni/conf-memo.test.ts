@@ -55,12 +55,26 @@ describe('injectConf, remembered', () => {
     }).toThrow(TypeError);
   });
 
-  it('non-string values are injected each time (nothing remembered for them)', () => {
+  it('non-string values: each injection gets its own values (a config is remembered by their text)', () => {
     const orig = conf();
     const a = injectConf(orig, { runtimeConfig: { dns: { Servers: ['10.0.0.10'] } } });
     const b = injectConf(orig, { runtimeConfig: { dns: { Servers: ['10.0.0.11'] } } });
     expect(configText(a)).toContain('"10.0.0.10"');
     expect(configText(b)).toContain('"10.0.0.11"');
+  });
+
+  it('the same non-string values give the same config; values changed in place give theirs', () => {
+    const orig = conf();
+    const rc = { dns: { Servers: ['10.0.0.10'] } };
+    const texts = [0, 1, 2].map(() => configText(injectConf(orig, { runtimeConfig: rc })));
+    expect(new Set(texts).size).toBe(1);
+    const kept = injectConf(orig, { runtimeConfig: rc });
+    expect(Object.isFrozen(kept)).toBe(true);
+    rc.dns.Servers[0] = '10.0.0.99';
+    expect(configText(injectConf(orig, { runtimeConfig: rc }))).toContain('"10.0.0.99"');
+    expect(() => injectConf(orig, { '': 'x' })).toThrow('keys cannot be empty');
+    expect(() => injectConf(orig, { a: undefined })).toThrow("key 'a' value must not be nil");
+    expect(() => injectConf(orig, { a: NaN })).toThrow('json: unsupported value: NaN');
   });
 
   it('buildOneConfig for the 2nd and 100th pod gives what it gave the 1st', () => {

@@ -457,9 +457,31 @@ function decodeInto(node: GoJsonNode, t: GoType, current: unknown, ctx: DecodeCo
  */
 export function goUnmarshal(text: string, t: GoStruct): Record<string, unknown> {
   const root = parseGoJson(text);
+  // a text parsed before decodes as it did then (the same stdin invocation after invocation): a
+  // copy of that decoding, which its caller may change as Go code changes its struct
+  let byType = decodedTrees.get(root);
+  const hit = byType?.get(t);
+  if (hit !== undefined) return copyDecoded(hit) as Record<string, unknown>;
   const ctx: DecodeContext = { struct: '', stack: [], first: undefined };
   const out = decodeInto(root, t, goZero(t), ctx) as Record<string, unknown>;
   if (ctx.first) throw ctx.first;
+  if (byType === undefined) decodedTrees.set(root, (byType = new Map()));
+  byType.set(t, copyDecoded(out) as Record<string, unknown>);
+  return out;
+}
+
+/** Successful decodings of a parsed tree (kept while `parseGoJson` keeps the tree), by type. */
+const decodedTrees = new WeakMap<GoJsonNode, Map<GoStruct, Record<string, unknown>>>();
+
+/**
+ * A deep copy of a decoded value (objects, arrays and scalars only), each object with the prototype
+ * it had (a map key `__proto__` set one, as an assignment does).
+ */
+function copyDecoded(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) return v.map(copyDecoded);
+  const out = Object.create(Object.getPrototypeOf(v) as object | null) as Record<string, unknown>;
+  for (const k of Object.keys(v)) out[k] = copyDecoded((v as Record<string, unknown>)[k]);
   return out;
 }
 

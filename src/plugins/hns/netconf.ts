@@ -276,6 +276,7 @@ function isEndpointPolicy(p: HnsPolicy): boolean {
 
 /** Go's `strings.EqualFold` for an ASCII target (Unicode simple folding: `ſ` ~ `s`, `K` ~ `k`). */
 function goEqualFold(s: string, target: string): boolean {
+  if (s === target) return true;
   const a = [...s];
   if (a.length !== target.length) return false;
   return a.every((ch, i) => {

@@ -10,7 +10,7 @@ import type { CniRoute } from '../../cni/contracts.js';
 import {
   field,
   GoError,
-  goDecode,
+  goDecodeShared,
   goInt,
   goParseShared,
   goPtr,
@@ -249,24 +249,25 @@ export function loadEnvArgs(args: string): IPAMEnvArgs {
   if (args === '') return out;
   const unknown: string[] = [];
   for (const pair of args.split(';')) {
-    const kv = pair.split('=');
-    if (kv.length !== 2) throw new GoError(`ARGS: invalid pair ${goStrconvQuote(pair)}`);
-    const [key, value] = kv as [string, string];
-    const failed = (msg: string): GoError =>
-      new GoError(`ARGS: error parsing value of pair ${goStrconvQuote(pair)}: ${msg}`);
+    // exactly one `=` (strings.Split(pair, "=") must give two parts)
+    const eq = pair.indexOf('=');
+    if (eq < 0 || pair.indexOf('=', eq + 1) >= 0)
+      throw new GoError(`ARGS: invalid pair ${goStrconvQuote(pair)}`);
+    const key = pair.slice(0, eq);
+    const value = pair.slice(eq + 1);
     switch (key) {
       case 'IgnoreUnknown': {
         const s = value.toLowerCase();
         if (s === '1' || s === 'true') out.ignoreUnknown = true;
         else if (s === '0' || s === 'false') out.ignoreUnknown = false;
-        else throw failed(`boolean unmarshal error: invalid input ${s}`);
+        else throw pairError(pair, `boolean unmarshal error: invalid input ${s}`);
         break;
       }
       case 'IP':
         if (value === '') out.ip = {};
         else {
           const ip = pkgParseIP(value);
-          if (ip === undefined) throw failed(`invalid IP address ${value}`);
+          if (ip === undefined) throw pairError(pair, `invalid IP address ${value}`);
           out.ip = { ip };
         }
         break;
@@ -281,6 +282,10 @@ export function loadEnvArgs(args: string): IPAMEnvArgs {
   if (unknown.length > 0 && !out.ignoreUnknown)
     throw new GoError(`ARGS: unknown args ${goQuotedList(unknown)}`);
   return out;
+}
+
+function pairError(pair: string, msg: string): GoError {
+  return new GoError(`ARGS: error parsing value of pair ${goStrconvQuote(pair)}: ${msg}`);
 }
 
 // ───────────────────────────── LoadIPAMConfig ─────────────────────────────
@@ -300,8 +305,9 @@ function atLeast(v: string, other: string): boolean {
  * version X does not support more than 1 address per family`, `range set I overlaps with J`, …).
  */
 export function loadIPAMConfig(bytes: string | Uint8Array, envArgs: string): LoadedConfig {
-  // (bytes: the shared read-only document; the decoders below copy out what they read)
-  const decoded = bytes instanceof Uint8Array ? goDecode(goParseShared(bytes), NET) : goUnmarshal(bytes, NET);
+  // (bytes: the shared read-only document and its shared decoding; below, what is read is copied)
+  const shared = bytes instanceof Uint8Array;
+  const decoded = shared ? goDecodeShared(goParseShared(bytes), NET) : goUnmarshal(bytes, NET);
   const n = (decoded ?? {}) as DecodedNet;
   const ipam = n.ipam;
   if (ipam === undefined) throw new GoError("IPAM config missing 'ipam' key");
@@ -312,8 +318,15 @@ export function loadIPAMConfig(bytes: string | Uint8Array, envArgs: string): Loa
     if (e.ip.ip !== undefined) ipArgs = [e.ip.ip];
   }
   const cniIps = n.args?.cni?.ips ?? [];
+  const runtimeIps = n.runtimeConfig?.ips ?? [];
+  // no address requested: the config is the document's alone, the same for every invocation
+  const plain = shared && ipArgs.length === 0 && cniIps.length === 0 && runtimeIps.length === 0;
+  if (plain) {
+    const hit = loadedShared.get(n);
+    if (hit !== undefined) return hit;
+  }
   for (const i of cniIps) ipArgs.push(toIP(i));
-  for (const i of n.runtimeConfig?.ips ?? []) ipArgs.push(toIP(i));
+  for (const i of runtimeIps) ipArgs.push(toIP(i));
   const canonical: IP[] = [];
   for (const ip of ipArgs) {
     if (ip === undefined) throw new GoError('cannot understand ip: IP <nil> not v4 nor v6');
@@ -350,7 +363,7 @@ export function loadIPAMConfig(bytes: string | Uint8Array, envArgs: string): Loa
     }
   }
 
-  return {
+  const loaded: LoadedConfig = {
     conf: {
       name: n.name ?? '',
       type: ipam.type ?? '',
@@ -362,4 +375,20 @@ export function loadIPAMConfig(bytes: string | Uint8Array, envArgs: string): Loa
     },
     version,
   };
+  if (plain) loadedShared.set(n, deepFreeze(loaded));
+  return loaded;
+}
+
+/**
+ * The configs of shared documents that request no address, by their (shared) decoding: frozen, as
+ * every invocation with that stdin gets the very same one.
+ */
+const loadedShared = new WeakMap<object, LoadedConfig>();
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
 }

@@ -99,10 +99,13 @@ export class DiskStore implements Store {
   static open(files: FileStore, network: string, dataDir: string): DiskStore {
     const dir = joinPath(dataDir === '' ? DEFAULT_DATA_DIR : dataDir, network);
     // os.MkdirAll: a file where a directory must be is ENOTDIR ("not a directory") on Windows
-    const segs = dir.split('/');
-    for (let i = 2; i <= segs.length; i++) {
-      const p = segs.slice(0, i).join('/');
-      if (files.exists(p)) throw new GoError(`mkdir ${windowsPath(p)}: not a directory`);
+    // (none when the directory holds files already: then it and every directory above it is one)
+    if (!files.isDirectory(dir)) {
+      const segs = dir.split('/');
+      for (let i = 2; i <= segs.length; i++) {
+        const p = segs.slice(0, i).join('/');
+        if (files.exists(p)) throw new GoError(`mkdir ${windowsPath(p)}: not a directory`);
+      }
     }
     const lockPath = joinPath(dir, 'lock');
     if (!files.exists(lockPath)) {
