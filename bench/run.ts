@@ -6,7 +6,7 @@
  *   npm run bench                      # the table
  *   npm run bench -- --json            # machine-readable rows on stdout
  *   npm run bench -- --strict --quick  # smoke run (10k instead of 100k), non-zero on a MISS
- *   npm run bench -- --only=addr       # one module (hns, addr, trace, hcs, cni, startup or wine)
+ *   npm run bench -- --only=addr       # one module (hns, addr, trace, hcs, cni, startup, wine or scenario)
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -31,6 +31,7 @@ const MODULES: readonly { readonly group: string; readonly file: string }[] = [
   { group: 'cni', file: './cni.bench.ts' },
   { group: 'startup', file: './startup.bench.ts' },
   { group: 'wine', file: './wine.bench.ts' },
+  { group: 'scenario', file: './scenario.bench.ts' },
 ];
 
 function parseArgs(argv: readonly string[]): Options {

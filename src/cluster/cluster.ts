@@ -20,7 +20,11 @@
  *   MAC `02-11-<ip>`, ProviderAddress on overlay) for backends on other nodes, DSR when the cluster
  *   says so (`--enable-dsr`), SourceVIP the node IP (l2bridge) or the source VIP (overlay).
  *
- * Every change re-syncs the services (kube-proxy's full sync), so objects can be added in any order.
+ * Objects can be added in any order. A pod or service change re-programs only the services it
+ * touches, on every node (`kubeProxySync: 'incremental'`, the default); a node, segment or underlay
+ * change, or `kubeProxySync: 'full'`, re-syncs every service (kube-proxy's full sync). Both leave
+ * each node with the same objects (test/cluster/sync.prop.test.ts), only their GUIDs and
+ * enumeration order differ.
  *
  *   const c = new Cluster({ seed: 1 });
  *   c.addWindowsNode({ name: 'win-1', network: 'overlay' });
@@ -95,6 +99,13 @@ export interface ClusterOptions {
    * ("upstream L3 routing", `tor`).
    */
   readonly l2bridgeRouting?: 'host-gw' | 'tor';
+  /**
+   * How a pod or service change reaches kube-proxy's load balancers: `incremental` (default)
+   * deletes and re-creates the load balancers of the services the change touches, on every
+   * node; `full` re-creates every load balancer on every node on every change (the reference the
+   * incremental sync is tested against). Node and underlay changes always sync everything.
+   */
+  readonly kubeProxySync?: 'incremental' | 'full';
 }
 
 export interface WindowsNodeSpec {
@@ -177,9 +188,15 @@ interface WinNode {
   /** kube-proxy's source VIP (overlay) or the node IP. */
   readonly sourceVip: number;
   nextPod: number;
-  /** Endpoints and LBs this cluster's "kube-proxy" made (re-synced on every change). */
-  lbIds: string[];
-  remoteEps: Map<number, string>;
+  /** The LBs this cluster's "kube-proxy" made, by service key, in creation order, with their records. */
+  readonly svcLbs: Map<string, { readonly id: string; readonly rec: unknown }[]>;
+  /** kube-proxy's remote endpoints by backend IPv4 address. */
+  readonly remoteEps: Map<number, string>;
+  /** The services using each remote endpoint (by backend IP), and the backend IPs of each service. */
+  readonly remoteUsers: Map<number, Set<string>>;
+  readonly svcRemotes: Map<string, number[]>;
+  /** The node's HNS generation after the cluster last programmed it (another change means repair). */
+  syncedGen: number;
 }
 
 interface LnxNode {
@@ -526,8 +543,11 @@ export class Cluster {
       drMac,
       sourceVip,
       nextPod: 3,
-      lbIds: [],
+      svcLbs: new Map(),
       remoteEps: new Map(),
+      remoteUsers: new Map(),
+      svcRemotes: new Map(),
+      syncedGen: -1,
     };
     this.nodes.set(spec.name, node);
     this.fabric.attach(segment, host.dataplane, ip, mac);
@@ -648,7 +668,10 @@ export class Cluster {
       ip = (node.podSubnet.addr + node.nextPod) >>> 0;
       if (!contains(node.podSubnet, ip + 1))
         throw hnsError('E_INVALIDARG', `pod subnet of ${node.name} is full`);
+      // the cluster's own endpoint is no change behind its back (the sync need not repair the node)
+      const clean = node.host.dataplane.generation() === node.syncedGen;
       endpoint = { endpointId: this.createPodEndpoint(node, spec, ip) };
+      if (clean) node.syncedGen = node.host.dataplane.generation();
       node.nextPod++;
     }
     const rec: PodRec = {
@@ -664,7 +687,7 @@ export class Cluster {
     };
     this.pods.set(key, rec);
     this.dns.addPod({ namespace: rec.namespace, name: rec.name, ip: rec.ipNum, labels, ...extra });
-    this.changed();
+    this.changed(this.servicesOf(rec));
     return rec;
   }
 
@@ -728,16 +751,32 @@ export class Cluster {
     const rec = this.pods.get(key);
     if (!rec) return false;
     const node = this.nodes.get(rec.node)!;
-    if (node.kind === 'Linux') node.node.removePod(rec.ipNum);
-    else if (!rec.adopted) {
-      this.clearServices(node);
-      const ep = node.host.hns.store.endpoints.get(rec.endpointId!);
-      if (ep?.HostComputeNamespace) namespaceEndpoint(node.host, ep.HostComputeNamespace, ep.ID, 'Remove');
-      must(node.host.api.HcnDeleteEndpoint(rec.endpointId!));
+    const deleteEndpoint = (n: WinNode): void => {
+      const ep = n.host.hns.store.endpoints.get(rec.endpointId!);
+      if (ep?.HostComputeNamespace) namespaceEndpoint(n.host, ep.HostComputeNamespace, ep.ID, 'Remove');
+      must(n.host.api.HcnDeleteEndpoint(rec.endpointId!));
+    };
+    if (!this.incremental) {
+      if (node.kind === 'Linux') node.node.removePod(rec.ipNum);
+      else if (!rec.adopted) {
+        this.clearServices(node);
+        deleteEndpoint(node);
+      }
+      this.pods.delete(key);
+      this.dns.removePod(namespace, name);
+      this.changed();
+      return true;
     }
+    // the services that pick the pod drop it first (HNS refuses to delete an endpoint an LB uses)
+    const dirty = this.servicesOf(rec);
+    if (node.kind === 'Linux') node.node.removePod(rec.ipNum);
     this.pods.delete(key);
     this.dns.removePod(namespace, name);
-    this.changed();
+    this.changed(dirty);
+    if (node.kind === 'Windows' && !rec.adopted) {
+      deleteEndpoint(node);
+      node.syncedGen = node.host.dataplane.generation();
+    }
     return true;
   }
 
@@ -792,7 +831,7 @@ export class Cluster {
           `clusterIP ${fmt(clusterIP)} is taken by ${s.spec.namespace}/${s.spec.name}`,
         );
     this.putService(spec, clusterIP);
-    this.changed();
+    this.changed([key]);
     return { clusterIP: clusterIP === 'None' ? 'None' : fmt(clusterIP) };
   }
 
@@ -802,10 +841,11 @@ export class Cluster {
   }
 
   removeService(namespace: string, name: string): boolean {
-    const ok = this.services.delete(`${namespace}/${name}`);
+    const key = `${namespace}/${name}`;
+    const ok = this.services.delete(key);
     if (ok) {
       this.dns.removeService(namespace, name);
-      this.changed();
+      this.changed([key]);
     }
     return ok;
   }
@@ -836,20 +876,42 @@ export class Cluster {
     });
   }
 
-  private changed(): void {
+  private get incremental(): boolean {
+    return this.options.kubeProxySync !== 'full';
+  }
+
+  /** The keys of the services (with a ClusterIP or not) whose selector picks `pod`, in service order. */
+  private servicesOf(pod: PodRec): string[] {
+    const out: string[] = [];
+    for (const [key, { spec }] of this.services)
+      if (spec.namespace === pod.namespace && selects(spec.selector, pod.labels)) out.push(key);
+    return out;
+  }
+
+  /**
+   * Something changed. `dirty`: the keys of the services a pod or service change touches (the
+   * incremental sync re-programs only those, and repairs what changed on a node behind the
+   * cluster's back); without it (nodes, segments, the underlay) everything is synced.
+   */
+  private changed(dirty?: readonly string[]): void {
     this.gen++;
-    this.syncNetworks();
-    this.syncServices();
+    if (dirty === undefined || !this.incremental) {
+      this.syncNetworks();
+      this.syncServices();
+    } else this.syncChanged(dirty);
+    for (const n of this.nodes.values())
+      if (n.kind === 'Windows') n.syncedGen = n.host.dataplane.generation();
   }
 
   /** flannel: routes (host-gw) and RemoteSubnetRoutes / FDB (vxlan) towards every other node. */
-  private syncNetworks(): void {
+  private syncNetworks(only?: AnyNode): void {
     const nodes = [...this.nodes.values()];
     const tor = this.options.l2bridgeRouting === 'tor';
     // flannel host-gw: a route per other host-gw node on the same segment (L2 adjacency)
     const hostGwPeers = (n: AnyNode) =>
       tor ? [] : nodes.filter((o) => o !== n && isHostGw(o) && o.segment === n.segment);
     for (const n of nodes) {
+      if (only !== undefined && n !== only) continue;
       if (tor && isHostGw(n) && !this.fabric.hasRoute('router', n.podSubnet))
         this.fabric.addRoute('router', fmtPrefix(n.podSubnet), fmt(n.ip));
       if (n.kind === 'Linux') {
@@ -916,95 +978,197 @@ export class Cluster {
 
   /** Delete the LBs the last sync programmed on a node (its remote endpoints go at the end of a sync). */
   private clearServices(n: WinNode): void {
-    for (const id of n.lbIds)
-      if (n.host.hns.store.loadBalancers.has(id)) must(n.host.api.HcnDeleteLoadBalancer(id));
-    n.lbIds = [];
+    for (const lbs of n.svcLbs.values())
+      for (const { id } of lbs)
+        if (n.host.hns.store.loadBalancers.has(id)) must(n.host.api.HcnDeleteLoadBalancer(id));
+    n.svcLbs.clear();
+    n.svcRemotes.clear();
+    n.remoteUsers.clear();
+  }
+
+  /** The pods a service picks, in pod order (kube-proxy's endpoints), or undefined when it has no ClusterIP. */
+  private programmed(key: string): ProgrammedService | undefined {
+    const s = this.services.get(key);
+    if (!s || s.clusterIP === 'None') return undefined;
+    const { spec } = s;
+    const backends: PodRec[] = [];
+    for (const p of this.pods.values())
+      if (p.namespace === spec.namespace && selects(spec.selector, p.labels)) backends.push(p);
+    return { spec, clusterIP: s.clusterIP, backends };
+  }
+
+  /** The iptables rules of a service on Linux nodes, one per port. */
+  private iptablesOf(svc: ProgrammedService): [string, LinuxService][] {
+    const { spec, clusterIP, backends } = svc;
+    return spec.ports.map((port) => [
+      serviceKey(protoNum(port.protocol), clusterIP, port.port),
+      {
+        name: `${spec.namespace}/${spec.name}:${port.port}`,
+        targets: backends.map((b) => ({ ip: b.ipNum, port: port.targetPort ?? port.port })),
+      },
+    ]);
+  }
+
+  /** Each programmed service's iptables rules (incremental sync: re-computed for changed services only). */
+  private readonly iptables = new Map<string, [string, LinuxService][]>();
+
+  private setLinuxServices(): void {
+    let linux = false;
+    for (const n of this.nodes.values()) linux ||= n.kind === 'Linux';
+    if (!linux) return;
+    // in service order, as a full sync builds it
+    const all = new Map<string, LinuxService>();
+    for (const key of this.services.keys()) for (const [k, v] of this.iptables.get(key) ?? []) all.set(k, v);
+    for (const n of this.nodes.values()) if (n.kind === 'Linux') n.node.services = new Map(all);
   }
 
   /** kube-proxy full sync: iptables rules on Linux nodes, winkernel LBs on Windows nodes. */
   private syncServices(): void {
-    const pods = [...this.pods.values()];
-    const services: ProgrammedService[] = [];
-    for (const { spec, clusterIP } of this.services.values())
-      if (clusterIP !== 'None')
-        services.push({
-          spec,
-          clusterIP,
-          backends: pods.filter((p) => p.namespace === spec.namespace && selects(spec.selector, p.labels)),
-        });
-    // Linux nodes: kube-proxy in iptables mode, ClusterIPs only (the same rules on every node)
-    const iptables = new Map<string, LinuxService>();
-    for (const { spec, clusterIP, backends } of services)
-      for (const port of spec.ports)
-        iptables.set(serviceKey(protoNum(port.protocol), clusterIP, port.port), {
-          name: `${spec.namespace}/${spec.name}:${port.port}`,
-          targets: backends.map((b) => ({ ip: b.ipNum, port: port.targetPort ?? port.port })),
-        });
-    for (const n of this.nodes.values()) {
-      if (n.kind === 'Linux') n.node.services = new Map(iptables);
-      else this.syncLoadBalancers(n, services);
+    const services: [string, ProgrammedService][] = [];
+    this.iptables.clear();
+    for (const key of this.services.keys()) {
+      const svc = this.programmed(key);
+      if (!svc) continue;
+      services.push([key, svc]);
+      this.iptables.set(key, this.iptablesOf(svc));
     }
+    // Linux nodes: kube-proxy in iptables mode, ClusterIPs only (the same rules on every node)
+    this.setLinuxServices();
+    for (const n of this.nodes.values()) if (n.kind === 'Windows') this.syncLoadBalancers(n, services);
   }
 
   /** kube-proxy winkernel on one node: LBs per service port and frontend. */
-  private syncLoadBalancers(n: WinNode, services: readonly ProgrammedService[]): void {
+  private syncLoadBalancers(n: WinNode, services: readonly [string, ProgrammedService][]): void {
     this.clearServices(n);
-    const used = new Set<number>();
-    for (const { spec, clusterIP, backends } of services) {
-      const local = spec.externalTrafficPolicy === 'Local';
-      const affinity = spec.sessionAffinity === 'ClientIP' ? 2 : 0;
-      const endpointIds = (onNode: boolean) =>
-        backends
-          .filter((b) => !onNode || b.node === n.name)
-          .map((b) => (b.node === n.name ? b.endpointId! : this.remoteEndpoint(n, b, used)));
-      const all = endpointIds(false);
-      // externalTrafficPolicy Local: NodePorts and external IPs go to this node's backends only
-      const external = local ? endpointIds(true) : all;
-      const externalIps = [
-        ...(spec.externalIPs ?? []),
-        ...(spec.loadBalancerIP ? [spec.loadBalancerIP] : []),
-      ];
-      for (const port of spec.ports) {
-        const make = (vips: string[], ext: number, flags: number, dsr: boolean, eps: string[]) => {
-          // kube-proxy programs no load balancer for a service without endpoints (HNS refuses one)
-          if (!eps.length) return;
-          const lb = must(
-            n.host.api.HcnCreateLoadBalancer(null, {
-              HostComputeEndpoints: eps,
-              SourceVIP: fmt(n.sourceVip),
-              FrontendVIPs: vips,
-              PortMappings: [
-                {
-                  Protocol: protoNum(port.protocol),
-                  InternalPort: port.targetPort ?? port.port,
-                  ExternalPort: ext,
-                  DistributionType: affinity,
-                  Flags: flags,
-                },
-              ],
-              Flags: dsr ? 1 : 0,
-              SchemaVersion: V2,
-            }),
-          );
-          n.lbIds.push(String(lb['ID']));
-        };
-        make([fmt(clusterIP)], port.port, 0, this.dsr, all);
-        if ((spec.type === 'NodePort' || spec.type === 'LoadBalancer') && port.nodePort)
-          make([], port.nodePort, 2, this.dsr && local, external);
-        for (const e of externalIps) make([e], port.port, 0, this.dsr && local, external);
-      }
-    }
+    for (const [key, svc] of services) this.programService(n, key, svc);
     // remote endpoints no LB uses any more go (kube-proxy's cleanup)
-    for (const [ip, id] of [...n.remoteEps]) {
-      if (used.has(ip)) continue;
-      if (n.host.hns.store.endpoints.has(id)) must(n.host.api.HcnDeleteEndpoint(id));
-      n.remoteEps.delete(ip);
+    for (const ip of [...n.remoteEps.keys()]) this.dropRemoteIfUnused(n, ip);
+  }
+
+  /**
+   * The incremental sync: the services in `dirty` (keys, some maybe deleted) are re-programmed on
+   * every node; a Windows node whose HNS state changed behind the cluster's back (a runtime's CNI
+   * ADD, an out-of-band delete, a restart) gets flannel's routes again and every service whose
+   * load balancers or remote endpoints are gone or changed — what a full sync would re-create.
+   */
+  private syncChanged(dirty: readonly string[]): void {
+    const order = new Map<string, number>();
+    let i = 0;
+    for (const key of this.services.keys()) order.set(key, i++);
+    const progs = new Map<string, ProgrammedService | undefined>();
+    const prog = (key: string): ProgrammedService | undefined => {
+      if (!progs.has(key)) progs.set(key, this.programmed(key));
+      return progs.get(key);
+    };
+    for (const key of dirty) {
+      const svc = prog(key);
+      if (svc) this.iptables.set(key, this.iptablesOf(svc));
+      else this.iptables.delete(key);
+    }
+    if (dirty.length) this.setLinuxServices();
+    for (const n of this.nodes.values()) {
+      if (n.kind !== 'Windows') continue;
+      const keys = new Set(dirty);
+      if (n.host.dataplane.generation() !== n.syncedGen) {
+        this.syncNetworks(n);
+        for (const k of this.damaged(n)) keys.add(k);
+      }
+      if (!keys.size) continue;
+      // in service order (deleted services first), as a full sync would create them
+      const sorted = [...keys].sort((a, b) => (order.get(a) ?? -1) - (order.get(b) ?? -1));
+      const touched = new Set<number>();
+      for (const key of sorted) {
+        for (const { id } of n.svcLbs.get(key) ?? [])
+          if (n.host.hns.store.loadBalancers.has(id)) must(n.host.api.HcnDeleteLoadBalancer(id));
+        n.svcLbs.delete(key);
+        for (const ip of n.svcRemotes.get(key) ?? []) {
+          n.remoteUsers.get(ip)?.delete(key);
+          touched.add(ip);
+        }
+        n.svcRemotes.delete(key);
+        const svc = prog(key);
+        if (svc) this.programService(n, key, svc);
+      }
+      for (const ip of touched) this.dropRemoteIfUnused(n, ip);
+    }
+  }
+
+  /** Services whose load balancers or remote endpoints on `n` are not what the cluster made. */
+  private damaged(n: WinNode): Set<string> {
+    const s = n.host.hns.store;
+    const out = new Set<string>();
+    for (const [key, lbs] of n.svcLbs)
+      if (lbs.some(({ id, rec }) => s.loadBalancers.get(id) !== rec)) out.add(key);
+    for (const [ip, id] of n.remoteEps)
+      if (!s.endpoints.has(id)) for (const key of n.remoteUsers.get(ip) ?? []) out.add(key);
+    return out;
+  }
+
+  /** Delete the remote endpoint of `ip` on `n` when no service uses it any more. */
+  private dropRemoteIfUnused(n: WinNode, ip: number): void {
+    if (n.remoteUsers.get(ip)?.size) return;
+    n.remoteUsers.delete(ip);
+    const id = n.remoteEps.get(ip);
+    if (id === undefined) return;
+    if (n.host.hns.store.endpoints.has(id)) must(n.host.api.HcnDeleteEndpoint(id));
+    n.remoteEps.delete(ip);
+  }
+
+  /** One service's LBs on one node (its LBs must be gone already), with the remote endpoints they need. */
+  private programService(n: WinNode, key: string, svc: ProgrammedService): void {
+    const { spec, clusterIP, backends } = svc;
+    const local = spec.externalTrafficPolicy === 'Local';
+    const affinity = spec.sessionAffinity === 'ClientIP' ? 2 : 0;
+    const remotes: number[] = [];
+    const endpointIds = (onNode: boolean) =>
+      backends
+        .filter((b) => !onNode || b.node === n.name)
+        .map((b) => (b.node === n.name ? b.endpointId! : this.remoteEndpoint(n, b, key, remotes)));
+    const all = endpointIds(false);
+    if (remotes.length) n.svcRemotes.set(key, remotes);
+    // externalTrafficPolicy Local: NodePorts and external IPs go to this node's backends only
+    const external = local ? endpointIds(true) : all;
+    const externalIps = [...(spec.externalIPs ?? []), ...(spec.loadBalancerIP ? [spec.loadBalancerIP] : [])];
+    const lbs: { id: string; rec: unknown }[] = [];
+    for (const port of spec.ports) {
+      const make = (vips: string[], ext: number, flags: number, dsr: boolean, eps: string[]) => {
+        // kube-proxy programs no load balancer for a service without endpoints (HNS refuses one)
+        if (!eps.length) return;
+        const lb = must(
+          n.host.api.HcnCreateLoadBalancer(null, {
+            HostComputeEndpoints: eps,
+            SourceVIP: fmt(n.sourceVip),
+            FrontendVIPs: vips,
+            PortMappings: [
+              {
+                Protocol: protoNum(port.protocol),
+                InternalPort: port.targetPort ?? port.port,
+                ExternalPort: ext,
+                DistributionType: affinity,
+                Flags: flags,
+              },
+            ],
+            Flags: dsr ? 1 : 0,
+            SchemaVersion: V2,
+          }),
+        );
+        const id = String(lb['ID']);
+        lbs.push({ id, rec: n.host.hns.store.loadBalancers.get(id) });
+        n.svcLbs.set(key, lbs);
+      };
+      make([fmt(clusterIP)], port.port, 0, this.dsr, all);
+      if ((spec.type === 'NodePort' || spec.type === 'LoadBalancer') && port.nodePort)
+        make([], port.nodePort, 2, this.dsr && local, external);
+      for (const e of externalIps) make([e], port.port, 0, this.dsr && local, external);
     }
   }
 
   /** A remote endpoint for a backend on another node (winkernel), reused by IP. */
-  private remoteEndpoint(n: WinNode, b: PodRec, used: Set<number>): string {
-    used.add(b.ipNum);
+  private remoteEndpoint(n: WinNode, b: PodRec, key: string, remotes: number[]): string {
+    const users = n.remoteUsers.get(b.ipNum);
+    if (users) users.add(key);
+    else n.remoteUsers.set(b.ipNum, new Set([key]));
+    remotes.push(b.ipNum);
     const have = n.remoteEps.get(b.ipNum);
     if (have && n.host.hns.store.endpoints.has(have)) return have;
     const other = this.nodes.get(b.node)!;

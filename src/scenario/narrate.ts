@@ -17,6 +17,7 @@ import type { CniExecEvent, HcsNotificationEvent, HnsChangeEvent, RuntimeStepEve
 import type { CniPlugin } from '../cni/contracts.js';
 import type { PluginRegistry } from '../cni/registry.js';
 import type { Host } from '../host/host.js';
+import type { EndpointRec, LoadBalancerRec } from '../hns/model.js';
 import { listPortRules } from '../vswitch/rules.js';
 import { fmtPrefix } from '../vswitch/v4.js';
 
@@ -376,21 +377,75 @@ function render(tree: readonly TreeNode[]): NarrationLine[] {
 export type Digest = ReadonlyMap<string, string>;
 
 export function digest(host: Host): Digest {
-  const s = host.hns.store;
   const out = new Map<string, string>();
+  for (const e of digestEntries(host)) out.set(e.key, e.value);
+  return out;
+}
+
+/** A fact of a digest: its key and words, its section (0 networks … 3 LBs) and its object's ID. */
+interface DigestEntry {
+  readonly key: string;
+  readonly value: string;
+  readonly section: number;
+  readonly id?: string;
+}
+
+function endpointEntry(e: EndpointRec): DigestEntry {
+  const ip = e.IpConfigurations[0]?.IpAddress ?? '';
+  if (e.Flags & 1) {
+    const pa = e.Policies.find((p) => p.type === 'ProviderAddress')?.settings as
+      { providerAddress?: string } | undefined;
+    return {
+      key: `remote ${ip}`,
+      value: `remote endpoint ${ip}${pa?.providerAddress ? ` (provider address ${pa.providerAddress})` : ''} (kube-proxy)`,
+      section: 2,
+      id: e.ID,
+    };
+  }
+  return {
+    key: `endpoint ${e.Name || e.ID}`,
+    value: `endpoint ${e.Name || guid8(e.ID)} ${ip}`,
+    section: 2,
+    id: e.ID,
+  };
+}
+
+function loadBalancerEntry(host: Host, lb: LoadBalancerRec): DigestEntry {
+  const s = host.hns.store;
+  const pm = lb.PortMappings[0];
+  const front = lb.FrontendVIPs.length ? lb.FrontendVIPs.join(',') : 'node ports';
+  const key = `lb ${front} ${pm?.Protocol} ${pm?.ExternalPort} ${lb.Flags}`;
+  const backends = lb.HostComputeEndpoints.map(
+    (ep) => s.endpoints.get(ep)?.IpConfigurations[0]?.IpAddress ?? guid8(ep),
+  ).sort();
+  const port = pm ? ` ${PROTOCOLS[pm.Protocol] ?? pm.Protocol} ${pm.ExternalPort}` : '';
+  const to = pm ? backends.map((b) => `${b}:${pm.InternalPort}`) : backends;
+  return {
+    key,
+    value: `load balancer ${lb.FrontendVIPs.length ? lb.FrontendVIPs.join(', ') : 'on every node address'}${port} → ${to.join(', ')}${lb.Flags & 1 ? ' (DSR)' : ''} (kube-proxy)`,
+    section: 3,
+    id: lb.ID,
+  };
+}
+
+function digestEntries(host: Host): DigestEntry[] {
+  const s = host.hns.store;
+  const out: DigestEntry[] = [];
   for (const n of s.networks.values()) {
     const subnets = n.Ipams.flatMap((i) => i.Subnets.map((sub) => sub.IpAddressPrefix));
-    out.set(
-      `network ${n.Name}`,
-      `network ${n.Name} (${n.Type}${subnets.length ? `, ${subnets.join(', ')}` : ''})`,
-    );
+    out.push({
+      key: `network ${n.Name}`,
+      value: `network ${n.Name} (${n.Type}${subnets.length ? `, ${subnets.join(', ')}` : ''})`,
+      section: 0,
+    });
     for (const p of n.Policies) {
       if (p.type !== 'RemoteSubnetRoute') continue;
       const st = p.settings as { destinationPrefix?: string; providerAddress?: string };
-      out.set(
-        `rsr ${n.Name} ${st.destinationPrefix}`,
-        `RemoteSubnetRoute ${st.destinationPrefix} → provider address ${st.providerAddress} on ${n.Name} (flannel)`,
-      );
+      out.push({
+        key: `rsr ${n.Name} ${st.destinationPrefix}`,
+        value: `RemoteSubnetRoute ${st.destinationPrefix} → provider address ${st.providerAddress} on ${n.Name} (flannel)`,
+        section: 0,
+      });
     }
   }
   for (const r of host.routes()) {
@@ -401,36 +456,136 @@ export function digest(host: Host): Digest {
           '.',
         )
       : 'on-link';
-    out.set(`route ${dest} ${via}`, `host route ${dest} via ${via} (flannel host-gw)`);
+    out.push({
+      key: `route ${dest} ${via}`,
+      value: `host route ${dest} via ${via} (flannel host-gw)`,
+      section: 1,
+    });
   }
-  for (const e of s.endpoints.values()) {
-    const ip = e.IpConfigurations[0]?.IpAddress ?? '';
-    if (e.Flags & 1) {
-      const pa = e.Policies.find((p) => p.type === 'ProviderAddress')?.settings as
-        { providerAddress?: string } | undefined;
-      out.set(
-        `remote ${ip}`,
-        `remote endpoint ${ip}${pa?.providerAddress ? ` (provider address ${pa.providerAddress})` : ''} (kube-proxy)`,
-      );
-    } else {
-      out.set(`endpoint ${e.Name || e.ID}`, `endpoint ${e.Name || guid8(e.ID)} ${ip}`);
-    }
-  }
-  for (const lb of s.loadBalancers.values()) {
-    const pm = lb.PortMappings[0];
-    const front = lb.FrontendVIPs.length ? lb.FrontendVIPs.join(',') : 'node ports';
-    const key = `lb ${front} ${pm?.Protocol} ${pm?.ExternalPort} ${lb.Flags}`;
-    const backends = lb.HostComputeEndpoints.map(
-      (ep) => s.endpoints.get(ep)?.IpConfigurations[0]?.IpAddress ?? guid8(ep),
-    ).sort();
-    const port = pm ? ` ${PROTOCOLS[pm.Protocol] ?? pm.Protocol} ${pm.ExternalPort}` : '';
-    const to = pm ? backends.map((b) => `${b}:${pm.InternalPort}`) : backends;
-    out.set(
-      key,
-      `load balancer ${lb.FrontendVIPs.length ? lb.FrontendVIPs.join(', ') : 'on every node address'}${port} → ${to.join(', ')}${lb.Flags & 1 ? ' (DSR)' : ''} (kube-proxy)`,
-    );
-  }
+  for (const e of s.endpoints.values()) out.push(endpointEntry(e));
+  for (const lb of s.loadBalancers.values()) out.push(loadBalancerEntry(host, lb));
   return out;
+}
+
+/** Rank of a fact created after the last full digest: after every fact of its section, in creation order. */
+const SECTION = 2 ** 40;
+const NEW_OBJECT = 2 ** 30;
+
+/**
+ * A node's digest kept up to date from its HNS events, for `diff()`: the changes since the last
+ * `diff()`, the lines `diffDigest` would print for the digests before and after, in the same order.
+ * When only load balancers and remote endpoints changed (what kube-proxy does, and what a sync of
+ * hundreds of services on tens of nodes consists of) only those objects are described again;
+ * anything else (networks, local endpoints, routes, an HNS restart) takes a whole new digest.
+ */
+export class LiveDigest {
+  /** key → words, and the rank that orders the key as a fresh digest would. */
+  private entries = new Map<string, { value: string; rank: number }>();
+  /** The keys of each endpoint's and load balancer's facts. */
+  private byId = new Map<string, string>();
+  private readonly changed = new Set<string>();
+  private whole = true;
+  private routesGen = -1;
+
+  constructor(private readonly host: Host) {
+    host.events.on('hns.change', (e) => {
+      if (this.whole) return;
+      if (e.kind === 'LoadBalancer' || (e.kind === 'Endpoint' && this.isRemote(e.id))) this.changed.add(e.id);
+      else this.whole = true;
+    });
+    host.events.on('hns.service', () => {
+      this.whole = true;
+    });
+  }
+
+  private isRemote(id: string): boolean {
+    const e = this.host.hns.store.endpoints.get(id);
+    if (e) return (e.Flags & 1) === 1 && this.byId.get(id)?.startsWith('endpoint ') !== true;
+    return this.byId.get(id)?.startsWith('remote ') === true;
+  }
+
+  /** The host routes' own generation (the dataplane's less the store's). */
+  private userRoutesGen(): number {
+    return this.host.dataplane.generation() - this.host.hns.store.generation * 1024;
+  }
+
+  /** The lines of what changed since the last call (the first call: everything, as `+`). */
+  diff(): string[] {
+    if (this.whole || this.userRoutesGen() !== this.routesGen) return this.rebuild();
+    if (!this.changed.size) return [];
+    const s = this.host.hns.store;
+    const removed = new Map<string, { value: string; rank: number }>();
+    const added = new Map<string, { value: string; rank: number }>();
+    for (const id of this.changed) {
+      const old = this.byId.get(id);
+      if (old !== undefined) removed.set(old, this.entries.get(old)!);
+      const ep = s.endpoints.get(id);
+      const lb = ep ? undefined : s.loadBalancers.get(id);
+      const rec = ep ?? lb;
+      if (!rec) continue;
+      const e = ep ? endpointEntry(ep) : loadBalancerEntry(this.host, lb!);
+      const rank =
+        e.section * SECTION +
+        (old !== undefined ? this.entries.get(old)!.rank % SECTION : NEW_OBJECT + rec.seq);
+      if (added.has(e.key)) return this.rebuild(); // two changed objects with one key
+      added.set(e.key, { value: e.value, rank });
+    }
+    // a key another (unchanged) object holds too: only a whole digest tells which one wins
+    for (const k of added.keys()) if (this.entries.has(k) && !removed.has(k)) return this.rebuild();
+    for (const id of this.changed) {
+      this.byId.delete(id);
+      const ep = s.endpoints.get(id);
+      const rec = ep ?? s.loadBalancers.get(id);
+      if (rec)
+        this.byId.set(
+          id,
+          ep ? endpointEntry(ep).key : loadBalancerEntry(this.host, rec as LoadBalancerRec).key,
+        );
+    }
+    this.changed.clear();
+    const lines: [number, string][] = [];
+    for (const [k, v] of added) {
+      const was = this.entries.get(k);
+      if (was === undefined) lines.push([v.rank, `+ ${shorten(v.value)}`]);
+      else if (was.value !== v.value) lines.push([v.rank, `~ ${shorten(v.value)}`]);
+    }
+    const minus: [number, string][] = [];
+    for (const [k, v] of removed) if (!added.has(k)) minus.push([v.rank, `- ${shorten(v.value)}`]);
+    for (const k of removed.keys()) this.entries.delete(k);
+    for (const [k, v] of added) this.entries.set(k, v);
+    return [...lines.sort((a, b) => a[0] - b[0]), ...minus.sort((a, b) => a[0] - b[0])].map((l) => l[1]);
+  }
+
+  private rebuild(): string[] {
+    const fresh = digestEntries(this.host);
+    const entries = new Map<string, { value: string; rank: number }>();
+    const byId = new Map<string, string>();
+    const counts = [0, 0, 0, 0];
+    let unique = true;
+    for (const e of fresh) {
+      const have = entries.get(e.key);
+      if (have) {
+        unique = false;
+        have.value = e.value; // Map.set keeps the first position
+      } else entries.set(e.key, { value: e.value, rank: e.section * SECTION + counts[e.section]!++ });
+      if (e.id !== undefined) byId.set(e.id, e.key);
+    }
+    const lines: string[] = [];
+    for (const [k, v] of entries) {
+      const was = this.entries.get(k);
+      if (was === undefined) lines.push(`+ ${shorten(v.value)}`);
+      else if (was.value !== v.value) lines.push(`~ ${shorten(v.value)}`);
+    }
+    const gone = [...this.entries].filter(([k]) => !entries.has(k)).sort((a, b) => a[1].rank - b[1].rank);
+    for (const [, v] of gone) lines.push(`- ${shorten(v.value)}`);
+    this.entries = entries;
+    this.byId = byId;
+    this.changed.clear();
+    // two objects with one key: every later change takes a whole digest
+    this.whole = !unique;
+    this.routesGen = this.userRoutesGen();
+    return lines;
+  }
 }
 
 /** What changed between two digests, as `+ …`, `- …` and `~ …` lines. */

@@ -35,7 +35,7 @@ import { DockershimRuntime } from '../runtime/dockershim.js';
 import { cniNetwork } from '../runtime/network.js';
 import { renderTrace, traceNames } from '../render/trace.js';
 import { formatPath, expandPod, parseCell } from './load.js';
-import { diffDigest, digest, NodeEvents, shorten, type Digest, type NarrationLine } from './narrate.js';
+import { digest, LiveDigest, NodeEvents, shorten, type NarrationLine } from './narrate.js';
 import { STEP_KINDS } from './schema.js';
 import type {
   DispositionName,
@@ -279,17 +279,14 @@ class Run {
     return [...this.nodes.values()].filter((n) => n.host !== undefined);
   }
 
-  /** Each node's last digest, with the dataplane generation it was taken at. */
-  private readonly digests = new Map<string, { readonly gen: number; readonly digest: Digest }>();
+  /** Each Windows node's digest, kept up to date from its events. */
+  private readonly digests = new Map<string, LiveDigest>();
 
-  /** A node's digest, taken again only when its HNS state or routes changed since the last one. */
-  private digestOf(n: NodeState): Digest {
-    const gen = n.host!.dataplane.generation();
-    const have = this.digests.get(n.name);
-    if (have?.gen === gen) return have.digest;
-    const d = digest(n.host!);
-    this.digests.set(n.name, { gen, digest: d });
-    return d;
+  /** What changed on a node since the last call (the first call only starts following it). */
+  private changesOf(n: NodeState): string[] {
+    let d = this.digests.get(n.name);
+    if (!d) this.digests.set(n.name, (d = new LiveDigest(n.host!)));
+    return d.diff();
   }
 
   /** Run cluster work; what it changed on each Windows node (`lines`: `node:` then `  + …`). */
@@ -297,7 +294,8 @@ class Run {
     path: JsonPath,
     fn: () => T,
   ): { value: T; lines: string[]; byNode: Map<string, string[]> } {
-    const before = new Map<string, Digest>(this.windowsNodes().map((n) => [n.name, this.digestOf(n)]));
+    // what changed since the last cluster work (a runtime's pods, steps) is not this work's
+    for (const n of this.windowsNodes()) this.changesOf(n);
     let value: T;
     try {
       value = fn();
@@ -306,7 +304,7 @@ class Run {
     }
     const byNode = new Map<string, string[]>();
     for (const n of this.windowsNodes()) {
-      const diff = diffDigest(before.get(n.name) ?? new Map(), this.digestOf(n));
+      const diff = this.changesOf(n);
       if (diff.length) byNode.set(n.name, diff);
     }
     return { value, lines: nodeLines(byNode), byNode };
