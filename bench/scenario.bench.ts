@@ -13,36 +13,27 @@
  * the module runs `npm run build` first (as startup.bench.ts does), and spawns with
  * HNSIM_RUN=dist so that bin/hnsim.js never switches to the sources through tsx.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { loadScenarioFile, runScenario } from '../src/scenario/index.js';
-import { getGc, median, quantile, settledHeapUsed, tick, type Report } from './harness.js';
+import {
+  BIN,
+  ensureBundle,
+  getGc,
+  median,
+  quantile,
+  ROOT,
+  settledHeapUsed,
+  tick,
+  type Report,
+} from './harness.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = join(root, 'bin', 'hnsim.js');
-const bundle = join(root, 'dist', 'cli', 'hnsim.js');
+const root = ROOT;
+const bin = BIN;
 const QUICK_START = join(root, 'scenarios', 'quick-start.yaml');
-
-function mtimeOf(path: string): number {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return -1;
-  }
-}
-
-/** The rule bin/hnsim.js applies: the bundle exists and nothing under src/ is newer. */
-function buildIsFresh(): boolean {
-  const builtAt = mtimeOf(bundle);
-  if (builtAt < 0) return false;
-  const src = join(root, 'src');
-  if (mtimeOf(src) > builtAt) return false;
-  return readdirSync(src, { recursive: true }).every((name) => mtimeOf(join(src, String(name))) <= builtAt);
-}
 
 /** spawn → exit of `node bin/hnsim.js run FILE`, in ms, and its exit code. */
 function runOnce(file: string): Promise<{ ms: number; code: number | null; stderr: string }> {
@@ -183,11 +174,8 @@ export async function run(report: Report, opts: { quick?: boolean } = {}): Promi
   const gc = getGc();
 
   // ── (a) hnsim run scenarios/quick-start.yaml, the whole process
-  if (!buildIsFresh()) {
-    process.stderr.write('bench: scenario: dist/ is missing or older than src/, running npm run build\n');
-    const b = spawnSync('npm', ['run', '-s', 'build'], { cwd: root, stdio: 'inherit' });
-    if (b.status !== 0) throw new Error('npm run build failed');
-  }
+  ensureBundle('scenario');
+
   const first = await runOnce(QUICK_START); // untimed: the page cache
   if (first.code !== 0) throw new Error(`hnsim run quick-start exited ${first.code}: ${first.stderr}`);
   const rounds = quick ? 5 : 15;

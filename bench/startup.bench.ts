@@ -14,16 +14,13 @@
  * the build as in an installed package even if src/ is edited during the run (in a checkout it
  * would otherwise switch to the sources through tsx).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import { median, quantile, type Report } from './harness.js';
+import { BIN, ensureBundle, median, quantile, ROOT, type Report } from './harness.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = join(root, 'bin', 'hnsim.js');
-const bundle = join(root, 'dist', 'cli', 'hnsim.js');
+const root = ROOT;
+const bin = BIN;
 const REQUEST = '{"jsonrpc":"2.0","id":1,"method":"HcnEnumerateNetworks","params":[""]}\n';
 /** npm is npm.cmd on Windows, which only a shell runs. */
 const NPM_SHELL = process.platform === 'win32';
@@ -32,23 +29,6 @@ const COMPILED = { ...process.env, HNSIM_RUN: 'dist' };
 
 /** Clock ticks per second of /proc times (USER_HZ, 100 on every Linux architecture node runs on). */
 const CLK_TCK = 100;
-
-function mtimeOf(path: string): number {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return -1;
-  }
-}
-
-/** The rule bin/hnsim.js applies: the bundle exists and nothing under src/ is newer. */
-function buildIsFresh(): boolean {
-  const builtAt = mtimeOf(bundle);
-  if (builtAt < 0) return false;
-  const src = join(root, 'src');
-  if (mtimeOf(src) > builtAt) return false;
-  return readdirSync(src, { recursive: true }).every((name) => mtimeOf(join(src, String(name))) <= builtAt);
-}
 
 /**
  * CPU time (user + system, ms) of this process's children that have exited and been waited for,
@@ -175,17 +155,7 @@ function spread(values: readonly number[]): string {
 
 export async function run(report: Report, opts: { quick?: boolean } = {}): Promise<void> {
   const rounds = opts.quick ? 5 : 15;
-  if (!buildIsFresh()) {
-    process.stderr.write('bench: startup: dist/cli/hnsim.js is missing or older than src/: npm run build\n');
-    const b = spawnSync('npm', ['run', '-s', 'build'], {
-      cwd: root,
-      stdio: ['ignore', 2, 2],
-      shell: NPM_SHELL,
-    });
-    if (b.status !== 0 || mtimeOf(bundle) < 0) {
-      throw new Error('npm run build failed (see above); the start-up figures need dist/cli/hnsim.js');
-    }
-  }
+  ensureBundle('startup');
 
   // One untimed round loads the files into the page cache, then rounds of (a), (b), (c).
   await nodeBare();

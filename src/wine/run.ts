@@ -239,8 +239,10 @@ function spawnWine(
           input.unpipe(child.stdin ?? undefined);
         }
         // the output written before exit arrives now; a pipe a Wine service still holds is let go
-        const grace = new Promise<void>((r) => setTimeout(r, PIPE_GRACE_MS));
+        let graceTimer: NodeJS.Timeout | undefined;
+        const grace = new Promise<void>((r) => (graceTimer = setTimeout(r, PIPE_GRACE_MS)));
         await Promise.race([pipesClosed, grace]);
+        clearTimeout(graceTimer); // a pending grace timer would keep a CLI process alive 250 ms longer
         child.stdout!.destroy();
         child.stderr!.destroy();
         if (settled) return;
