@@ -93,6 +93,8 @@ typedef struct hn_reply {
  * request went out (reset, timeout) RPC_S_CALL_FAILED. Free with hn_reply_free.
  */
 void hn_call(const char *method, const hn_buf *params, hn_reply *r);
+/* hn_call with the params array of `n` strings (each NULL → null), the common case of the exports. */
+void hn_call_wstrs(const char *method, hn_reply *r, int n, ...);
 void hn_reply_free(hn_reply *r);
 
 /* ───────────────────────── results handed to the caller ───────────────────────── */

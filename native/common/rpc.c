@@ -12,6 +12,7 @@
  */
 #include "hnsim.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,4 +274,20 @@ void hn_reply_free(hn_reply *r) {
   free(r->line);
   free(r->message);
   memset(r, 0, sizeof *r);
+}
+
+void hn_call_wstrs(const char *method, hn_reply *r, int n, ...) {
+  hn_buf p;
+  hn_buf_init(&p);
+  hn_buf_cstr(&p, "[");
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++) {
+    if (i) hn_buf_cstr(&p, ",");
+    hn_buf_json_wstr(&p, va_arg(ap, PCWSTR));
+  }
+  va_end(ap);
+  hn_buf_cstr(&p, "]");
+  hn_call(method, &p, r);
+  hn_buf_free(&p);
 }

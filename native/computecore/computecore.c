@@ -311,14 +311,8 @@ static HRESULT op_complete(HCS_OPERATION h, hn_reply *r, int keep_doc, HCS_SYSTE
 HRESULT WINAPI HcsEnumerateComputeSystems(PCWSTR query, HCS_OPERATION operationHandle) {
   HRESULT hr = op_start(operationHandle, OP_ENUMERATE, NULL);
   if (hr != S_OK) return hr;
-  hn_buf p;
-  hn_buf_init(&p);
-  hn_buf_cstr(&p, "[");
-  hn_buf_json_wstr(&p, query);
-  hn_buf_cstr(&p, "]");
   hn_reply r;
-  hn_call("HcsEnumerateComputeSystems", &p, &r);
-  hn_buf_free(&p);
+  hn_call_wstrs("HcsEnumerateComputeSystems", &r, 1, query);
   int reached = r.reached;
   hr = op_complete(operationHandle, &r, 1, NULL);
   return reached ? S_OK : hr;
@@ -332,16 +326,8 @@ HRESULT WINAPI HcsCreateComputeSystem(PCWSTR id, PCWSTR configuration, HCS_OPERA
   *computeSystem = NULL;
   HRESULT hr = op_start(operationHandle, OP_CREATE, NULL);
   if (hr != S_OK) return hr;
-  hn_buf p;
-  hn_buf_init(&p);
-  hn_buf_cstr(&p, "[");
-  hn_buf_json_wstr(&p, id);
-  hn_buf_cstr(&p, ",");
-  hn_buf_json_wstr(&p, configuration);
-  hn_buf_cstr(&p, "]");
   hn_reply r;
-  hn_call("HcsCreateComputeSystem", &p, &r);
-  hn_buf_free(&p);
+  hn_call_wstrs("HcsCreateComputeSystem", &r, 2, id, configuration);
   HCS_SYSTEM h = r.hr == S_OK ? hn_hcs_handle_for(r.result, id) : NULL;
   if (r.hr == S_OK && !h) r.hr = HN_E_OUTOFMEMORY;
   /* the create's result is the new system, not a document (HcsCreateComputeSystem reference) */

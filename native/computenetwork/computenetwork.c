@@ -82,14 +82,8 @@ static HRESULT handle_for(hn_kind kind, hn_span doc, const char *fallback, HANDL
 static HRESULT enumerate(const kind_api *k, PCWSTR query, PWSTR *ids, PWSTR *record) {
   hn_out_null(ids);
   hn_out_null(record);
-  hn_buf p;
-  hn_buf_init(&p);
-  hn_buf_cstr(&p, "[");
-  hn_buf_json_wstr(&p, query);
-  hn_buf_cstr(&p, "]");
   hn_reply r;
-  hn_call(k->enumerate, &p, &r);
-  hn_buf_free(&p);
+  hn_call_wstrs(k->enumerate, &r, 1, query);
   return finish_doc(&r, ids, record);
 }
 

@@ -66,18 +66,8 @@ static HRESULT bad_handle(PWSTR *result) {
 HRESULT WINAPI HNSCall(PCWSTR Method, PCWSTR Path, PCWSTR Object, PWSTR *Response) {
   hn_out_null(Response);
   if (!Response) return HN_E_POINTER;
-  hn_buf p;
-  hn_buf_init(&p);
-  hn_buf_cstr(&p, "[");
-  hn_buf_json_wstr(&p, Method);
-  hn_buf_cstr(&p, ",");
-  hn_buf_json_wstr(&p, Path);
-  hn_buf_cstr(&p, ",");
-  hn_buf_json_wstr(&p, Object);
-  hn_buf_cstr(&p, "]");
   hn_reply r;
-  hn_call("HNSCall", &p, &r);
-  hn_buf_free(&p);
+  hn_call_wstrs("HNSCall", &r, 3, Method, Path, Object);
   HRESULT hr = r.hr;
   if (hr == S_OK) hr = hn_out_span(Response, r.result);
   hn_reply_free(&r);
@@ -90,14 +80,8 @@ HRESULT WINAPI HcsEnumerateComputeSystems(PCWSTR Query, PWSTR *ComputeSystems, P
   hn_out_null(ComputeSystems);
   hn_out_null(Result);
   if (!ComputeSystems) return HN_E_POINTER;
-  hn_buf p;
-  hn_buf_init(&p);
-  hn_buf_cstr(&p, "[");
-  hn_buf_json_wstr(&p, Query);
-  hn_buf_cstr(&p, "]");
   hn_reply r;
-  hn_call("HcsEnumerateComputeSystems", &p, &r);
-  hn_buf_free(&p);
+  hn_call_wstrs("HcsEnumerateComputeSystems", &r, 1, Query);
   return hn_hcs_finish(&r, 1, ComputeSystems, Result);
 }
 
@@ -108,16 +92,8 @@ HRESULT WINAPI HcsCreateComputeSystem(PCWSTR Id, PCWSTR Configuration, HANDLE Id
   hn_out_null(Result);
   if (!ComputeSystem) return HN_E_POINTER;
   *ComputeSystem = NULL;
-  hn_buf p;
-  hn_buf_init(&p);
-  hn_buf_cstr(&p, "[");
-  hn_buf_json_wstr(&p, Id);
-  hn_buf_cstr(&p, ",");
-  hn_buf_json_wstr(&p, Configuration);
-  hn_buf_cstr(&p, "]");
   hn_reply r;
-  hn_call("HcsCreateComputeSystem", &p, &r);
-  hn_buf_free(&p);
+  hn_call_wstrs("HcsCreateComputeSystem", &r, 2, Id, Configuration);
   if (r.hr == S_OK) *ComputeSystem = hn_hcs_handle_for(r.result, Id);
   if (r.hr == S_OK && !*ComputeSystem) r.hr = HN_E_OUTOFMEMORY;
   return hn_hcs_finish(&r, 1, NULL, Result);

@@ -17,82 +17,7 @@ import { readPeExports } from '../../src/wine/build.js';
 import { describeWine, hcncall, ready, readyWine, startSim } from './kit.js';
 import { h, hcncallInput, step, type CallOutput, type Step } from './steps.js';
 import { join } from 'node:path';
-
-/** hcn/zsyscall_windows.go: modcomputenetwork.NewProc(…) (35 functions). */
-const HCSSHIM_COMPUTENETWORK = ['Network', 'Endpoint', 'Namespace', 'LoadBalancer', 'SdnRoute'].flatMap(
-  (k) => [
-    `HcnClose${k}`,
-    `HcnCreate${k}`,
-    `HcnDelete${k}`,
-    `HcnEnumerate${k === 'SdnRoute' ? 'SdnRoutes' : `${k}s`}`,
-    `HcnModify${k}`,
-    `HcnOpen${k}`,
-    `HcnQuery${k}Properties`,
-  ],
-);
-
-/** internal/vmcompute/zsyscall_windows.go (26) and hcn's modvmcompute.NewProc("HNSCall"). */
-const HCSSHIM_VMCOMPUTE = [
-  'HNSCall',
-  'HcsCloseComputeSystem',
-  'HcsCloseProcess',
-  'HcsCreateComputeSystem',
-  'HcsCreateProcess',
-  'HcsEnumerateComputeSystems',
-  'HcsGetComputeSystemProperties',
-  'HcsGetProcessInfo',
-  'HcsGetProcessProperties',
-  'HcsGetServiceProperties',
-  'HcsModifyComputeSystem',
-  'HcsModifyProcess',
-  'HcsModifyServiceSettings',
-  'HcsOpenComputeSystem',
-  'HcsOpenProcess',
-  'HcsPauseComputeSystem',
-  'HcsRegisterComputeSystemCallback',
-  'HcsRegisterProcessCallback',
-  'HcsResumeComputeSystem',
-  'HcsSaveComputeSystem',
-  'HcsShutdownComputeSystem',
-  'HcsSignalProcess',
-  'HcsStartComputeSystem',
-  'HcsTerminateComputeSystem',
-  'HcsTerminateProcess',
-  'HcsUnregisterComputeSystemCallback',
-  'HcsUnregisterProcessCallback',
-];
-
-/** internal/computecore/computecore.go //sys lines: the ones hcsshim's v2 system and process use. */
-const HCSSHIM_COMPUTECORE_CORE = [
-  'HcsCreateOperation',
-  'HcsCloseOperation',
-  'HcsWaitForOperationResult',
-  'HcsWaitForOperationResultAndProcessInfo',
-  'HcsGetOperationResult',
-  'HcsCreateComputeSystem',
-  'HcsOpenComputeSystem',
-  'HcsCloseComputeSystem',
-  'HcsStartComputeSystem',
-  'HcsShutDownComputeSystem',
-  'HcsTerminateComputeSystem',
-  'HcsPauseComputeSystem',
-  'HcsResumeComputeSystem',
-  'HcsGetComputeSystemProperties',
-  'HcsModifyComputeSystem',
-  'HcsEnumerateComputeSystems',
-  'HcsSetComputeSystemCallback',
-  'HcsCreateProcess',
-  'HcsOpenProcess',
-  'HcsCloseProcess',
-  'HcsTerminateProcess',
-  'HcsSignalProcess',
-  'HcsGetProcessInfo',
-  'HcsGetProcessProperties',
-  'HcsModifyProcess',
-  'HcsSetProcessCallback',
-  'HcsGetServiceProperties',
-  'HcsModifyServiceSettings',
-];
+import { COMPUTECORE_ZSYSCALL, HCN_ZSYSCALL, VMCOMPUTE_ZSYSCALL } from '../wine-build/hcsshim-exports.js';
 
 const E_NOTIMPL = 0x80004001;
 const E_HANDLE = 0x80070006;
@@ -112,10 +37,10 @@ describeWine('the DLLs export what hcsshim binds; what the simulator lacks is E_
     const system32 = join(w.prefix.dir, 'drive_c', 'windows', 'system32');
     const exports = (dll: string) => new Set(readPeExports(join(system32, dll)));
     const missing = (dll: string, names: readonly string[]) => names.filter((n) => !exports(dll).has(n));
-    expect(missing('computenetwork.dll', HCSSHIM_COMPUTENETWORK)).toEqual([]);
-    expect(missing('vmcompute.dll', HCSSHIM_VMCOMPUTE)).toEqual([]);
-    expect(missing('computecore.dll', HCSSHIM_COMPUTECORE_CORE)).toEqual([]);
-    expect(HCSSHIM_COMPUTENETWORK).toHaveLength(35);
+    expect(missing('computenetwork.dll', HCN_ZSYSCALL)).toEqual([]);
+    expect(missing('vmcompute.dll', VMCOMPUTE_ZSYSCALL)).toEqual([]);
+    expect(missing('computecore.dll', COMPUTECORE_ZSYSCALL)).toEqual([]);
+    expect(HCN_ZSYSCALL).toHaveLength(35);
   });
 
   it('vmcompute functions without a model: E_NOTIMPL with a result document, and the next call works', async () => {
