@@ -201,6 +201,31 @@ export const KIT_CONFLIST = {
   ],
 } as const;
 
+/**
+ * The L2Bridge network `cbr0` on 10.244.1.0/24 (default route via `gateway`), as flannel host-gw makes
+ * it and `KIT_CONFLIST` expects it; returns its ID.
+ */
+export function addL2Bridge(host: Host, gateway = '10.244.1.1'): string {
+  const r = host.api.HcnCreateNetwork(null, {
+    Name: 'cbr0',
+    Type: 'L2Bridge',
+    SchemaVersion: V2,
+    Ipams: [
+      {
+        Type: 'Static',
+        Subnets: [
+          {
+            IpAddressPrefix: '10.244.1.0/24',
+            Routes: [{ NextHop: gateway, DestinationPrefix: '0.0.0.0/0' }],
+          },
+        ],
+      },
+    ],
+  });
+  if (!r.ok) throw new Error(`addL2Bridge: ${r.name} ${r.message}`);
+  return String(r.result['ID']);
+}
+
 /** The setup function `fc.asyncModelRun` takes: a fresh host and its model, every run. */
 export function kitSetup(opts: KitSetupOptions = {}): () => { model: KitModel; real: KitReal } {
   return () => {
@@ -210,23 +235,7 @@ export function kitSetup(opts: KitSetupOptions = {}): () => { model: KitModel; r
     if (opts.cni) {
       const conf = opts.cni === true ? { conflist: KIT_CONFLIST as unknown as Json } : opts.cni;
       if (opts.cni === true) {
-        const r = host.api.HcnCreateNetwork(null, {
-          Name: 'cbr0',
-          Type: 'L2Bridge',
-          SchemaVersion: V2,
-          Ipams: [
-            {
-              Type: 'Static',
-              Subnets: [
-                {
-                  IpAddressPrefix: '10.244.1.0/24',
-                  Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
-                },
-              ],
-            },
-          ],
-        });
-        if (!r.ok) throw new Error(`kitSetup: ${r.name} ${r.message}`);
+        addL2Bridge(host);
       }
       cni = cniNetwork(host, conf.conflist, conf.options);
       cniName = cni.list.name;

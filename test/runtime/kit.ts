@@ -13,32 +13,14 @@ import { HnsV1Client } from '../../src/api/hnsv1/client.js';
 import { CniError, type CniResult, type RuntimeConf } from '../../src/cni/contracts.js';
 import type { RuntimeStepEvent } from '../../src/core/events.js';
 import { createHost, type Host } from '../../src/host/host.js';
+import { addL2Bridge } from '../../src/testing/commands.js';
 import type { CniListRunner, CniNetwork, PodSandboxConfig } from '../../src/runtime/contracts.js';
 
 /**
  * Adds the HCN L2Bridge network `cbr0` on 10.244.1.0/24 (default route via `gateway`), as flannel
  * host-gw makes it; returns its ID.
  */
-export function addL2Bridge(host: Host, gateway: string): string {
-  const r = host.api.HcnCreateNetwork(null, {
-    Name: 'cbr0',
-    Type: 'L2Bridge',
-    SchemaVersion: { Major: 2, Minor: 0 },
-    Ipams: [
-      {
-        Type: 'Static',
-        Subnets: [
-          {
-            IpAddressPrefix: '10.244.1.0/24',
-            Routes: [{ NextHop: gateway, DestinationPrefix: '0.0.0.0/0' }],
-          },
-        ],
-      },
-    ],
-  });
-  if (!r.ok) throw new Error(r.message);
-  return (r.result as { ID: string }).ID;
-}
+export { addL2Bridge };
 
 /** A node with the L2Bridge network `cbr0` (10.244.1.0/24, gateway .2), as flannel host-gw makes it. */
 export function node(seed = 5, opts: Parameters<typeof createHost>[0] = {}): Host {

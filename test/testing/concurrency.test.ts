@@ -14,7 +14,6 @@ import { pluginHost } from '../../src/cni/host.js';
 import { printResult } from '../../src/cni/result.js';
 import { pluginMain, stdinText } from '../../src/cni/skel.js';
 import { VERSION_ALL } from '../../src/cni/version.js';
-import type { Host } from '../../src/host/host.js';
 import { referenceRegistry } from '../../src/plugins/index.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import { cniNetwork } from '../../src/runtime/network.js';
@@ -25,6 +24,7 @@ import {
   scheduledHost,
   type HnsimMatchers,
 } from '../../src/testing/index.js';
+import { addL2Bridge } from '../../src/testing/commands.js';
 
 declare module 'vitest' {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -33,26 +33,6 @@ declare module 'vitest' {
 expect.extend(hnsimMatchers);
 
 const V2 = { Major: 2, Minor: 0 };
-
-function l2bridge(host: Host): void {
-  const r = host.api.HcnCreateNetwork(null, {
-    Name: 'cbr0',
-    Type: 'L2Bridge',
-    SchemaVersion: V2,
-    Ipams: [
-      {
-        Type: 'Static',
-        Subnets: [
-          {
-            IpAddressPrefix: '10.244.1.0/24',
-            Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
-          },
-        ],
-      },
-    ],
-  });
-  if (!r.ok) throw new Error(r.message);
-}
 
 /** A GUID derived from a container ID (what an idempotent plugin names its endpoint by). */
 function endpointIdFor(containerId: string): string {
@@ -122,7 +102,7 @@ const CONF = JSON.stringify({ cniVersion: '1.0.0', name: 'cbr0', type: 'toy' });
 function addAddDel(idempotent: boolean) {
   return fc.asyncProperty(fc.scheduler(), async (s) => {
     const host = scheduledHost(s, { seed: 4 });
-    l2bridge(host);
+    addL2Bridge(host);
     const ns = host.api.HcnCreateNamespace(null, { SchemaVersion: V2 });
     if (!ns.ok) throw new Error(ns.message);
     const ph = pluginHost(host, referenceRegistry().register(toyPlugin(idempotent)));
@@ -180,7 +160,7 @@ describe('runtime calls concurrently', () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), async (s) => {
         const host = scheduledHost(s, { seed: 2 });
-        l2bridge(host);
+        addL2Bridge(host);
         const rt = new ContainerdRuntime(host, {
           networks: [
             cniNetwork(host, {

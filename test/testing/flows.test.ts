@@ -15,6 +15,7 @@ import {
   withHost,
   type HnsimMatchers,
 } from '../../src/testing/index.js';
+import { addL2Bridge } from '../../src/testing/commands.js';
 
 declare module 'vitest' {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -27,29 +28,13 @@ const V2 = { Major: 2, Minor: 0 };
 /** A node with an L2Bridge network and endpoints `client` and `web` in namespaces. */
 function node(webPolicies: JsonObject[] = []): { host: Host; web: string } {
   const host = createHost({ seed: 1 });
-  const net = host.api.HcnCreateNetwork(null, {
-    Name: 'cbr0',
-    Type: 'L2Bridge',
-    SchemaVersion: V2,
-    Ipams: [
-      {
-        Type: 'Static',
-        Subnets: [
-          {
-            IpAddressPrefix: '10.244.1.0/24',
-            Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
-          },
-        ],
-      },
-    ],
-  });
-  if (!net.ok) throw new Error(net.message);
+  const netId = addL2Bridge(host);
   const ids: string[] = [];
   for (const [name, policies] of [
     ['client', []],
     ['web', webPolicies],
   ] as const) {
-    const ep = host.api.HcnCreateEndpoint(net.result.ID as string, null, {
+    const ep = host.api.HcnCreateEndpoint(netId, null, {
       Name: name,
       Policies: policies,
       SchemaVersion: V2,

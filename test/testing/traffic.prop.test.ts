@@ -23,35 +23,20 @@ import {
   TRAFFIC_ARB,
   traceRequest,
 } from '../../src/testing/index.js';
+import { addL2Bridge } from '../../src/testing/commands.js';
 
 const V2 = { Major: 2, Minor: 0 };
 
 /** A node with endpoints `client` and `web` (in namespaces) on an L2Bridge network; `web` has `acls`. */
 function node(acls: JsonObject[] = []): { host: Host; net: string; eps: string[] } {
   const host = createHost({ seed: 1 });
-  const net = host.api.HcnCreateNetwork(null, {
-    Name: 'cbr0',
-    Type: 'L2Bridge',
-    SchemaVersion: V2,
-    Ipams: [
-      {
-        Type: 'Static',
-        Subnets: [
-          {
-            IpAddressPrefix: '10.244.1.0/24',
-            Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
-          },
-        ],
-      },
-    ],
-  });
-  if (!net.ok) throw new Error(net.message);
+  const netId = addL2Bridge(host);
   const eps: string[] = [];
   for (const [name, policies] of [
     ['client', []],
     ['web', acls],
   ] as const) {
-    const ep = host.api.HcnCreateEndpoint(net.result.ID as string, null, {
+    const ep = host.api.HcnCreateEndpoint(netId, null, {
       Name: name,
       Policies: policies,
       SchemaVersion: V2,
@@ -66,7 +51,7 @@ function node(acls: JsonObject[] = []): { host: Host; net: string; eps: string[]
       });
     eps.push(ep.result.ID as string);
   }
-  return { host, net: net.result.ID as string, eps };
+  return { host, net: netId, eps };
 }
 
 describe('packetArb', () => {
