@@ -9,6 +9,7 @@
  * (an address with a prefix length), `mac`, `hresult` (a registered HRESULT name or 0x…),
  * `profile` (ws2019, ws2022, ws2025 or an HNS version like 13.1).
  */
+import { DISPOSITIONS } from '../vswitch/contracts.js';
 
 /** The value of the `hnsim` key this loader reads. */
 export const SCENARIO_FORMAT = 'scenario/v1';
@@ -118,20 +119,8 @@ const labels = (description: string): Schema => ({
   additionalProperties: { type: 'string', maxLength: 253 },
 });
 
-export const DISPOSITION_NAMES = [
-  'Delivered',
-  'DeniedOut',
-  'DeniedIn',
-  'NoRoute',
-  'DroppedMacSpoofing',
-  'Unsupported',
-  'PortExhausted',
-  'TtlExceeded',
-  'Loop',
-  'NameNotResolved',
-  'NoBackend',
-  'ExitsNetwork',
-] as const;
+/** The dispositions a trace ends in: the dataplane's own list. */
+export const DISPOSITION_NAMES = DISPOSITIONS;
 
 export const HNS_KINDS = ['networks', 'endpoints', 'namespaces', 'loadbalancers', 'routes'] as const;
 export const AUDIT_KINDS = [

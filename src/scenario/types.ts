@@ -4,16 +4,10 @@
  * schema's descriptions and docs/scenarios.md.
  */
 import type { JsonObject } from '../core/json.js';
-import type {
-  AUDIT_KINDS,
-  DELETE_KINDS,
-  DISPOSITION_NAMES,
-  HNS_KINDS,
-  KEEP_CHOICES,
-  SCENARIO_FORMAT,
-} from './schema.js';
+import type { Disposition } from '../vswitch/contracts.js';
+import type { AUDIT_KINDS, DELETE_KINDS, HNS_KINDS, KEEP_CHOICES, SCENARIO_FORMAT } from './schema.js';
 
-export type DispositionName = (typeof DISPOSITION_NAMES)[number];
+export type DispositionName = Disposition;
 export type HnsKind = (typeof HNS_KINDS)[number];
 export type AuditKindName = (typeof AUDIT_KINDS)[number];
 export type DeleteKind = (typeof DELETE_KINDS)[number];
