@@ -168,7 +168,9 @@ export class ContainerdRuntime {
     this.#networks = options.networks ?? [];
     this.#handlers = options.runtimeHandlers ?? DEFAULT_RUNTIME_HANDLERS;
     this.#ipPreference = options.ipPreference ?? 'ipv4';
-    this.#rng = new Rng(options.seed ?? 1);
+    // a stream of its own ("CTRD"): with the host's stream, a node and its runtime on one seed would
+    // draw the same bits, and the first sandbox ID would spell the host's first GUID
+    this.#rng = new Rng(((options.seed ?? 1) ^ 0x43545244) >>> 0);
     this.#steps = new Steps(host.events, host.clock, 'containerd');
   }
 

@@ -141,7 +141,8 @@ export class DockershimRuntime {
     this.#network = options.network;
     this.#cacheDir = options.cacheDir ?? '/var/lib/cni/cache';
     this.#podCidr = options.podCidr ?? '';
-    this.#rng = new Rng(options.seed ?? 1);
+    // a stream of its own ("DKSH"), not the host's: see ContainerdRuntime
+    this.#rng = new Rng(((options.seed ?? 1) ^ 0x444b5348) >>> 0);
     this.#steps = new Steps(host.events, host.clock, 'dockershim');
   }
 

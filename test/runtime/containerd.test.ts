@@ -286,6 +286,23 @@ describe('containerd: a process-isolated pod', () => {
   });
 });
 
+describe('containerd: its IDs are its own', () => {
+  it('a runtime and its node on one seed draw different bits: no sandbox ID spells an HNS GUID', async () => {
+    for (const seed of [1, 5, 7]) {
+      const host = node(seed);
+      const { network } = fakeNetwork(host);
+      const rt = new ContainerdRuntime(host, { networks: [network], seed });
+      const id = await rt.runPodSandbox(podConfig());
+      const s = host.hns.store;
+      const guids = [...s.networks.keys(), ...s.endpoints.keys(), ...s.namespaces.keys()].map((g) =>
+        g.replace(/-/g, '').toLowerCase(),
+      );
+      // a shared stream made the first sandbox ID start with the digits of the host's first GUID
+      for (const g of guids) expect(id.slice(0, 12)).not.toBe(g.slice(0, 12));
+    }
+  });
+});
+
 describe('containerd: failures unwind as the defers do', () => {
   it('CNI ADD fails: the deferred teardown runs CNI DEL, then the namespace goes; the name is released', async () => {
     const { host, cni, rt, rec } = setup();
