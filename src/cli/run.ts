@@ -7,6 +7,7 @@
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type { CliIo } from './main.js';
+import { progressBar } from './progress.js';
 
 export const RUN_OK = 0;
 export const RUN_EXPECTATION_FAILED = 1;
@@ -61,21 +62,6 @@ async function readStdin(io: CliIo): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** A progress bar on stderr while a long truth table fills (terminals only). */
-function progress(io: CliIo): ((done: number, total: number, label: string) => void) | undefined {
-  if (!io.isTTY) return undefined;
-  return (done, total, label) => {
-    if (total < 100) return;
-    if (done >= total) {
-      io.stderr.write('\r\x1b[K');
-      return;
-    }
-    const width = 30;
-    const filled = Math.round((done / total) * width);
-    io.stderr.write(`\r${label}: [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}`);
-  };
 }
 
 export async function cmdRun(args: string[], io: CliIo): Promise<number> {
@@ -136,7 +122,7 @@ export async function cmdRun(args: string[], io: CliIo): Promise<number> {
   }
   if (seed !== undefined) scenario = { ...scenario, doc: { ...scenario.doc, seed } };
   let report;
-  const onProgress = format === 'text' ? progress(io) : undefined;
+  const onProgress = format === 'text' ? progressBar(io) : undefined;
   try {
     report = await runScenario(scenario, {
       traces: flags.trace === true,
