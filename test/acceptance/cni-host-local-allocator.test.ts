@@ -71,46 +71,31 @@ function errorOf(fn: () => unknown): Error {
 
 describe('allocator_test.go: host-local ip allocator', () => {
   describe('RangeIter', () => {
-    it('should loop correctly from the beginning', () => {
-      const r = mkalloc().getIter();
-      expect([nextip(r), nextip(r), nextip(r), nextip(r), nextip(r), nextip(r)]).toEqual([
-        '192.168.1.2',
-        '192.168.1.3',
-        '192.168.1.4',
-        '192.168.1.5',
-        '192.168.1.6',
-        undefined,
-      ]);
-    });
-
-    it('should loop correctly from the end', () => {
+    // Each reserves and releases `last` (when given), so the store remembers it, then takes six.
+    it.each([
+      {
+        name: 'should loop correctly from the beginning',
+        last: undefined,
+        want: ['192.168.1.2', '192.168.1.3', '192.168.1.4', '192.168.1.5', '192.168.1.6', undefined],
+      },
+      {
+        name: 'should loop correctly from the end',
+        last: '192.168.1.6',
+        want: ['192.168.1.2', '192.168.1.3', '192.168.1.4', '192.168.1.5', '192.168.1.6', undefined],
+      },
+      {
+        name: 'should loop correctly from the middle',
+        last: '192.168.1.3',
+        want: ['192.168.1.4', '192.168.1.5', '192.168.1.6', '192.168.1.2', '192.168.1.3', undefined],
+      },
+    ])('$name', ({ last, want }) => {
       const a = mkalloc();
-      a.store.reserve('ID', 'eth0', ip('192.168.1.6'), a.rangeID);
-      a.store.releaseByID('ID', 'eth0');
+      if (last !== undefined) {
+        a.store.reserve('ID', 'eth0', ip(last), a.rangeID);
+        a.store.releaseByID('ID', 'eth0');
+      }
       const r = a.getIter();
-      expect([nextip(r), nextip(r), nextip(r), nextip(r), nextip(r), nextip(r)]).toEqual([
-        '192.168.1.2',
-        '192.168.1.3',
-        '192.168.1.4',
-        '192.168.1.5',
-        '192.168.1.6',
-        undefined,
-      ]);
-    });
-
-    it('should loop correctly from the middle', () => {
-      const a = mkalloc();
-      a.store.reserve('ID', 'eth0', ip('192.168.1.3'), a.rangeID);
-      a.store.releaseByID('ID', 'eth0');
-      const r = a.getIter();
-      expect([nextip(r), nextip(r), nextip(r), nextip(r), nextip(r), nextip(r)]).toEqual([
-        '192.168.1.4',
-        '192.168.1.5',
-        '192.168.1.6',
-        '192.168.1.2',
-        '192.168.1.3',
-        undefined,
-      ]);
+      expect(Array.from({ length: 6 }, () => nextip(r))).toEqual(want);
     });
   });
 

@@ -25,67 +25,70 @@ function errorOf(fn: () => unknown): string {
 }
 
 describe('range_test.go: IP ranges', () => {
-  it('should generate sane defaults for ipv4 with a clean prefix', () => {
-    const r: Range = { subnet: mustSubnet('192.0.2.0/24') };
+  // Each canonicalises {Subnet: mustSubnet(subnet)} and expects the subnet's network and defaults.
+  it.each([
+    {
+      name: 'should generate sane defaults for ipv4 with a clean prefix',
+      subnet: '192.0.2.0/24',
+      start: '192.0.2.1',
+      end: '192.0.2.254',
+      gw: '192.0.2.1',
+    },
+    {
+      name: 'should generate sane defaults for a smaller ipv4 subnet',
+      subnet: '192.0.2.0/25',
+      start: '192.0.2.1',
+      end: '192.0.2.126',
+      gw: '192.0.2.1',
+    },
+    {
+      name: 'should generate sane defaults for ipv6 with a clean prefix',
+      subnet: '2001:DB8:1::/64',
+      start: '2001:DB8:1::1',
+      end: '2001:DB8:1::ffff:ffff:ffff:ffff',
+      gw: '2001:DB8:1::1',
+    },
+  ])('$name', ({ subnet, start, end, gw }) => {
+    const r: Range = { subnet: mustSubnet(subnet) };
     canonicalizeRange(r);
     expect(r).toEqual({
-      subnet: networkSubnet('192.0.2.0/24'),
-      rangeStart: ip('192.0.2.1'),
-      rangeEnd: ip('192.0.2.254'),
-      gateway: ip('192.0.2.1'),
+      subnet: networkSubnet(subnet),
+      rangeStart: ip(start),
+      rangeEnd: ip(end),
+      gateway: ip(gw),
     });
   });
 
-  it('should generate sane defaults for a smaller ipv4 subnet', () => {
-    const r: Range = { subnet: mustSubnet('192.0.2.0/25') };
-    canonicalizeRange(r);
-    expect(r).toEqual({
-      subnet: networkSubnet('192.0.2.0/25'),
-      rangeStart: ip('192.0.2.1'),
-      rangeEnd: ip('192.0.2.126'),
-      gateway: ip('192.0.2.1'),
-    });
-  });
-
-  it('should reject ipv4 subnet using a masked address', () => {
-    expect(errorOf(() => canonicalizeRange({ subnet: mustSubnet('192.0.2.12/24') }))).toBe(
-      'Network has host bits set. For a subnet mask of length 24 the network address is 192.0.2.0',
-    );
-  });
-
-  it('should reject ipv6 subnet using a masked address', () => {
-    expect(errorOf(() => canonicalizeRange({ subnet: mustSubnet('2001:DB8:1::24:19ff:fee1:c44a/64') }))).toBe(
-      'Network has host bits set. For a subnet mask of length 64 the network address is 2001:db8:1::',
-    );
-  });
-
-  it('should reject ipv6 prefix with host bit set', () => {
-    expect(errorOf(() => canonicalizeRange({ subnet: mustSubnet('2001:DB8:24:19ff::/63') }))).toBe(
-      'Network has host bits set. For a subnet mask of length 63 the network address is 2001:db8:24:19fe::',
-    );
-  });
-
-  it('should reject ipv4 network with host bit set', () => {
-    expect(errorOf(() => canonicalizeRange({ subnet: mustSubnet('192.168.127.0/23') }))).toBe(
-      'Network has host bits set. For a subnet mask of length 23 the network address is 192.168.126.0',
-    );
-  });
-
-  it('should generate sane defaults for ipv6 with a clean prefix', () => {
-    const r: Range = { subnet: mustSubnet('2001:DB8:1::/64') };
-    canonicalizeRange(r);
-    expect(r).toEqual({
-      subnet: networkSubnet('2001:DB8:1::/64'),
-      rangeStart: ip('2001:DB8:1::1'),
-      rangeEnd: ip('2001:DB8:1::ffff:ffff:ffff:ffff'),
-      gateway: ip('2001:DB8:1::1'),
-    });
-  });
-
-  it("Should reject a network that's too small", () => {
-    expect(errorOf(() => canonicalizeRange({ subnet: mustSubnet('192.0.2.0/31') }))).toBe(
-      'Network 192.0.2.0/31 too small to allocate from',
-    );
+  // Each canonicalises {Subnet: mustSubnet(subnet)} and expects the error.
+  it.each([
+    {
+      name: 'should reject ipv4 subnet using a masked address',
+      subnet: '192.0.2.12/24',
+      error: 'Network has host bits set. For a subnet mask of length 24 the network address is 192.0.2.0',
+    },
+    {
+      name: 'should reject ipv6 subnet using a masked address',
+      subnet: '2001:DB8:1::24:19ff:fee1:c44a/64',
+      error: 'Network has host bits set. For a subnet mask of length 64 the network address is 2001:db8:1::',
+    },
+    {
+      name: 'should reject ipv6 prefix with host bit set',
+      subnet: '2001:DB8:24:19ff::/63',
+      error:
+        'Network has host bits set. For a subnet mask of length 63 the network address is 2001:db8:24:19fe::',
+    },
+    {
+      name: 'should reject ipv4 network with host bit set',
+      subnet: '192.168.127.0/23',
+      error: 'Network has host bits set. For a subnet mask of length 23 the network address is 192.168.126.0',
+    },
+    {
+      name: "Should reject a network that's too small",
+      subnet: '192.0.2.0/31',
+      error: 'Network 192.0.2.0/31 too small to allocate from',
+    },
+  ])('$name', ({ subnet, error }) => {
+    expect(errorOf(() => canonicalizeRange({ subnet: mustSubnet(subnet) }))).toBe(error);
   });
 
   it('should reject invalid RangeStart and RangeEnd specifications', () => {
@@ -122,33 +125,42 @@ describe('range_test.go: IP ranges', () => {
     });
   });
 
-  it('should accept v4 IPs in range and reject IPs out of range', () => {
-    const r: Range = {
-      subnet: mustSubnet('192.0.2.0/24'),
-      rangeStart: ip('192.0.2.40'),
-      rangeEnd: ip('192.0.2.50'),
-      gateway: ip('192.0.2.254'),
-    };
+  // Each canonicalises the range and probes rangeContains with [ip, wanted] pairs.
+  it.each<{ name: string; r: Range; probes: [string, boolean][] }>([
+    {
+      name: 'should accept v4 IPs in range and reject IPs out of range',
+      r: {
+        subnet: mustSubnet('192.0.2.0/24'),
+        rangeStart: ip('192.0.2.40'),
+        rangeEnd: ip('192.0.2.50'),
+        gateway: ip('192.0.2.254'),
+      },
+      probes: [
+        ['192.0.3.0', false],
+        ['192.0.2.39', false],
+        ['192.0.2.40', true],
+        ['192.0.2.50', true],
+        ['192.0.2.51', false],
+      ],
+    },
+    {
+      name: 'should accept v6 IPs in range and reject IPs out of range',
+      r: {
+        subnet: mustSubnet('2001:DB8:1::/64'),
+        rangeStart: ip('2001:db8:1::40'),
+        rangeEnd: ip('2001:db8:1::50'),
+      },
+      probes: [
+        ['2001:db8:2::', false],
+        ['2001:db8:1::39', false],
+        ['2001:db8:1::40', true],
+        ['2001:db8:1::50', true],
+        ['2001:db8:1::51', false],
+      ],
+    },
+  ])('$name', ({ r, probes }) => {
     canonicalizeRange(r);
-    expect(rangeContains(r, ip('192.0.3.0'))).toBe(false);
-    expect(rangeContains(r, ip('192.0.2.39'))).toBe(false);
-    expect(rangeContains(r, ip('192.0.2.40'))).toBe(true);
-    expect(rangeContains(r, ip('192.0.2.50'))).toBe(true);
-    expect(rangeContains(r, ip('192.0.2.51'))).toBe(false);
-  });
-
-  it('should accept v6 IPs in range and reject IPs out of range', () => {
-    const r: Range = {
-      subnet: mustSubnet('2001:DB8:1::/64'),
-      rangeStart: ip('2001:db8:1::40'),
-      rangeEnd: ip('2001:db8:1::50'),
-    };
-    canonicalizeRange(r);
-    expect(rangeContains(r, ip('2001:db8:2::'))).toBe(false);
-    expect(rangeContains(r, ip('2001:db8:1::39'))).toBe(false);
-    expect(rangeContains(r, ip('2001:db8:1::40'))).toBe(true);
-    expect(rangeContains(r, ip('2001:db8:1::50'))).toBe(true);
-    expect(rangeContains(r, ip('2001:db8:1::51'))).toBe(false);
+    for (const [addr, want] of probes) expect(rangeContains(r, ip(addr)), addr).toBe(want);
   });
 
   describe('Detecting overlap', () => {

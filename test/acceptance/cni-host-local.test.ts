@@ -44,6 +44,45 @@ function writeResolvConf(n: Node): void {
   n.host.files.write(`${TMP}/resolv.conf`, 'nameserver 192.0.2.3');
 }
 
+/**
+ * The test's network config: an ipvlan net whose `ipam` (and `args`) are given as the Go test's
+ * literal JSON values; name and master default to the common "mynet"/"foo0".
+ */
+function ipvlanConf(
+  ver: string,
+  ipam: Record<string, unknown>,
+  opts: { name?: string; master?: string; args?: unknown } = {},
+): string {
+  const { name = 'mynet', master = 'foo0', args } = opts;
+  return JSON.stringify({
+    cniVersion: ver,
+    name,
+    type: 'ipvlan',
+    master,
+    ipam: { type: 'host-local', ...ipam },
+    ...(args === undefined ? {} : { args }),
+  });
+}
+
+/** `args.cni.ips` as the custom-IP cases set it. */
+const cniIPs = (...ips: string[]) => ({ cni: { ips } });
+
+/**
+ * CmdAddWithArgs, then the Go test's common checks: `Expect(err).NotTo(HaveOccurred())` and, for
+ * versions that carry it, a `"version":` field in the raw result.
+ */
+async function addOk(
+  n: Node,
+  conf: string,
+  ver: string,
+  inv: { containerID?: string; ifName?: string } = {},
+): Promise<CniResult> {
+  const r = await cmdAddWithArgs(n, conf, ver, inv);
+  expect(r.error).toBeUndefined();
+  if (hasIPVersion(ver)) expect(r.raw.indexOf('"version":')).toBeGreaterThan(0);
+  return r.result!;
+}
+
 /** Route.String() equality as the Go test compares routes: dst and gw (the rest are zero). */
 const sameRoute = (a: CniRoute, b: CniRoute): boolean => a.dst === b.dst && (a.gw ?? '') === (b.gw ?? '');
 
@@ -52,31 +91,18 @@ describe('host_local_test.go: host-local Operations', () => {
     it(`[${ver}] allocates and releases addresses with ADD/DEL`, async () => {
       const n = node();
       writeResolvConf(n);
-      const conf = `{
-			"cniVersion": "${ver}",
-			"name": "mynet",
-			"type": "ipvlan",
-			"master": "foo0",
-				"ipam": {
-					"type": "host-local",
-					"dataDir": "${TMP}",
-					"resolvConf": "${TMP}/resolv.conf",
-					"ranges": [
-						[{ "subnet": "10.1.2.0/24" }, {"subnet": "10.2.2.0/24"}],
-						[{ "subnet": "2001:db8:1::0/64" }]
-					],
-					"routes": [
-						{"dst": "0.0.0.0/0"},
-						{"dst": "::/0"},
-						{"dst": "192.168.0.0/16", "gw": "1.1.1.1"},
-						{"dst": "2001:db8:2::0/64", "gw": "2001:db8:3::1"}
-					]
-				}
-			}`;
-      const r = await cmdAddWithArgs(n, conf, ver);
-      expect(r.error).toBeUndefined();
-      if (hasIPVersion(ver)) expect(r.raw.indexOf('"version":')).toBeGreaterThan(0);
-      const result = r.result!;
+      const conf = ipvlanConf(ver, {
+        dataDir: TMP,
+        resolvConf: `${TMP}/resolv.conf`,
+        ranges: [[{ subnet: '10.1.2.0/24' }, { subnet: '10.2.2.0/24' }], [{ subnet: '2001:db8:1::0/64' }]],
+        routes: [
+          { dst: '0.0.0.0/0' },
+          { dst: '::/0' },
+          { dst: '192.168.0.0/16', gw: '1.1.1.1' },
+          { dst: '2001:db8:2::0/64', gw: '2001:db8:3::1' },
+        ],
+      });
+      const result = await addOk(n, conf, ver);
       expect(result.ips![0]).toMatchObject({ address: '10.1.2.2/24', gateway: '10.1.2.1' });
       expect(result.ips![1]).toMatchObject({ address: '2001:db8:1::2/64', gateway: '2001:db8:1::1' });
       expect(result.ips).toHaveLength(2);
@@ -109,29 +135,17 @@ describe('host_local_test.go: host-local Operations', () => {
       const n = node();
       writeResolvConf(n);
       const ifname1 = 'eth1';
-      const conf = (name: string, subnet: string, master: string): string => `{
-				"cniVersion": "${ver}",
-				"name": "${name}",
-				"type": "ipvlan",
-				"master": "${master}",
-					"ipam": {
-						"type": "host-local",
-						"dataDir": "${TMP}",
-						"resolvConf": "${TMP}/resolv.conf",
-						"ranges": [
-							[{ "subnet": "${subnet}" }]
-						]
-					}
-			}`;
+      const conf = (name: string, subnet: string, master: string): string =>
+        ipvlanConf(
+          ver,
+          { dataDir: TMP, resolvConf: `${TMP}/resolv.conf`, ranges: [[{ subnet }]] },
+          { name, master },
+        );
       const conf0 = conf('mynet0', '10.1.2.0/24', 'foo0');
       const conf1 = conf('mynet1', '10.2.2.0/24', 'foo1');
 
-      const r0 = await cmdAddWithArgs(n, conf0, ver);
-      expect(r0.error).toBeUndefined();
-      if (hasIPVersion(ver)) expect(r0.raw.indexOf('"version":')).toBeGreaterThan(0);
-      const r1 = await cmdAddWithArgs(n, conf1, ver, { ifName: ifname1 });
-      expect(r1.error).toBeUndefined();
-      if (hasIPVersion(ver)) expect(r1.raw.indexOf('"version":')).toBeGreaterThan(0);
+      await addOk(n, conf0, ver);
+      await addOk(n, conf1, ver, { ifName: ifname1 });
 
       const ipFilePath0 = `${TMP}/mynet0/10.1.2.2`;
       expect(n.host.files.read(ipFilePath0)).toBe(`dummy${LINE_BREAK}${IFNAME}`);
@@ -150,34 +164,22 @@ describe('host_local_test.go: host-local Operations', () => {
 
     it(`[${ver}] repeat allocating addresses on specific interface for same container ID with ADD`, async () => {
       const n = node();
-      const conf = `{
-				"cniVersion": "${ver}",
-				"name": "mynet0",
-				"type": "ipvlan",
-				"master": "foo0",
-					"ipam": {
-						"type": "host-local",
-						"dataDir": "${TMP}",
-						"ranges": [
-							[{ "subnet": "10.1.2.0/24" }]
-						]
-					}
-			}`;
-      const r0 = await cmdAddWithArgs(n, conf, ver);
-      expect(r0.error).toBeUndefined();
-      if (hasIPVersion(ver)) expect(r0.raw.indexOf('"version":')).toBeGreaterThan(0);
-      expect(r0.result!.ips).toHaveLength(1);
-      expect(r0.result!.ips![0]!.address).toBe('10.1.2.2/24');
+      const conf = ipvlanConf(
+        ver,
+        { dataDir: TMP, ranges: [[{ subnet: '10.1.2.0/24' }]] },
+        { name: 'mynet0' },
+      );
+      const r0 = await addOk(n, conf, ver);
+      expect(r0.ips).toHaveLength(1);
+      expect(r0.ips![0]!.address).toBe('10.1.2.2/24');
 
       // the same container ID again
       expect((await cmdAddWithArgs(n, conf, ver)).error).toBeDefined();
 
       // another container ID
-      const r1 = await cmdAddWithArgs(n, conf, ver, { containerID: 'dummy1' });
-      expect(r1.error).toBeUndefined();
-      if (hasIPVersion(ver)) expect(r1.raw.indexOf('"version":')).toBeGreaterThan(0);
-      expect(r1.result!.ips).toHaveLength(1);
-      expect(r1.result!.ips![0]!.address).toBe('10.1.2.3/24');
+      const r1 = await addOk(n, conf, ver, { containerID: 'dummy1' });
+      expect(r1.ips).toHaveLength(1);
+      expect(r1.ips![0]!.address).toBe('10.1.2.3/24');
 
       // the same container ID again
       expect((await cmdAddWithArgs(n, conf, ver)).error).toBeDefined();
@@ -191,23 +193,12 @@ describe('host_local_test.go: host-local Operations', () => {
     it(`[${ver}] verify DEL works on backwards compatible allocate`, async () => {
       const n = node();
       writeResolvConf(n);
-      const conf = `{
-				"cniVersion": "${ver}",
-				"name": "mynet",
-				"type": "ipvlan",
-				"master": "foo",
-					"ipam": {
-						"type": "host-local",
-						"dataDir": "${TMP}",
-						"resolvConf": "${TMP}/resolv.conf",
-						"ranges": [
-							[{ "subnet": "10.1.2.0/24" }]
-						]
-					}
-			}`;
-      const r = await cmdAddWithArgs(n, conf, ver);
-      expect(r.error).toBeUndefined();
-      if (hasIPVersion(ver)) expect(r.raw.indexOf('"version":')).toBeGreaterThan(0);
+      const conf = ipvlanConf(
+        ver,
+        { dataDir: TMP, resolvConf: `${TMP}/resolv.conf`, ranges: [[{ subnet: '10.1.2.0/24' }]] },
+        { master: 'foo' },
+      );
+      await addOk(n, conf, ver);
       const ipFilePath = `${TMP}/mynet/10.1.2.2`;
       expect(n.host.files.read(ipFilePath)).toBe(`dummy${LINE_BREAK}${IFNAME}`);
       // the format of older versions: the container ID alone
@@ -216,174 +207,77 @@ describe('host_local_test.go: host-local Operations', () => {
       expect(n.host.files.exists(ipFilePath)).toBe(false);
     });
 
+    /** The old-style (`subnet`) config the next three cases share. */
+    const oldStyleConf = ipvlanConf(ver, { subnet: '10.1.2.0/24', dataDir: TMP });
+
     it(`[${ver}] doesn't error when passed an unknown ID on DEL`, async () => {
-      const n = node();
-      const conf = `{
-				"cniVersion": "${ver}",
-				"name": "mynet",
-				"type": "ipvlan",
-				"master": "foo0",
-				"ipam": {
-					"type": "host-local",
-					"subnet": "10.1.2.0/24",
-					"dataDir": "${TMP}"
-				}
-			}`;
-      expect(await cmdDelWithArgs(n, conf)).toBeUndefined();
+      expect(await cmdDelWithArgs(node(), oldStyleConf)).toBeUndefined();
     });
 
     it(`[${ver}] ignores whitespace in disk files`, async () => {
       const n = node();
-      const conf = `{
-				"cniVersion": "${ver}",
-				"name": "mynet",
-				"type": "ipvlan",
-				"master": "foo0",
-				"ipam": {
-					"type": "host-local",
-					"subnet": "10.1.2.0/24",
-					"dataDir": "${TMP}"
-				}
-			}`;
       const containerID = '   dummy\n ';
-      const add = await direct(n, cmdAdd, conf, { containerID });
+      const add = await direct(n, cmdAdd, oldStyleConf, { containerID });
       expect(add.error).toBeUndefined();
       const result = parseResult(JSON.parse(add.stdout), ver);
       const ipFilePath = `${TMP}/mynet/${result.ips![0]!.address.split('/')[0]!}`;
       expect(n.host.files.read(ipFilePath)).toBe(`dummy${LINE_BREAK}${IFNAME}`);
-      expect((await direct(n, cmdDel, conf, { containerID })).error).toBeUndefined();
+      expect((await direct(n, cmdDel, oldStyleConf, { containerID })).error).toBeUndefined();
       expect(n.host.files.exists(ipFilePath)).toBe(false);
     });
 
     it(`[${ver}] does not output an error message upon initial subnet creation`, async () => {
-      const n = node();
-      const conf = `{
-				"cniVersion": "${ver}",
-				"name": "mynet",
-				"type": "ipvlan",
-				"master": "foo0",
-				"ipam": {
-					"type": "host-local",
-					"subnet": "10.1.2.0/24",
-					"dataDir": "${TMP}"
-				}
-			}`;
-      const out = await exec(n, 'ADD', conf, { containerID: 'testing' });
+      const out = await exec(node(), 'ADD', oldStyleConf, { containerID: 'testing' });
       expect(out.exitCode).toBe(0);
       expect(out.stdout.indexOf('Error retrieving last reserved ip')).toBe(-1);
       expect(out.stderr.indexOf('Error retrieving last reserved ip')).toBe(-1);
     });
 
-    it(`[${ver}] allocates a custom IP when requested by config args`, async () => {
+    /** The custom-IP cases: ranges, the requested `args.cni.ips`, and a resolv.conf or not. */
+    const customIPs = async (ranges: unknown, ips: string[], resolv: boolean) => {
       const n = node();
-      const conf = `{
-				"cniVersion": "${ver}",
-				"name": "mynet",
-				"type": "ipvlan",
-				"master": "foo0",
-				"ipam": {
-					"type": "host-local",
-					"dataDir": "${TMP}",
-					"ranges": [
-						[{ "subnet": "10.1.2.0/24" }]
-					]
-				},
-				"args": {
-					"cni": {
-						"ips": ["10.1.2.88"]
-					}
-				}
-			}`;
-      const r = await cmdAddWithArgs(n, conf, ver);
+      if (resolv) writeResolvConf(n);
+      const conf = ipvlanConf(ver, { dataDir: TMP, ranges }, { args: cniIPs(...ips) });
+      return cmdAddWithArgs(n, conf, ver);
+    };
+    const addresses = (r: { result?: CniResult }) => r.result!.ips!.map((i) => i.address.split('/')[0]);
+
+    it(`[${ver}] allocates a custom IP when requested by config args`, async () => {
+      const r = await customIPs([[{ subnet: '10.1.2.0/24' }]], ['10.1.2.88'], false);
       expect(r.error).toBeUndefined();
-      expect(r.result!.ips).toHaveLength(1);
-      expect(r.result!.ips![0]!.address.split('/')[0]).toBe('10.1.2.88');
+      expect(addresses(r)).toEqual(['10.1.2.88']);
     });
 
     it(`[${ver}] allocates custom IPs from multiple ranges`, async () => {
-      const n = node();
-      writeResolvConf(n);
-      const conf = `{
-				"cniVersion": "${ver}",
-				"name": "mynet",
-				"type": "ipvlan",
-				"master": "foo0",
-				"ipam": {
-					"type": "host-local",
-					"dataDir": "${TMP}",
-					"ranges": [
-						[{ "subnet": "10.1.2.0/24" }],
-						[{ "subnet": "10.1.3.0/24" }]
-					]
-				},
-				"args": {
-					"cni": {
-						"ips": ["10.1.2.88", "10.1.3.77"]
-					}
-				}
-			}`;
-      const r = await cmdAddWithArgs(n, conf, ver);
+      const r = await customIPs(
+        [[{ subnet: '10.1.2.0/24' }], [{ subnet: '10.1.3.0/24' }]],
+        ['10.1.2.88', '10.1.3.77'],
+        true,
+      );
       if (!hasMultipleIPs(ver)) {
         expect(r.error).toBe(`CNI version ${ver} does not support more than 1 address per family`);
       } else {
         expect(r.error).toBeUndefined();
-        expect(r.result!.ips).toHaveLength(2);
-        expect(r.result!.ips![0]!.address.split('/')[0]).toBe('10.1.2.88');
-        expect(r.result!.ips![1]!.address.split('/')[0]).toBe('10.1.3.77');
+        expect(addresses(r)).toEqual(['10.1.2.88', '10.1.3.77']);
       }
     });
 
     it(`[${ver}] allocates custom IPs from multiple protocols`, async () => {
-      const n = node();
-      writeResolvConf(n);
-      const conf = `{
-				"cniVersion": "${ver}",
-				"name": "mynet",
-				"type": "ipvlan",
-				"master": "foo0",
-				"ipam": {
-					"type": "host-local",
-					"dataDir": "${TMP}",
-					"ranges": [
-						[{"subnet":"172.16.1.0/24"}, { "subnet": "10.1.2.0/24" }],
-						[{ "subnet": "2001:db8:1::/48" }]
-					]
-				},
-				"args": {
-					"cni": {
-						"ips": ["10.1.2.88", "2001:db8:1::999"]
-					}
-				}
-			}`;
-      const r = await cmdAddWithArgs(n, conf, ver);
+      const r = await customIPs(
+        [[{ subnet: '172.16.1.0/24' }, { subnet: '10.1.2.0/24' }], [{ subnet: '2001:db8:1::/48' }]],
+        ['10.1.2.88', '2001:db8:1::999'],
+        true,
+      );
       expect(r.error).toBeUndefined();
-      expect(r.result!.ips).toHaveLength(2);
-      expect(r.result!.ips![0]!.address.split('/')[0]).toBe('10.1.2.88');
-      expect(r.result!.ips![1]!.address.split('/')[0]).toBe('2001:db8:1::999');
+      expect(addresses(r)).toEqual(['10.1.2.88', '2001:db8:1::999']);
     });
 
     it(`[${ver}] fails if a requested custom IP is not used`, async () => {
-      const n = node();
-      const conf = `{
-				"cniVersion": "${ver}",
-				"name": "mynet",
-				"type": "ipvlan",
-				"master": "foo0",
-				"ipam": {
-					"type": "host-local",
-					"dataDir": "${TMP}",
-					"ranges": [
-						[{ "subnet": "10.1.2.0/24" }],
-						[{ "subnet": "10.1.3.0/24" }]
-					]
-				},
-				"args": {
-					"cni": {
-						"ips": ["10.1.2.88", "10.1.2.77"]
-					}
-				}
-			}`;
-      const r = await cmdAddWithArgs(n, conf, ver);
+      const r = await customIPs(
+        [[{ subnet: '10.1.2.0/24' }], [{ subnet: '10.1.3.0/24' }]],
+        ['10.1.2.88', '10.1.2.77'],
+        false,
+      );
       if (!hasMultipleIPs(ver)) {
         expect(r.error).toBe(`CNI version ${ver} does not support more than 1 address per family`);
       } else {

@@ -38,6 +38,19 @@ function errorDoc(out: ExecOutput): { code: number; msg: string; details?: strin
   return JSON.parse(out.stdout) as { code: number; msg: string; details?: string };
 }
 
+/** Run with `name` dropped from `env`: a required variable is reported missing, an optional one is not needed. */
+async function expectRequired(env: Record<string, string>, name: string, required: boolean): Promise<void> {
+  delete env[name];
+  const { out } = await run(env);
+  if (required) expect(errorDoc(out)).toEqual({ code: 4, msg: `required env variables [${name}] missing` });
+  else expect(out.exitCode).toBe(0);
+}
+
+/** The `types.Error` code of a failed run with this stdin and these plugin versions. */
+async function errorCode(env: Record<string, string>, stdin: string, versions: string[]): Promise<number> {
+  return errorDoc((await run(env, stdin, { versions })).out).code;
+}
+
 const expectedArgs = {
   containerID: 'some-container-id',
   netns: '/some/netns/path',
@@ -86,11 +99,7 @@ describe('skel_test.go: when the CNI_COMMAND is ADD', () => {
     ['CNI_ARGS', false],
     ['CNI_PATH', true],
   ])('required / optional env vars: %s required=%s', async (name, required) => {
-    const env = baseEnv();
-    delete env[name];
-    const { out } = await run(env);
-    if (required) expect(errorDoc(out)).toEqual({ code: 4, msg: `required env variables [${name}] missing` });
-    else expect(out.exitCode).toBe(0);
+    await expectRequired(baseEnv(), name, required);
   });
 
   it('reports that all of them are missing, not just the first', async () => {
@@ -143,11 +152,7 @@ describe('skel_test.go: when the CNI_COMMAND is CHECK', () => {
     ['CNI_ARGS', false],
     ['CNI_PATH', true],
   ])('required / optional env vars: %s required=%s', async (name, required) => {
-    const e = env();
-    delete e[name];
-    const { out } = await run(e);
-    if (required) expect(errorDoc(out)).toEqual({ code: 4, msg: `required env variables [${name}] missing` });
-    else expect(out.exitCode).toBe(0);
+    await expectRequired(env(), name, required);
   });
 
   it('config version below 0.4.0: "config version does not allow CHECK"', async () => {
@@ -167,24 +172,34 @@ describe('skel_test.go: when the CNI_COMMAND is CHECK', () => {
   });
 
   it('a bad config version is a decoding failure', async () => {
-    const { out } = await run(env(), `{ "cniVersion": "adsfsadf", "some": "config", "name": "test" }`, {
-      versions: ['0.1.0', '0.2.0', '0.3.0'],
-    });
-    expect(errorDoc(out).code).toBe(CniErrorCode.DecodingFailure);
+    expect(
+      await errorCode(env(), `{ "cniVersion": "adsfsadf", "some": "config", "name": "test" }`, [
+        '0.1.0',
+        '0.2.0',
+        '0.3.0',
+      ]),
+    ).toBe(CniErrorCode.DecodingFailure);
   });
 
   it('a bad name is an invalid network config', async () => {
-    const { out } = await run(env(), `{ "cniVersion": "0.4.0", "some": "config", "name": "te%%st" }`, {
-      versions: ['0.1.0', '0.2.0', '0.3.0', '0.4.0'],
-    });
-    expect(errorDoc(out).code).toBe(CniErrorCode.InvalidNetworkConfig);
+    expect(
+      await errorCode(env(), `{ "cniVersion": "0.4.0", "some": "config", "name": "te%%st" }`, [
+        '0.1.0',
+        '0.2.0',
+        '0.3.0',
+        '0.4.0',
+      ]),
+    ).toBe(CniErrorCode.InvalidNetworkConfig);
   });
 
   it('a bad plugin version is a decoding failure', async () => {
-    const { out } = await run(env(), `{ "cniVersion": "0.4.0", "some": "config", "name": "test" }`, {
-      versions: ['0.1.0', '0.2.0', 'adsfasdf'],
-    });
-    expect(errorDoc(out).code).toBe(CniErrorCode.DecodingFailure);
+    expect(
+      await errorCode(env(), `{ "cniVersion": "0.4.0", "some": "config", "name": "test" }`, [
+        '0.1.0',
+        '0.2.0',
+        'adsfasdf',
+      ]),
+    ).toBe(CniErrorCode.DecodingFailure);
   });
 });
 
@@ -219,11 +234,7 @@ describe('skel_test.go: when the CNI_COMMAND is GC', () => {
     ['CNI_ARGS', false],
     ['CNI_PATH', true],
   ])('required / optional env vars: %s required=%s', async (name, required) => {
-    const e = env();
-    delete e[name];
-    const { out } = await run(e);
-    if (required) expect(errorDoc(out)).toEqual({ code: 4, msg: `required env variables [${name}] missing` });
-    else expect(out.exitCode).toBe(0);
+    await expectRequired(env(), name, required);
   });
 
   it('config version below 1.1.0: "config version does not allow GC"', async () => {
@@ -240,31 +251,17 @@ describe('skel_test.go: when the CNI_COMMAND is GC', () => {
 
   it('bad config version, bad name, bad plugin version', async () => {
     expect(
-      errorDoc(
-        (
-          await run(env(), `{ "cniVersion": "adsfsadf", "some": "config", "name": "test" }`, {
-            versions: ['1.1.0'],
-          })
-        ).out,
-      ).code,
+      await errorCode(env(), `{ "cniVersion": "adsfsadf", "some": "config", "name": "test" }`, ['1.1.0']),
     ).toBe(6);
     expect(
-      errorDoc(
-        (
-          await run(env(), `{ "cniVersion": "0.4.0", "some": "config", "name": "te%%st" }`, {
-            versions: ['1.1.0'],
-          })
-        ).out,
-      ).code,
+      await errorCode(env(), `{ "cniVersion": "0.4.0", "some": "config", "name": "te%%st" }`, ['1.1.0']),
     ).toBe(7);
     expect(
-      errorDoc(
-        (
-          await run(env(), `{ "cniVersion": "1.1.0", "some": "config", "name": "test" }`, {
-            versions: ['0.1.0', '0.2.0', 'adsfasdf'],
-          })
-        ).out,
-      ).code,
+      await errorCode(env(), `{ "cniVersion": "1.1.0", "some": "config", "name": "test" }`, [
+        '0.1.0',
+        '0.2.0',
+        'adsfasdf',
+      ]),
     ).toBe(6);
   });
 });
@@ -284,11 +281,7 @@ describe('skel_test.go: DEL, VERSION, unknown and missing commands', () => {
     ['CNI_ARGS', false],
     ['CNI_PATH', true],
   ])('DEL env vars: %s required=%s', async (name, required) => {
-    const e = { ...baseEnv(), CNI_COMMAND: 'DEL' } as Record<string, string>;
-    delete e[name];
-    const { out } = await run(e);
-    if (required) expect(errorDoc(out)).toEqual({ code: 4, msg: `required env variables [${name}] missing` });
-    else expect(out.exitCode).toBe(0);
+    await expectRequired({ ...baseEnv(), CNI_COMMAND: 'DEL' }, name, required);
   });
 
   it('VERSION prints the version to stdout (json.Encoder: compact, newline-terminated)', async () => {

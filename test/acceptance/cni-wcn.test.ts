@@ -93,6 +93,9 @@ function errorOf(out: ExecOutput): { code: number; msg: string; details?: string
   return JSON.parse(out.stdout) as { code: number; msg: string; details?: string };
 }
 
+/** An `AdditionalArgs` entry as the confs write it: `{"Name": "EndpointPolicy", "Value": value}`. */
+const endpointPolicy = <T>(Value: T) => ({ Name: 'EndpointPolicy', Value });
+
 /** host-local's on-disk allocations (`/var/lib/cni/networks/<net>/<ip>` files). */
 function allocations(host: Host, network: string): string[] {
   return host.files
@@ -239,21 +242,15 @@ const L2BRIDGE_CONF = {
   ipam: { subnet: '192.168.1.0/24', routes: [{ GW: '192.168.1.2' }] },
   dns: { Nameservers: ['11.0.0.10'], Search: ['svc.cluster.local'] },
   AdditionalArgs: [
-    {
-      Name: 'EndpointPolicy',
-      Value: {
-        Type: 'OutBoundNAT',
-        Settings: { Exceptions: ['192.168.0.0/16', '11.0.0.0/8', '10.124.24.0/23'] },
-      },
-    },
-    {
-      Name: 'EndpointPolicy',
-      Value: { Type: 'SDNRoute', Settings: { DestinationPrefix: '11.0.0.0/8', NeedEncap: true } },
-    },
-    {
-      Name: 'EndpointPolicy',
-      Value: { Type: 'SDNRoute', Settings: { DestinationPrefix: '10.124.24.196/32', NeedEncap: true } },
-    },
+    endpointPolicy({
+      Type: 'OutBoundNAT',
+      Settings: { Exceptions: ['192.168.0.0/16', '11.0.0.0/8', '10.124.24.0/23'] },
+    }),
+    endpointPolicy({ Type: 'SDNRoute', Settings: { DestinationPrefix: '11.0.0.0/8', NeedEncap: true } }),
+    endpointPolicy({
+      Type: 'SDNRoute',
+      Settings: { DestinationPrefix: '10.124.24.196/32', NeedEncap: true },
+    }),
   ],
 };
 
@@ -281,32 +278,20 @@ const DUALSTACK_CONF = {
   },
   dns: { Nameservers: ['10.127.130.7'], Search: ['svc.cluster.local'] },
   AdditionalArgs: [
-    {
-      Name: 'EndpointPolicy',
-      Value: {
-        Type: 'OutBoundNAT',
-        Settings: { Exceptions: ['192.168.0.0/16', '11.0.0.0/8', '10.124.24.0/23'] },
+    endpointPolicy({
+      Type: 'OutBoundNAT',
+      Settings: { Exceptions: ['192.168.0.0/16', '11.0.0.0/8', '10.124.24.0/23'] },
+    }),
+    endpointPolicy({
+      Type: 'OutBoundNAT',
+      Settings: {
+        VirtualIP: 'fc00::123',
+        Destinations: ['fd01::192', 'fd01::193'],
+        Exceptions: ['fd03::100/120', 'fd04::100/120'],
       },
-    },
-    {
-      Name: 'EndpointPolicy',
-      Value: {
-        Type: 'OutBoundNAT',
-        Settings: {
-          VirtualIP: 'fc00::123',
-          Destinations: ['fd01::192', 'fd01::193'],
-          Exceptions: ['fd03::100/120', 'fd04::100/120'],
-        },
-      },
-    },
-    {
-      Name: 'EndpointPolicy',
-      Value: { Type: 'SDNRoute', Settings: { DestinationPrefix: '11.0.0.0/8', NeedEncap: true } },
-    },
-    {
-      Name: 'EndpointPolicy',
-      Value: { Type: 'SDNRoute', Settings: { DestinationPrefix: 'fd00::200/120', NeedEncap: true } },
-    },
+    }),
+    endpointPolicy({ Type: 'SDNRoute', Settings: { DestinationPrefix: '11.0.0.0/8', NeedEncap: true } }),
+    endpointPolicy({ Type: 'SDNRoute', Settings: { DestinationPrefix: 'fd00::200/120', NeedEncap: true } }),
   ],
 };
 
@@ -536,18 +521,15 @@ describe('example/flannel_l2bridge.conf through flannel', () => {
       type: 'sdnbridge',
       optionalFlags: { forceBridgeGateway: true, loopbackDSR: false },
       AdditionalArgs: [
-        {
-          Name: 'EndpointPolicy',
-          Value: { Type: 'OutBoundNAT', Settings: { Exceptions: ['10.244.0.0/16', '10.96.0.0/12'] } },
-        },
-        {
-          Name: 'EndpointPolicy',
-          Value: { Type: 'SDNRoute', Settings: { DestinationPrefix: '10.96.0.0/12', NeedEncap: true } },
-        },
-        {
-          Name: 'EndpointPolicy',
-          Value: { Type: 'SDNRoute', Settings: { DestinationPrefix: '10.132.34.98/32', NeedEncap: true } },
-        },
+        endpointPolicy({ Type: 'OutBoundNAT', Settings: { Exceptions: ['10.244.0.0/16', '10.96.0.0/12'] } }),
+        endpointPolicy({
+          Type: 'SDNRoute',
+          Settings: { DestinationPrefix: '10.96.0.0/12', NeedEncap: true },
+        }),
+        endpointPolicy({
+          Type: 'SDNRoute',
+          Settings: { DestinationPrefix: '10.132.34.98/32', NeedEncap: true },
+        }),
       ],
     };
     const n = node();
@@ -582,15 +564,9 @@ describe('sig-windows-tools flannel containerd delegates (kubeadm/flannel @ 7041
       type: 'sdnbridge',
       optionalFlags: { forceBridgeGateway: true },
       AdditionalArgs: [
-        { Name: 'EndpointPolicy', Value: { Type: 'OutBoundNAT', Settings: { Exceptions: exceptions } } },
-        {
-          Name: 'EndpointPolicy',
-          Value: { Type: 'SDNROUTE', Settings: { DestinationPrefix: prefixes[0], NeedEncap: true } },
-        },
-        {
-          Name: 'EndpointPolicy',
-          Value: { Type: 'SDNROUTE', Settings: { DestinationPrefix: prefixes[1], NeedEncap: true } },
-        },
+        endpointPolicy({ Type: 'OutBoundNAT', Settings: { Exceptions: exceptions } }),
+        endpointPolicy({ Type: 'SDNROUTE', Settings: { DestinationPrefix: prefixes[0], NeedEncap: true } }),
+        endpointPolicy({ Type: 'SDNROUTE', Settings: { DestinationPrefix: prefixes[1], NeedEncap: true } }),
       ],
     });
 
@@ -642,18 +618,12 @@ describe('sig-windows-tools flannel containerd delegates (kubeadm/flannel @ 7041
     const delegate = {
       type: 'sdnoverlay',
       AdditionalArgs: [
-        {
-          Name: 'EndpointPolicy',
-          Value: { Type: 'OutBoundNAT', Settings: { Exceptions: ['10.96.0.0/12', '10.244.0.0/16'] } },
-        },
-        {
-          Name: 'EndpointPolicy',
-          Value: { Type: 'SDNROUTE', Settings: { DestinationPrefix: '10.96.0.0/12', NeedEncap: true } },
-        },
-        {
-          Name: 'EndpointPolicy',
-          Value: { Type: 'ProviderAddress', Settings: { ProviderAddress: HOST_IP } },
-        },
+        endpointPolicy({ Type: 'OutBoundNAT', Settings: { Exceptions: ['10.96.0.0/12', '10.244.0.0/16'] } }),
+        endpointPolicy({
+          Type: 'SDNROUTE',
+          Settings: { DestinationPrefix: '10.96.0.0/12', NeedEncap: true },
+        }),
+        endpointPolicy({ Type: 'ProviderAddress', Settings: { ProviderAddress: HOST_IP } }),
       ],
     };
     const out = await n.cni('ADD', flannelDelegate('flannel.4096', delegate), { netns: ns });
@@ -758,7 +728,7 @@ describe('ADD', () => {
     const ns = await n.namespace();
     const out = await n.cni(
       'ADD',
-      { ...conf, AdditionalArgs: [{ Name: 'EndpointPolicy', Value: 'OutBoundNAT' }] },
+      { ...conf, AdditionalArgs: [endpointPolicy('OutBoundNAT')] },
       { netns: ns },
     );
     expect(out.exitCode).toBe(2);
@@ -885,9 +855,7 @@ describe('loopbackDSR (P10)', () => {
     type: 'sdnbridge',
     optionalFlags: { loopbackDSR: true },
     ipam: { type: 'host-local', subnet: '10.244.1.0/24' },
-    AdditionalArgs: [
-      { Name: 'EndpointPolicy', Value: { Type: 'OutBoundNAT', Settings: { Exceptions: ['10.244.0.0/16'] } } },
-    ],
+    AdditionalArgs: [endpointPolicy({ Type: 'OutBoundNAT', Settings: { Exceptions: ['10.244.0.0/16'] } })],
   };
 
   it('on an HNS without DSR (10.1) ADD fails before touching anything (win-bridge would skip the policy)', async () => {

@@ -17,8 +17,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HResultName } from '../../src/core/errors.js';
-import { createHost, type Host } from '../../src/host/host.js';
-import { runScheduled, scheduledHost } from '../../src/testing/index.js';
+import { createHost } from '../../src/host/host.js';
+import { addL2Bridge, runScheduled, scheduledHost } from '../../src/testing/index.js';
 import { cniNetwork } from '../../src/runtime/network.js';
 
 const CODES: readonly HResultName[] = [
@@ -56,26 +56,6 @@ const faultArb = fc.oneof(
 
 const opArb = fc.record({ pod: fc.nat(2), verb: fc.constantFrom('ADD', 'ADD', 'DEL', 'CHECK') });
 
-function l2bridge(host: Host): void {
-  const r = host.api.HcnCreateNetwork(null, {
-    Name: 'cbr0',
-    Type: 'L2Bridge',
-    SchemaVersion: { Major: 2, Minor: 0 },
-    Ipams: [
-      {
-        Type: 'Static',
-        Subnets: [
-          {
-            IpAddressPrefix: '10.244.1.0/24',
-            Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
-          },
-        ],
-      },
-    ],
-  });
-  if (!r.ok) throw new Error(r.message);
-}
-
 const PLUGINS: Readonly<Record<string, { conf: object; failable: readonly string[] }>> = {
   'win-bridge': { conf: { type: 'win-bridge', apiVersion: 2 }, failable: METHODS },
   sdnbridge: {
@@ -101,7 +81,7 @@ describe('CNI ADD/DEL/CHECK interleavings under HNS failures and delays', () => 
           fc.array(faultsFor(failable), { maxLength: 3 }),
           async (s, ops, faults) => {
             const host = scheduledHost(s, { seed: 9 });
-            l2bridge(host);
+            addL2Bridge(host);
             // the namespaces containerd would have made, one per pod
             const ns: string[] = [];
             for (let i = 0; i < 3; i++) {
@@ -180,7 +160,7 @@ describe('CNI ADD/DEL/CHECK interleavings under HNS failures and delays', () => 
 describe('a leak the property leaves out, on its own', () => {
   it('sdnbridge: a failed read after a create that happened gives a second endpoint of that name; one DEL leaves it', async () => {
     const host = createHost({ seed: 9 });
-    l2bridge(host);
+    addL2Bridge(host);
     const r = host.api.HcnCreateNamespace(null, { SchemaVersion: { Major: 2, Minor: 0 } });
     if (!r.ok) throw new Error(r.message);
     const netns = (r.result as { ID: string }).ID;

@@ -6,10 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { confListFromConf, pluginConfFromBytes } from '../../src/cni/conf.js';
 import { execPlugin, referenceRegistry, sdnbridge } from '../../src/plugins/index.js';
-import { FlanneldHostGw, flanneldHost, writeSubnetEnv } from '../../src/plugins/flanneld/index.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import {
-  bareNode,
   BIN,
   cid,
   cniError,
@@ -19,8 +17,8 @@ import {
   endpointNamed,
   endpointNames,
   FLANNEL_DIR,
+  flannelHostGwNode,
   HOST_LOCAL,
-  HOST_LOCAL_FROM_3,
   ipOf,
   network,
   newNamespace,
@@ -32,18 +30,10 @@ import {
   runner,
   sandboxIdIn,
   v1BridgeNode,
+  winBridgeDoc,
 } from './cni-pitfall-kit.js';
-import type { Host } from '../../src/host/host.js';
 
 const GUID_NETNS = '6F1A4D3C-2B0E-4C8A-9E51-0D2C7B6A5F43';
-
-/** flanneld host-gw on the node (cbr0 + cbr0_ep at .2) and its subnet.env. */
-async function flannelHostGwNode(seed: number): Promise<Host> {
-  const host = bareNode(seed);
-  await new FlanneldHostGw(flanneldHost(host)).setup({ subnet: '10.244.1.0/24', publicIp: '192.168.1.11' });
-  writeSubnetEnv(host.files, { network: '10.244.0.0/16', subnet: '10.244.1.0/24', mtu: 1500, ipMasq: true });
-  return host;
-}
 
 /** The sig-windows-tools flannel `.conf` (one plugin, its own name): libcni up-converts it to a list. */
 function flannelConf(delegate: object): ReturnType<typeof conflist> {
@@ -65,11 +55,7 @@ function flannelConf(delegate: object): ReturnType<typeof conflist> {
 describe('P1: win-bridge without apiVersion under containerd (flannel-io/flannel#1812, kubernetes#94924, sig-windows-tools#102, hcsshim#1698, plugins#713/#1229)', () => {
   it('reproduced: the namespace GUID is taken for a shared endpoint that must already exist; ADD fails with code 999 and containerd unwinds', async () => {
     const host = v1BridgeNode(101);
-    const net = network(host, {
-      cniVersion: '0.3.1',
-      name: 'cbr0',
-      plugins: [{ type: 'win-bridge', ipam: HOST_LOCAL }],
-    });
+    const net = network(host, winBridgeDoc(undefined, HOST_LOCAL));
     const rt = new ContainerdRuntime(host, { networks: [net] });
     const err = await rejection(rt.runPodSandbox(pod()));
     const id = sandboxIdIn(err.message);
@@ -106,11 +92,7 @@ describe('P1: win-bridge without apiVersion under containerd (flannel-io/flannel
 
   it('fix: `apiVersion: 2` — the endpoint is created on HCN and added to the pod’s namespace', async () => {
     const host = v1BridgeNode(103);
-    const net = network(host, {
-      cniVersion: '0.3.1',
-      name: 'cbr0',
-      plugins: [{ type: 'win-bridge', apiVersion: 2, ipam: HOST_LOCAL_FROM_3 }],
-    });
+    const net = network(host, winBridgeDoc(2));
     const rt = new ContainerdRuntime(host, { networks: [net] });
     const id = await rt.runPodSandbox(pod());
     const status = await rt.podSandboxStatus(id);

@@ -24,6 +24,7 @@ import {
   conflist,
   endpointNamed,
   endpointNames,
+  flannelHostGwNode,
   ipOf,
   network,
   newNamespace,
@@ -453,15 +454,8 @@ describe('P14: V1 endpoints are invisible to an HCN list-by-network (kubernetes#
 
 describe('P16: flanneld re-creates the network when the lease subnet changes (code §5.2/§5.3)', () => {
   async function flannelPod(seed: number) {
-    const host = bareNode(seed);
+    const host = await flannelHostGwNode(seed);
     const lease = { subnet: '10.244.1.0/24', publicIp: '192.168.1.11' };
-    await new FlanneldHostGw(flanneldHost(host)).setup(lease);
-    writeSubnetEnv(host.files, {
-      network: '10.244.0.0/16',
-      subnet: '10.244.1.0/24',
-      mtu: 1500,
-      ipMasq: true,
-    });
     const net = network(host, {
       cniVersion: '0.3.1',
       name: 'cbr0',

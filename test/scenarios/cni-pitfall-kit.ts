@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the CNI pitfall scenarios (reference cni-windows.md §7, P1–P17): simulated nodes
- * as the real deployments build them (an HNS v1 L2Bridge `cbr0` as flanneld host-gw makes it, an
- * HCN L2Bridge for the containerd path), the reference plugins installed in one CNI bin directory,
+ * as the real deployments build them (an HNS v1 L2Bridge `cbr0` as flanneld host-gw makes it, which
+ * the containerd path reaches through HCN), the reference plugins installed in one CNI bin directory,
  * libcni's runner over them, and small readers of what a node is left with (endpoints, host-local
  * reservations, flannel's saved configs, libcni's cache).
  */
@@ -14,6 +14,7 @@ import type { PluginRegistry } from '../../src/cni/registry.js';
 import { CniRunner, cniErrorOf } from '../../src/cni/runner.js';
 import { createHost, type Host, type HostOptions } from '../../src/host/host.js';
 import type { EndpointRec } from '../../src/hns/model.js';
+import { FlanneldHostGw, flanneldHost, writeSubnetEnv } from '../../src/plugins/flanneld/index.js';
 import { referenceRegistry } from '../../src/plugins/index.js';
 import type { CniNetwork, PodSandboxConfig } from '../../src/runtime/contracts.js';
 
@@ -56,6 +57,14 @@ export function v1BridgeNode(seed: number, opts: HostOptions = {}): Host {
   return host;
 }
 
+/** flanneld host-gw on a bare node (cbr0 + cbr0_ep at .2, lease 10.244.1.0/24) and its subnet.env. */
+export async function flannelHostGwNode(seed: number): Promise<Host> {
+  const host = bareNode(seed);
+  await new FlanneldHostGw(flanneldHost(host)).setup({ subnet: '10.244.1.0/24', publicIp: '192.168.1.11' });
+  writeSubnetEnv(host.files, { network: '10.244.0.0/16', subnet: '10.244.1.0/24', mtu: 1500, ipMasq: true });
+  return host;
+}
+
 /** Every reference plugin installed in BIN, and a plugin host over the node. */
 export function cniHost(host: Host, registry: PluginRegistry = referenceRegistry([BIN])): CniHost {
   return pluginHost(host, registry);
@@ -86,7 +95,7 @@ export function network(
 /** host-local over the node's pod subnet. */
 export const HOST_LOCAL = { type: 'host-local', subnet: '10.244.1.0/24' };
 /** win-bridge's gateway is network + 2 (.2): its pods start at .3 (P2). */
-export const HOST_LOCAL_FROM_3 = { ...HOST_LOCAL, rangeStart: '10.244.1.3' };
+const HOST_LOCAL_FROM_3 = { ...HOST_LOCAL, rangeStart: '10.244.1.3' };
 
 /** The conflist document of win-bridge (v1 path, or HCN with `apiVersion: 2`), host-local from .3 by default. */
 export function winBridgeDoc(apiVersion?: number, ipam: object = HOST_LOCAL_FROM_3): object {

@@ -13,7 +13,6 @@ import {
   endpointNamed,
   endpointNames,
   HOST_LOCAL,
-  HOST_LOCAL_FROM_3,
   ipOf,
   network,
   newNamespace,
@@ -29,6 +28,7 @@ import {
   track,
   v1BridgeNode,
   winBridge,
+  winBridgeDoc,
 } from './cni-pitfall-kit.js';
 
 // ───────────────────────────── P6 ─────────────────────────────
@@ -36,11 +36,7 @@ import {
 describe('P6: ADD must be idempotent on Windows (kubernetes#70279, #64188; ovn-kubernetes#580; microsoft/SDN#222)', () => {
   it('the dockershim pattern works on the v1 path: PodSandboxStatus re-runs ADD; the endpoint is reused, IPAM is not called again', async () => {
     const host = v1BridgeNode(601);
-    const net = network(
-      host,
-      { cniVersion: '0.3.1', name: 'cbr0', plugins: [{ type: 'win-bridge', ipam: HOST_LOCAL_FROM_3 }] },
-      { cacheDir: '/var/lib/cni/cache' },
-    );
+    const net = network(host, winBridgeDoc(), { cacheDir: '/var/lib/cni/cache' });
     const rt = new DockershimRuntime(host, { network: net });
     const config = pod();
     const id = await rt.runPodSandbox(config);
@@ -208,13 +204,7 @@ describe('P8: HNS hangs or is slow (antrea PR#650, PR#8172; Azure/azure-containe
   it('reproduced: Remove-HnsEndpoint never returns — StopPodSandbox outlives kubelet’s timeout with the address already released', async () => {
     const host = v1BridgeNode(801);
     const rt = new ContainerdRuntime(host, {
-      networks: [
-        network(host, {
-          cniVersion: '0.3.1',
-          name: 'cbr0',
-          plugins: [{ type: 'win-bridge', apiVersion: 2, ipam: HOST_LOCAL_FROM_3 }],
-        }),
-      ],
+      networks: [network(host, winBridgeDoc(2))],
     });
     const id = await rt.runPodSandbox(pod());
     const gate = host.faults.hang({ method: 'HcnDeleteEndpoint' });

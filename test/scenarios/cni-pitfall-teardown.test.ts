@@ -6,12 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HcnClient } from '../../src/api/hcn/client.js';
-import type { Host } from '../../src/host/host.js';
 import { hostLocal, referenceRegistry } from '../../src/plugins/index.js';
-import { FlanneldHostGw, flanneldHost, writeSubnetEnv } from '../../src/plugins/flanneld/index.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import {
-  bareNode,
   BIN,
   cid,
   cniError,
@@ -21,8 +18,8 @@ import {
   endpointNamed,
   endpointNames,
   FLANNEL_DIR,
+  flannelHostGwNode,
   HOST_LOCAL,
-  HOST_LOCAL_FROM_3,
   ipOf,
   network,
   newNamespace,
@@ -37,6 +34,7 @@ import {
   SDNBRIDGE,
   v1BridgeNode,
   winBridge,
+  winBridgeDoc,
 } from './cni-pitfall-kit.js';
 
 // ───────────────────────────── P3 ─────────────────────────────
@@ -178,13 +176,7 @@ describe('P4: endpoint leaks when an attach fails or a pod fails to start (ovn-k
   it('fix (in the runtime, kubernetes#68511): the pause container fails to start after CNI ADD; containerd runs DEL and nothing leaks', async () => {
     const host = v1BridgeNode(404);
     const rt = new ContainerdRuntime(host, {
-      networks: [
-        network(host, {
-          cniVersion: '0.3.1',
-          name: 'cbr0',
-          plugins: [{ type: 'win-bridge', apiVersion: 2, ipam: HOST_LOCAL_FROM_3 }],
-        }),
-      ],
+      networks: [network(host, winBridgeDoc(2))],
     });
     host.faults.fail({ method: 'HcsCreateComputeSystem' }, 'HCS_E_SYSTEM_NOT_FOUND', { times: 1 });
     const err = await rejection(rt.runPodSandbox(pod()));
@@ -245,13 +237,7 @@ describe('P5: the namespace is deleted before DEL (Azure/azure-container-network
   it('fix (in containerd): the namespace deleted out of band; StopPodSandbox calls DEL with an empty netns and nothing is left', async () => {
     const host = v1BridgeNode(503);
     const rt = new ContainerdRuntime(host, {
-      networks: [
-        network(host, {
-          cniVersion: '0.3.1',
-          name: 'cbr0',
-          plugins: [{ type: 'win-bridge', apiVersion: 2, ipam: HOST_LOCAL_FROM_3 }],
-        }),
-      ],
+      networks: [network(host, winBridgeDoc(2))],
     });
     const id = await rt.runPodSandbox(pod());
     const { netns } = await rt.podSandboxStatus(id);
@@ -284,17 +270,6 @@ describe('P5: the namespace is deleted before DEL (Azure/azure-container-network
 // ───────────────────────────── P15 ─────────────────────────────
 
 describe('P15: flannel’s saved delegate config (containernetworking/plugins#426; code §5.1)', () => {
-  async function flannelNode(seed: number): Promise<Host> {
-    const host = bareNode(seed);
-    await new FlanneldHostGw(flanneldHost(host)).setup({ subnet: '10.244.1.0/24', publicIp: '192.168.1.11' });
-    writeSubnetEnv(host.files, {
-      network: '10.244.0.0/16',
-      subnet: '10.244.1.0/24',
-      mtu: 1500,
-      ipMasq: true,
-    });
-    return host;
-  }
   const FLANNEL = conflist({
     cniVersion: '0.3.1',
     name: 'cbr0',
@@ -302,7 +277,7 @@ describe('P15: flannel’s saved delegate config (containernetworking/plugins#42
   });
 
   it('reproduced: a failed ADD leaves /var/lib/cni/flannel/<id>; only a DEL removes it', async () => {
-    const host = await flannelNode(1501);
+    const host = await flannelHostGwNode(1501);
     const r = runner(host);
     const id = cid(1);
     dockerContainer(host, id);
@@ -323,7 +298,7 @@ describe('P15: flannel’s saved delegate config (containernetworking/plugins#42
   });
 
   it('reproduced: DEL without the saved file succeeds without calling the delegate — the endpoint and the address leak', async () => {
-    const host = await flannelNode(1502);
+    const host = await flannelHostGwNode(1502);
     const r = runner(host);
     const [burn, id] = [cid(1), cid(2)];
     for (const c of [burn, id]) dockerContainer(host, c);
@@ -340,7 +315,7 @@ describe('P15: flannel’s saved delegate config (containernetworking/plugins#42
   });
 
   it('reproduced (code-derived hypothesis): with dockershim a workload DEL (container:<pause>) consumes the pause container’s file; the pause DEL then leaks', async () => {
-    const host = await flannelNode(1503);
+    const host = await flannelHostGwNode(1503);
     const r = runner(host, { cacheDir: '/var/lib/cni/cache' });
     const [burn, pause, app] = [cid(1), cid(2), cid(3)];
     for (const c of [burn, pause, app]) dockerContainer(host, c);
