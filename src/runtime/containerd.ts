@@ -23,6 +23,7 @@
  */
 import { HcnClient } from '../api/hcn/client.js';
 import { isNotFoundError } from '../api/hcn/errors.js';
+import type { HostComputeNamespace } from '../api/hcn/namespace.js';
 import { HcsClient } from '../api/hcs/client.js';
 import { isNotExist } from '../api/hcs/errors.js';
 import type { System, SystemExit } from '../api/hcs/system.js';
@@ -49,12 +50,14 @@ import {
   errorText,
   generateId,
   goCniCreateResult,
+  isExitNotification,
   KILLED_EXIT_CODE,
   NameIndex,
   q,
   selectPodIPs,
   Steps,
   stopContainerSystem,
+  terminateAndClose,
   wrap,
   type GoCniConfig,
   type IpPreference,
@@ -362,15 +365,19 @@ export class ContainerdRuntime {
     }
   }
 
-  /** `NetNS.Closed()`: the namespace lookup says not found. */
-  async #netnsClosed(path: string): Promise<boolean> {
+  /** hcn.GetNamespaceByID: the namespace, or undefined when HNS says not found. */
+  async #findNetns(path: string): Promise<HostComputeNamespace | undefined> {
     try {
-      // hcn.GetNamespaceByID; its not-found error is the undefined here
-      return (await this.#hcn.findNamespaceByID(path)) === undefined;
+      return await this.#hcn.findNamespaceByID(path);
     } catch (e) {
-      if (isNotFoundError(e)) return true;
+      if (isNotFoundError(e)) return undefined;
       throw e;
     }
+  }
+
+  /** `NetNS.Closed()`: the namespace lookup says not found. */
+  async #netnsClosed(path: string): Promise<boolean> {
+    return (await this.#findNetns(path)) === undefined;
   }
 
   /** `NetNS.Remove()`: idempotent (not found counts as removed). */
@@ -381,14 +388,7 @@ export class ContainerdRuntime {
       'namespace.remove',
       sb.id,
       async () => {
-        let ns;
-        try {
-          // hcn.GetNamespaceByID; its not-found error is the undefined here
-          ns = await this.#hcn.findNamespaceByID(path);
-        } catch (e) {
-          if (isNotFoundError(e)) return 'already gone';
-          throw e;
-        }
+        const ns = await this.#findNetns(path);
         if (ns === undefined) return 'already gone';
         try {
           await ns.delete();
@@ -471,8 +471,7 @@ export class ContainerdRuntime {
 
   /** The sandbox's pause container or utility VM exited: NOTREADY, and the shim lets go of it. */
   #onPauseNotification(sb: SandboxRec, n: HcsNotificationEvent): void {
-    if (n.notification !== 'SystemExited' && n.notification !== 'ServiceDisconnect') return;
-    if (sb.stopping) return;
+    if (!isExitNotification(n) || sb.stopping) return;
     if (sb.state === 'READY') sb.state = 'NOTREADY';
     sb.unwatch?.();
     sb.unwatch = undefined;
@@ -753,14 +752,12 @@ export class ContainerdRuntime {
         () => c.id,
       );
     } catch (e) {
-      await system.terminate().catch(() => undefined);
-      await system.close();
+      await terminateAndClose(system);
       throw wrap(`failed to start containerd task ${q(c.id)}`, e);
     }
     c.system = system;
     c.unwatch = this.#hcs.watch(c.id, (n) => {
-      if (n.notification === 'SystemExited' || n.notification === 'ServiceDisconnect')
-        this.#onContainerExit(c);
+      if (isExitNotification(n)) this.#onContainerExit(c);
     });
     this.#markRunning(c, sb);
   }

@@ -8,7 +8,7 @@ import type { System } from '../api/hcs/system.js';
 import type { CniResult } from '../cni/contracts.js';
 import { goIPText } from '../cni/goip.js';
 import type { Clock } from '../core/clock.js';
-import type { EventBus, RuntimeStepEvent } from '../core/events.js';
+import type { EventBus, HcsNotificationEvent, RuntimeStepEvent } from '../core/events.js';
 import type { Rng } from '../core/rng.js';
 import { RuntimeError, type DnsConfig, type PodSandboxConfig, type PortMapping } from './contracts.js';
 
@@ -89,6 +89,17 @@ export class BackgroundWork {
   async settle(): Promise<void> {
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);
   }
+}
+
+/** An HCS notification that says the system is gone (it exited, or the service let go of it). */
+export function isExitNotification(n: HcsNotificationEvent): boolean {
+  return n.notification === 'SystemExited' || n.notification === 'ServiceDisconnect';
+}
+
+/** Kill a compute system (one already stopped is fine) and close its handle: a failed start's cleanup. */
+export async function terminateAndClose(system: System): Promise<void> {
+  await system.terminate().catch(() => undefined);
+  await system.close();
 }
 
 /** A container record as both runtimes keep it, as far as stopping it goes. */

@@ -40,11 +40,13 @@ import {
   BackgroundWork,
   errorText,
   generateId,
+  isExitNotification,
   KILLED_EXIT_CODE,
   podBandwidth,
   q,
   Steps,
   stopContainerSystem,
+  terminateAndClose,
   wrap,
 } from './cri.js';
 
@@ -230,13 +232,12 @@ export class DockershimRuntime {
         try {
           await system.start();
         } catch (e) {
-          await system.terminate().catch(() => undefined);
-          await system.close();
+          await terminateAndClose(system);
           throw wrap('Error response from daemon', e);
         }
         c.system = system;
         c.unwatch = this.#hcs.watch(c.id, (n) => {
-          if (n.notification === 'SystemExited' || n.notification === 'ServiceDisconnect') this.#onExit(c);
+          if (isExitNotification(n)) this.#onExit(c);
         });
       },
       () => c.id,

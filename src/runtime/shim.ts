@@ -14,7 +14,7 @@ import { newGuid } from '../core/guid.js';
 import type { JsonObject } from '../core/json.js';
 import type { Rng } from '../core/rng.js';
 import { RuntimeError } from './contracts.js';
-import { errorText, q } from './cri.js';
+import { errorText, q, terminateAndClose } from './cri.js';
 
 /** The shim's `Owner` (`filepath.Base(os.Args[0])`). */
 export const SHIM_OWNER = 'containerd-shim-runhcs-v1.exe';
@@ -126,8 +126,7 @@ export class UtilityVm {
       await system.start();
     } catch (e) {
       report('uvm.start', false, errorText(e));
-      await system.terminate().catch(() => undefined);
-      await system.close();
+      await terminateAndClose(system);
       throw e;
     }
     report('uvm.start', true);
@@ -274,8 +273,7 @@ export class UtilityVm {
 
   /** `UtilityVM.Close`: terminate (a stopped VM is fine) and close the handle. */
   async close(): Promise<void> {
-    await this.system.terminate().catch(() => undefined);
-    await this.system.close();
+    await terminateAndClose(this.system);
   }
 }
 

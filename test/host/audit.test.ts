@@ -3,10 +3,13 @@
  * cni-windows.md §7) and goes when the leak is cleaned up; a live pod and a torn-down one are clean.
  */
 import { describe, expect, it } from 'vitest';
+import { auditStore } from '../../src/hns/audit.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import { execPlugin } from '../../src/plugins/index.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import { cniNetwork } from '../../src/runtime/network.js';
+import { KIT_CONFLIST } from '../../src/testing/commands.js';
+import { ok } from '../api/hcs-helpers.js';
 import { addL2Bridge } from '../runtime/kit.js';
 
 function node(): { host: Host; networkId: string } {
@@ -14,24 +17,10 @@ function node(): { host: Host; networkId: string } {
   return { host, networkId: addL2Bridge(host, '10.244.1.1') };
 }
 
-function ok<T>(r: { ok: true; result: T } | { ok: false; message: string }): T {
-  if (!r.ok) throw new Error(r.message);
-  return r.result;
-}
-
 const kinds = (h: Host) => h.audit().map((f) => f.kind);
 
-const CONFLIST = {
-  cniVersion: '1.0.0',
-  name: 'cbr0',
-  plugins: [
-    {
-      type: 'win-bridge',
-      apiVersion: 2,
-      ipam: { type: 'host-local', subnet: '10.244.1.0/24', rangeStart: '10.244.1.3' },
-    },
-  ],
-};
+/** win-bridge (`apiVersion: 2`) + host-local from .3 on `cbr0`: the kit's conflist. */
+const CONFLIST = JSON.stringify(KIT_CONFLIST);
 
 describe('host.audit()', () => {
   it('a fresh node, a live pod and a torn-down pod are clean', async () => {
@@ -104,15 +93,10 @@ describe('host.audit()', () => {
   it('a host-local reservation with no endpoint (pitfall P3: IPAM ran, the endpoint never came), until DEL', async () => {
     const { host } = node();
     const env = { CNI_CONTAINERID: 'c1', CNI_NETNS: 'x', CNI_IFNAME: 'eth0', CNI_PATH: 'C:\\cni' };
-    const conf = JSON.stringify({
-      cniVersion: '1.0.0',
-      name: 'cbr0',
-      ipam: { type: 'host-local', subnet: '10.244.1.0/24' },
-    });
-    const add = await execPlugin(host, 'host-local', {
-      env: { ...env, CNI_COMMAND: 'ADD' },
-      stdin: JSON.stringify({ ...JSON.parse(conf), type: 'host-local', ...JSON.parse(conf).ipam }),
-    });
+    const ipam = { type: 'host-local', subnet: '10.244.1.0/24' };
+    // host-local invoked directly: the network config with its ipam section flattened in
+    const stdin = JSON.stringify({ cniVersion: '1.0.0', name: 'cbr0', ipam, ...ipam });
+    const add = await execPlugin(host, 'host-local', { env: { ...env, CNI_COMMAND: 'ADD' }, stdin });
     expect(add.exitCode, add.stdout).toBe(0);
     expect(host.audit()).toEqual([
       {
@@ -121,10 +105,7 @@ describe('host.audit()', () => {
         detail: 'host-local reserved 10.244.1.2 for c1 on cbr0, and no endpoint has it',
       },
     ]);
-    const del = await execPlugin(host, 'host-local', {
-      env: { ...env, CNI_COMMAND: 'DEL' },
-      stdin: JSON.stringify({ ...JSON.parse(conf), type: 'host-local', ...JSON.parse(conf).ipam }),
-    });
+    const del = await execPlugin(host, 'host-local', { env: { ...env, CNI_COMMAND: 'DEL' }, stdin });
     expect(del.exitCode).toBe(0);
     expect(host.audit()).toEqual([]);
   });
@@ -211,6 +192,9 @@ describe('host.audit()', () => {
     host.hns.store.alloc.get(networkId)!.endpoints.delete(ep.ID);
     const found = host.audit();
     expect(found[0]!.kind).toBe('store-inconsistent');
+    const lines = auditStore(host.hns.store);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(found.filter((f) => f.kind === 'store-inconsistent').map((f) => f.detail)).toEqual(lines);
     expect(found.some((f) => f.kind === 'endpoint-unused')).toBe(true);
   });
 });

@@ -12,6 +12,7 @@ import { createHost, type Host } from '../../src/host/host.js';
 import { FlanneldVxlan, flanneldHost, writeSubnetEnv } from '../../src/plugins/flanneld/index.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import { cniNetwork } from '../../src/runtime/network.js';
+import { endpointNamed } from '../scenarios/cni-pitfall-kit.js';
 import { isHostLocalBookkeeping, leftovers } from './kit.js';
 
 const NIC = {
@@ -55,7 +56,7 @@ function endpointDoc(
   host: Host,
   name: string,
 ): { MacAddress: string; Policies: PolicyDoc[]; ip: string; ns: string } {
-  const e = [...host.hns.store.endpoints.values()].find((x) => x.Name === name);
+  const e = endpointNamed(host, name);
   if (!e) throw new Error(`no endpoint ${name}`);
   const q = host.api.HcnQueryEndpointProperties(e.ID, '');
   if (!q.ok) throw new Error(q.message);

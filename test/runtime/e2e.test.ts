@@ -8,11 +8,9 @@
  * shows the leak (cni-windows.md §7 P1, P2, P4/WCN, P5; kubernetes-windows.md §4 #2, #18).
  */
 import { describe, expect, it } from 'vitest';
-import { confListFromBytes } from '../../src/cni/conf.js';
-import { pluginHost } from '../../src/cni/host.js';
 import { PluginRegistry } from '../../src/cni/registry.js';
-import { CniRunner } from '../../src/cni/runner.js';
-import { createHost, type Host } from '../../src/host/host.js';
+import type { Json } from '../../src/core/json.js';
+import type { Host } from '../../src/host/host.js';
 import { flannel } from '../../src/plugins/flannel/index.js';
 import { FlanneldHostGw, flanneldHost, writeSubnetEnv } from '../../src/plugins/flanneld/index.js';
 import { hostLocal } from '../../src/plugins/host-local/index.js';
@@ -21,23 +19,19 @@ import { winBridge } from '../../src/plugins/win-bridge.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import type { CniNetwork } from '../../src/runtime/contracts.js';
 import { DockershimRuntime } from '../../src/runtime/dockershim.js';
+import { cniNetwork } from '../../src/runtime/network.js';
+import {
+  bareNode,
+  BIN,
+  endpointNamed,
+  HOST_LOCAL_CBR0 as HOST_LOCAL_DIR,
+  v1BridgeNode,
+} from '../scenarios/cni-pitfall-kit.js';
 import { leftovers, podConfig, podFiles, recordSteps, rejection } from './kit.js';
 
-const BIN = 'C:\\opt\\cni\\bin';
-const HOST_LOCAL_DIR = '/var/lib/cni/networks/cbr0';
-
+/** The HCN L2Bridge `cbr0` on 10.244.1.0/24 (gateway .1) over the node's NIC `Ethernet`. */
 function l2bridgeNode(seed: number): Host {
-  const host = createHost({
-    seed,
-    adapters: [
-      {
-        name: 'Ethernet',
-        ipAddress: '192.168.1.11/24',
-        gateway: '192.168.1.1',
-        macAddress: '00-0D-3A-11-22-33',
-      },
-    ],
-  });
+  const host = bareNode(seed);
   const r = host.api.HcnCreateNetwork(null, {
     Name: 'cbr0',
     Type: 'L2Bridge',
@@ -59,17 +53,14 @@ function l2bridgeNode(seed: number): Host {
   return host;
 }
 
-function network(host: Host, conflist: object, cacheDir?: string): CniNetwork {
+/** A conflist over the four plugins these tests use, installed in BIN. */
+function network(host: Host, conflist: Json, cacheDir?: string): CniNetwork {
   const registry = new PluginRegistry()
     .register(winBridge, [BIN])
     .register(hostLocal, [BIN])
     .register(sdnbridge, [BIN])
     .register(flannel, [BIN]);
-  const runner = new CniRunner(pluginHost(host, registry), {
-    path: [BIN],
-    ...(cacheDir ? { cacheDir } : {}),
-  });
-  return { list: confListFromBytes(JSON.stringify(conflist)), runner };
+  return cniNetwork(host, conflist, { registry, path: [BIN], ...(cacheDir ? { cacheDir } : {}) });
 }
 
 const OUTBOUND_NAT_V2 = {
@@ -94,10 +85,6 @@ function winBridgeV2(host: Host): CniNetwork {
   });
 }
 
-function endpointOf(host: Host, name: string) {
-  return [...host.hns.store.endpoints.values()].find((e) => e.Name === name);
-}
-
 describe('containerd + win-bridge (apiVersion 2) + host-local', () => {
   it('three pods get .2, .3, .4 in their namespaces with the DNS and port mapping of their config; teardown leaves nothing', async () => {
     const host = l2bridgeNode(21);
@@ -115,7 +102,7 @@ describe('containerd + win-bridge (apiVersion 2) + host-local', () => {
     const statuses = await Promise.all(ids.map((id) => rt.podSandboxStatus(id)));
     expect(statuses.map((s) => s.network.ip)).toEqual(['10.244.1.2', '10.244.1.3', '10.244.1.4']);
     for (const [i, id] of ids.entries()) {
-      const ep = endpointOf(host, `${id}_cbr0`)!;
+      const ep = endpointNamed(host, `${id}_cbr0`)!;
       expect(ep.HostComputeNamespace).toBe(statuses[i]!.netns);
       // runtimeConfig decoded from go-cni's Go field names: the DNS and the host port reach HNS
       expect(ep.Dns).toMatchObject({
@@ -142,7 +129,7 @@ describe('containerd + win-bridge (apiVersion 2) + host-local', () => {
     const host = l2bridgeNode(22);
     const rt = new ContainerdRuntime(host, { networks: [winBridgeV2(host)] });
     const id = await rt.runPodSandbox(podConfig(), 'runhcs-wcow-hypervisor');
-    const ep = endpointOf(host, `${id}_cbr0`)!;
+    const ep = endpointNamed(host, `${id}_cbr0`)!;
     expect(host.hcs.get(`${id}@vm`).nics).toEqual([
       { nicId: expect.any(String), endpointId: ep.ID, macAddress: ep.MacAddress },
     ]);
@@ -260,7 +247,7 @@ describe('containerd + sdnbridge (windows-container-networking) + host-local', (
     );
     expect((await rt.podSandboxStatus(a)).network.ip).toBe('10.244.1.2');
     expect((await rt.podSandboxStatus(b)).network.ip).toBe('10.244.1.3');
-    expect(endpointOf(host, `${a}_cbr0`)!.HostComputeNamespace).toBe((await rt.podSandboxStatus(a)).netns);
+    expect(endpointNamed(host, `${a}_cbr0`)!.HostComputeNamespace).toBe((await rt.podSandboxStatus(a)).netns);
     for (const id of [a, b]) await rt.removePodSandbox(id);
     expect(leftovers(host)).toMatchObject({ endpoints: [], namespaces: [], systems: [] });
     expect(podFiles(host)).toEqual([]);
@@ -297,7 +284,7 @@ describe('containerd + sdnbridge (windows-container-networking) + host-local', (
     const id = /sandbox "([0-9a-f]{64})"/.exec(msg)![1]!;
     expect(rt.listPodSandbox()).toEqual([]);
     expect(leftovers(host)).toMatchObject({ endpoints: [`${id}_cbr0`], namespaces: [], systems: [] });
-    expect(endpointOf(host, `${id}_cbr0`)!.IpConfigurations[0]!.IpAddress).toBe('10.244.1.2');
+    expect(endpointNamed(host, `${id}_cbr0`)!.IpConfigurations[0]!.IpAddress).toBe('10.244.1.2');
     // host-local let .2 go (DEL releases IPAM first): the endpoint holds an address nobody owns
     expect(podFiles(host)).toEqual([]);
   });
@@ -305,28 +292,7 @@ describe('containerd + sdnbridge (windows-container-networking) + host-local', (
 
 describe('dockershim + win-bridge (v1) + host-local', () => {
   function dockerNode(seed: number) {
-    const host = createHost({
-      seed,
-      adapters: [
-        {
-          name: 'Ethernet',
-          ipAddress: '192.168.1.11/24',
-          gateway: '192.168.1.1',
-          macAddress: '00-0D-3A-11-22-33',
-        },
-      ],
-    });
-    const r = host.api.HNSCall(
-      'POST',
-      '/networks/',
-      JSON.stringify({
-        Name: 'cbr0',
-        Type: 'L2Bridge',
-        NetworkAdapterName: 'Ethernet',
-        Subnets: [{ AddressPrefix: '10.244.1.0/24', GatewayAddress: '10.244.1.1' }],
-      }),
-    );
-    if (!r.ok) throw new Error(r.message);
+    const host = v1BridgeNode(seed);
     const net = network(
       host,
       {
@@ -352,13 +318,13 @@ describe('dockershim + win-bridge (v1) + host-local', () => {
     const { host, rt } = dockerNode(31);
     const config = podConfig();
     const id = await rt.runPodSandbox(config);
-    const ep = endpointOf(host, `${id}_cbr0`)!;
+    const ep = endpointNamed(host, `${id}_cbr0`)!;
     expect(ep.IpConfigurations[0]!.IpAddress).toBe('10.244.1.3');
     expect(ep.SharedContainers).toEqual([id]);
     const c = await rt.createContainer(id, { metadata: { name: 'app' } }, config);
     await rt.startContainer(c);
     expect((await rt.podSandboxStatus(id)).network.ip).toBe('10.244.1.3');
-    expect(endpointOf(host, `${id}_cbr0`)!.SharedContainers).toEqual([id, c]);
+    expect(endpointNamed(host, `${id}_cbr0`)!.SharedContainers).toEqual([id, c]);
     // kubelet: containers first, then the sandbox
     await rt.stopContainer(c, 30);
     await rt.stopPodSandbox(id);

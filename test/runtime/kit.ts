@@ -15,6 +15,7 @@ import type { RuntimeStepEvent } from '../../src/core/events.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import { addL2Bridge } from '../../src/testing/commands.js';
 import type { CniListRunner, CniNetwork, PodSandboxConfig } from '../../src/runtime/contracts.js';
+import { endpointNames, podNamespaces } from '../scenarios/cni-pitfall-kit.js';
 
 /**
  * Adds the HCN L2Bridge network `cbr0` on 10.244.1.0/24 (default route via `gateway`), as flannel
@@ -192,10 +193,8 @@ export function leftovers(
   files: string[];
 } {
   return {
-    endpoints: [...host.hns.store.endpoints.values()].map((e) => e.Name),
-    namespaces: [...host.hns.store.namespaces.values()]
-      .filter((n) => n.Type !== 'HostDefault')
-      .map((n) => n.ID),
+    endpoints: endpointNames(host),
+    namespaces: podNamespaces(host),
     systems: [...host.hcs.systems.values()].map((s) => s.id),
     files: host.files
       .entries()

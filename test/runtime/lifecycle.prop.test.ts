@@ -13,14 +13,12 @@
  */
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { confListFromBytes } from '../../src/cni/conf.js';
-import { pluginHost } from '../../src/cni/host.js';
 import { PluginRegistry } from '../../src/cni/registry.js';
-import { CniRunner } from '../../src/cni/runner.js';
 import type { HResultName } from '../../src/core/errors.js';
 import { hostLocal } from '../../src/plugins/host-local/index.js';
 import { winBridge } from '../../src/plugins/win-bridge.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
+import { cniNetwork } from '../../src/runtime/network.js';
 import { leftovers, node, podConfig } from './kit.js';
 
 const BIN = 'C:\\opt\\cni\\bin';
@@ -45,9 +43,9 @@ describe('containerd lifecycles under injected HNS/HCS failures', () => {
   })('after kubelet’s cleanup nothing of the pods is left', async (ops, faults) => {
     const host = node(41);
     const registry = new PluginRegistry().register(winBridge, [BIN]).register(hostLocal, [BIN]);
-    const runner = new CniRunner(pluginHost(host, registry), { path: [BIN] });
-    const list = confListFromBytes(
-      JSON.stringify({
+    const network = cniNetwork(
+      host,
+      {
         cniVersion: '0.3.1',
         name: 'cbr0',
         plugins: [
@@ -58,9 +56,10 @@ describe('containerd lifecycles under injected HNS/HCS failures', () => {
             ipam: { type: 'host-local', subnet: '10.244.1.0/24' },
           },
         ],
-      }),
+      },
+      { registry, path: [BIN] },
     );
-    const rt = new ContainerdRuntime(host, { networks: [{ list, runner }] });
+    const rt = new ContainerdRuntime(host, { networks: [network] });
     let calls = 0;
     let previous = '';
     let current = '';
