@@ -18,7 +18,9 @@
  *   (c) a warm ADD of native/tests/cnistyle.c (win-bridge's calls: enumerate, 3 queries, create,
  *       query, namespace attach; 9 DLL calls): spawn → exit of the whole Windows process, with a
  *       persistent wineserver. Target ≤ 250 ms (the issue's 0.25 s; a real win-bridge ADD measured
- *       160–240 ms warm). DEL is shown too.
+ *       160–240 ms warm). DEL is shown too;
+ *   (d) the same ADD as a user types it, `hnsim wine --connect … -- cnistyle.exe` with the CLI bundle:
+ *       Node start-up, the prefix check and the Windows process. Target ≤ 250 ms.
  */
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';

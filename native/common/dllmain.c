@@ -10,10 +10,6 @@ HINSTANCE hn_self(void) {
   return g_self;
 }
 
-/* Each DLL's own set-up and tear-down (its .c file defines them). */
-void hn_module_attach(void);
-void hn_module_detach(int unloading);
-
 BOOL WINAPI DllMain(HINSTANCE self, DWORD reason, LPVOID reserved) {
   switch (reason) {
   case DLL_PROCESS_ATTACH:

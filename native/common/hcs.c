@@ -6,7 +6,6 @@
 #include "hnsim.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /*
  * The two HCS DLLs spell the same failure differently: vmcompute's ERROR_VMCOMPUTE_X is
@@ -21,20 +20,6 @@ HRESULT hn_hcs_spell(HRESULT hr, int vmcompute) {
   if (!vmcompute && v >= 0xC0370100ul && v <= 0xC0370113ul && v != 0xC0370103ul && v != 0xC0370104ul)
     return (HRESULT)(v & ~0x40000000ul);
   return hr;
-}
-
-void hn_hcs_call(const char *method, const char *id, int with_text, PCWSTR text, hn_reply *r) {
-  hn_buf p;
-  hn_buf_init(&p);
-  hn_buf_cstr(&p, "[");
-  hn_buf_json_utf8(&p, id, strlen(id));
-  if (with_text) {
-    hn_buf_cstr(&p, ",");
-    hn_buf_json_wstr(&p, text);
-  }
-  hn_buf_cstr(&p, "]");
-  hn_call(method, &p, r);
-  hn_buf_free(&p);
 }
 
 /* The text Windows has for the codes the DLLs produce without asking the simulator. */
@@ -92,7 +77,7 @@ HRESULT hn_hcs_open(PCWSTR id, HANDLE *out, int vmcompute, PWSTR *result) {
   if (!text) return HN_E_OUTOFMEMORY;
   hn_reply r;
   /* the existence check the typed HcsClient.openComputeSystem makes */
-  hn_hcs_call("HcsGetComputeSystemProperties", text, 1, L"{}", &r);
+  hn_call_id("HcsGetComputeSystemProperties", text, 1, L"{}", &r);
   free(text);
   if (r.hr == S_OK) {
     *out = hn_hcs_handle_for(r.result, id);
@@ -119,7 +104,7 @@ int hn_hcs_close(HANDLE h, void (*drop)(void *payload)) {
   if (drop) drop(payload);
   if (hn_handle_count(HN_KIND_SYSTEM, id) == 0) {
     hn_reply r;
-    hn_hcs_call("HcsCloseComputeSystem", id, 0, NULL, &r);
+    hn_call_id("HcsCloseComputeSystem", id, 0, NULL, &r);
     hn_reply_free(&r);
   }
   free(id);

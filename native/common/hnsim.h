@@ -95,6 +95,8 @@ typedef struct hn_reply {
 void hn_call(const char *method, const hn_buf *params, hn_reply *r);
 /* hn_call with the params array of `n` strings (each NULL → null), the common case of the exports. */
 void hn_call_wstrs(const char *method, hn_reply *r, int n, ...);
+/* hn_call on the object named `id` (a system's or a handle's ID): [id], or [id, text] when with_text (NULL → null). */
+void hn_call_id(const char *method, const char *id, int with_text, PCWSTR text, hn_reply *r);
 void hn_reply_free(hn_reply *r);
 
 /* ───────────────────────── results handed to the caller ───────────────────────── */
@@ -167,8 +169,6 @@ void hn_watch_exited(const char *id, DWORD type, const char *data);
 
 /* A failure code in the DLL's own spelling: vmcompute's 0xC037… or computecore's 0x8037…. */
 HRESULT hn_hcs_spell(HRESULT hr, int vmcompute);
-/* Call a flat Hcs* method with the system ID and, when with_text, one string (NULL → null). */
-void hn_hcs_call(const char *method, const char *id, int with_text, PCWSTR text, hn_reply *r);
 /*
  * Finish an Hcs* call: on success its document to *doc (when doc is given); on a failure that
  * reached the simulator, the code respelled and a ResultError document to *result. Frees r.
@@ -198,9 +198,9 @@ void hn_handles_fini(int unloading);
 void hn_watch_init(void);
 void hn_watch_fini(int unloading);
 
-/* DllMain's PROCESS_ATTACH and PROCESS_DETACH work (common/dllmain.c calls them). */
-void hn_process_attach(HINSTANCE self);
-void hn_process_detach(int unloading);
+/* Each DLL's own set-up and tear-down (its .c file defines them; common/dllmain.c calls them). */
+void hn_module_attach(void);
+void hn_module_detach(int unloading);
 /* The DLL's own module handle (the notification threads keep it loaded while they run). */
 HINSTANCE hn_self(void);
 

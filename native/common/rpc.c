@@ -291,3 +291,17 @@ void hn_call_wstrs(const char *method, hn_reply *r, int n, ...) {
   hn_call(method, &p, r);
   hn_buf_free(&p);
 }
+
+void hn_call_id(const char *method, const char *id, int with_text, PCWSTR text, hn_reply *r) {
+  hn_buf p;
+  hn_buf_init(&p);
+  hn_buf_cstr(&p, "[");
+  hn_buf_json_utf8(&p, id, strlen(id));
+  if (with_text) {
+    hn_buf_cstr(&p, ",");
+    hn_buf_json_wstr(&p, text);
+  }
+  hn_buf_cstr(&p, "]");
+  hn_call(method, &p, r);
+  hn_buf_free(&p);
+}

@@ -363,7 +363,7 @@ static HRESULT on_system(const char *method, int type, HCS_SYSTEM system, HCS_OP
     return hr;
   }
   hn_reply r;
-  hn_hcs_call(method, id, 1, text, &r);
+  hn_call_id(method, id, 1, text, &r);
   int reached = r.reached;
   hr = op_complete(operationHandle, &r, type == OP_GET_PROPERTIES, NULL);
   if (hr == S_OK && exit_type) hn_hcs_exited(id, exit_type);

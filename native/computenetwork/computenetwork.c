@@ -135,25 +135,34 @@ static HRESULT open_object(const kind_api *k, const GUID *id, HANDLE *out, PWSTR
   return finish(&r, record);
 }
 
-/* Modify (settings) or Query (query → *props): one flat call on the object the handle names. */
+/* One flat call (`method`) on the object the handle names, with `text`; its document to *props if given. */
 static HRESULT on_handle(const kind_api *k, const char *method, HANDLE h, PCWSTR text, PWSTR *props,
                          PWSTR *record) {
   hn_out_null(props);
   hn_out_null(record);
   char *id;
   if (!hn_handle_get(h, k->kind, &id, NULL)) return HN_E_HANDLE;
-  hn_buf p;
-  hn_buf_init(&p);
-  hn_buf_cstr(&p, "[");
-  hn_buf_json_utf8(&p, id, strlen(id));
-  hn_buf_cstr(&p, ",");
-  hn_buf_json_wstr(&p, text);
-  hn_buf_cstr(&p, "]");
-  free(id);
   hn_reply r;
-  hn_call(method, &p, &r);
-  hn_buf_free(&p);
+  hn_call_id(method, id, 1, text, &r);
+  free(id);
   return props ? finish_doc(&r, props, record) : finish(&r, record);
+}
+
+static HRESULT modify(const kind_api *k, HANDLE h, PCWSTR settings, PWSTR *record) {
+  return on_handle(k, k->modify, h, settings, NULL, record);
+}
+
+/*
+ * A query on a handle (`method`: the kind's properties query, or HcnQueryEndpointStats), its document
+ * to *out. A NULL out is E_POINTER, and no ErrorRecord.
+ */
+static HRESULT query_props(const kind_api *k, const char *method, HANDLE h, PCWSTR q, PWSTR *out,
+                           PWSTR *record) {
+  if (!out) {
+    hn_out_null(record);
+    return HN_E_POINTER;
+  }
+  return on_handle(k, method, h, q, out, record);
 }
 
 static HRESULT remove_object(const kind_api *k, const GUID *id, PWSTR *record) {
@@ -167,12 +176,6 @@ static HRESULT remove_object(const kind_api *k, const GUID *id, PWSTR *record) {
   hn_call(k->remove, &p, &r);
   hn_buf_free(&p);
   return finish(&r, record);
-}
-
-/* A required out-pointer is NULL: E_POINTER, and no ErrorRecord. */
-static HRESULT null_out(PWSTR *record) {
-  hn_out_null(record);
-  return HN_E_POINTER;
 }
 
 /* Closing a handle only forgets it: HNS objects outlive the handles to them. */
@@ -192,11 +195,10 @@ HRESULT WINAPI HcnOpenNetwork(const GUID *Id, HCN_NETWORK *Network, PWSTR *Error
   return open_object(&NETWORK, Id, Network, ErrorRecord);
 }
 HRESULT WINAPI HcnModifyNetwork(HCN_NETWORK Network, PCWSTR Settings, PWSTR *ErrorRecord) {
-  return on_handle(&NETWORK, NETWORK.modify, Network, Settings, NULL, ErrorRecord);
+  return modify(&NETWORK, Network, Settings, ErrorRecord);
 }
 HRESULT WINAPI HcnQueryNetworkProperties(HCN_NETWORK Network, PCWSTR Query, PWSTR *Properties, PWSTR *ErrorRecord) {
-  if (!Properties) return null_out(ErrorRecord);
-  return on_handle(&NETWORK, NETWORK.query, Network, Query, Properties, ErrorRecord);
+  return query_props(&NETWORK, NETWORK.query, Network, Query, Properties, ErrorRecord);
 }
 HRESULT WINAPI HcnDeleteNetwork(const GUID *Id, PWSTR *ErrorRecord) {
   return remove_object(&NETWORK, Id, ErrorRecord);
@@ -218,17 +220,15 @@ HRESULT WINAPI HcnOpenEndpoint(const GUID *Id, HCN_ENDPOINT *Endpoint, PWSTR *Er
   return open_object(&ENDPOINT, Id, Endpoint, ErrorRecord);
 }
 HRESULT WINAPI HcnModifyEndpoint(HCN_ENDPOINT Endpoint, PCWSTR Settings, PWSTR *ErrorRecord) {
-  return on_handle(&ENDPOINT, ENDPOINT.modify, Endpoint, Settings, NULL, ErrorRecord);
+  return modify(&ENDPOINT, Endpoint, Settings, ErrorRecord);
 }
 HRESULT WINAPI HcnQueryEndpointProperties(HCN_ENDPOINT Endpoint, PCWSTR Query, PWSTR *Properties,
                                           PWSTR *ErrorRecord) {
-  if (!Properties) return null_out(ErrorRecord);
-  return on_handle(&ENDPOINT, ENDPOINT.query, Endpoint, Query, Properties, ErrorRecord);
+  return query_props(&ENDPOINT, ENDPOINT.query, Endpoint, Query, Properties, ErrorRecord);
 }
 /* The endpoint's traffic counters (flat HcnQueryEndpointStats: the v1 /endpointstats document). */
 HRESULT WINAPI HcnQueryEndpointStats(HCN_ENDPOINT Endpoint, PCWSTR Query, PWSTR *Stats, PWSTR *ErrorRecord) {
-  if (!Stats) return null_out(ErrorRecord);
-  return on_handle(&ENDPOINT, "HcnQueryEndpointStats", Endpoint, Query, Stats, ErrorRecord);
+  return query_props(&ENDPOINT, "HcnQueryEndpointStats", Endpoint, Query, Stats, ErrorRecord);
 }
 HRESULT WINAPI HcnDeleteEndpoint(const GUID *Id, PWSTR *ErrorRecord) {
   return remove_object(&ENDPOINT, Id, ErrorRecord);
@@ -249,12 +249,11 @@ HRESULT WINAPI HcnOpenNamespace(const GUID *Id, HCN_NAMESPACE *Namespace, PWSTR 
   return open_object(&NAMESPACE, Id, Namespace, ErrorRecord);
 }
 HRESULT WINAPI HcnModifyNamespace(HCN_NAMESPACE Namespace, PCWSTR Settings, PWSTR *ErrorRecord) {
-  return on_handle(&NAMESPACE, NAMESPACE.modify, Namespace, Settings, NULL, ErrorRecord);
+  return modify(&NAMESPACE, Namespace, Settings, ErrorRecord);
 }
 HRESULT WINAPI HcnQueryNamespaceProperties(HCN_NAMESPACE Namespace, PCWSTR Query, PWSTR *Properties,
                                            PWSTR *ErrorRecord) {
-  if (!Properties) return null_out(ErrorRecord);
-  return on_handle(&NAMESPACE, NAMESPACE.query, Namespace, Query, Properties, ErrorRecord);
+  return query_props(&NAMESPACE, NAMESPACE.query, Namespace, Query, Properties, ErrorRecord);
 }
 HRESULT WINAPI HcnDeleteNamespace(const GUID *Id, PWSTR *ErrorRecord) {
   return remove_object(&NAMESPACE, Id, ErrorRecord);
@@ -276,12 +275,11 @@ HRESULT WINAPI HcnOpenLoadBalancer(const GUID *Id, HCN_LOADBALANCER *LoadBalance
   return open_object(&LOADBALANCER, Id, LoadBalancer, ErrorRecord);
 }
 HRESULT WINAPI HcnModifyLoadBalancer(HCN_LOADBALANCER LoadBalancer, PCWSTR Settings, PWSTR *ErrorRecord) {
-  return on_handle(&LOADBALANCER, LOADBALANCER.modify, LoadBalancer, Settings, NULL, ErrorRecord);
+  return modify(&LOADBALANCER, LoadBalancer, Settings, ErrorRecord);
 }
 HRESULT WINAPI HcnQueryLoadBalancerProperties(HCN_LOADBALANCER LoadBalancer, PCWSTR Query, PWSTR *Properties,
                                               PWSTR *ErrorRecord) {
-  if (!Properties) return null_out(ErrorRecord);
-  return on_handle(&LOADBALANCER, LOADBALANCER.query, LoadBalancer, Query, Properties, ErrorRecord);
+  return query_props(&LOADBALANCER, LOADBALANCER.query, LoadBalancer, Query, Properties, ErrorRecord);
 }
 HRESULT WINAPI HcnDeleteLoadBalancer(const GUID *Id, PWSTR *ErrorRecord) {
   return remove_object(&LOADBALANCER, Id, ErrorRecord);
@@ -302,11 +300,10 @@ HRESULT WINAPI HcnOpenSdnRoute(const GUID *Id, HCN_ROUTE *Route, PWSTR *ErrorRec
   return open_object(&ROUTE, Id, Route, ErrorRecord);
 }
 HRESULT WINAPI HcnModifySdnRoute(HCN_ROUTE Route, PCWSTR Settings, PWSTR *ErrorRecord) {
-  return on_handle(&ROUTE, ROUTE.modify, Route, Settings, NULL, ErrorRecord);
+  return modify(&ROUTE, Route, Settings, ErrorRecord);
 }
 HRESULT WINAPI HcnQuerySdnRouteProperties(HCN_ROUTE Route, PCWSTR Query, PWSTR *Properties, PWSTR *ErrorRecord) {
-  if (!Properties) return null_out(ErrorRecord);
-  return on_handle(&ROUTE, ROUTE.query, Route, Query, Properties, ErrorRecord);
+  return query_props(&ROUTE, ROUTE.query, Route, Query, Properties, ErrorRecord);
 }
 HRESULT WINAPI HcnDeleteSdnRoute(const GUID *Id, PWSTR *ErrorRecord) {
   return remove_object(&ROUTE, Id, ErrorRecord);

@@ -118,7 +118,7 @@ static HRESULT on_system(const char *method, HCS_SYSTEM h, PCWSTR text, PWSTR *d
   char *id;
   if (!hn_handle_get(h, HN_KIND_SYSTEM, &id, NULL)) return bad_handle(result);
   hn_reply r;
-  hn_hcs_call(method, id, 1, text, &r);
+  hn_call_id(method, id, 1, text, &r);
   HRESULT hr = hn_hcs_finish(&r, 1, doc, result);
   if (hr == S_OK && exit_type) hn_hcs_exited(id, exit_type);
   free(id);

@@ -245,8 +245,8 @@ export async function cmdWine(
       `--${Object.keys(hostFlags)[0]} describes a node built here; with --connect the server's node is used`,
     );
   }
-  const { parseEndpoint } = await import('../wine/sim.js');
-  if (flags.connect !== undefined && !parseEndpoint(flags.connect)) {
+  const sim = await import('../wine/sim.js');
+  if (flags.connect !== undefined && !sim.parseEndpoint(flags.connect)) {
     return usage(
       `--connect takes a loopback ADDR:PORT (127.0.0.1:PORT, localhost:PORT or [::1]:PORT), got "${flags.connect}"`,
     );
@@ -266,16 +266,14 @@ export async function cmdWine(
     return usage('no program to run: hnsim wine [options] -- PROGRAM.exe [ARG]…');
   const program = split.program;
 
-  const [run, sim, prefix] = await Promise.all([
-    import('../wine/run.js'),
-    import('../wine/sim.js'),
-    import('../wine/prefix.js'),
-  ]);
+  const [run, prefix] = await Promise.all([import('../wine/run.js'), import('../wine/prefix.js')]);
+  /** The exit code of a program that cannot be run: the shell's 127 (not found) or 126. */
+  const programFailure = (e: InstanceType<typeof run.WineProgramError>): Promise<number> =>
+    fail(e.exitCode === 127 ? WINE_EXIT.notFound : WINE_EXIT.cannotRun, e.message);
   try {
     run.checkProgram(program);
   } catch (e) {
-    if (e instanceof run.WineProgramError)
-      return fail(e.exitCode === 127 ? WINE_EXIT.notFound : WINE_EXIT.cannotRun, e.message);
+    if (e instanceof run.WineProgramError) return programFailure(e);
     throw e;
   }
 
@@ -325,7 +323,6 @@ export async function cmdWine(
       methods: cniRpcMethods(node.host, wineRegistry(node.host, { prefix: prefixDir })),
     });
   }
-  const save = node ? () => node.save() : undefined;
   if (!face) throw new Error('unreachable: no simulator face');
 
   // The program; SIGINT and SIGTERM stop it (and then the state is still saved)
@@ -360,17 +357,16 @@ export async function cmdWine(
     process.off('SIGTERM', onSignal);
     await face.close();
   }
-  if (save) {
+  if (node) {
     try {
-      save();
+      node.save();
     } catch (e) {
       return fail(WINE_EXIT.setup, (e as Error).message);
     }
   }
   if (runError !== undefined) {
     if (runError instanceof run.WineMissingError) return fail(WINE_EXIT.missing, runError.message);
-    if (runError instanceof run.WineProgramError)
-      return fail(runError.exitCode === 127 ? WINE_EXIT.notFound : WINE_EXIT.cannotRun, runError.message);
+    if (runError instanceof run.WineProgramError) return programFailure(runError);
     return fail(WINE_EXIT.setup, `cannot run ${program} under Wine: ${(runError as Error).message}`);
   }
   if (result!.timedOut) {

@@ -110,11 +110,6 @@ export async function startWineserver(
   );
 }
 
-/** Stop the prefix's wineserver and every Wine process in it (`wineserver -k`). */
-export async function stopWineserver(tools: WineTools, dir: string, env: Env = process.env): Promise<void> {
-  await runQuiet(tools.wineserver, ['-k'], wineEnv(tools, dir, env), 30_000).catch(() => undefined);
-}
-
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }

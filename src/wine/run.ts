@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { constants } from 'node:os';
-import { basename, isAbsolute, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { wineDoctor, doctorMessage, type WineTools } from './doctor.js';
 import { defaultPrefixDir, preparePrefix, startWineserver, wineEnv, type PreparedPrefix } from './prefix.js';
@@ -262,9 +262,4 @@ function spawnWine(
 
 function signalNumber(sig: NodeJS.Signals | undefined): number {
   return sig ? (constants.signals[sig] ?? 0) : 0;
-}
-
-/** `basename` of a program path in either separator (for messages). */
-export function programName(program: string): string {
-  return basename(program.replace(/\\/g, '/'));
 }

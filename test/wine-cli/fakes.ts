@@ -4,7 +4,7 @@
  * runs a Windows program, and fakes `wineboot -u` by writing a registry file; the fake `wineserver`
  * logs its arguments and exits with $FAKE_WINESERVER_EXIT (default 2: already running).
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WineTools } from '../../src/wine/doctor.js';
@@ -75,9 +75,4 @@ export function readyPrefix(dir: string): string {
   writeFileSync(join(dir, 'system.reg'), 'WINE REGISTRY Version 2\n');
   writeFileSync(join(dir, '.hnsim-prefix'), 'test\n');
   return dir;
-}
-
-/** Whether this machine has Wine (Debian's paths) — the real-Wine tests skip without it. */
-export function hasWine(): boolean {
-  return existsSync('/usr/lib/wine/wine64') || existsSync('/usr/bin/wine');
 }

@@ -361,6 +361,17 @@ export const NAMESPACES: Table = {
   ],
 };
 
+/** A load balancer of endpoint %{aid} (source VIP 10.0.0.4): TCP `frontendVip`:80 → 8080. */
+function loadBalancerDoc(frontendVip: string): string {
+  return json({
+    HostComputeEndpoints: ['%{aid}'],
+    SourceVIP: '10.0.0.4',
+    FrontendVIPs: [frontendVip],
+    PortMappings: [{ Protocol: 6, InternalPort: 8080, ExternalPort: 80 }],
+    SchemaVersion: SCHEMA,
+  });
+}
+
 export const LOAD_BALANCERS: Table = {
   name: 'load balancers: create, query, modify, delete',
   steps: [
@@ -370,50 +381,18 @@ export const LOAD_BALANCERS: Table = {
     }),
     step('HcnQueryEndpointProperties', [h('a'), DEFAULT_QUERY], { id: 'aid' }),
     step('HcnEnumerateLoadBalancers', ['']),
-    step(
-      'HcnCreateLoadBalancer',
-      [
-        ZERO,
-        json({
-          HostComputeEndpoints: ['%{aid}'],
-          SourceVIP: '10.0.0.4',
-          FrontendVIPs: ['10.96.0.20'],
-          PortMappings: [{ Protocol: 6, InternalPort: 8080, ExternalPort: 80 }],
-          SchemaVersion: SCHEMA,
-        }),
-      ],
-      { out: 'lb' },
-    ),
+    step('HcnCreateLoadBalancer', [ZERO, loadBalancerDoc('10.96.0.20')], { out: 'lb' }),
     step('HcnQueryLoadBalancerProperties', [h('lb'), DEFAULT_QUERY], { id: 'lbid' }),
-    step(
-      'HcnCreateLoadBalancer',
-      [
-        ZERO,
-        json({
-          HostComputeEndpoints: ['%{aid}'],
-          SourceVIP: '10.0.0.4',
-          FrontendVIPs: ['10.96.0.20'],
-          PortMappings: [{ Protocol: 6, InternalPort: 8080, ExternalPort: 80 }],
-          SchemaVersion: SCHEMA,
-        }),
-      ],
-      { out: 'lb2', why: 'the same VIP and port again' },
-    ),
+    step('HcnCreateLoadBalancer', [ZERO, loadBalancerDoc('10.96.0.20')], {
+      out: 'lb2',
+      why: 'the same VIP and port again',
+    }),
     step('HcnCreateLoadBalancer', [ZERO, json({ HostComputeEndpoints: [MISSING], SchemaVersion: SCHEMA })], {
       out: 'lb3',
       why: 'an endpoint that does not exist',
     }),
     step('HcnCreateLoadBalancer', [ZERO, '{"PortMappings":[}'], { out: 'lb4', why: 'malformed JSON' }),
-    step('HcnModifyLoadBalancer', [
-      h('lb'),
-      json({
-        HostComputeEndpoints: ['%{aid}'],
-        SourceVIP: '10.0.0.4',
-        FrontendVIPs: ['10.96.0.21'],
-        PortMappings: [{ Protocol: 6, InternalPort: 8080, ExternalPort: 80 }],
-        SchemaVersion: SCHEMA,
-      }),
-    ]),
+    step('HcnModifyLoadBalancer', [h('lb'), loadBalancerDoc('10.96.0.21')]),
     step('HcnEnumerateLoadBalancers', ['']),
     step('HcnOpenLoadBalancer', [guidOf('lbid')], { out: 'lbb' }),
     step('HcnQueryLoadBalancerProperties', [h('lbb'), DETAILED_QUERY]),
