@@ -756,26 +756,22 @@ export class Cluster {
       if (ep?.HostComputeNamespace) namespaceEndpoint(n.host, ep.HostComputeNamespace, ep.ID, 'Remove');
       must(n.host.api.HcnDeleteEndpoint(rec.endpointId!));
     };
-    if (!this.incremental) {
-      if (node.kind === 'Linux') node.node.removePod(rec.ipNum);
-      else if (!rec.adopted) {
-        this.clearServices(node);
-        deleteEndpoint(node);
-      }
-      this.pods.delete(key);
-      this.dns.removePod(namespace, name);
-      this.changed();
-      return true;
-    }
-    // the services that pick the pod drop it first (HNS refuses to delete an endpoint an LB uses)
+    const ownEndpoint = node.kind === 'Windows' && !rec.adopted ? node : undefined;
+    // the services that pick the pod drop it (changed() ignores them on a full sync)
     const dirty = this.servicesOf(rec);
     if (node.kind === 'Linux') node.node.removePod(rec.ipNum);
+    else if (ownEndpoint && !this.incremental) {
+      // full sync: every LB of the node goes first (HNS refuses to delete an endpoint an LB uses)
+      this.clearServices(ownEndpoint);
+      deleteEndpoint(ownEndpoint);
+    }
     this.pods.delete(key);
     this.dns.removePod(namespace, name);
     this.changed(dirty);
-    if (node.kind === 'Windows' && !rec.adopted) {
-      deleteEndpoint(node);
-      node.syncedGen = node.host.dataplane.generation();
+    if (ownEndpoint && this.incremental) {
+      // incremental sync: the LBs that used the endpoint are gone now
+      deleteEndpoint(ownEndpoint);
+      ownEndpoint.syncedGen = ownEndpoint.host.dataplane.generation();
     }
     return true;
   }

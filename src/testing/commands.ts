@@ -144,6 +144,11 @@ export class KitModel {
     this.bury(id);
   }
 
+  deleteLoadBalancer(id: string): void {
+    this.loadBalancers.delete(id);
+    this.bury(id);
+  }
+
   deleteNetwork(id: string): void {
     for (const [e, ep] of [...this.endpoints]) if (ep.network === id) this.deleteEndpoint(e);
     this.networks.delete(id);
@@ -255,6 +260,11 @@ export function kitSetup(opts: KitSetupOptions = {}): () => { model: KitModel; r
 
 // ───────────────────────────── checking ─────────────────────────────
 
+/** The name win-bridge gives a pod's endpoint (`<container>_<network>`), lower case for comparing. */
+function podEndpointName(containerId: string, real: KitReal): string {
+  return `${containerId}_${real.cni?.list.name ?? ''}`.toLowerCase();
+}
+
 /**
  * Where the host and the model disagree, as lines (`[]` when they agree): the HNS invariants, the
  * objects of each kind, namespace membership, compute systems and their states, which namespace
@@ -272,9 +282,7 @@ export function checkKitModel(model: KitModel, real: KitReal): string[] {
   same('namespaces', s.namespaces.keys(), model.namespaces.keys());
   same('load balancers', s.loadBalancers.keys(), model.loadBalancers.keys());
   // CNI endpoints are the plugin's to make: the model knows them through its pods
-  const podEndpoints = new Set(
-    [...model.pods.values()].map((p) => `${p.containerId}_${real.cni?.list.name ?? ''}`.toLowerCase()),
-  );
+  const podEndpoints = new Set([...model.pods.values()].map((p) => podEndpointName(p.containerId, real)));
   const hostEps = [...s.endpoints.values()].filter(
     (e) => !(e.HostComputeNetwork === model.cniNetwork && podEndpoints.has(e.Name.toLowerCase())),
   );
@@ -307,7 +315,7 @@ export function checkKitModel(model: KitModel, real: KitReal): string[] {
   // CNI pods
   for (const p of model.pods.values()) {
     if (p.state !== 'added') continue;
-    const name = `${p.containerId}_${real.cni?.list.name ?? ''}`.toLowerCase();
+    const name = podEndpointName(p.containerId, real);
     const eps = [...s.endpoints.values()].filter((e) => e.Name.toLowerCase() === name);
     if (eps.length !== 1) {
       out.push(`pod ${p.containerId} has ${eps.length} endpoints, model says 1`);
@@ -616,10 +624,7 @@ class DeleteLoadBalancer implements fc.AsyncCommand<KitModel, KitReal> {
       [id],
       live ? { ok: true } : { hresult: 'ERROR_NOT_FOUND' },
     );
-    if (res.ok) {
-      m.loadBalancers.delete(id);
-      m.bury(id);
-    }
+    if (res.ok) m.deleteLoadBalancer(id);
     agree(m, r, this.toString());
   }
   toString = () => `DeleteLoadBalancer(${this.ref.stale ? 'stale' : this.ref.pick})`;
@@ -635,10 +640,7 @@ class RestartHns implements fc.AsyncCommand<KitModel, KitReal> {
   async run(m: KitModel, r: KitReal): Promise<void> {
     r.host.restartHns();
     for (const id of [...m.endpoints.keys()]) m.deleteEndpoint(id);
-    for (const id of [...m.loadBalancers.keys()]) {
-      m.loadBalancers.delete(id);
-      m.bury(id);
-    }
+    for (const id of [...m.loadBalancers.keys()]) m.deleteLoadBalancer(id);
     for (const p of m.pods.values()) p.state = 'dirty';
     agree(m, r, this.toString());
   }
@@ -855,7 +857,7 @@ class CniDel implements fc.AsyncCommand<KitModel, KitReal> {
       return agree(m, r, this.toString());
     }
     m.pods.delete(pod.containerId);
-    const name = `${pod.containerId}_${cni.list.name}`.toLowerCase();
+    const name = podEndpointName(pod.containerId, r);
     const left = [...r.host.hns.store.endpoints.values()].filter((e) => e.Name.toLowerCase() === name);
     if (left.length) throw new ModelMismatch(this.toString(), `DEL left endpoint ${left[0]!.ID}`);
     const reserved = r.host

@@ -119,17 +119,9 @@ export function describeTrace(r: TraceResult): string {
   return `${r.disposition}${where}${why}`;
 }
 
-function requestText(r: TraceRequest | TraceResult['request']): string {
+function requestText(r: TraceResult['request']): string {
   const proto =
-    r.protocol === undefined
-      ? 'TCP'
-      : r.protocol === 6
-        ? 'TCP'
-        : r.protocol === 17
-          ? 'UDP'
-          : r.protocol === 1
-            ? 'ICMP'
-            : String(r.protocol);
+    r.protocol === 6 ? 'TCP' : r.protocol === 17 ? 'UDP' : r.protocol === 1 ? 'ICMP' : String(r.protocol);
   const port = r.destinationPort ? `:${r.destinationPort}` : '';
   return `${r.from} → ${r.to}${port}/${proto}`;
 }

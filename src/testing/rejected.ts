@@ -32,6 +32,7 @@ import {
   type EndpointArbOptions,
   DOC_KINDS,
 } from './arbitraries.js';
+import { scopeOf } from './arb-helpers.js';
 
 /** A value HNS must refuse, the HRESULT it must refuse it with, and why. */
 export interface Rejected<T> {
@@ -118,15 +119,6 @@ const OTHER_SCOPE: Readonly<Record<PolicyScope, readonly string[]>> = {
 };
 
 const UNKNOWN_TYPES = ['NoSuchPolicy', 'Firewall', 'ELB', 'VNET'];
-
-const SCOPES: readonly PolicyScope[] = ['network', 'endpoint', 'subnet'];
-
-function scopeOf(scope: string): PolicyScope {
-  const s = SCOPES.find((x) => x === String(scope).toLowerCase());
-  if (!s)
-    throw new TypeError(`unknown policy scope ${JSON.stringify(scope)}: use network, endpoint or subnet`);
-  return s;
-}
 
 /** Network types on which PortMapping is refused (docs/model.md, "PortMapping"). */
 const NO_PORT_MAPPING: readonly NetworkType[] = ['Transparent', 'L2Tunnel', 'Private', 'Internal'];

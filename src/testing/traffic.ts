@@ -15,6 +15,7 @@ import type { JsonObject } from '../core/json.js';
 import type { TraceRequest } from '../dataplane/trace.js';
 import { packet as makePacket, type Packet } from '../vswitch/contracts.js';
 import { ip4 } from '../vswitch/v4.js';
+import { compact, maybe, pick } from './arb-helpers.js';
 import { HNS_ARB, loadBalancerDoc, type ArbContext } from './arbitraries.js';
 
 /** The pools the traffic arbitraries draw from (first entries are where shrinking goes). */
@@ -33,23 +34,6 @@ export const TRAFFIC_ARB = {
   /** Priorities: few, so that ties between Allow and Block happen. */
   priorities: [100, 200, 300, 1000],
 } as const;
-
-const pick = <T>(xs: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...xs);
-
-/**
- * Present about `percent`% of the time, and shrinking towards absent (a `fc.oneof` does not shrink
- * from one branch to another): a draw of 0–99 decides, and it shrinks towards 0, which is absent.
- */
-function optional<T>(arb: fc.Arbitrary<T>, percent = 50): fc.Arbitrary<T | undefined> {
-  return fc.tuple(fc.integer({ min: 0, max: 99 }), arb).map(([n, v]) => (n >= 100 - percent ? v : undefined));
-}
-
-/** A document without its undefined fields. */
-function compact<T extends Record<string, unknown>>(o: T): JsonObject {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
-  return out as JsonObject;
-}
 
 const PROTOCOL_NUMBER = { TCP: 6, UDP: 17, ICMP: 1 } as const;
 
@@ -122,7 +106,7 @@ export function traceRequest(opts: TraceRequestArbOptions): fc.Arbitrary<TraceRe
       to: pick(opts.to),
       protocol: pick(opts.protocols ?? TRAFFIC_ARB.protocols),
       destinationPort: pick(opts.ports ?? TRAFFIC_ARB.ports),
-      sourcePort: optional(pick(TRAFFIC_ARB.sourcePorts.slice(1)), 20),
+      sourcePort: maybe(pick(TRAFFIC_ARB.sourcePorts.slice(1)), 20),
       reply: opts.reply ? fc.boolean() : fc.constant(false),
     })
     .filter((r) => r.from !== r.to)
@@ -161,13 +145,13 @@ export function aclRule(opts: AclArbOptions = {}): fc.Arbitrary<JsonObject> {
     .record({
       Action: pick(opts.actions ?? (['Block', 'Allow'] as const)),
       Direction: pick(opts.directions ?? (['In', 'Out'] as const)),
-      Protocols: optional(pick(TRAFFIC_ARB.aclProtocols), 60),
-      LocalAddresses: optional(pick(addresses), 30),
-      RemoteAddresses: optional(pick(addresses), 50),
-      LocalPorts: optional(pick(TRAFFIC_ARB.aclPorts), 40),
-      RemotePorts: optional(pick(TRAFFIC_ARB.aclPorts), 15),
+      Protocols: maybe(pick(TRAFFIC_ARB.aclProtocols), 60),
+      LocalAddresses: maybe(pick(addresses), 30),
+      RemoteAddresses: maybe(pick(addresses), 50),
+      LocalPorts: maybe(pick(TRAFFIC_ARB.aclPorts), 40),
+      RemotePorts: maybe(pick(TRAFFIC_ARB.aclPorts), 15),
       Priority: pick(TRAFFIC_ARB.priorities),
-      RuleType: opts.hostRules ? optional(fc.constant('Host'), 20) : fc.constant(undefined),
+      RuleType: opts.hostRules ? maybe(fc.constant('Host'), 20) : fc.constant(undefined),
     })
     .map((r) => {
       const ported = r.Protocols === '6' || r.Protocols === '17' || r.Protocols === '6,17';

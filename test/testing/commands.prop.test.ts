@@ -63,16 +63,27 @@ describe('kit commands agree with the model', () => {
     // cbr0 (the CNI network) and the HostDefault namespace exist and belong to the host
     expect([...model.networks.values()]).toEqual([{ name: 'cbr0', owner: 'host' }]);
     expect(model.namespaces.size).toBe(1);
-    const [createNet, , createEp, , createNs, , attach] = hnsCommands().map(
+    // hnsCommands() lists creations twice: create network, endpoint, namespace, then an attach
+    const [createNet, , , createEp, , , createNs, , attach] = hnsCommands().map(
       (a) => fc.sample(a, { numRuns: 1, seed: 1 })[0]!,
     );
     expect(String(createNet)).toMatch(/^CreateNetwork\(/);
+    expect(String(createEp)).toMatch(/^CreateEndpoint\(/);
+    expect(String(createNs)).toBe('CreateNamespace()');
+    expect(String(attach)).toMatch(/^NamespaceEndpoint\(Add,/);
     await createNet!.run(model, real);
     await createEp!.run(model, real);
     await createNs!.run(model, real);
     expect(attach!.check(model)).toBe(true);
     await attach!.run(model, real);
     expect(checkKitModel(model, real)).toEqual([]);
+    // the kit's network, its endpoint, and the endpoint in the kit's namespace
+    const net = model.own(model.networks, 'hns');
+    const [ns] = model.own(model.namespaces, 'hns');
+    expect(net).toHaveLength(1);
+    expect([...model.endpoints.values()]).toEqual([
+      { network: net[0], name: expect.any(String) as unknown as string, owner: 'hns', namespace: ns },
+    ]);
   });
 });
 

@@ -24,7 +24,7 @@ import {
   scheduledHost,
   type HnsimMatchers,
 } from '../../src/testing/index.js';
-import { addL2Bridge } from '../../src/testing/commands.js';
+import { addL2Bridge, KIT_CONFLIST } from '../../src/testing/commands.js';
 
 declare module 'vitest' {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -162,19 +162,7 @@ describe('runtime calls concurrently', () => {
         const host = scheduledHost(s, { seed: 2 });
         addL2Bridge(host);
         const rt = new ContainerdRuntime(host, {
-          networks: [
-            cniNetwork(host, {
-              cniVersion: '1.0.0',
-              name: 'cbr0',
-              plugins: [
-                {
-                  type: 'win-bridge',
-                  apiVersion: 2,
-                  ipam: { type: 'host-local', subnet: '10.244.1.0/24', rangeStart: '10.244.1.3' },
-                },
-              ],
-            }),
-          ],
+          networks: [cniNetwork(host, JSON.stringify(KIT_CONFLIST))],
         });
         const names = ['a', 'b', 'c'];
         const started = await runConcurrently(

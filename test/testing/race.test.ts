@@ -12,7 +12,7 @@ import { printResult } from '../../src/cni/result.js';
 import type { Host } from '../../src/host/host.js';
 import { referenceRegistry } from '../../src/plugins/index.js';
 import { cniNetwork } from '../../src/runtime/network.js';
-import { runScheduled, scheduledHost } from '../../src/testing/index.js';
+import { KIT_CONFLIST, runScheduled, scheduledHost } from '../../src/testing/index.js';
 import { addL2Bridge } from '../runtime/kit.js';
 
 function l2bridge(host: Host): string {
@@ -97,17 +97,7 @@ describe('race testing with scheduledHost / runScheduled', () => {
       fc.asyncProperty(fc.scheduler(), async (s) => {
         const host = scheduledHost(s, { seed: 2 });
         l2bridge(host);
-        const net = cniNetwork(host, {
-          cniVersion: '1.0.0',
-          name: 'cbr0',
-          plugins: [
-            {
-              type: 'win-bridge',
-              apiVersion: 2,
-              ipam: { type: 'host-local', subnet: '10.244.1.0/24', rangeStart: '10.244.1.3' },
-            },
-          ],
-        });
+        const net = cniNetwork(host, JSON.stringify(KIT_CONFLIST));
         const newNamespace = () => {
           const r = host.api.HcnCreateNamespace(null, { SchemaVersion: { Major: 2, Minor: 0 } });
           if (!r.ok) throw new Error(r.message);

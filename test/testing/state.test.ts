@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../src/host/host.js';
 import type { JsonObject } from '../../src/core/json.js';
-import { canonicalState, hnsimMatchers, type CanonicalState } from '../../src/testing/index.js';
+import { canonicalState, hnsimMatchers, KIT_CONFLIST, type CanonicalState } from '../../src/testing/index.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import { cniNetwork } from '../../src/runtime/network.js';
 import { addL2Bridge } from '../runtime/kit.js';
@@ -25,18 +25,6 @@ function node(seed = 3): Host {
   addL2Bridge(host, '10.244.1.1');
   return host;
 }
-
-const CONFLIST = {
-  cniVersion: '1.0.0',
-  name: 'cbr0',
-  plugins: [
-    {
-      type: 'win-bridge',
-      apiVersion: 2,
-      ipam: { type: 'host-local', subnet: '10.244.1.0/24', rangeStart: '10.244.1.3' },
-    },
-  ],
-};
 
 describe('canonicalState', () => {
   it('a refused call leaves it equal; a successful one changes exactly its kind', () => {
@@ -73,7 +61,7 @@ describe('canonicalState', () => {
 describe('matchers', () => {
   it('toHaveEndpoint and toHaveNoLeaks across a pod’s life', async () => {
     const host = node();
-    const rt = new ContainerdRuntime(host, { networks: [cniNetwork(host, CONFLIST)] });
+    const rt = new ContainerdRuntime(host, { networks: [cniNetwork(host, JSON.stringify(KIT_CONFLIST))] });
     const pod = await rt.runPodSandbox({ metadata: { name: 'web', namespace: 'default', uid: 'u1' } });
     expect(host).toHaveEndpoint(`${pod}_cbr0`);
     expect(host).toHaveEndpoint({ IpConfigurations: [{ IpAddress: '10.244.1.3', PrefixLength: 24 }] });
