@@ -17,10 +17,12 @@ import type { PodSandboxConfig } from '../src/runtime/contracts.js';
 import { ContainerdRuntime } from '../src/runtime/containerd.js';
 import {
   addSamples,
+  cpuNs,
   emptySamples,
   getGc,
   median,
   quantile,
+  sampleAsyncOps,
   tick,
   type Report,
   type Samples,
@@ -118,43 +120,6 @@ function podConfig(): PodSandboxConfig {
   };
 }
 
-function cpuNs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) * 1000;
-}
-
-/**
- * `sampleOps` for asynchronous operations: `samples` samples of `batch` awaited calls of `op(i)`
- * each, wall and CPU time per call; `prepare` runs untimed before each sample (and each warm-up).
- */
-async function sampleAsync(opts: {
-  readonly samples: number;
-  readonly batch: number;
-  readonly warmup?: number;
-  readonly prepare?: () => Promise<void>;
-  readonly op: (i: number) => Promise<void>;
-}): Promise<Samples> {
-  const { samples, batch, op } = opts;
-  for (let w = 0; w < (opts.warmup ?? 0); w++) {
-    await opts.prepare?.();
-    for (let i = 0; i < batch; i++) await op(i);
-    await tick();
-  }
-  const out = emptySamples();
-  for (let s = 0; s < samples; s++) {
-    await tick();
-    await opts.prepare?.();
-    const c0 = cpuNs();
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < batch; i++) await op(i);
-    const t1 = process.hrtime.bigint();
-    const c1 = cpuNs();
-    out.wall.push(Number(t1 - t0) / batch);
-    out.cpu.push((c1 - c0) / batch);
-  }
-  return out;
-}
-
 /**
  * RunPodSandbox + StopPodSandbox of fresh pods on `n` (the timed operation); each sample's pods
  * are removed (RemovePodSandbox) before the next sample, untimed, so the population stays put.
@@ -162,7 +127,7 @@ async function sampleAsync(opts: {
 async function podCycles(n: Node, samples: number, batch: number, warmup = 0): Promise<Samples> {
   const stopped: string[] = [];
   const configs: PodSandboxConfig[] = [];
-  return sampleAsync({
+  return sampleAsyncOps({
     samples,
     batch,
     warmup,
@@ -211,7 +176,7 @@ async function runnerCycles(n: Node, samples: number, batch: number): Promise<Sa
     for (const id of namespaces) n.host.api.HcnDeleteNamespace(id);
     namespaces = [];
   };
-  return sampleAsync({
+  return sampleAsyncOps({
     samples,
     batch,
     warmup: 2,
@@ -222,7 +187,6 @@ async function runnerCycles(n: Node, samples: number, batch: number): Promise<Sa
         if (!r.ok) throw new Error(r.message);
         namespaces.push(String(r.result['ID']));
       }
-      return Promise.resolve();
     },
     op: async (i) => {
       const rt = conf(i);
@@ -243,7 +207,7 @@ async function hostLocalCycles(n: Node, samples: number, batch: number): Promise
     CNI_ARGS: 'IgnoreUnknown=1',
     CNI_PATH: BIN,
   });
-  return sampleAsync({
+  return sampleAsyncOps({
     samples,
     batch,
     warmup: 2,

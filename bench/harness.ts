@@ -13,7 +13,7 @@ import v8 from 'node:v8';
 /** The package root, bin/hnsim.js and the CLI bundle `npm ci` builds (dist/cli/hnsim.js). */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'hnsim.js');
-export const BUNDLE = join(ROOT, 'dist', 'cli', 'hnsim.js');
+const BUNDLE = join(ROOT, 'dist', 'cli', 'hnsim.js');
 
 function mtimeOf(path: string): number {
   try {
@@ -24,7 +24,7 @@ function mtimeOf(path: string): number {
 }
 
 /** The rule bin/hnsim.js applies: the bundle exists and nothing under src/ is newer. */
-export function bundleIsFresh(): boolean {
+function bundleIsFresh(): boolean {
   const builtAt = mtimeOf(BUNDLE);
   if (builtAt < 0) return false;
   const src = join(ROOT, 'src');
@@ -167,7 +167,8 @@ export function addSamples(into: Samples, more: Samples): Samples {
   return into;
 }
 
-function cpuNs(): number {
+/** CPU time of this process so far (user + system, GC helper threads included), in nanoseconds. */
+export function cpuNs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) * 1000;
 }
@@ -199,6 +200,38 @@ export async function sampleOps(opts: {
     const c0 = cpuNs();
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < batch; i++) op(i);
+    const t1 = process.hrtime.bigint();
+    const c1 = cpuNs();
+    out.wall.push(Number(t1 - t0) / batch);
+    out.cpu.push((c1 - c0) / batch);
+  }
+  return out;
+}
+
+/**
+ * `sampleOps` for asynchronous operations: each sample times `batch` calls of `op(i)`, each awaited
+ * before the next starts; `prepare(sample)`, awaited, runs untimed before each sample and warm-up.
+ */
+export async function sampleAsyncOps(opts: {
+  readonly samples: number;
+  readonly batch: number;
+  readonly warmup?: number;
+  readonly prepare?: (sample: number) => void | Promise<void>;
+  readonly op: (i: number) => Promise<void>;
+}): Promise<Samples> {
+  const { samples, batch, op } = opts;
+  for (let w = 0; w < (opts.warmup ?? 0); w++) {
+    await opts.prepare?.(-1);
+    for (let i = 0; i < batch; i++) await op(i);
+    await tick();
+  }
+  const out = emptySamples();
+  for (let s = 0; s < samples; s++) {
+    await tick();
+    await opts.prepare?.(s);
+    const c0 = cpuNs();
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < batch; i++) await op(i);
     const t1 = process.hrtime.bigint();
     const c1 = cpuNs();
     out.wall.push(Number(t1 - t0) / batch);

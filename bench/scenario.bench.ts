@@ -10,7 +10,7 @@
  *       end, the memory the finished run keeps, is shown beside it).
  *
  * The command under test in (a) is the build: when dist/cli/hnsim.js is missing or older than src/
- * the module runs `npm run build` first (as startup.bench.ts does), and spawns with
+ * the module runs `npm run build` first (`ensureBundle`, as startup.bench.ts does), and spawns with
  * HNSIM_RUN=dist so that bin/hnsim.js never switches to the sources through tsx.
  */
 import { spawn } from 'node:child_process';
@@ -31,16 +31,14 @@ import {
   type Report,
 } from './harness.js';
 
-const root = ROOT;
-const bin = BIN;
-const QUICK_START = join(root, 'scenarios', 'quick-start.yaml');
+const QUICK_START = join(ROOT, 'scenarios', 'quick-start.yaml');
 
 /** spawn → exit of `node bin/hnsim.js run FILE`, in ms, and its exit code. */
 function runOnce(file: string): Promise<{ ms: number; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [bin, 'run', file], {
-      cwd: root,
+    const child = spawn(process.execPath, [BIN, 'run', file], {
+      cwd: ROOT,
       env: { ...process.env, HNSIM_RUN: 'dist', NO_COLOR: '1' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -239,7 +237,6 @@ export async function run(report: Report, opts: { quick?: boolean } = {}): Promi
       unit: 'MB',
       note: 'heapUsed after full collections with the report (and its world) alive, minus before',
     });
-    void rep;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

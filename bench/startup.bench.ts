@@ -19,8 +19,6 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { BIN, ensureBundle, median, quantile, ROOT, type Report } from './harness.js';
 
-const root = ROOT;
-const bin = BIN;
 const REQUEST = '{"jsonrpc":"2.0","id":1,"method":"HcnEnumerateNetworks","params":[""]}\n';
 /** npm is npm.cmd on Windows, which only a shell runs. */
 const NPM_SHELL = process.platform === 'win32';
@@ -71,7 +69,7 @@ function timeChild(
     const cpu0 = childCpuMs();
     const t0 = performance.now();
     const child = spawn(command, args, {
-      cwd: root,
+      cwd: ROOT,
       stdio: 'pipe',
       shell: opts.shell ?? false,
       env: opts.env ?? process.env,
@@ -132,7 +130,7 @@ const nodeBare = async (): Promise<Timing> => {
 };
 
 const serveFirst = async (): Promise<Timing> => {
-  const t = await timeChild(process.execPath, [bin, 'serve'], { request: REQUEST, env: COMPILED });
+  const t = await timeChild(process.execPath, [BIN, 'serve'], { request: REQUEST, env: COMPILED });
   check('hnsim serve', t, t.firstLineMs !== undefined && isFirstResponse(t.firstLine));
   return t;
 };

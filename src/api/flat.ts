@@ -28,7 +28,7 @@ import { serializeLoadBalancer } from '../hns/schema/loadbalancer.js';
 import { serializeNamespace } from '../hns/schema/namespace.js';
 import { serializeNetwork } from '../hns/schema/network.js';
 import { serializeSdnRoute } from '../hns/schema/route.js';
-import { filterGuid, matchesFilter, parseQuery, type ParsedQuery } from '../hns/query.js';
+import { filterGuid, jsonEqual, matchesFilter, parseQuery, type ParsedQuery } from '../hns/query.js';
 import {
   completeV1Gateways,
   isV1Document,
@@ -169,9 +169,11 @@ class OpenFailure extends HnsError {
 }
 
 /**
- * Whether a failure came from the Open step hcsshim runs before a Modify, Delete or Query (the
- * named object does not exist): hcsshim then reports it as `hcnOpen<Kind> failed …`. The mark is
- * not part of the failure's data (not enumerable: JSON and JSON-RPC never carry it).
+ * Whether a failure came from the folded-in Open step of a Modify, Delete or Query (the named
+ * object does not exist). hcsshim runs `HcnOpen<Kind>` before a Modify or a Query and reports such
+ * a failure as `hcnOpen<Kind> failed …`; a Delete passes the GUID with no Open, so the client keeps
+ * the Delete's name (`callTitle`). The mark is not part of the failure's data (not enumerable: JSON
+ * and JSON-RPC never carry it).
  */
 export function openFailed(f: HcnFailure): boolean {
   return (f as { readonly [OPEN]?: boolean })[OPEN] === true;
@@ -353,15 +355,24 @@ export class FlatApi {
               : 'ERROR_NOT_FOUND',
           'no ID given',
         );
-      if (kind === 'Network') this.hns.getNetwork(id);
-      else if (kind === 'Endpoint') this.hns.getEndpoint(id);
-      else if (kind === 'Namespace') this.hns.getNamespace(id);
-      else if (kind === 'LoadBalancer') this.hns.getLoadBalancer(id);
-      else this.hns.getSdnRoute(id);
+      this.record(kind, id);
     } catch (e) {
       throw e instanceof HnsError ? new OpenFailure(e) : e;
     }
     return id;
+  }
+
+  /** The record of `kind` with key `id`, or the service's not-found failure for that kind. */
+  private record(kind: Kind, id: string): AnyRec {
+    return kind === 'Network'
+      ? this.hns.getNetwork(id)
+      : kind === 'Endpoint'
+        ? this.hns.getEndpoint(id)
+        : kind === 'Namespace'
+          ? this.hns.getNamespace(id)
+          : kind === 'LoadBalancer'
+            ? this.hns.getLoadBalancer(id)
+            : this.hns.getSdnRoute(id);
   }
 
   private v2Guard(): void {
@@ -439,9 +450,9 @@ export class FlatApi {
       candidates = r ? [r] : [];
     } else if (byNet) {
       const ids = this.hns.store.alloc.get(byNet)?.endpoints ?? new Set<string>();
-      candidates = [...ids].map((i) => this.hns.store.endpoints.get(i)!);
+      const eps = [...ids].map((i) => this.hns.store.endpoints.get(i)!);
       // a schema-2 listing by network misses endpoints created through v1 (kubernetes#110591)
-      if (q.schema.Major !== 1) candidates = [...candidates].filter((e) => !(e as EndpointRec).createdV1);
+      candidates = q.schema.Major === 1 ? eps : eps.filter((e) => !e.createdV1);
     } else if (
       kind === 'Network' &&
       typeof q.filter.Name === 'string' &&
@@ -467,10 +478,10 @@ export class FlatApi {
     const aliases: Record<string, string> =
       kind === 'Endpoint' && q.schema.Major !== 1 ? { VirtualNetwork: 'HostComputeNetwork' } : {};
     // an endpoint's view shows its Name as it is (omitted when empty): a Name filter can skip the
-    // serialisation of every endpoint whose name cannot match (equal, or the same GUID)
+    // serialisation of every endpoint whose name cannot match, compared as `matchesFilter` compares
+    // (an empty name, omitted from the view, never matches a non-empty Name)
     const wantName = kind === 'Endpoint' ? q.filter['Name'] : undefined;
     const nameChecked = typeof wantName === 'string' && wantName !== '';
-    const nameGuid = nameChecked ? parseGuid(wantName) : undefined;
     // a filter whose every key the lookup above has answered needs no view of each object: `ID` (a
     // v2 view shows the record's ID, the one the lookup by that GUID found), a network's `Name`
     // (the name index found the network so named) and an endpoint's `Name` (checked below as the
@@ -479,11 +490,7 @@ export class FlatApi {
       q.schema.Major !== 1 &&
       keys.every((k) => (k === 'ID' && byId !== undefined) || (k === 'Name' && (nameChecked || byName)));
     for (const rec of candidates) {
-      if (nameChecked) {
-        const name = (rec as EndpointRec).Name;
-        if (name !== wantName && (nameGuid === undefined || name === '' || parseGuid(name) !== nameGuid))
-          continue;
-      }
+      if (nameChecked && !jsonEqual((rec as EndpointRec).Name, wantName as string)) continue;
       if (answered || matchesFilter(this.view(rec, q), q.filter, aliases, omittedType)) {
         out.push(rec.ID);
       }
@@ -496,17 +503,7 @@ export class FlatApi {
     // hcsshim opens the object, then queries it with the query string
     const key = this.id(id, kind);
     const q = parsedQuery(query);
-    const rec =
-      kind === 'Network'
-        ? this.hns.getNetwork(key)
-        : kind === 'Endpoint'
-          ? this.hns.getEndpoint(key)
-          : kind === 'Namespace'
-            ? this.hns.getNamespace(key)
-            : kind === 'LoadBalancer'
-              ? this.hns.getLoadBalancer(key)
-              : this.hns.getSdnRoute(key);
-    return this.view(rec, q);
+    return this.view(this.record(kind, key), q);
   }
 
   private created(rec: AnyRec): HcnDocument {

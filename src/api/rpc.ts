@@ -107,8 +107,9 @@ const RESTART_KEYS: Readonly<Record<keyof RestartPolicy, readonly string[]>> = {
 
 /**
  * A method served beside the flat API and the host methods, given by a layer above api/ (the CNI
- * layer's CniExec and CniExecList, src/cni/rpc.ts): at most `arity` positional parameters; a
- * `RpcProtocolError` it throws is answered as that error, an `HnsError` as an HNS failure.
+ * layer's CniExec and CniExecList, `cniRpcMethods` in src/plugins/index.ts): at most `arity`
+ * positional parameters; a `RpcProtocolError` it throws is answered as that error, an `HnsError`
+ * as an HNS failure.
  */
 export interface RpcMethod {
   readonly arity: number;

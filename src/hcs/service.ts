@@ -184,8 +184,8 @@ export class HcsService {
       guestAdapters: [],
       created: this.now(),
       seq: ++this.seq,
-      // Start's copy sets it: a slot made here keeps that copy a plain clone (a copy that adds a
-      // key takes V8's slow path); last, where the copy would append it, and unset until then
+      // unset until Start, whose `{ ...rec, started }` copy then adds no key (a spread copy that
+      // adds one takes V8's slow path); last, where that copy would otherwise append it
       started: undefined,
     };
     this.put(rec);

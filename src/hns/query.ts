@@ -39,7 +39,11 @@ export function parseQuery(input: unknown): ParsedQuery {
   return { schema, detailed: (flags & 1) === 1, filter };
 }
 
-function jsonEqual(a: Json | undefined, b: Json): boolean {
+/**
+ * One filter value against the object's: equal, two spellings of one GUID (strings), or the same
+ * JSON text (objects and arrays). `matchesFilter` compares each key with it.
+ */
+export function jsonEqual(a: Json | undefined, b: Json): boolean {
   if (typeof a === 'string' && typeof b === 'string') {
     if (a === b) return true;
     const ga = parseGuid(a);

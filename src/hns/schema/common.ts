@@ -67,16 +67,17 @@ export function readRoutes(r: Reader, key: string, code: HResultName): RouteRec[
       if (!nextHop) throw rt.err(`NextHop "${NextHop}" is not an IP address`, code);
       if (nextHop.family !== dest.family) throw rt.err('NextHop and DestinationPrefix families differ', code);
     }
-    // the prefix without its host address, and the record, written out key by key (an object rest
-    // or a copy that adds a key takes V8's slow path): NextHop, DestinationPrefix, dest, nextHop?, Metric?
-    const destPrefix = { family: dest.family, addr: dest.addr, len: dest.len } as RouteRec['dest'];
-    if (Metric === undefined)
-      return nextHop
-        ? { NextHop, DestinationPrefix, dest: destPrefix, nextHop }
-        : { NextHop, DestinationPrefix, dest: destPrefix };
-    return nextHop
-      ? { NextHop, DestinationPrefix, dest: destPrefix, nextHop, Metric }
-      : { NextHop, DestinationPrefix, dest: destPrefix, Metric };
+    // the prefix without its host address, and the record built key by key in this order: NextHop,
+    // DestinationPrefix, dest, nextHop?, Metric? (an object rest or a copy that adds a key takes
+    // V8's slow path)
+    const rec: { -readonly [K in keyof RouteRec]: RouteRec[K] } = {
+      NextHop,
+      DestinationPrefix,
+      dest: { family: dest.family, addr: dest.addr, len: dest.len } as RouteRec['dest'],
+    };
+    if (nextHop) rec.nextHop = nextHop;
+    if (Metric !== undefined) rec.Metric = Metric;
+    return rec;
   });
 }
 
