@@ -33,6 +33,7 @@ import {
 import { renderWalkthrough, walkthroughJson } from '../render/narration.js';
 import type { ShowKind } from '../render/objects.js';
 import { table } from '../render/table.js';
+import { useColor } from './progress.js';
 import { RUN_USAGE_TEXT } from './run.js';
 import { cmdWine, WINE_USAGE, type WineHostFlags } from './wine.js';
 import {
@@ -626,10 +627,6 @@ function buildHost(create: (o: HostOptions) => Host, options: HostOptions): Host
   }
 }
 
-function useColor(io: CliIo): boolean {
-  return io.isTTY && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === '');
-}
-
 async function cmdQuickstart(args: string[], io: CliIo): Promise<number> {
   const { flags } = parse('quickstart', args, 0);
   if (flags.help) return write(io.stdout, USAGE.quickstart).then(() => EXIT_OK);
@@ -643,7 +640,6 @@ async function cmdQuickstart(args: string[], io: CliIo): Promise<number> {
       ...(flags.profile !== undefined ? { profile: flags.profile } : {}),
       format,
       trace: flags.trace === true,
-      color: useColor(io),
     });
   }
   if (flags.trace)

@@ -476,7 +476,6 @@ export interface QuickstartScenarioOptions {
   readonly profile?: string;
   readonly format: 'text' | 'json';
   readonly trace?: boolean;
-  readonly color?: boolean;
 }
 
 /**
@@ -484,50 +483,24 @@ export interface QuickstartScenarioOptions {
  * the narrated lifecycle, then the traces, truth table and audit; exit 0, 1 (an expectation
  * failed) or 4 (the simulator refused the scenario, e.g. a profile without the HCN API).
  */
-export async function runQuickstartScenario(
-  io: Pick<CliIo, 'stdout' | 'stderr' | 'isTTY'>,
-  o: QuickstartScenarioOptions,
-): Promise<number> {
-  const [{ fileURLToPath }, sc, { progressBar }] = await Promise.all([
+export async function runQuickstartScenario(io: CliIo, o: QuickstartScenarioOptions): Promise<number> {
+  const [{ fileURLToPath }, { loadScenarioFile }, { reportScenario }] = await Promise.all([
     import('node:url'),
     import('../scenario/index.js'),
-    import('./progress.js'),
+    import('./run.js'),
   ]);
-  let scenario = sc.loadScenarioFile(fileURLToPath(QUICKSTART_SCENARIO));
-  scenario = {
-    ...scenario,
-    file: 'scenarios/quick-start.yaml',
-    doc: {
-      ...scenario.doc,
-      ...(o.seed !== undefined ? { seed: o.seed } : {}),
-      ...(o.profile !== undefined ? { profile: o.profile } : {}),
+  const scenario = loadScenarioFile(fileURLToPath(QUICKSTART_SCENARIO));
+  return reportScenario(
+    io,
+    {
+      ...scenario,
+      file: 'scenarios/quick-start.yaml',
+      doc: {
+        ...scenario.doc,
+        ...(o.seed !== undefined ? { seed: o.seed } : {}),
+        ...(o.profile !== undefined ? { profile: o.profile } : {}),
+      },
     },
-  };
-  const onProgress = o.format === 'text' ? progressBar(io) : undefined;
-  const put = (s: NodeJS.WritableStream, text: string) =>
-    new Promise<void>((resolve, reject) => s.write(text, (e) => (e ? reject(e) : resolve())));
-  let report;
-  try {
-    report = await sc.runScenario(scenario, {
-      traces: o.trace === true,
-      ...(onProgress ? { onProgress } : {}),
-    });
-  } catch (e) {
-    if (!(e instanceof sc.ScenarioSetupError)) throw e;
-    await put(io.stderr, `hnsim: ${e.message}\n`);
-    if (o.format === 'json')
-      await put(
-        io.stdout,
-        JSON.stringify({ ok: false, exitCode: 4, error: { ...e.at, message: e.reason } }, null, 2) + '\n',
-      );
-    return 4;
-  }
-  const code = report.ok ? 0 : 1;
-  await put(
-    io.stdout,
-    o.format === 'json'
-      ? JSON.stringify(sc.reportJson(report, code), null, 2) + '\n'
-      : sc.renderReport(report, { color: o.color === true }),
+    { format: o.format, trace: o.trace === true },
   );
-  return code;
 }

@@ -6,8 +6,9 @@
  */
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import type { Scenario } from '../scenario/index.js';
 import type { CliIo } from './main.js';
-import { progressBar } from './progress.js';
+import { progressBar, useColor } from './progress.js';
 
 export const RUN_OK = 0;
 export const RUN_EXPECTATION_FAILED = 1;
@@ -98,46 +99,59 @@ export async function cmdRun(args: string[], io: CliIo): Promise<number> {
     seed = Number(flags.seed);
   }
   const file = positionals[0]!;
-  const {
-    loadScenario,
-    loadScenarioFile,
-    ScenarioLoadError,
-    runScenario,
-    ScenarioSetupError,
-    renderReport,
-    reportJson,
-  } = await import('../scenario/index.js');
-  const fail = async (code: number, lines: string[], data: object): Promise<number> => {
-    await write(io.stderr, lines.map((l) => `hnsim: ${l}\n`).join(''));
-    if (format === 'json')
-      await write(io.stdout, JSON.stringify({ ok: false, exitCode: code, ...data }, null, 2) + '\n');
-    return code;
-  };
+  const { loadScenario, loadScenarioFile, ScenarioLoadError } = await import('../scenario/index.js');
   let scenario;
   try {
     scenario = file === '-' ? loadScenario(await readStdin(io), '<stdin>') : loadScenarioFile(file);
   } catch (e) {
     if (!(e instanceof ScenarioLoadError)) throw e;
-    return fail(RUN_INVALID_FILE, e.message.split('\n'), { issues: e.issues });
+    return fail(io, format, RUN_INVALID_FILE, e.message.split('\n'), { issues: e.issues });
   }
   if (seed !== undefined) scenario = { ...scenario, doc: { ...scenario.doc, seed } };
+  return reportScenario(io, scenario, { format, trace: flags.trace === true });
+}
+
+/** A failure's lines on stderr (`hnsim: …`), and with --format json its data on stdout. */
+async function fail(
+  io: CliIo,
+  format: 'text' | 'json',
+  code: number,
+  lines: string[],
+  data: object,
+): Promise<number> {
+  await write(io.stderr, lines.map((l) => `hnsim: ${l}\n`).join(''));
+  if (format === 'json')
+    await write(io.stdout, JSON.stringify({ ok: false, exitCode: code, ...data }, null, 2) + '\n');
+  return code;
+}
+
+/**
+ * Run a loaded scenario and print its report (`hnsim run`, and `hnsim quickstart` on the
+ * quick-start scenario): the exit code is 0, 1 (an expectation failed) or 4 (the simulator
+ * refused the scenario).
+ */
+export async function reportScenario(
+  io: CliIo,
+  scenario: Scenario,
+  o: { readonly format: 'text' | 'json'; readonly trace: boolean },
+): Promise<number> {
+  const { runScenario, ScenarioSetupError, renderReport, reportJson } = await import('../scenario/index.js');
   let report;
-  const onProgress = format === 'text' ? progressBar(io) : undefined;
+  const onProgress = o.format === 'text' ? progressBar(io) : undefined;
   try {
     report = await runScenario(scenario, {
-      traces: flags.trace === true,
+      traces: o.trace,
       ...(onProgress ? { onProgress } : {}),
     });
   } catch (e) {
     if (!(e instanceof ScenarioSetupError)) throw e;
-    return fail(RUN_SETUP_FAILED, [e.message], { error: { ...e.at, message: e.reason } });
+    return fail(io, o.format, RUN_SETUP_FAILED, [e.message], { error: { ...e.at, message: e.reason } });
   }
   const code = report.ok ? RUN_OK : RUN_EXPECTATION_FAILED;
-  const color = io.isTTY && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === '');
   const text =
-    format === 'json'
+    o.format === 'json'
       ? JSON.stringify(reportJson(report, code), null, 2) + '\n'
-      : renderReport(report, { color });
+      : renderReport(report, { color: useColor(io) });
   await write(io.stdout, text);
   return code;
 }

@@ -18,7 +18,7 @@ import type { NameLookup } from '../render/trace.js';
 import type { RuleRef } from '../vswitch/contracts.js';
 import type { RunReport, ScenarioDoc, ScenarioWorld } from '../scenario/index.js';
 import type { CliIo } from './main.js';
-import { progressBar } from './progress.js';
+import { progressBar, useColor } from './progress.js';
 
 export const VIEW_OK = 0;
 export const VIEW_FAILURE = 1;
@@ -169,10 +169,6 @@ function intFlag(cmd: string, name: string, v: unknown, lo: number, hi: number):
   if (typeof v !== 'string' || !/^\d{1,10}$/.test(v) || Number(v) < lo || Number(v) > hi)
     throw usage(cmd, `--${name} must be an integer ${lo}..${hi}, got "${String(v)}"`);
   return Number(v);
-}
-
-function color(io: CliIo): boolean {
-  return io.isTTY && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === '');
 }
 
 // ───────────────────────────── what a view looks at ─────────────────────────────
@@ -566,7 +562,7 @@ export async function cmdShowFile(args: string[], io: CliIo): Promise<number> {
         io.stdout,
         format === 'json'
           ? JSON.stringify(objectsJson(o, kinds), null, 2) + '\n'
-          : renderObjects(o, kinds, { color: color(io) }) + '\n',
+          : renderObjects(o, kinds, { color: useColor(io) }) + '\n',
       );
       return VIEW_OK;
     }
@@ -576,10 +572,10 @@ export async function cmdShowFile(args: string[], io: CliIo): Promise<number> {
       await write(io.stdout, JSON.stringify(doc, null, 2) + '\n');
       return VIEW_OK;
     }
-    const bold = (s: string) => (color(io) ? `\x1b[1m${s}\x1b[0m` : s);
+    const bold = (s: string) => (useColor(io) ? `\x1b[1m${s}\x1b[0m` : s);
     const parts = selected.map(
       ([name, host]) =>
-        `${bold(`== ${name} ==`)}\n\n${renderObjects(collectObjects(host), kinds, { color: color(io) })}`,
+        `${bold(`== ${name} ==`)}\n\n${renderObjects(collectObjects(host), kinds, { color: useColor(io) })}`,
     );
     await write(io.stdout, parts.join('\n\n') + '\n');
     return VIEW_OK;
@@ -617,18 +613,18 @@ async function showFileRules(io: CliIo, file: string, v: Record<string, unknown>
       ? all
       : all.filter((r) => portIds.has(r.port.id.toUpperCase()) || portIds.has(r.port.name.toUpperCase()));
   };
-  if (want !== undefined && selected.every(([, h]) => rulesOf(h).length === 0))
+  const byNode = selected.map(([name, host]) => [name, rulesOf(host)] as const);
+  if (want !== undefined && byNode.every(([, rules]) => rules.length === 0))
     throw new ViewError(VIEW_FAILURE, `show: no port "${want}" in ${t.title}`, 'show');
   if (format === 'json') {
-    const doc: Record<string, unknown> = {};
-    for (const [name, host] of selected) doc[name] = rulesOf(host);
+    const doc = Object.fromEntries(byNode);
     await write(io.stdout, JSON.stringify(t.scenario ? doc : doc[selected[0]![0]], null, 2) + '\n');
     return VIEW_OK;
   }
-  const text = selected
-    .filter(([, host]) => want === undefined || rulesOf(host).length > 0)
-    .map(([name, host]) => {
-      const body = renderPortRules(rulesOf(host), { color: color(io) });
+  const text = byNode
+    .filter(([, rules]) => want === undefined || rules.length > 0)
+    .map(([name, rules]) => {
+      const body = renderPortRules(rules, { color: useColor(io) });
       return t.scenario ? `== ${name} ==\n\n${body}` : body;
     });
   await write(io.stdout, text.join('\n\n') + '\n');

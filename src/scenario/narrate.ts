@@ -516,6 +516,8 @@ export class LiveDigest {
     const s = this.host.hns.store;
     const removed = new Map<string, { value: string; rank: number }>();
     const added = new Map<string, { value: string; rank: number }>();
+    /** Each changed object's key now (absent: the object is gone). */
+    const keys = new Map<string, string>();
     for (const id of this.changed) {
       const old = this.byId.get(id);
       if (old !== undefined) removed.set(old, this.entries.get(old)!);
@@ -529,18 +531,14 @@ export class LiveDigest {
         (old !== undefined ? this.entries.get(old)!.rank % SECTION : NEW_OBJECT + rec.seq);
       if (added.has(e.key)) return this.rebuild(); // two changed objects with one key
       added.set(e.key, { value: e.value, rank });
+      keys.set(id, e.key);
     }
     // a key another (unchanged) object holds too: only a whole digest tells which one wins
     for (const k of added.keys()) if (this.entries.has(k) && !removed.has(k)) return this.rebuild();
     for (const id of this.changed) {
-      this.byId.delete(id);
-      const ep = s.endpoints.get(id);
-      const rec = ep ?? s.loadBalancers.get(id);
-      if (rec)
-        this.byId.set(
-          id,
-          ep ? endpointEntry(ep).key : loadBalancerEntry(this.host, rec as LoadBalancerRec).key,
-        );
+      const key = keys.get(id);
+      if (key === undefined) this.byId.delete(id);
+      else this.byId.set(id, key);
     }
     this.changed.clear();
     const lines: [number, string][] = [];

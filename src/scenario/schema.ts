@@ -9,6 +9,7 @@
  * (an address with a prefix length), `mac`, `hresult` (a registered HRESULT name or 0x…),
  * `profile` (ws2019, ws2022, ws2025 or an HNS version like 13.1).
  */
+import type { RestartPolicy } from '../hns/lifecycle.js';
 import { DISPOSITIONS } from '../vswitch/contracts.js';
 
 /** The value of the `hnsim` key this loader reads. */
@@ -119,9 +120,6 @@ const labels = (description: string): Schema => ({
   additionalProperties: { type: 'string', maxLength: 253 },
 });
 
-/** The dispositions a trace ends in: the dataplane's own list. */
-export const DISPOSITION_NAMES = DISPOSITIONS;
-
 export const HNS_KINDS = ['networks', 'endpoints', 'namespaces', 'loadbalancers', 'routes'] as const;
 export const AUDIT_KINDS = [
   'endpoint-unused',
@@ -133,6 +131,7 @@ export const AUDIT_KINDS = [
   'store-inconsistent',
 ] as const;
 export const DELETE_KINDS = ['endpoint', 'network', 'namespace', 'loadbalancer'] as const;
+/** A restart's choices per kind: RestartPolicy's kinds, each value one it takes (the compiler checks). */
 export const KEEP_CHOICES = {
   networks: ['keep', 'keepPersistent', 'remove'],
   endpoints: ['keep', 'remove'],
@@ -140,7 +139,7 @@ export const KEEP_CHOICES = {
   loadBalancers: ['keep', 'remove'],
   routes: ['keep', 'remove'],
   policyLists: ['keep', 'remove'],
-} as const;
+} as const satisfies { readonly [K in keyof RestartPolicy]: readonly RestartPolicy[K][] };
 
 const keep = object(
   'What survives (defaults: docs/model.md, "Service restart, reboot, snapshots")',
@@ -306,11 +305,8 @@ const trace = object(
     protocol: oneOfStrings('TCP (default), UDP or ICMP', ['TCP', 'UDP', 'ICMP']),
     port: int("Destination port (default: the service's port, else 80)", 0, 65535),
     sourcePort: int('Source port (default 50000)', 0, 65535),
-    expect: oneOfStrings('The disposition the trace must end in', DISPOSITION_NAMES),
-    reply: oneOfStrings(
-      "The reply's disposition (the reply is traced when this is given)",
-      DISPOSITION_NAMES,
-    ),
+    expect: oneOfStrings('The disposition the trace must end in', DISPOSITIONS),
+    reply: oneOfStrings("The reply's disposition (the reply is traced when this is given)", DISPOSITIONS),
     changes: list(
       text('A packet change as the flows table words it: DNAT a:p→b:q, SNAT a→b, VXLAN VNI …, MAC→host MAC'),
       16,

@@ -1,52 +1,22 @@
 // The `hnsim` command as a user runs it: `node bin/hnsim.js …` in a child process (no build step),
 // checking exit codes, usage errors, JSON-RPC over pipes, the quick-start walkthrough and listings.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { HRESULTS } from '../../src/core/errors.js';
+import { root, runHnsim, spawnHnsim, type CliOut as Run } from './hnsim.js';
 
 const NOT_FOUND = HRESULTS.HCN_E_NETWORK_NOT_FOUND.message;
 const PORT_EXISTS = HRESULTS.HCN_E_PORT_ALREADY_EXISTS.message;
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin', 'hnsim.js');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function hnsim(args: string[], input?: string): Run {
-  const env = { ...process.env };
-  delete env.NO_COLOR;
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd: root,
-    input,
-    encoding: 'utf8',
-    env,
-    timeout: 60_000,
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const hnsim = (args: string[], input?: string): Run => spawnHnsim(args, { input });
 
 /** The same CLI in-process (fast): fake stdin/stdout/stderr, not a TTY unless asked. */
-async function run(args: string[], input = '', tty = false, env: Record<string, string> = {}): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c.toString('utf8')));
-  stderr.on('data', (c: Buffer) => err.push(c.toString('utf8')));
-  const status = await main(args, { stdin: Readable.from([input]), stdout, stderr, isTTY: tty, env });
-  return { status, stdout: out.join(''), stderr: err.join('') };
-}
+const run = (args: string[], input = '', tty = false, env: Record<string, string> = {}): Promise<Run> =>
+  runHnsim(args, { input, tty, env });
 
 /** Folders made by `tempDir()`, removed after each test (also when it fails). */
 const tempDirs: string[] = [];

@@ -3,33 +3,14 @@
  * node across invocations, the CNI_* variables from the environment, the config on stdin, the
  * plugin's stdout and exit code. Mostly in-process (fast); one run spawns the real command.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runHnsim, spawnHnsim, type CliOut } from './hnsim.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(args: string[], input = '', env: Record<string, string> = {}): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c.toString('utf8')));
-  stderr.on('data', (c: Buffer) => err.push(c.toString('utf8')));
-  const status = await main(args, { stdin: Readable.from([input]), stdout, stderr, isTTY: false, env });
-  return { status, stdout: out.join(''), stderr: err.join('') };
-}
+const run = (args: string[], input = '', env: Record<string, string> = {}): Promise<CliOut> =>
+  runHnsim(args, { input, env });
 
 const dirs: string[] = [];
 function stateFile(): string {
@@ -247,26 +228,18 @@ describe('hnsim call', () => {
 describe('as a user runs it (child process)', () => {
   it('CNI_* from the environment and the config on stdin, exit code passed through', () => {
     const state = stateFile();
-    const bin = join(root, 'bin', 'hnsim.js');
-    const spawnEnv = { ...process.env, CNI_COMMAND: 'VERSION' };
-    const r = spawnSync(process.execPath, [bin, 'cni', '--state', state], {
-      cwd: root,
+    const r = spawnHnsim(['cni', '--state', state], {
       input: '{"cniVersion":"0.4.0","type":"win-overlay"}',
-      encoding: 'utf8',
-      env: spawnEnv,
-      timeout: 60_000,
+      env: { CNI_COMMAND: 'VERSION' },
     });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({
       cniVersion: '1.1.0',
       supportedVersions: expect.arrayContaining(['0.4.0']),
     });
-    const bad = spawnSync(process.execPath, [bin, 'cni', '--state', state], {
-      cwd: root,
+    const bad = spawnHnsim(['cni', '--state', state], {
       input: '{"cniVersion":"0.4.0","name":"vxlan0","type":"win-overlay"}',
-      encoding: 'utf8',
-      env: { ...process.env, CNI_COMMAND: 'BOGUS' },
-      timeout: 60_000,
+      env: { CNI_COMMAND: 'BOGUS' },
     });
     expect(bad.status).toBe(1);
     expect(JSON.parse(bad.stdout)).toEqual({ code: 4, msg: 'unknown CNI_COMMAND: BOGUS' });

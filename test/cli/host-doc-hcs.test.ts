@@ -3,9 +3,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runHnsim } from './hnsim.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -20,20 +19,8 @@ async function serve(
   dirs.push(dir);
   const file = join(dir, 'host.json');
   writeFileSync(file, JSON.stringify(hostDoc));
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c.toString('utf8')));
-  stderr.on('data', (c: Buffer) => err.push(c.toString('utf8')));
-  const status = await main(['serve', '--host', file], {
-    stdin: Readable.from([JSON.stringify(request) + '\n']),
-    stdout,
-    stderr,
-    isTTY: false,
-    env: {},
-  });
-  return { status, out: out.join(''), err: err.join('') };
+  const r = await runHnsim(['serve', '--host', file], { input: JSON.stringify(request) + '\n' });
+  return { status: r.status, out: r.stdout, err: r.stderr };
 }
 
 const START_MISSING = { jsonrpc: '2.0', id: 1, method: 'HcsStartComputeSystem', params: ['nope'] };

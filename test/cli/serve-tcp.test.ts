@@ -1,16 +1,11 @@
 // `hnsim serve --listen ADDR:PORT` as a user runs it: `node bin/hnsim.js` in a child process, the
 // port read from its one stdout line, several connections on one host, SIGTERM/SIGINT → exit 0.
 // Refused addresses and other usage errors run in-process (they answer before anything listens).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { bin, root, runHnsim as run, spawnHnsim } from './hnsim.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin', 'hnsim.js');
 const LISTENING = /^hnsim: listening on (127\.0\.0\.1|\[::1\]):(\d+)$/;
 
 interface Served {
@@ -96,23 +91,6 @@ async function rpcClient(port: number, host: string) {
   };
 }
 
-interface Run {
-  status: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(args: string[]): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c.toString('utf8')));
-  stderr.on('data', (c: Buffer) => err.push(c.toString('utf8')));
-  const status = await main(args, { stdin: Readable.from(['']), stdout, stderr, isTTY: false, env: {} });
-  return { status, stdout: out.join(''), stderr: err.join('') };
-}
-
 describe('hnsim serve --listen (spawned)', () => {
   it('prints the port it picked, serves two connections on one host (CNI too), exits 0 on SIGTERM', async () => {
     const served = await startServe(['--listen', '127.0.0.1:0', '--seed', '7']);
@@ -152,11 +130,7 @@ describe('hnsim serve --listen (spawned)', () => {
 
   it('refuses a non-loopback address with exit 2 and says why', () => {
     for (const addr of ['0.0.0.0:0', '10.0.0.1:8080']) {
-      const r = spawnSync(process.execPath, [bin, 'serve', '--listen', addr], {
-        cwd: root,
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
+      const r = spawnHnsim(['serve', '--listen', addr]);
       expect(r.status).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(

@@ -3,21 +3,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { createHost, type Host } from '../../src/host/host.js';
-
-async function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c.toString('utf8')));
-  stderr.on('data', (c: Buffer) => err.push(c.toString('utf8')));
-  const status = await main(args, { stdin: Readable.from(['']), stdout, stderr, isTTY: false, env: {} });
-  return { status, stdout: out.join(''), stderr: err.join('') };
-}
+import { runHnsim as run } from './hnsim.js';
 
 const dirs: string[] = [];
 afterEach(() => {

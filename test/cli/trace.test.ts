@@ -1,38 +1,18 @@
 // `hnsim trace`: a packet through a host built as `hnsim show` builds one (a snapshot, --host,
 // --adapter, --seed, --profile), at the three text levels and as JSON, with usage errors (exit 2)
 // and runtime failures (exit 1) reported in one line.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { traceJson, type TraceRequest } from '../../src/dataplane/trace.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import { renderTrace, traceNames, TRACE_LEVELS } from '../../src/render/trace.js';
 import { ok } from '../dataplane/prop-kit.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { runHnsim, spawnHnsim, type CliOut } from './hnsim.js';
 
 /** The CLI in-process: fake stdin/stdout/stderr, not a TTY. */
-async function run(args: string[], input = ''): Promise<Run> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c.toString('utf8')));
-  stderr.on('data', (c: Buffer) => err.push(c.toString('utf8')));
-  const status = await main(args, { stdin: Readable.from([input]), stdout, stderr, isTTY: false, env: {} });
-  return { status, stdout: out.join(''), stderr: err.join('') };
-}
+const run = (args: string[], input = ''): Promise<CliOut> => runHnsim(args, { input });
 
 const tempDirs: string[] = [];
 
@@ -333,11 +313,9 @@ describe('hnsim trace', () => {
   });
 
   it('runs through the bin shim (child process)', () => {
-    const r = spawnSync(
-      process.execPath,
-      [join(root, 'bin', 'hnsim.js'), 'trace', '--from', 'host', '--to', '8.8.8.8', '--level', 'minimal'],
-      { cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...process.env, HNSIM_RUN: 'src' } },
-    );
+    const r = spawnHnsim(['trace', '--from', 'host', '--to', '8.8.8.8', '--level', 'minimal'], {
+      env: { HNSIM_RUN: 'src' },
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(

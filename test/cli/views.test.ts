@@ -2,52 +2,22 @@
 // quickstart` as the quick-start scenario, and the CLI-wide rules (--help and `help CMD` on every
 // command with its exit codes, colour only on a TTY without NO_COLOR, the progress bar on a TTY).
 // A few run as a user does, `node bin/hnsim.js …` in a child process; the rest in-process.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { firstPositional } from '../../src/cli/views.js';
+import { root, runHnsim, spawnHnsim, type CliOut } from './hnsim.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin', 'hnsim.js');
 // in-process runs do not change directory (workers cannot), so the files are absolute
 const ACL = join(root, 'test/cli/fixtures/acl.yaml');
 const QS = join(root, 'scenarios/quick-start.yaml');
 const HYPERV = join(root, 'scenarios/hyperv-pods.yaml');
 const LIMITS = join(root, 'scenarios/windows-limitations.yaml');
 
-interface Out {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function spawn(args: string[]): Out {
-  const env = { ...process.env };
-  delete env.NO_COLOR;
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env,
-    timeout: 120_000,
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-async function run(args: string[], tty = false, env: Record<string, string> = {}): Promise<Out> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c.toString('utf8')));
-  stderr.on('data', (c: Buffer) => err.push(c.toString('utf8')));
-  const status = await main(args, { stdin: Readable.from(['']), stdout, stderr, isTTY: tty, env });
-  return { status, stdout: out.join(''), stderr: err.join('') };
-}
+const spawn = (args: string[]): CliOut => spawnHnsim(args, { timeout: 120_000 });
+const run = (args: string[], tty = false, env: Record<string, string> = {}): Promise<CliOut> =>
+  runHnsim(args, { tty, env });
 
 const dir = mkdtempSync(join(tmpdir(), 'hnsim-views-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

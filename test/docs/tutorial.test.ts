@@ -5,12 +5,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { root, runHnsim as hnsim } from '../cli/hnsim.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const page = readFileSync(join(root, 'docs', 'tutorial.md'), 'utf8');
 const blocks = [...page.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, text: m[2]! }));
 const yaml = blocks.find((b) => b.lang === 'yaml')!.text;
@@ -25,17 +22,6 @@ const dir = mkdtempSync(join(tmpdir(), 'hnsim-tutorial-'));
 const file = join(dir, 'tutorial.yaml');
 writeFileSync(file, yaml);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function hnsim(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c.toString('utf8')));
-  stderr.on('data', (c: Buffer) => err.push(c.toString('utf8')));
-  const status = await main(args, { stdin: Readable.from(['']), stdout, stderr, isTTY: false, env: {} });
-  return { status, stdout: out.join(''), stderr: err.join('') };
-}
 
 describe('docs/tutorial.md', () => {
   it('has its scenario and the commands the text walks through', () => {

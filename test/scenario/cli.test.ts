@@ -4,50 +4,19 @@
  * line, column and path), a file the simulator refuses (exit 4), `--format json`, `--trace`,
  * colour rules and stdin.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { root, runHnsim, spawnHnsim, type CliOut } from '../cli/hnsim.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'bin', 'hnsim.js');
 const dir = mkdtempSync(join(tmpdir(), 'hnsim-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Out {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function hnsim(args: string[], input?: string): Out {
-  const env = { ...process.env };
-  delete env.NO_COLOR;
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd: root,
-    input,
-    encoding: 'utf8',
-    env,
-    timeout: 60_000,
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
+const hnsim = (args: string[], input?: string): CliOut => spawnHnsim(args, { input });
 /** The CLI in-process (fast), with a fake terminal when asked. */
-async function run(args: string[], tty = false, env: Record<string, string> = {}): Promise<Out> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c.toString('utf8')));
-  stderr.on('data', (c: Buffer) => err.push(c.toString('utf8')));
-  const status = await main(args, { stdin: Readable.from(['']), stdout, stderr, isTTY: tty, env });
-  return { status, stdout: out.join(''), stderr: err.join('') };
-}
+const run = (args: string[], tty = false, env: Record<string, string> = {}): Promise<CliOut> =>
+  runHnsim(args, { tty, env });
 
 function file(name: string, text: string): string {
   const p = join(dir, name);

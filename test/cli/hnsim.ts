@@ -1,0 +1,58 @@
+// The `hnsim` command for tests, two ways: as a user runs it (`node bin/hnsim.js …` in a child
+// process, no build step) and in-process through `main` (fast: fake stdin/stdout/stderr).
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
+
+/** The package's folder (the child's working directory). */
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+export const bin = join(root, 'bin', 'hnsim.js');
+
+export interface CliOut {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `node bin/hnsim.js ARGS` in a child process, in the package's folder, with this process's
+ * environment (and `env` over it) less NO_COLOR.
+ */
+export function spawnHnsim(
+  args: readonly string[],
+  opts: { input?: string; env?: NodeJS.ProcessEnv; timeout?: number } = {},
+): CliOut {
+  const env = { ...process.env, ...opts.env };
+  delete env.NO_COLOR;
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    cwd: root,
+    input: opts.input,
+    encoding: 'utf8',
+    env,
+    timeout: opts.timeout ?? 60_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The CLI in-process: `input` on stdin, not a terminal unless `tty`, `env` its whole environment. */
+export async function runHnsim(
+  args: readonly string[],
+  opts: { input?: string; tty?: boolean; env?: Record<string, string> } = {},
+): Promise<CliOut> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: string[] = [];
+  const err: string[] = [];
+  stdout.on('data', (c: Buffer) => out.push(c.toString('utf8')));
+  stderr.on('data', (c: Buffer) => err.push(c.toString('utf8')));
+  const status = await main(args, {
+    stdin: Readable.from([opts.input ?? '']),
+    stdout,
+    stderr,
+    isTTY: opts.tty ?? false,
+    env: opts.env ?? {},
+  });
+  return { status, stdout: out.join(''), stderr: err.join('') };
+}
