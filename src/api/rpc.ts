@@ -20,7 +20,7 @@ import { HnsError, hnsError } from '../core/errors.js';
 import { cloneJson, isJsonObject, type Json, type JsonObject } from '../core/json.js';
 import type { ExitType } from '../hcs/model.js';
 import type { Host } from '../host/host.js';
-import type { RestartPolicy } from '../hns/lifecycle.js';
+import { RESTART_CHOICES, type RestartPolicy } from '../hns/lifecycle.js';
 import { checkRequest, traceJson, type SendRequest, type TraceRequest } from '../dataplane/trace.js';
 import type { HostRoute, RouteSpec } from '../dataplane/plane.js';
 import { fmt, fmtPrefix } from '../vswitch/v4.js';
@@ -96,14 +96,7 @@ export const HOST_RPC_METHODS = Object.keys(HOST_ARITY) as readonly HostRpcMetho
 /** Every method name the server answers, flat API first. */
 export const RPC_METHODS: readonly string[] = [...FLAT_API_METHODS, ...HOST_RPC_METHODS];
 
-const RESTART_KEYS: Readonly<Record<keyof RestartPolicy, readonly string[]>> = {
-  networks: ['keep', 'keepPersistent', 'remove'],
-  endpoints: ['keep', 'remove'],
-  namespaces: ['keep', 'remove'],
-  loadBalancers: ['keep', 'remove'],
-  routes: ['keep', 'remove'],
-  policyLists: ['keep', 'remove'],
-};
+const RESTART_KEYS: Readonly<Record<keyof RestartPolicy, readonly string[]>> = RESTART_CHOICES;
 
 /**
  * A method served beside the flat API and the host methods, given by a layer above api/ (the CNI

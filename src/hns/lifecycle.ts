@@ -42,6 +42,16 @@ export interface RestartPolicy {
   readonly policyLists: 'keep' | 'remove';
 }
 
+/** The choices of each RestartPolicy key (what `restartHns`/`reboot` policies, RPC and scenarios accept). */
+export const RESTART_CHOICES = {
+  networks: ['keep', 'keepPersistent', 'remove'],
+  endpoints: ['keep', 'remove'],
+  namespaces: ['keep', 'remove'],
+  loadBalancers: ['keep', 'remove'],
+  routes: ['keep', 'remove'],
+  policyLists: ['keep', 'remove'],
+} as const satisfies { readonly [K in keyof RestartPolicy]-?: readonly RestartPolicy[K][] };
+
 /** HNS service restart: networks stay, endpoints and the VFP-programmed objects go (calico#5164). */
 export const SERVICE_RESTART_DEFAULT: RestartPolicy = {
   networks: 'keep',

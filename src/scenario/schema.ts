@@ -9,7 +9,7 @@
  * (an address with a prefix length), `mac`, `hresult` (a registered HRESULT name or 0x…),
  * `profile` (ws2019, ws2022, ws2025 or an HNS version like 13.1).
  */
-import type { RestartPolicy } from '../hns/lifecycle.js';
+import { RESTART_CHOICES } from '../hns/lifecycle.js';
 import { DISPOSITIONS } from '../vswitch/contracts.js';
 
 /** The value of the `hnsim` key this loader reads. */
@@ -131,15 +131,8 @@ export const AUDIT_KINDS = [
   'store-inconsistent',
 ] as const;
 export const DELETE_KINDS = ['endpoint', 'network', 'namespace', 'loadbalancer'] as const;
-/** A restart's choices per kind: RestartPolicy's kinds, each value one it takes (the compiler checks). */
-export const KEEP_CHOICES = {
-  networks: ['keep', 'keepPersistent', 'remove'],
-  endpoints: ['keep', 'remove'],
-  namespaces: ['keep', 'remove'],
-  loadBalancers: ['keep', 'remove'],
-  routes: ['keep', 'remove'],
-  policyLists: ['keep', 'remove'],
-} as const satisfies { readonly [K in keyof RestartPolicy]: readonly RestartPolicy[K][] };
+/** The RestartPolicy choices a `keep` block takes (the service's own table). */
+export const KEEP_CHOICES = RESTART_CHOICES;
 
 const keep = object(
   'What survives (defaults: docs/model.md, "Service restart, reboot, snapshots")',
