@@ -8,6 +8,7 @@ import type { FlanneldOptions } from './hostgw.js';
 import {
   clockSleep,
   lookupExtIface,
+  pollUntil,
   type ExternalInterface,
   type FlanneldHost,
   type FlanneldLogEntry,
@@ -16,6 +17,10 @@ import {
 } from './host.js';
 import type { LeaseWatcher } from './lease.js';
 import { parseLease, type Lease, type LeaseEvent, type LeaseEventType, type ParsedLease } from './lease.js';
+
+/** How long the backends wait between HNS polls and in all (500 ms, 5 s in each backend's Go). */
+export const WAIT_INTERVAL = 500;
+export const WAIT_TIMEOUT = 5_000;
 
 /** One batch of lease events as the backend's `handleSubnetEvents` receives it. */
 export type LeaseBatch = readonly { type: LeaseEventType; lease: ParsedLease }[];
@@ -70,6 +75,15 @@ export abstract class FlanneldBackend {
   async resync(leases: readonly Lease[]): Promise<void> {
     const watcher = this.ready();
     await this.handle(watcher.reset(leases.map((l) => parseLease(l))));
+  }
+
+  /** `pollUntil` on the node's clock with the backend's sleep. */
+  protected pollUntil(
+    intervalMs: number,
+    timeoutMs: number,
+    condition: () => Promise<boolean>,
+  ): Promise<boolean> {
+    return pollUntil(this.host.clock, this.sleep, intervalMs, timeoutMs, condition);
   }
 
   protected ready(): LeaseWatcher {

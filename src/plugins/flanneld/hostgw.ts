@@ -10,7 +10,7 @@
  *   await gw.setup({ subnet: '10.244.1.0/24', publicIp: '10.0.0.11' });
  *   await gw.onLeaseAdded({ subnet: '10.244.2.0/24', publicIp: '10.0.0.12' });
  */
-import { FlanneldBackend, type LeaseBatch } from './backend.js';
+import { FlanneldBackend, WAIT_INTERVAL, WAIT_TIMEOUT, type LeaseBatch } from './backend.js';
 import { marshalNetwork, type HNSEndpoint, type HNSNetwork } from '../../api/hnsv1/types.js';
 import { field, goParse, goString, goUnmarshal, type GoType } from '../../cni/gojson.js';
 import { goCanonicalIP } from '../../cni/goip.js';
@@ -21,7 +21,6 @@ import {
   getInterfaceByIP,
   interfaceByIndex,
   parseIP4,
-  pollUntil,
   wrap,
   type ExtIfaceOptions,
   type FlanneldHost,
@@ -76,8 +75,6 @@ export function backendJson(backend: unknown): Json | undefined {
   return JSON.parse(JSON.stringify(backend)) as Json;
 }
 
-const WAIT_INTERVAL = 500;
-const WAIT_TIMEOUT = 5_000;
 /** `routeCheckRetries * time.Second`. */
 export const ROUTE_CHECK_INTERVAL_MS = 10_000;
 
@@ -187,7 +184,7 @@ export class FlanneldHostGw extends FlanneldBackend {
       const id = created.ID ?? '';
       let lastErr: unknown;
       let got: HNSNetwork | undefined;
-      const ok = await pollUntil(this.host.clock, this.sleep, WAIT_INTERVAL, WAIT_TIMEOUT, async () => {
+      const ok = await this.pollUntil(WAIT_INTERVAL, WAIT_TIMEOUT, async () => {
         try {
           got = await hns.hnsNetworkRequest('GET', id, '');
           lastErr = undefined;
@@ -213,7 +210,7 @@ export class FlanneldHostGw extends FlanneldBackend {
         throw wrap(`Failed to parse management ip (${managementIp})`, e);
       }
       let ifErr: unknown;
-      const found = await pollUntil(this.host.clock, this.sleep, WAIT_INTERVAL, WAIT_TIMEOUT, () => {
+      const found = await this.pollUntil(WAIT_INTERVAL, WAIT_TIMEOUT, () => {
         try {
           getInterfaceByIP(this.host, mgmt);
           ifErr = undefined;
@@ -267,7 +264,7 @@ export class FlanneldHostGw extends FlanneldBackend {
     // attach it to the host compartment; "already attached" (flannel-io/flannel#1391) is success
     this.logEntry('I', `Waiting to attach bridge endpoint ${epName} to host`);
     let attachErr: unknown;
-    const attached = await pollUntil(this.host.clock, this.sleep, WAIT_INTERVAL, WAIT_TIMEOUT, async () => {
+    const attached = await this.pollUntil(WAIT_INTERVAL, WAIT_TIMEOUT, async () => {
       try {
         await hns.hostAttach(ep.ID ?? '', 1);
         attachErr = undefined;

@@ -46,30 +46,20 @@ export async function startFlanneld(host: Host, opts: FlanneldNodeOptions): Prom
   subnetEnvText({ network: opts.network, subnet: opts.lease.subnet, mtu: 0, ipMasq: false });
   const fh = flanneldHost(host);
   let backend: FlanneldNode['backend'];
-  let lease: Lease;
-  let mtu: number;
   switch (opts.type) {
-    case 'host-gw': {
-      const gw = new FlanneldHostGw(fh, opts);
-      const net = await gw.setup(opts.lease);
-      [backend, lease, mtu] = [gw, net.lease, net.mtu];
+    case 'host-gw':
+      backend = new FlanneldHostGw(fh, opts);
       break;
-    }
-    case 'vxlan': {
-      const vx = new FlanneldVxlan(fh, opts);
-      const net = await vx.setup(opts.lease);
-      [backend, lease, mtu] = [vx, net.lease, net.mtu];
+    case 'vxlan':
+      backend = new FlanneldVxlan(fh, opts);
       break;
-    }
-    case 'vxlan-2018': {
-      const vx = new FlanneldVxlanLegacy(fh, opts);
-      const net = await vx.setup(opts.lease);
-      [backend, lease, mtu] = [vx, net.lease, net.mtu];
+    case 'vxlan-2018':
+      backend = new FlanneldVxlanLegacy(fh, opts);
       break;
-    }
     default:
       throw new Error(`unknown flanneld backend type ${JSON.stringify(opts.type)}`);
   }
+  const { lease, mtu } = await backend.setup(opts.lease);
   const subnetEnv = writeSubnetEnv(host.files, {
     ...(opts.subnetFile !== undefined ? { path: opts.subnetFile } : {}),
     network: opts.network,

@@ -7,7 +7,7 @@
  * the node's public IP; an endpoint already there with the same PA on this network is kept.
  */
 import type { HNSEndpoint, HNSNetwork } from '../../api/hnsv1/types.js';
-import { FlanneldBackend, type LeaseBatch } from './backend.js';
+import { FlanneldBackend, WAIT_INTERVAL, WAIT_TIMEOUT, type LeaseBatch } from './backend.js';
 import { marshalNetwork } from '../../api/hnsv1/types.js';
 import type { Json } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
@@ -28,9 +28,6 @@ export interface LegacyVxlanNetwork {
   /** The lease to publish: no BackendData in this design. */
   readonly lease: Lease;
 }
-
-const WAIT_INTERVAL = 500;
-const WAIT_TIMEOUT = 5_000;
 
 /** `createEndpointName`. */
 export function remoteEndpointName(ip: number): string {

@@ -13,14 +13,14 @@
  *   await vx.onLeaseAdded({ subnet: '10.244.2.0/24', publicIp: '10.0.0.12', vni: 4096, vtepMac: '00:15:5d:…' });
  */
 import type { HostComputeNetwork } from '../../api/hcn/network.js';
-import { FlanneldBackend, type LeaseBatch } from './backend.js';
+import { FlanneldBackend, WAIT_INTERVAL, WAIT_TIMEOUT, type LeaseBatch } from './backend.js';
 import { field, goBool, goInt, goString, goUnmarshal, type GoType } from '../../cni/gojson.js';
 import { isJsonObject, type Json, type JsonObject } from '../../core/json.js';
 import { fmt } from '../../vswitch/v4.js';
 import { GoPanic, indexOutOfRange, nilDereference } from '../../cni/gopanic.js';
 import { macError, macString, parseMAC } from '../../cni/gomac.js';
 import { backendJson } from './hostgw.js';
-import { DEADLINE_EXCEEDED, getInterfaceByIP, parseIP4, pollUntil, wrap } from './host.js';
+import { DEADLINE_EXCEEDED, getInterfaceByIP, parseIP4, wrap } from './host.js';
 import { LeaseWatcher, parseLease, subnetText, type Lease, type ParsedLease } from './lease.js';
 
 /** `defaultVNI` and `vxlanPort`: the only port Windows supports. */
@@ -157,8 +157,6 @@ function rsrSettings(s: { prefix: string; vni: number; pa: string; mac: string }
   };
 }
 
-const WAIT_INTERVAL = 500;
-const WAIT_TIMEOUT = 5_000;
 const READY_INTERVAL = 5_000;
 const READY_TIMEOUT = 45_000;
 
@@ -303,7 +301,7 @@ export class FlanneldVxlan extends FlanneldBackend {
       this.logEntry('I', `Waiting to get ManagementIP from HostComputeNetwork ${cfg.name}`);
       let lastErr: unknown;
       let got: HostComputeNetwork | undefined;
-      const ok = await pollUntil(this.host.clock, this.sleep, WAIT_INTERVAL, WAIT_TIMEOUT, async () => {
+      const ok = await this.pollUntil(WAIT_INTERVAL, WAIT_TIMEOUT, async () => {
         try {
           got = await hcn.getNetworkByID(created.ID);
           lastErr = undefined;
@@ -357,7 +355,7 @@ export class FlanneldVxlan extends FlanneldBackend {
     } catch (e) {
       throw wrap(`Failed to parse management ip (${managementIp})`, e);
     }
-    const ok = await pollUntil(this.host.clock, this.sleep, READY_INTERVAL, READY_TIMEOUT, () => {
+    const ok = await this.pollUntil(READY_INTERVAL, READY_TIMEOUT, () => {
       try {
         const iface = getInterfaceByIP(this.host, v4);
         this.logEntry('I', `Host interface: ${iface.name} bound by ${network.Name} ready`);

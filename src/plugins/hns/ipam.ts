@@ -35,7 +35,7 @@ export async function ipamExecDelIgnoringErrors(
   args: CmdArgs,
 ): Promise<void> {
   try {
-    await delegateDel(ctx, plugin, args.stdinData);
+    await ipamExecDel(ctx, plugin, args);
   } catch (e) {
     if (e instanceof GoPanic) throw e;
   }

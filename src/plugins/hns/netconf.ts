@@ -5,6 +5,7 @@
  * enum of port mappings and the DNS merge with runtimeConfig.
  */
 import {
+  GO_ANY,
   GO_BOOL,
   GO_INT,
   GO_RAW,
@@ -107,7 +108,7 @@ const PLUGIN_CONF_FIELDS: readonly GoField[] = [
   {
     json: 'prevResult',
     prop: 'prevResult',
-    type: { t: 'map', name: 'map[string]interface {}', elem: { t: 'any' } },
+    type: { t: 'map', name: 'map[string]interface {}', elem: GO_ANY },
   },
   {
     json: 'cni.dev/valid-attachments',
@@ -294,7 +295,7 @@ export type RawMessage = string | undefined;
  * case-insensitively), as they go into an HNS v1 endpoint.
  */
 export function getHNSEndpointPolicies(n: HnsNetConf): RawMessage[] {
-  return (n.policies ?? []).filter((p) => goEqualFold(p.name, 'EndpointPolicy')).map((p) => p.value);
+  return (n.policies ?? []).filter(isEndpointPolicy).map((p) => p.value);
 }
 
 /**
@@ -337,7 +338,7 @@ export interface HcnEndpointPolicy {
 export function getHostComputeEndpointPolicies(n: HnsNetConf): HcnEndpointPolicy[] {
   const out: HcnEndpointPolicy[] = [];
   for (const p of n.policies ?? []) {
-    if (!goEqualFold(p.name, 'EndpointPolicy')) continue;
+    if (!isEndpointPolicy(p)) continue;
     const node = jpParse(p.value);
     if (!node) continue; // json.Unmarshal(nil) fails too
     let decoded: Record<string, unknown>;
@@ -365,21 +366,39 @@ function append(n: HnsNetConf, value: string): void {
 }
 
 /**
- * Whether an `EndpointPolicy` of Type `OutBoundNAT` (exact, case-sensitive) lists `wanted` in the
- * array at `path` (v1 `ExceptionList`/`Destinations`, v2 `Settings.Exceptions`/`Settings.Destinations`),
- * compared byte for byte with the undecoded string contents, as jsonparser does.
+ * Whether an `EndpointPolicy` whose Type is one of `types` (exact, case-sensitive) holds at `path` a
+ * value `matches` accepts; values are read as jsonparser reads them (string contents undecoded).
  */
-function outboundNatLists(n: HnsNetConf, path: readonly string[], wanted: string): boolean {
+function endpointPolicyHas(
+  n: HnsNetConf,
+  types: readonly string[],
+  path: readonly string[],
+  matches: (value: GoJsonNode) => boolean,
+): boolean {
   for (const p of n.policies ?? []) {
     if (!isEndpointPolicy(p)) continue;
     const node = jpParse(p.value);
-    if (jpGetString(node, 'Type') !== 'OutBoundNAT') continue;
-    const list = jpGet(node, ...path);
-    if (list?.kind !== 'array') continue;
-    if (list.items.some((v) => v.kind === 'string' && jpBytes(v) !== '' && jpBytes(v) === wanted))
-      return true;
+    if (!types.includes(jpGetString(node, 'Type'))) continue;
+    const value = jpGet(node, ...path);
+    if (value !== undefined && matches(value)) return true;
   }
   return false;
+}
+
+/**
+ * Whether an OutBoundNAT policy lists `wanted` in the array at `path` (v1 `ExceptionList`/`Destinations`,
+ * v2 `Settings.Exceptions`/`Settings.Destinations`), compared byte for byte with the undecoded
+ * string contents, as jsonparser does.
+ */
+function outboundNatLists(n: HnsNetConf, path: readonly string[], wanted: string): boolean {
+  return endpointPolicyHas(
+    n,
+    ['OutBoundNAT'],
+    path,
+    (list) =>
+      list.kind === 'array' &&
+      list.items.some((v) => v.kind === 'string' && jpBytes(v) !== '' && jpBytes(v) === wanted),
+  );
 }
 
 /**
@@ -425,14 +444,13 @@ export function applyOutboundNatPolicy(n: HnsNetConf, exceptionCIDR: string): vo
 export function applyDefaultPAPolicy(n: HnsNetConf, address: string): void {
   if (address === '') return;
   const path = n.apiVersion === 2 ? ['Settings', 'ProviderAddress'] : ['PA'];
-  for (const p of n.policies ?? []) {
-    if (!isEndpointPolicy(p)) continue;
-    const node = jpParse(p.value);
-    const type = jpGetString(node, 'Type');
-    if (type !== 'PA' && type !== 'ProviderAddress') continue;
-    const pa = jpGet(node, ...path);
-    if (pa?.kind === 'string' && jpBytes(pa) === address) return;
-  }
+  const listed = endpointPolicyHas(
+    n,
+    ['PA', 'ProviderAddress'],
+    path,
+    (pa) => pa.kind === 'string' && jpBytes(pa) === address,
+  );
+  if (listed) return;
   append(
     n,
     n.apiVersion === 2

@@ -8,7 +8,7 @@
  *
  *   const out = await hostLocal.exec(pluginHost, { env: { CNI_COMMAND: 'ADD', … }, stdin: conf });
  */
-import { BOOT_UNIX_MS } from '../../core/clock.js';
+import { isoAt } from '../../core/clock.js';
 import { CNI_CURRENT, type CniIPConfig, type CniPlugin, type CniResult } from '../../cni/contracts.js';
 import { GoError } from '../../cni/gojson.js';
 import { printResult } from '../../cni/result.js';
@@ -34,9 +34,8 @@ const HOST_LOCAL_ABOUT = 'CNI host-local plugin v1.9.1';
 /** `log.Printf` to stderr, with Go's default `2009/11/10 23:00:00 ` prefix from the host's clock. */
 function logger(ctx: PluginContext): (line: string) => void {
   return (line) => {
-    const d = new Date(BOOT_UNIX_MS + ctx.host.clock.now());
-    const p = (n: number): string => String(n).padStart(2, '0');
-    const ts = `${d.getUTCFullYear()}/${p(d.getUTCMonth() + 1)}/${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
+    // `2026-01-01T00:00:05.000Z` → `2026/01/01 00:00:05`
+    const ts = isoAt(ctx.host.clock.now()).slice(0, 19).replace('T', ' ').replaceAll('-', '/');
     ctx.stderr.write(`${ts} ${line}\n`);
   };
 }

@@ -38,6 +38,7 @@ import {
   parseIP,
   parseTypesCIDR,
   setByte3,
+  ZERO_NET,
   type GoIP,
   type GoNet,
 } from './gonet.js';
@@ -91,16 +92,13 @@ interface Ip020 {
 function readIp020(v: unknown): Ip020 | undefined {
   if (!v || typeof v !== 'object') return undefined;
   const o = v as JsonObject;
-  const ip = parseTypesCIDR(typeof o['ip'] === 'string' ? o['ip'] : '') ?? { ip: undefined, mask: undefined };
+  const ip = parseTypesCIDR(typeof o['ip'] === 'string' ? o['ip'] : '') ?? ZERO_NET;
   const gateway = typeof o['gateway'] === 'string' ? parseIP(o['gateway']) : undefined;
   const routes = Array.isArray(o['routes'])
     ? o['routes'].map((r) => {
         const ro = (r ?? {}) as JsonObject;
         return {
-          dst: parseTypesCIDR(typeof ro['dst'] === 'string' ? ro['dst'] : '') ?? {
-            ip: undefined,
-            mask: undefined,
-          },
+          dst: parseTypesCIDR(typeof ro['dst'] === 'string' ? ro['dst'] : '') ?? ZERO_NET,
           gw: typeof ro['gw'] === 'string' ? parseIP(ro['gw']) : undefined,
         };
       })

@@ -164,12 +164,9 @@ function listV(list: readonly string[] | undefined): string {
  * policy settings as byte lists of their compact JSON (`json.RawMessage`), Health as `{Data Extra}`.
  */
 export function goEndpointV(ep: HostComputeEndpointDoc): string {
-  const policies = (ep.Policies ?? [])
-    .map(
-      (p) =>
-        `{${p.Type} ${bytesV(p.Settings === undefined || p.Settings === null ? undefined : JSON.stringify(p.Settings))}}`,
-    )
-    .join(' ');
+  const raw = (j: Json | undefined): string =>
+    bytesV(j === undefined || j === null ? undefined : JSON.stringify(j));
+  const policies = (ep.Policies ?? []).map((p) => `{${p.Type} ${raw(p.Settings)}}`).join(' ');
   const ipconfs = (ep.IpConfigurations ?? [])
     .map((c) => `{${c.IpAddress ?? ''} ${c.PrefixLength ?? 0}}`)
     .join(' ');
@@ -179,8 +176,6 @@ export function goEndpointV(ep: HostComputeEndpointDoc): string {
     .join(' ');
   const health = ep.Health ?? {};
   const extra = health.Extra ?? {};
-  const raw = (j: Json | undefined): string =>
-    bytesV(j === undefined || j === null ? undefined : JSON.stringify(j));
   const healthV =
     `{${goAnyV(health.Data)} {${raw(extra.Resources)} ${raw(extra.SharedContainers)} ` +
     `${extra.LayeredOn ?? ''} ${extra.SwitchGuid ?? ''} ${extra.UtilityVM ?? ''} ${extra.VirtualMachine ?? ''}}}`;

@@ -22,7 +22,7 @@ import {
   type GoNet,
 } from './gonet.js';
 import { GoPanic, nilDereference } from '../../cni/gopanic.js';
-import { parseMAC } from '../../cni/gomac.js';
+import { macString, parseMAC } from '../../cni/gomac.js';
 import { CNIPolicyType, type Policy } from './policy.js';
 
 /** `network.DNSInfo`. */
@@ -252,11 +252,6 @@ export function networkInfoFromHcn(n: HostComputeNetwork): NetworkInfo {
 
 // ───────────────────────────────────────── endpoints ─────────────────────────────────────────
 
-/** `net.HardwareAddr.String()`: lower-case hex, colon-separated. */
-function macString(mac: Uint8Array): string {
-  return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join(':');
-}
-
 /**
  * `EndpointInfo.GetHostComputeEndpoint`: IpConfigurations without prefix lengths, a `0.0.0.0/0`
  * route only for a non-nil gateway and `::/0` for a non-nil IPv6 gateway, schema 2.0, and the
@@ -275,7 +270,7 @@ export function hostComputeEndpoint(ep: EndpointInfo): HostComputeEndpointDoc {
     HostComputeNetwork: ep.networkId,
     HostComputeNamespace: ep.namespaceId,
     Dns: dnsDoc(ep.dns),
-    MacAddress: ep.macAddress ? macString(ep.macAddress) : '',
+    MacAddress: macString(ep.macAddress),
     Routes: routes,
     IpConfigurations: ipConfigs,
     SchemaVersion: { Major: 2, Minor: 0 },

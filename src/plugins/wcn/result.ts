@@ -93,19 +93,12 @@ function gatewayText(ip: WcnResult['ips'][number]): string {
  */
 export function wcnResultText(r: WcnResult, version: string): string {
   let compact: string;
-  if (version === '1.0.0') {
+  if (version === '1.0.0' || version === '0.3.0' || version === '0.3.1' || version === '0.4.0') {
+    // 0.3.x / 0.4.0 add each address's `version`; otherwise the two layouts are the same
+    const versionText = (ip: WcnResult['ips'][number]): string =>
+      version === '1.0.0' ? '' : `"version":"${family(ip)}",`;
     const ips = r.ips.map(
-      (ip) => `{"interface":0,"address":${q(goNetString(ip.address))}${gatewayText(ip)}}`,
-    );
-    compact =
-      `{"cniVersion":${q(version)}` +
-      (r.interfaces.length ? `,"interfaces":[${interfacesText(r)}]` : '') +
-      (ips.length ? `,"ips":[${ips.join(',')}]` : '') +
-      `,"dns":{}}`;
-  } else if (version === '0.3.0' || version === '0.3.1' || version === '0.4.0') {
-    const ips = r.ips.map(
-      (ip) =>
-        `{"version":"${family(ip)}","interface":0,"address":${q(goNetString(ip.address))}${gatewayText(ip)}}`,
+      (ip) => `{${versionText(ip)}"interface":0,"address":${q(goNetString(ip.address))}${gatewayText(ip)}}`,
     );
     compact =
       `{"cniVersion":${q(version)}` +

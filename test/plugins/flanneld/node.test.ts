@@ -5,14 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHost } from '../../../src/host/host.js';
 import { flanneldHost, startFlanneld } from '../../../src/plugins/flanneld/index.js';
-
-const NIC = {
-  name: 'Ethernet',
-  ipAddress: '10.0.0.11/24',
-  gateway: '10.0.0.1',
-  macAddress: '00-0D-3A-00-00-11',
-};
-const LEASE = { subnet: '10.244.1.0/24', publicIp: '10.0.0.11' };
+import { LEASE, NIC } from './fixture.js';
 
 describe('startFlanneld', () => {
   it('host-gw: subnet.env with the interface MTU', async () => {

@@ -8,14 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { HnsCall } from '../../../src/api/transport.js';
 import { createHost, type Host } from '../../../src/host/host.js';
 import { conjureMac, FlanneldVxlanLegacy, flanneldHost } from '../../../src/plugins/flanneld/index.js';
-
-const NIC = {
-  name: 'Ethernet',
-  ipAddress: '10.0.0.11/24',
-  gateway: '10.0.0.1',
-  macAddress: '00-0D-3A-00-00-11',
-};
-const LEASE = { subnet: '10.244.1.0/24', publicIp: '10.0.0.11' };
+import { LEASE, NIC } from './fixture.js';
 
 function node(): Host {
   return createHost({ seed: 4, adapters: [NIC] });

@@ -8,14 +8,8 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/core/json.js';
 import { createHost, type Host } from '../../../src/host/host.js';
 import { FlanneldVxlan, flanneldHost, vxlanConfig } from '../../../src/plugins/flanneld/index.js';
+import { LEASE, NIC } from './fixture.js';
 
-const NIC = {
-  name: 'Ethernet',
-  ipAddress: '10.0.0.11/24',
-  gateway: '10.0.0.1',
-  macAddress: '00-0D-3A-00-00-11',
-};
-const LEASE = { subnet: '10.244.1.0/24', publicIp: '10.0.0.11' };
 const REMOTE = { subnet: '10.244.2.0/24', publicIp: '10.0.0.12', vni: 4096, vtepMac: '00:15:5d:aa:bb:02' };
 
 function node(profile = 'ws2022'): Host {
