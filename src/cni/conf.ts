@@ -8,7 +8,9 @@
 import type { FileStore } from '../core/files.js';
 import type { Json, JsonObject } from '../core/json.js';
 import {
+  bytesMemo,
   field,
+  goDecodeMap,
   goAny,
   goBool,
   goDynamicType,
@@ -135,17 +137,6 @@ export function pluginConfFromBytes(bytes: string | Uint8Array): PluginConfig {
   return { network, bytes: b };
 }
 
-/** Go's `json.Unmarshal(bytes, &map[string]interface{})`, with its text for a non-object. */
-function unmarshalMap(b: Uint8Array): JsonObject | null {
-  const v = goParse(b);
-  if (v === null) return null;
-  if (typeof v !== 'object' || Array.isArray(v)) {
-    const kind = Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v;
-    throw new GoError(`json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`);
-  }
-  return v;
-}
-
 const LIST_ERR = 'error parsing configuration list';
 
 /**
@@ -158,7 +149,7 @@ export function confListFromBytes(bytes: string | Uint8Array): NetworkConfigList
   const b = toBytes(bytes);
   let rawList: JsonObject | null;
   try {
-    rawList = unmarshalMap(b);
+    rawList = goDecodeMap(goParse(b));
   } catch (e) {
     throw new GoError(`${LIST_ERR}: ${(e as Error).message}`);
   }
@@ -342,7 +333,7 @@ export function loadConfList(files: FileStore, dir: string, name: string): Netwo
 
 /** `ConfListFromConf`: a single plugin config as a one-plugin list. */
 export function confListFromConf(original: PluginConfig): NetworkConfigList {
-  const rawConfig = unmarshalMap(original.bytes) ?? {};
+  const rawConfig = goDecodeMap(goParse(original.bytes)) ?? {};
   return confListFromBytes(
     goMarshal({
       name: original.network.name,
@@ -415,26 +406,15 @@ const configsByText = new Map<string, PluginConfig>();
 const textsSeen = new Set<string>();
 
 /**
- * What this module learnt about a config's bytes: a copy of them, their decoding as a Go map
- * (private to `injectConf`, which only reads it), and the configs made from it by injections.
- * Plugin configs are never written to; the bytes are compared on every use all the same.
+ * What this module learnt about a config's bytes: their decoding as a Go map (private to
+ * `injectConf`, which only reads it), and the configs made from it by injections. Plugin configs
+ * are never written to; the bytes are compared on every use all the same.
  */
 interface KnownBytes {
-  /** A copy of the bytes (the same bytes are the same text). */
-  readonly bytes: Buffer;
   readonly map: JsonObject | null;
   readonly injected: Map<string, PluginConfig>;
 }
-const knownConfigBytes = new WeakMap<Uint8Array, KnownBytes>();
-
-function knownBytes(b: Uint8Array): KnownBytes {
-  const hit = knownConfigBytes.get(b);
-  if (hit !== undefined && hit.bytes.equals(b)) return hit;
-  const map = unmarshalMap(b);
-  const known: KnownBytes = { bytes: Buffer.from(b), map, injected: new Map() };
-  knownConfigBytes.set(b, known);
-  return known;
-}
+const knownBytes = bytesMemo((b): KnownBytes => ({ map: goDecodeMap(goParse(b)), injected: new Map() }));
 
 /**
  * A key for `newValues`: each key (as JSON) and the text Go marshals its value to — what the

@@ -99,11 +99,23 @@ export function goSyntaxError(input: string | Uint8Array): string | undefined {
   const stack: P[] = [];
   let state = S.BeginValue as S;
   let esc = 0;
-  let lit = '';
+  let lit = ''; // the literal being read (`true`, `false`, `null`) and the position in it
   let litPos = 0;
-  let litName = '';
 
   const fail = (c: number, ctx: string): string => `invalid character ${goQuoteChar(c)} ${ctx}`;
+  // its first letter was just read
+  const literal = (name: string): undefined => {
+    lit = name;
+    litPos = 1;
+    state = S.Literal;
+    return undefined;
+  };
+  // a `]` or `}` closed the innermost container
+  const close = (): undefined => {
+    stack.pop();
+    state = stack.length === 0 ? S.EndTop : S.EndValue;
+    return undefined;
+  };
 
   // returns an error text, or undefined to continue
   const step = (c: number): string | undefined => {
@@ -111,11 +123,7 @@ export function goSyntaxError(input: string | Uint8Array): string | undefined {
       switch (state) {
         case S.BeginValueOrEmpty:
           if (isSpace(c)) return undefined;
-          if (c === 0x5d) {
-            stack.pop();
-            state = stack.length === 0 ? S.EndTop : S.EndValue;
-            return undefined;
-          }
+          if (c === 0x5d) return close();
           state = S.BeginValue;
           continue;
         case S.BeginValue:
@@ -139,23 +147,11 @@ export function goSyntaxError(input: string | Uint8Array): string | undefined {
               state = S.Num0;
               return undefined;
             case 0x74:
-              lit = 'rue';
-              litName = 'true';
-              litPos = 0;
-              state = S.Literal;
-              return undefined;
+              return literal('true');
             case 0x66:
-              lit = 'alse';
-              litName = 'false';
-              litPos = 0;
-              state = S.Literal;
-              return undefined;
+              return literal('false');
             case 0x6e:
-              lit = 'ull';
-              litName = 'null';
-              litPos = 0;
-              state = S.Literal;
-              return undefined;
+              return literal('null');
           }
           if (c >= 0x31 && c <= 0x39) {
             state = S.Num1;
@@ -200,22 +196,14 @@ export function goSyntaxError(input: string | Uint8Array): string | undefined {
               state = S.BeginString;
               return undefined;
             }
-            if (c === 0x7d) {
-              stack.pop();
-              state = stack.length === 0 ? S.EndTop : S.EndValue;
-              return undefined;
-            }
+            if (c === 0x7d) return close();
             return fail(c, 'after object key:value pair');
           }
           if (c === 0x2c) {
             state = S.BeginValue;
             return undefined;
           }
-          if (c === 0x5d) {
-            stack.pop();
-            state = stack.length === 0 ? S.EndTop : S.EndValue;
-            return undefined;
-          }
+          if (c === 0x5d) return close();
           return fail(c, 'after array element');
         }
         case S.EndTop:
@@ -305,7 +293,7 @@ export function goSyntaxError(input: string | Uint8Array): string | undefined {
           continue;
         case S.Literal: {
           const want = lit.charCodeAt(litPos);
-          if (c !== want) return fail(c, `in literal ${litName} (expecting ${goQuoteChar(want)})`);
+          if (c !== want) return fail(c, `in literal ${lit} (expecting ${goQuoteChar(want)})`);
           if (++litPos === lit.length) state = S.EndValue;
           return undefined;
         }
@@ -342,23 +330,34 @@ export function goParse(input: string | Uint8Array): Json {
 }
 
 /**
+ * A value derived from bytes, remembered per array while its bytes stay the same: a copy of them
+ * is compared on every use, so an array changed in place is derived again. A derivation that
+ * throws is not remembered.
+ */
+export function bytesMemo<T>(derive: (bytes: Uint8Array) => T): (bytes: Uint8Array) => T {
+  const memo = new WeakMap<Uint8Array, { readonly bytes: Buffer; readonly value: T }>();
+  return (b) => {
+    const hit = memo.get(b);
+    // (the same bytes are the same text: compared as bytes, without decoding them again)
+    if (hit !== undefined && hit.bytes.equals(b)) return hit.value;
+    const value = derive(b);
+    memo.set(b, { bytes: Buffer.from(b), value });
+    return value;
+  };
+}
+
+/**
  * `goParse` of config bytes, for readers that only look at the document and keep nothing of it
  * (they decode it into strings and numbers): the same bytes come back invocation after invocation
  * (the runner's config is the same object for every pod, and a plugin hands its stdin on to its
  * IPAM plugin), so their document is kept, keyed by the array and checked against its bytes.
  * The document is shared: a caller must not change it or hand it on.
  */
-export function goParseShared(input: Uint8Array): Json {
-  const hit = sharedDocs.get(input);
-  // (the same bytes are the same text: compared as bytes, without decoding them again)
-  if (hit !== undefined && hit.bytes.equals(input)) return hit.doc;
+export const goParseShared: (input: Uint8Array) => Json = bytesMemo((input) => {
   const doc = goParse(input);
-  sharedDocs.set(input, { bytes: Buffer.from(input), doc });
   if (typeof doc === 'object' && doc !== null) decodedShared.set(doc, new Map());
   return doc;
-}
-/** Each array's document, with a copy of the bytes it was parsed from. */
-const sharedDocs = new WeakMap<Uint8Array, { readonly bytes: Buffer; readonly doc: Json }>();
+});
 
 /** What each shared document decoded to, by Go type: the value, or Go's error text. */
 const decodedShared = new WeakMap<
@@ -453,7 +452,7 @@ export function goTypeName(t: GoType): string {
 }
 
 /** Go's name for the kind of a JSON value in `UnmarshalTypeError.Value`. */
-function jsonKind(v: Json): string {
+export function goJsonKind(v: Json): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   switch (typeof v) {
@@ -509,7 +508,7 @@ function decodeValue(v: Json, t: GoType, ctx: Ctx): unknown {
   switch (t.k) {
     case 'text':
       if (typeof v !== 'string') {
-        typeError(ctx, jsonKind(v), t);
+        typeError(ctx, goJsonKind(v), t);
         return undefined;
       }
       try {
@@ -519,15 +518,15 @@ function decodeValue(v: Json, t: GoType, ctx: Ctx): unknown {
       }
     case 'string':
       if (typeof v === 'string') return v;
-      typeError(ctx, jsonKind(v), t);
+      typeError(ctx, goJsonKind(v), t);
       return undefined;
     case 'bool':
       if (typeof v === 'boolean') return v;
-      typeError(ctx, jsonKind(v), t);
+      typeError(ctx, goJsonKind(v), t);
       return undefined;
     case 'float64':
       if (typeof v === 'number') return v;
-      typeError(ctx, jsonKind(v), t);
+      typeError(ctx, goJsonKind(v), t);
       return undefined;
     case 'int':
       if (typeof v === 'number') {
@@ -535,7 +534,7 @@ function decodeValue(v: Json, t: GoType, ctx: Ctx): unknown {
         typeError(ctx, numberText(v), t);
         return undefined;
       }
-      typeError(ctx, jsonKind(v), t);
+      typeError(ctx, goJsonKind(v), t);
       return undefined;
     case 'uint':
       if (typeof v === 'number') {
@@ -543,18 +542,18 @@ function decodeValue(v: Json, t: GoType, ctx: Ctx): unknown {
         typeError(ctx, numberText(v), t);
         return undefined;
       }
-      typeError(ctx, jsonKind(v), t);
+      typeError(ctx, goJsonKind(v), t);
       return undefined;
     case 'slice': {
       if (!Array.isArray(v)) {
-        typeError(ctx, jsonKind(v), t);
+        typeError(ctx, goJsonKind(v), t);
         return undefined;
       }
       return v.map((item) => decodeValue(item, t.elem, ctx));
     }
     case 'map': {
       if (typeof v !== 'object' || Array.isArray(v)) {
-        typeError(ctx, jsonKind(v), t);
+        typeError(ctx, goJsonKind(v), t);
         return undefined;
       }
       const out: Record<string, unknown> = {};
@@ -566,7 +565,7 @@ function decodeValue(v: Json, t: GoType, ctx: Ctx): unknown {
     }
     case 'struct': {
       if (typeof v !== 'object' || Array.isArray(v)) {
-        typeError(ctx, jsonKind(v), t);
+        typeError(ctx, goJsonKind(v), t);
         return undefined;
       }
       const out: Record<string, unknown> = {};
@@ -624,6 +623,21 @@ function matchField(fields: readonly GoField[], key: string): GoField | undefine
  */
 export function goUnmarshal(input: string | Uint8Array | Json, t: GoType): unknown {
   return goDecode(typeof input === 'string' || input instanceof Uint8Array ? goParse(input) : input, t);
+}
+
+/**
+ * The decoding half of `json.Unmarshal(data, &m)` with `m` a `map[string]interface{}`: the parsed
+ * document's object as it is, null for JSON null, else Go's error (`json: cannot unmarshal array
+ * into Go value of type map[string]interface {}`).
+ */
+export function goDecodeMap(v: Json): JsonObject | null {
+  if (v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v)) {
+    throw new GoError(
+      `json: cannot unmarshal ${goJsonKind(v)} into Go value of type map[string]interface {}`,
+    );
+  }
+  return v;
 }
 
 /** The decoding half of `goUnmarshal`: `v` is a parsed document (a string in it is a JSON string). */
@@ -733,42 +747,7 @@ function goNumber(n: number): string {
 
 /** `json.Marshal`: compact text. Plain objects are maps (keys sorted); `GoOrdered` keeps order. */
 export function goMarshal(v: GoValue): string {
-  switch (typeof v) {
-    case 'string':
-      return goQuote(v);
-    case 'number':
-      return goNumber(v);
-    case 'boolean':
-      return v ? 'true' : 'false';
-  }
-  if (v === null) return 'null';
-  if (v instanceof GoRaw) return v.compact ? v.text : goCompact(v.text);
-  if (v instanceof GoOrdered) {
-    let out = '{';
-    const es = v.entries;
-    for (let i = 0; i < es.length; i++) {
-      if (i > 0) out += ',';
-      out += `${goQuote(es[i]![0])}:${goMarshal(es[i]![1])}`;
-    }
-    return `${out}}`;
-  }
-  if (Array.isArray(v)) {
-    const a = v as readonly GoValue[];
-    let out = '[';
-    for (let i = 0; i < a.length; i++) {
-      if (i > 0) out += ',';
-      out += goMarshal(a[i]!);
-    }
-    return `${out}]`;
-  }
-  const obj = v as { readonly [key: string]: GoValue };
-  const keys = mapKeys(obj);
-  let out = '{';
-  for (let i = 0; i < keys.length; i++) {
-    if (i > 0) out += ',';
-    out += `${goQuote(keys[i]!)}:${goMarshal(obj[keys[i]!]!)}`;
-  }
-  return `${out}}`;
+  return marshal(v, '', '');
 }
 
 /** A map's keys in Go's order (by their bytes), those of undefined values left out. */
@@ -907,11 +886,14 @@ export function goIndent(text: string, prefix = '', indent = '    '): string {
  * over the text).
  */
 export function goMarshalIndent(v: GoValue, indent = '    '): string {
-  return marshalIndented(v, '\n', indent);
+  return marshal(v, '\n', indent);
 }
 
-/** `v` marshalled and indented, its first line at the cursor, its others after `nl` (`\n` + indent). */
-function marshalIndented(v: GoValue, nl: string, indent: string): string {
+/**
+ * `v` marshalled: compact when `nl` is '' (`goMarshal`), else indented (`goMarshalIndent`), its
+ * first line at the cursor and its others after `nl` (`\n` + the indent so far).
+ */
+function marshal(v: GoValue, nl: string, indent: string): string {
   switch (typeof v) {
     case 'string':
       return goQuote(v);
@@ -921,15 +903,21 @@ function marshalIndented(v: GoValue, nl: string, indent: string): string {
       return v ? 'true' : 'false';
   }
   if (v === null) return 'null';
+  const compact = nl === '';
   // a MarshalJSON text: compacted, then laid out (a JSON string holds no raw newline)
-  if (v instanceof GoRaw) return goIndent(v.text, '', indent).replaceAll('\n', nl);
+  if (v instanceof GoRaw) {
+    if (compact) return v.compact ? v.text : goCompact(v.text);
+    return goIndent(v.text, '', indent).replaceAll('\n', nl);
+  }
+  // (compact: every member on the cursor's line, `:` without a space)
   const inner = nl + indent;
+  const colon = compact ? ':' : ': ';
   if (v instanceof GoOrdered) {
     const es = v.entries;
     if (es.length === 0) return '{}';
     let out = '{';
     for (let i = 0; i < es.length; i++) {
-      out += `${i > 0 ? ',' : ''}${inner}${goQuote(es[i]![0])}: ${marshalIndented(es[i]![1], inner, indent)}`;
+      out += `${i > 0 ? ',' : ''}${inner}${goQuote(es[i]![0])}${colon}${marshal(es[i]![1], inner, indent)}`;
     }
     return `${out}${nl}}`;
   }
@@ -937,8 +925,7 @@ function marshalIndented(v: GoValue, nl: string, indent: string): string {
     const a = v as readonly GoValue[];
     if (a.length === 0) return '[]';
     let out = '[';
-    for (let i = 0; i < a.length; i++)
-      out += `${i > 0 ? ',' : ''}${inner}${marshalIndented(a[i]!, inner, indent)}`;
+    for (let i = 0; i < a.length; i++) out += `${i > 0 ? ',' : ''}${inner}${marshal(a[i]!, inner, indent)}`;
     return `${out}${nl}]`;
   }
   const obj = v as { readonly [key: string]: GoValue };
@@ -946,7 +933,7 @@ function marshalIndented(v: GoValue, nl: string, indent: string): string {
   if (keys.length === 0) return '{}';
   let out = '{';
   for (let i = 0; i < keys.length; i++) {
-    out += `${i > 0 ? ',' : ''}${inner}${goQuote(keys[i]!)}: ${marshalIndented(obj[keys[i]!]!, inner, indent)}`;
+    out += `${i > 0 ? ',' : ''}${inner}${goQuote(keys[i]!)}${colon}${marshal(obj[keys[i]!]!, inner, indent)}`;
   }
   return `${out}${nl}}`;
 }
@@ -971,57 +958,14 @@ export function goStructOrder(v: unknown): GoValue {
 
 /**
  * `json.Unmarshal(json.Marshal(v), &map[string]interface{}{})` (libcni caches a result that way):
- * structs become maps, so their keys marshal sorted; nil members are dropped. Built without the
- * text round trip, except for a key with a UTF-16 surrogate (its text could merge it with another)
- * or a value Go cannot encode (the round trip throws Go's error).
+ * structs become maps, so their keys marshal sorted; nil members are dropped. That is the document
+ * `goDocOf` builds without the text (a map's member order does not matter to Go), Go's error
+ * thrown for a value it cannot encode.
  */
 export function goMapOf(v: GoValue): Json {
-  let out: Json | undefined;
-  try {
-    out = mapOf(v);
-  } catch {
-    out = undefined; // (the round trip throws Go's error)
-  }
-  return out === undefined ? (JSON.parse(goMarshal(v)) as Json) : out;
+  return goDocOf(v);
 }
 
-/** `goMapOf` without the fallback: undefined when a key has a surrogate. */
-function mapOf(v: GoValue): Json | undefined {
-  if (typeof v !== 'object' || v === null) {
-    if (typeof v === 'number') goNumber(v); // throws on what Go cannot encode
-    // Go's text of a string with a lone surrogate has U+FFFD in its place
-    if (typeof v === 'string' && SURROGATE.test(v)) return JSON.parse(goQuote(v)) as string;
-    return v as Json;
-  }
-  if (v instanceof GoRaw) return JSON.parse(goCompact(v.text)) as Json;
-  if (Array.isArray(v)) {
-    const a = v as readonly GoValue[];
-    const out: Json[] = [];
-    for (let i = 0; i < a.length; i++) {
-      const x = mapOf(a[i]!);
-      if (x === undefined) return undefined;
-      out.push(x);
-    }
-    return out;
-  }
-  // (a null prototype: a `__proto__` key is a key, as JSON.parse makes it)
-  const out = Object.create(null) as JsonObject;
-  const put = (k: string, x: GoValue | undefined): boolean => {
-    if (x === undefined) return true;
-    if (SURROGATE.test(k)) return false;
-    const m = mapOf(x);
-    if (m === undefined) return false;
-    out[k] = m;
-    return true;
-  };
-  if (v instanceof GoOrdered) {
-    for (const [k, x] of v.entries) if (!put(k, x)) return undefined;
-  } else {
-    const obj = v as { readonly [key: string]: GoValue };
-    for (const k of Object.keys(obj)) if (!put(k, obj[k])) return undefined;
-  }
-  return out;
-}
 const SURROGATE = /[\ud800-\udfff]/;
 
 /**

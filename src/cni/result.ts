@@ -22,12 +22,10 @@ import {
 import type { Json, JsonObject } from '../core/json.js';
 import {
   field,
-  goAny,
   goDocOf,
   GoError,
   goMarshalIndent,
   goInt,
-  goMarshal,
   GoOrdered,
   goDecodeShared,
   goParse,
@@ -38,6 +36,8 @@ import {
   goString,
   goStruct,
   goUnmarshal,
+  goDecodeMap,
+  goJsonKind,
   type GoType,
   type GoValue,
 } from './gojson.js';
@@ -424,11 +424,6 @@ function marshalValue(r: GoResult): GoValue {
   return out;
 }
 
-/** Go's JSON text order as a plain JSON object (GoOrdered → object in order; maps → sorted). */
-function toPlain(v: GoValue): Json {
-  return JSON.parse(goMarshal(v)) as Json;
-}
-
 // ─────────────────────────────────────────── public ────────────────────────────────────────
 
 /**
@@ -455,7 +450,8 @@ export function resultVersion(result: CniResult): string {
  * a plain `GoError` (a plugin that lets it escape fails with 999, as a Go plugin would).
  */
 export function resultJson(result: CniResult, toVersion: string): JsonObject {
-  return toPlain(resultGoValue(result, toVersion)) as JsonObject;
+  // (the document of Go's text: structs' fields in order, maps' keys sorted)
+  return goDocOf(resultGoValue(result, toVersion)) as JsonObject;
 }
 
 /** `types.PrintResult(result, version)`: convert, then `json.MarshalIndent(r, "", "    ")`. */
@@ -510,7 +506,7 @@ const ipNetType: GoType = {
     // IPNet.UnmarshalJSON: a JSON string, then types.ParseCIDR
     const s = raw === null ? '' : raw;
     if (typeof s !== 'string')
-      throw new GoError(`json: cannot unmarshal ${kindOf(s)} into Go value of type string`);
+      throw new GoError(`json: cannot unmarshal ${goJsonKind(s)} into Go value of type string`);
     const canonical = goCanonicalCIDR(s);
     if (canonical === undefined) throw new GoError(goCidrError(s));
     return canonical;
@@ -527,12 +523,6 @@ const netIPType: GoType = {
     return ip;
   },
 };
-
-function kindOf(v: Json): string {
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v === 'object' ? 'object' : typeof v;
-}
 
 const dnsType = goStruct('types.DNS', [
   field('nameservers', goSlice(goString)),
@@ -778,21 +768,15 @@ export function parsePluginOutput(
   output?: ExecOutput,
 ): CniResult {
   const confVersion = decodeVersion(netconf);
-  let raw: Json;
+  let raw: JsonObject | null;
   // the output of a plugin that printed one result: its document without parsing the text again
   const value = output !== undefined && output.stdout === stdout ? printedOutputs.get(output) : undefined;
   try {
-    raw = value !== undefined ? goDocOf(value) : (goUnmarshal(stdout, goAny) as Json);
+    raw = goDecodeMap(value !== undefined ? goDocOf(value) : goParse(stdout));
   } catch (e) {
     throw new GoError(`failed to unmarshal raw result: ${(e as Error).message}`);
   }
-  if (raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
-    const kind = Array.isArray(raw) ? 'array' : typeof raw === 'boolean' ? 'bool' : typeof raw;
-    throw new GoError(
-      `failed to unmarshal raw result: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`,
-    );
-  }
-  const obj: JsonObject = raw === null ? {} : raw;
+  const obj: JsonObject = raw ?? {};
   const rv = obj['cniVersion'];
   if (typeof rv === 'string' && rv !== '') return parseResult(obj, rv);
   return parseResult({ ...obj, cniVersion: confVersion }, confVersion);

@@ -32,6 +32,7 @@ import {
   type PluginConfig,
 } from './conf.js';
 import {
+  bytesMemo,
   field,
   goAny,
   GoError,
@@ -181,15 +182,10 @@ export function cniArgsString(args: readonly (readonly [string, string])[] | und
  * `config` as the cache holds it (Go's `[]byte`: base64, quoted): the same list's bytes for every
  * pod, so the text is kept per array while its bytes stay the same.
  */
-function configText(config: Uint8Array): GoRaw {
-  const hit = configTexts.get(config);
-  if (hit !== undefined && hit.bytes.equals(config)) return hit.text;
+const configText = bytesMemo((config): GoRaw => {
   const base64 = Buffer.from(config.buffer, config.byteOffset, config.byteLength).toString('base64');
-  const text = new GoRaw(goQuote(base64), true);
-  configTexts.set(config, { bytes: Buffer.from(config), text });
-  return text;
-}
-const configTexts = new WeakMap<Uint8Array, { readonly bytes: Buffer; readonly text: GoRaw }>();
+  return new GoRaw(goQuote(base64), true);
+});
 
 /** libcni's `CNIConfig`: one runtime's view of the node's plugins and its result cache. */
 export class CniRunner {

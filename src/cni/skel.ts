@@ -17,7 +17,7 @@ import {
   type Writer,
 } from './contracts.js';
 import type { Json } from '../core/json.js';
-import { field, goDecodeShared, goParseShared, goString, goStruct } from './gojson.js';
+import { bytesMemo, field, goDecodeShared, goParseShared, goString, goStruct } from './gojson.js';
 import { GoPanic } from './gopanic.js';
 import { isGoSpace } from './gostrconv.js';
 import { asCniError, decodeVersion, decodeVersionOf, errorText, notePrintedOutput } from './result.js';
@@ -62,14 +62,9 @@ export interface PluginFuncs {
  * so readers keyed by the text find it without hashing it again.
  */
 export function stdinText(args: CmdArgs): string {
-  const b = args.stdinData;
-  const hit = stdinTexts.get(b);
-  if (hit !== undefined && hit.bytes.equals(b)) return hit.text;
-  const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
-  stdinTexts.set(b, { bytes: Buffer.from(b), text });
-  return text;
+  return stdinTexts(args.stdinData);
 }
-const stdinTexts = new WeakMap<Uint8Array, { readonly bytes: Buffer; readonly text: string }>();
+const stdinTexts = bytesMemo((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8'));
 
 // ─────────────────────────────────────── pkg/utils checks ──────────────────────────────────────
 

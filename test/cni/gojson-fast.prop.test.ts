@@ -10,6 +10,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  bytesMemo,
   goCompact,
   GoError,
   goIndent,
@@ -188,6 +189,26 @@ describe('goParseShared and goDecode', () => {
     expect(goParseShared(bytes)).toBe(goParseShared(bytes));
     bytes[9] = 0x62; // a → b
     expect(goParseShared(bytes)).toEqual({ name: 'b' });
+  });
+
+  it('bytesMemo derives once per array and bytes: again after a change in place or a failure', () => {
+    const seen: string[] = [];
+    const upper = bytesMemo((b) => {
+      const t = Buffer.from(b).toString('utf8');
+      seen.push(t);
+      if (t === 'bad') throw new Error('bad bytes');
+      return t.toUpperCase();
+    });
+    const bytes = new Uint8Array(Buffer.from('abc', 'utf8'));
+    expect(upper(bytes)).toBe('ABC');
+    expect(upper(bytes)).toBe('ABC');
+    // equal bytes in another array are another key
+    expect(upper(new Uint8Array(Buffer.from('abc', 'utf8')))).toBe('ABC');
+    bytes[0] = 0x78; // a → x
+    expect(upper(bytes)).toBe('XBC');
+    const bad = new Uint8Array(Buffer.from('bad', 'utf8'));
+    for (let i = 0; i < 2; i++) expect(() => upper(bad)).toThrow('bad bytes');
+    expect(seen).toEqual(['abc', 'abc', 'xbc', 'bad', 'bad']);
   });
 
   it('a syntax error is thrown each time, as goParse throws it', () => {
