@@ -6,7 +6,7 @@
  *   npm run bench                      # the table
  *   npm run bench -- --json            # machine-readable rows on stdout
  *   npm run bench -- --strict --quick  # smoke run (10k instead of 100k), non-zero on a MISS
- *   npm run bench -- --only=addr       # one module (hns, addr, trace, hcs, cni, startup, wine or scenario)
+ *   npm run bench -- --only=addr       # some modules, comma-separated (hns, addr, trace, hcs, cni, startup, wine, scenario)
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -17,7 +17,8 @@ interface Options {
   readonly json: boolean;
   readonly strict: boolean;
   readonly quick: boolean;
-  readonly only: string | undefined;
+  /** The groups to run (`--only=cni,wine`); undefined = all. */
+  readonly only: ReadonlySet<string> | undefined;
 }
 
 type BenchModule = { run: (report: Report, opts: { quick: boolean }) => unknown };
@@ -35,10 +36,17 @@ const MODULES: readonly { readonly group: string; readonly file: string }[] = [
 ];
 
 function parseArgs(argv: readonly string[]): Options {
-  let only: string | undefined;
+  let only: Set<string> | undefined;
   for (const a of argv) {
-    if (a.startsWith('--only=')) only = a.slice('--only='.length);
-    else if (!['--json', '--strict', '--quick'].includes(a)) {
+    if (a.startsWith('--only=')) {
+      only = new Set(a.slice('--only='.length).split(','));
+      const unknown = [...only].filter((g) => !MODULES.some((m) => m.group === g));
+      if (unknown.length) {
+        const known = MODULES.map((m) => m.group).join(', ');
+        process.stderr.write(`bench: unknown group ${unknown.join(', ')} (known: ${known})\n`);
+        process.exit(2);
+      }
+    } else if (!['--json', '--strict', '--quick'].includes(a)) {
       process.stderr.write(`bench: unknown argument ${a} (known: --json --strict --quick --only=<group>)\n`);
       process.exit(2);
     }
@@ -58,7 +66,7 @@ async function main(): Promise<number> {
   const started = performance.now();
   const loadStart = loadavg()[0]!;
   for (const m of MODULES) {
-    if (opts.only !== undefined && opts.only !== m.group) continue;
+    if (opts.only !== undefined && !opts.only.has(m.group)) continue;
     const url = new URL(m.file, import.meta.url);
     if (!existsSync(url)) {
       process.stderr.write(`bench: ${m.file} not found, skipped\n`);
