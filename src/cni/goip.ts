@@ -57,7 +57,7 @@ export function goCanonicalIP(s: string): string | undefined {
  * Go's `dtoi` as `ParseCIDR` uses it on the prefix length: decimal digits only, at least one, all of
  * them read (any number of leading zeros), the value below 0xFFFFFF.
  */
-function dtoi(s: string): number | undefined {
+export function goDtoi(s: string): number | undefined {
   if (!/^[0-9]+$/.test(s)) return undefined;
   let n = 0;
   for (const c of s) {
@@ -73,7 +73,7 @@ export function goParseCIDR(s: string): GoIPNet | undefined {
   if (slash < 0) return undefined;
   const addr = s.slice(0, slash);
   const mask = s.slice(slash + 1);
-  const n = dtoi(mask);
+  const n = goDtoi(mask);
   if (n === undefined) return undefined;
   const v4 = parseIPv4(addr);
   if (v4 !== undefined) {
@@ -99,7 +99,7 @@ export function goFormatCIDR(n: GoIPNet): string {
 export function goCIDRFamily(s: string): 4 | 6 | undefined {
   const slash = s.indexOf('/');
   if (slash >= 0 && parseIPv4(s.slice(0, slash)) !== undefined) {
-    const bits = dtoi(s.slice(slash + 1));
+    const bits = goDtoi(s.slice(slash + 1));
     return bits === undefined || bits > 32 ? undefined : 4;
   }
   return goParseCIDR(s)?.ip.family;
@@ -112,7 +112,7 @@ export function goCanonicalCIDR(s: string): string | undefined {
   if (slash >= 0) {
     const v4 = parseIPv4(s.slice(0, slash));
     if (v4 !== undefined) {
-      const bits = dtoi(s.slice(slash + 1));
+      const bits = goDtoi(s.slice(slash + 1));
       return bits === undefined || bits > 32 ? undefined : `${formatIPv4(v4)}/${bits}`;
     }
   }

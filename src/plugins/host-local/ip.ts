@@ -4,6 +4,7 @@
  * integers (IPv4 a `number`, IPv6 a `bigint`), always in host-local's canonical form (`To4` when
  * possible), `NextIP`, `Cmp`, masks, and Go's text forms. Parsing happens here, once, at the edge.
  */
+import { goDtoi } from '../../cni/goip.js';
 import { formatIPv4, formatIPv6, parseIPv4, parseIPv6, type IpAddr } from '../../addr/ip.js';
 
 /** A canonical address: an IPv4 (or IPv4-mapped) address is family 4, as `canonicalizeIP` leaves it. */
@@ -45,8 +46,8 @@ export function parseCIDR(s: string): IPNet | undefined {
   if (slash < 0) return undefined;
   const addr = s.slice(0, slash);
   const mask = s.slice(slash + 1);
-  if (!/^[0-9]+$/.test(mask) || mask.length > 7) return undefined;
-  const n = Number(mask);
+  const n = goDtoi(mask); // Go's dtoi: any leading zeros, below 0xFFFFFF
+  if (n === undefined) return undefined;
   const v4 = parseIPv4(addr);
   if (v4 !== undefined) return n > 32 ? undefined : { ip: { family: 4, value: v4 }, ones: n, maskBits: 32 };
   const v6 = parseIPv6(addr);
