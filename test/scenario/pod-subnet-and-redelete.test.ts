@@ -69,7 +69,7 @@ function cniDoc(...body: string[]): string {
 
 function failures(report: RunReport): string[] {
   return report.checkpoints.flatMap((c) =>
-    c.results.filter((r) => !r.ok).map((r) => `${r.name}: ${JSON.stringify(r)}`),
+    c.results.filter((r) => !r.ok).map((r) => `${r.label}: ${r.problems.join('; ')}`),
   );
 }
 
