@@ -1,8 +1,9 @@
 /**
  * The typed client's hand-written fast paths agree with what they replace: `copyData` copies as
  * `structuredClone` does (plain data copied here, anything else handed to structuredClone);
- * `unmarshal` finds each field as `pick` does (Go's rule: the exact key, else the first key equal
- * case-insensitively); `marshalQuery` writes what `json.Marshal` of hcsshim's HostComputeQuery gives through the generic
+ * `unmarshal` fills each field as Go's encoding/json does (an oracle written here from decode.go:
+ * keys in order, exact name else the first field that folds to it, a later key overwrites);
+ * `marshalQuery` writes what `json.Marshal` of hcsshim's HostComputeQuery gives through the generic
  * field-spec marshaller; `filterQuery`'s Filter is `json.Marshal(map[string]string{key: value})`
  * (hcsshim hcn/hcn.go builds it from a one-entry map).
  */
@@ -118,8 +119,46 @@ describe('filterQuery', () => {
   });
 });
 
+/**
+ * Go's `encoding/json` decoding a JSON object into a struct (golang/go `src/encoding/json/decode.go`,
+ * `object`): the keys are read in order; each goes to the field of exactly its name, else to the
+ * first field (in struct order) whose name equals it case-insensitively; its value is decoded into
+ * that field, over whatever an earlier key put there. Written here from decode.go, for fields that
+ * take any value (`json.RawMessage`); a key with no value (`undefined`, which JSON cannot carry) is
+ * no key. The fields come out in struct (spec) order.
+ */
+function goDecodeStruct(fields: readonly string[], obj: JsonObject): Record<string, unknown> {
+  const set = new Map<string, unknown>();
+  for (const key of Object.keys(obj)) {
+    const value = obj[key];
+    if (value === undefined) continue;
+    const field = fields.includes(key) ? key : fields.find((f) => f.toLowerCase() === key.toLowerCase());
+    if (field !== undefined) set.set(field, value);
+  }
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (set.has(f)) out[f] = set.get(f);
+  return out;
+}
+
 describe('unmarshal', () => {
-  it('reads each field where pick finds it: the exact key first, else the first case-insensitive one', () => {
+  it('literal vectors: an exact key, a case-insensitive one, and the later of two keys for one field', () => {
+    const spec: Spec = [
+      ['Name', 'raw'],
+      ['ID', 'raw'],
+      ['Id', 'raw'],
+    ];
+    expect(unmarshal(spec, { Name: 'a' })).toStrictEqual({ Name: 'a' });
+    expect(unmarshal(spec, { NAME: 'a', other: 1 })).toStrictEqual({ Name: 'a' });
+    // Go: each key assigns its field in turn; the last one for a field stays
+    expect(unmarshal(spec, { name: 'a', Name: 'b' })).toStrictEqual({ Name: 'b' });
+    expect(unmarshal(spec, { Name: 'b', name: 'a' })).toStrictEqual({ Name: 'a' });
+    // "id" folds to both ID and Id: the first of them in struct order takes it
+    expect(unmarshal(spec, { id: 1 })).toStrictEqual({ ID: 1 });
+    expect(unmarshal(spec, { Id: 2, id: 1 })).toStrictEqual({ ID: 1, Id: 2 });
+    expect(unmarshal(spec, { id: 1, ID: 3 })).toStrictEqual({ ID: 3 });
+  });
+
+  it('reads each field as Go does, for any keys in any order', () => {
     const names = ['Name', 'ID', 'Flags', 'Dns'];
     const spec: Spec = names.map((n) => [n, 'raw'] as const);
     const key = fc.constantFrom(
@@ -137,18 +176,13 @@ describe('unmarshal', () => {
     );
     fc.assert(
       fc.property(fc.array(fc.tuple(key, fc.integer()), { maxLength: 8 }), (entries) => {
-        const obj = Object.fromEntries(entries);
-        const out = unmarshal(spec, obj);
-        for (const n of names) {
-          const want = pick(obj, n);
-          if (want === undefined) expect(n in out).toBe(false);
-          else expect(out[n]).toBe(want);
-        }
+        const obj = Object.fromEntries(entries) as JsonObject;
+        expect(unmarshal(spec, obj)).toStrictEqual(goDecodeStruct(names, obj));
       }),
     );
   });
 
-  it('so too when two fields fold to one key (ID and Id), and the fields come out in spec order', () => {
+  it('so too when two fields fold to one key (ID and Id), with nulls and missing values, in spec order', () => {
     const names = ['Id', 'Name', 'ID', 'name'];
     const spec: Spec = names.map((n) => [n, 'raw'] as const);
     const key = fc.constantFrom('Name', 'name', 'NAME', 'nAme', 'ID', 'id', 'Id', 'iD', 'other');
@@ -157,13 +191,19 @@ describe('unmarshal', () => {
       fc.property(fc.array(fc.tuple(key, value), { maxLength: 8 }), (entries) => {
         const obj = Object.fromEntries(entries) as JsonObject;
         const out = unmarshal(spec, obj);
-        const want: Record<string, unknown> = {};
-        for (const n of names) {
-          const v = pick(obj, n);
-          if (v !== undefined) want[n] = v;
-        }
+        const want = goDecodeStruct(names, obj);
         expect(out).toStrictEqual(want);
         expect(Object.keys(out)).toEqual(Object.keys(want));
+      }),
+    );
+  });
+
+  it('pick agrees with Go where one key names the field', () => {
+    const key = fc.constantFrom('Name', 'name', 'NAME', 'other');
+    fc.assert(
+      fc.property(key, fc.integer(), (k, v) => {
+        const obj: JsonObject = { [k]: v };
+        expect(pick(obj, 'Name')).toBe(goDecodeStruct(['Name'], obj)['Name']);
       }),
     );
   });
