@@ -288,6 +288,24 @@ export function isGoGuid(s: string): boolean {
 /** The all-zero GUID hcsshim passes as `id` on create, so that HNS chooses the ID. */
 export const ZERO_GUID = '00000000-0000-0000-0000-000000000000';
 
+/** What Go's `json.Marshal` escapes in strings that `JSON.stringify` writes as they are (HTMLEscape). */
+const GO_ONLY_ESCAPES = /[<>&\u2028\u2029]/g;
+
+function goEscape(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * JSON text as Go's `json.Marshal` writes this value (objects in their key order, as the struct
+ * specs and `json.RawMessage` keep them): `JSON.stringify`, with `<`, `>`, `&`, U+2028 and U+2029
+ * escaped as `\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029` (Go's HTML-safe string encoding;
+ * those characters only occur inside strings, so the whole text can be rewritten).
+ */
+export function goJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.search(GO_ONLY_ESCAPES) < 0 ? text : text.replace(GO_ONLY_ESCAPES, goEscape);
+}
+
 /** Go's `%q` for the strings in not-found messages (JSON quoting agrees on printable text). */
 export function goQuote(s: string): string {
   return JSON.stringify(s);

@@ -3,9 +3,10 @@
  * `structuredClone` does (plain data copied here, anything else handed to structuredClone);
  * `unmarshal` fills each field as Go's encoding/json does (an oracle written here from decode.go:
  * keys in order, exact name else the first field that folds to it, a later key overwrites);
- * `marshalQuery` writes what `json.Marshal` of hcsshim's HostComputeQuery gives through the generic
- * field-spec marshaller; `filterQuery`'s Filter is `json.Marshal(map[string]string{key: value})`
- * (hcsshim hcn/hcn.go builds it from a one-entry map).
+ * `marshalQuery` writes what `json.Marshal` of hcsshim's HostComputeQuery gives (an oracle written
+ * here from the struct's tags and Go's string encoding, and literal queries), and values Go cannot
+ * hold marshal as the generic field-spec marshaller has them; `filterQuery`'s Filter is
+ * `json.Marshal(map[string]string{key: value})` (hcsshim hcn/hcn*.go builds it from a one-entry map).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -71,51 +72,148 @@ describe('copyData', () => {
   });
 });
 
-describe('marshalQuery', () => {
-  const anything = fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined), fc.double());
-  const query = fc.record(
-    {
-      SchemaVersion: fc.oneof(
-        fc.record({ Major: anything, Minor: anything }, { requiredKeys: [] }),
-        anything,
-      ),
-      Flags: anything,
-      Filter: anything,
-    },
-    { requiredKeys: [] },
-  );
+/**
+ * Go's `json.Marshal` of a string (golang/go `src/encoding/json/encode.go`, `appendString` with
+ * HTML escaping on, as `json.Marshal` has it), written here for well-formed strings: `"` and `\`
+ * escaped; \b \f \n \r \t by name; other control characters as \u00xx; `<`, `>`, `&`, U+2028 and
+ * U+2029 as \u003c, \u003e, \u0026, \u2028, \u2029; everything else as it is.
+ */
+function goString(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    const named: Record<number, string> = {
+      0x22: '\\"',
+      0x5c: '\\\\',
+      8: '\\b',
+      12: '\\f',
+      10: '\\n',
+      13: '\\r',
+      9: '\\t',
+    };
+    if (named[c] !== undefined) out += named[c];
+    else if (c < 0x20 || c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029)
+      out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
 
-  it('is the generic marshaller’s output, field for field', () => {
+/**
+ * `json.Marshal(HostComputeQuery{...})` from hcsshim's struct (hcn/hcn.go @ v0.14.1): `SchemaVersion
+ * SchemaVersion \`json:""\`` (always; `Version{Major int \`json:"Major"\`; Minor int \`json:"Minor"\`}`),
+ * `Flags HostComputeQueryFlags \`json:",omitempty"\``, `Filter string \`json:",omitempty"\``.
+ */
+function goQuery(major: number, minor: number, flags: number, filter: string): string {
+  let out = `{"SchemaVersion":{"Major":${major},"Minor":${minor}}`;
+  if (flags !== 0) out += `,"Flags":${flags}`;
+  if (filter !== '') out += `,"Filter":${goString(filter)}`;
+  return `${out}}`;
+}
+
+/** Well-formed strings, with the characters Go and JSON.stringify write differently mixed in. */
+const text = fc
+  .array(
+    fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 3 }),
+      fc.constantFrom(
+        '<',
+        '>',
+        '&',
+        '\u2028',
+        '\u2029',
+        '"',
+        '\\',
+        '\n',
+        '\b',
+        '\u0001',
+        '\u007f',
+        'é',
+        '😀',
+      ),
+    ),
+    { maxLength: 6 },
+  )
+  .map((parts) => parts.join(''));
+
+describe('marshalQuery', () => {
+  it('hcsshim’s queries, literally: defaultQuery, GetNetworkByName’s filter, a name Go escapes', () => {
+    expect(marshalQuery({ SchemaVersion: { Major: 2, Minor: 0 }, Flags: 0 })).toBe(
+      '{"SchemaVersion":{"Major":2,"Minor":0}}',
+    );
+    expect(marshalQuery(filterQuery('Name', 'cbr0'))).toBe(
+      '{"SchemaVersion":{"Major":2,"Minor":0},"Filter":"{\\"Name\\":\\"cbr0\\"}"}',
+    );
+    expect(marshalQuery(filterQuery('Name', 'a"b'))).toBe(
+      '{"SchemaVersion":{"Major":2,"Minor":0},"Filter":"{\\"Name\\":\\"a\\\\\\"b\\"}"}',
+    );
+    expect(marshalQuery(filterQuery('Name', '<your service cidr>'))).toBe(
+      '{"SchemaVersion":{"Major":2,"Minor":0},"Filter":"{\\"Name\\":\\"\\\\u003cyour service cidr\\\\u003e\\"}"}',
+    );
+    expect(marshalQuery({ SchemaVersion: { Major: 2, Minor: 0 }, Flags: 1 })).toBe(
+      '{"SchemaVersion":{"Major":2,"Minor":0},"Flags":1}',
+    );
+  });
+
+  it('is json.Marshal of hcsshim’s HostComputeQuery for any value Go can hold', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+        fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+        fc.oneof(fc.constant(0), fc.constant(1), fc.integer({ min: 0, max: 2 ** 32 - 1 })),
+        fc.oneof(fc.constant(''), text),
+        (major, minor, flags, filter) => {
+          const q: HostComputeQuery = {
+            SchemaVersion: { Major: major, Minor: minor },
+            Flags: flags,
+            Filter: filter,
+          };
+          expect(marshalQuery(q)).toBe(goQuery(major, minor, flags, filter));
+          expect(marshalQuerySlow(q)).toBe(goQuery(major, minor, flags, filter));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('values Go cannot hold (not numbers, not strings) marshal as their zero, the fast path as the generic one', () => {
+    const anything = fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined), fc.double());
+    const query = fc.record(
+      {
+        SchemaVersion: fc.oneof(
+          fc.record({ Major: anything, Minor: anything }, { requiredKeys: [] }),
+          anything,
+        ),
+        Flags: anything,
+        Filter: anything,
+      },
+      { requiredKeys: [] },
+    );
     fc.assert(
       fc.property(query, (q) => {
         const hq = q as unknown as HostComputeQuery;
         expect(marshalQuery(hq)).toBe(marshalQuerySlow(hq));
       }),
-      { numRuns: 500 },
+      { numRuns: 300 },
     );
-  });
-
-  it('hcsshim’s default query and a filtered one', () => {
-    expect(marshalQuery({ SchemaVersion: { Major: 2, Minor: 0 }, Flags: 0 })).toBe(
-      '{"SchemaVersion":{"Major":2,"Minor":0}}',
-    );
-    expect(marshalQuery(filterQuery('Name', 'a"b'))).toBe(
-      '{"SchemaVersion":{"Major":2,"Minor":0},"Filter":"{\\"Name\\":\\"a\\\\\\"b\\"}"}',
-    );
+    expect(
+      marshalQuery({ SchemaVersion: 'x', Flags: Number.NaN, Filter: 5 } as unknown as HostComputeQuery),
+    ).toBe('{"SchemaVersion":{"Major":0,"Minor":0}}');
   });
 });
 
 describe('filterQuery', () => {
-  it('Filter is the JSON of the one-entry map', () => {
+  it('Filter is json.Marshal(map[string]string{key: value}) (hcsshim hcn/hcn*.go)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (k, v) => {
+      fc.property(text, text, (k, v) => {
         expect(filterQuery(k, v)).toEqual({
           SchemaVersion: { Major: 2, Minor: 0 },
           Flags: 0,
-          Filter: JSON.stringify({ [k]: v }),
+          Filter: `{${goString(k)}:${goString(v)}}`,
         });
       }),
     );
+    expect(filterQuery('Name', 'a&b').Filter).toBe('{"Name":"a\\u0026b"}');
   });
 });
 
