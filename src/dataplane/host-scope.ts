@@ -12,7 +12,10 @@ import type { HostPlane } from './plane.js';
 import type { Source, Target, TraceScope } from './trace.js';
 import type { NetNode, Underlay, Walk, WalkEnd, World } from './walk.js';
 
-/** The MAC an outside sender's frames carry (a locally administered address). */
+/**
+ * The MAC of the host's neighbour past its uplink (a locally administered address): frames from
+ * outside carry it as their source, frames leaving for outside as their destination.
+ */
 const OUTSIDE_MAC = 0x02000000fe01;
 
 /** Counts traffic on the endpoints a committed walk crossed. */
@@ -24,19 +27,25 @@ export type TrafficCounter = (
   bytes: number,
 ) => void;
 
-/** Everything off the host is outside the model: the packet leaves it. */
+/**
+ * Everything off the host is outside the model: the packet leaves it, its frame addressed to the
+ * outside neighbour (as a cluster's underlay addresses a frame to the next hop it switches it to).
+ */
 class EdgeUnderlay implements Underlay {
   send(w: Walk, from: NetNode, p: Packet, nextHop: number): void {
+    const out = p.outer
+      ? withPacket(p, { outer: { ...p.outer, dstMac: OUTSIDE_MAC } })
+      : withPacket(p, { dstMac: OUTSIDE_MAC });
     w.step(
       from.name,
       'Underlay',
       'ExitsNetwork',
       p,
-      p,
+      out,
       undefined,
       `towards ${fmt(nextHop)}: outside the modelled network`,
     );
-    w.finish('ExitsNetwork', from.name, p, `external:${fmt(p.outer ? p.outer.dstIp : p.dstIp)}`);
+    w.finish('ExitsNetwork', from.name, out, `external:${fmt(p.outer ? p.outer.dstIp : p.dstIp)}`);
   }
 }
 

@@ -130,6 +130,22 @@ describe('what a trace starts and ends with', () => {
     expect(r.reply?.final.dstIp).toBe(0x0af4010a); // back to 10.244.1.10
     expect(r.reply?.observations.some((o) => o.action === 'UnSNAT')).toBe(true);
   });
+
+  it('a frame that leaves for outside is addressed to the outside neighbour the replies come from', () => {
+    const h = bridgeHost(5);
+    const r = h.trace({ from: 'client', to: '8.8.8.8', destinationPort: 443, reply: true });
+    // the reply arrives from the neighbour past the uplink, to the host's MAC ...
+    const arrived = r.reply!.observations[0]!;
+    expect(arrived.action).toBe('Arrived');
+    const neighbour = arrived.packetAfter.srcMac;
+    expect(neighbour).not.toBe(0);
+    // ... and the request left addressed to that neighbour, from the uplink's MAC (00-0D-3A-11-22-33)
+    expect(r.final.dstMac).toBe(neighbour);
+    expect(r.final.srcMac).toBe(0x000d3a112233);
+    const exit = r.observations.at(-1)!;
+    expect(exit.action).toBe('ExitsNetwork');
+    expect(exit.packetAfter.dstMac).toBe(neighbour);
+  });
 });
 
 describe('NAT networks: the gateway serves the containers', () => {

@@ -1,9 +1,8 @@
 // Traces as text at ovn-trace's three levels (src/render/trace.ts), on a real host and a real
-// two-node cluster: what each level must show, what it must leave out, and that the text is the
-// same on every run.
+// two-node cluster: what each level must show, what it must leave out, and the whole text of each
+// level for two traces, written out by hand (the same on every run).
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../src/cluster/cluster.js';
-import type { TraceResult } from '../../src/dataplane/trace.js';
 import type { Host } from '../../src/host/host.js';
 import { packetFieldChanges, renderTrace, traceNames, TRACE_LEVELS } from '../../src/render/trace.js';
 import { packet, TCP } from '../../src/vswitch/contracts.js';
@@ -310,46 +309,215 @@ describe('minimal', () => {
   });
 });
 
-describe('every level', () => {
-  const cases: [string, () => { r: TraceResult; names: ReturnType<typeof traceNames> }][] = [
-    [
-      'host',
-      () => {
-        const { host } = smallHost();
-        return {
-          r: host.trace({ from: '192.168.1.50', to: 'host', destinationPort: 8080, reply: true }),
-          names: traceNames(host),
-        };
-      },
-    ],
-    [
-      'cluster',
-      () => {
-        const c = twoNodes();
-        return {
-          r: c.trace({ from: 'default/a', to: 'web', reply: true, allBranches: true }),
-          names: clusterNames(c),
-        };
-      },
-    ],
-  ];
+/**
+ * The whole text of each level for two traces, written out by hand from the format the renderer
+ * promises (ovn-trace's three levels, DESIGN.md; docs/cli.md `trace --level`): a heading, the packet,
+ * a section per host with numbered steps (detailed: rule, packet changes) or one line each
+ * (summary: short rule refs), the disposition, the final packet, then the reply indented; minimal:
+ * the translations and the disposition only. The objects' IDs and MACs are read from the hosts
+ * (the renderer does not choose them); addresses and ports are the model's documented choices
+ * (WinNAT host address, PortMapping, the SourceVIP's SNAT port after the 64-port blocks of the
+ * node's three non-DSR load balancers: 49152 + 3 × 64 = 49344). Two builds give the same text.
+ */
+function macOf(host: Host, adapter: string): string {
+  const a = host.adapters().find((x) => x['Name'] === adapter);
+  return String(a?.['MacAddress']);
+}
 
-  it.each(cases)('is the same text on every run (%s)', (_what, make) => {
-    for (const level of TRACE_LEVELS) {
-      const a = make();
-      const b = make();
-      expect(a.r).not.toBe(b.r);
-      expect(renderTrace(a.r, level, { names: a.names })).toBe(renderTrace(b.r, level, { names: b.names }));
-      expect(renderTrace(a.r, level, { names: a.names })).toBe(renderTrace(a.r, level, { names: a.names }));
+function hostCase(): {
+  text: (level: (typeof TRACE_LEVELS)[number]) => string;
+  want: Record<string, string>;
+} {
+  const { host, web } = smallHost();
+  const r = host.trace({ from: '192.168.1.50', to: 'host', destinationPort: 8080, reply: true });
+  const webMac = String(ok(host.api.HcnQueryEndpointProperties(web, ''))['MacAddress']);
+  const nic = macOf(host, 'Ethernet');
+  const vnic = macOf(host, 'vEthernet (nat)');
+  const out = '02-00-00-00-FE-01';
+  const pm = `rule: Endpoint web ${web}, policy PortMapping [0], layer SLB_NAT_LAYER, rule NAT_PORTMAPPING_TCP_8080_80`;
+  const want = {
+    detailed: [
+      'Trace 192.168.1.50 → host, TCP 50000 → 8080',
+      '',
+      'Packet TCP 192.168.1.50:50000 → 10.0.98.11:8080, TTL 128',
+      '',
+      'node-1',
+      '  1. Underlay Arrived: from 192.168.1.50, outside the modelled network',
+      `       packet: srcMac none → ${out}, dstMac none → ${nic}`,
+      '  2. Port Received: on the uplink',
+      '  3. NAT DNAT: host port 8080 → 172.23.128.2:80',
+      `       ${pm}`,
+      '       packet: dst 10.0.98.11:8080 → 172.23.128.2:80',
+      '  4. vSwitch Switched: from the host to port web',
+      `       packet: srcMac ${out} → ${vnic}, dstMac ${nic} → ${webMac}`,
+      '  5. ACL Allowed: VFP In',
+      `       rule: Endpoint web ${web}, policy ACL [1], Id allow-80, priority 100, layer ACL_ENDPOINT_LAYER, rule allow-80`,
+      '  6. Delivery Delivered: to web',
+      '',
+      `Disposition: Delivered at endpoint web (${web}) on node-1`,
+      `Final packet TCP 192.168.1.50:50000 → 172.23.128.2:80, TTL 128, MAC ${vnic} → ${webMac}`,
+      '',
+      'Reply web → 192.168.1.50, TCP 80 → 50000',
+      '',
+      `  Packet TCP 172.23.128.2:80 → 192.168.1.50:50000, TTL 128, MAC ${webMac} → ${vnic}`,
+      '',
+      '  node-1',
+      '    1. Container Sent: via gateway 172.23.128.1',
+      '    2. Conntrack Established: reply of an allowed flow: the port rules are skipped',
+      '    3. Conntrack UnDNAT: reply of a tracked connection: its translation is undone',
+      `         ${pm}`,
+      '         packet: src 172.23.128.2:80 → 10.0.98.11:8080',
+      '    4. vSwitch ToHost: to the host through vEthernet (nat)',
+      '    5. HostStack Forwarded: 0.0.0.0/0 → 10.0.0.1 on Ethernet',
+      '         rule: Host node-1, policy Route, layer HostStack, rule 0.0.0.0/0 via 10.0.0.1 dev Ethernet',
+      `         packet: srcMac ${webMac} → ${nic}, TTL 128 → 127`,
+      '    6. Port Transmitted: on the uplink towards 10.0.0.1',
+      '    7. Underlay ExitsNetwork: towards 10.0.0.1: outside the modelled network',
+      `         packet: dstMac ${vnic} → ${out}`,
+      '',
+      '  Disposition: ExitsNetwork at external 192.168.1.50 on node-1',
+      `  Final packet TCP 10.0.98.11:8080 → 192.168.1.50:50000, TTL 127, MAC ${nic} → ${out}`,
+    ].join('\n'),
+    summary: [
+      'Trace 192.168.1.50 → host, TCP 50000 → 8080: TCP 192.168.1.50:50000 → 10.0.98.11:8080',
+      'node-1',
+      '  Underlay Arrived  from 192.168.1.50, outside the modelled network',
+      '  Port Received  on the uplink',
+      '  NAT DNAT [web PortMapping#0 NAT_PORTMAPPING_TCP_8080_80]  host port 8080 → 172.23.128.2:80',
+      '  vSwitch Switched  from the host to port web',
+      '  ACL Allowed [web ACL#1 allow-80]  VFP In',
+      '  Delivery Delivered  to web',
+      '→ Delivered at endpoint web on node-1',
+      'Reply web → 192.168.1.50, TCP 80 → 50000',
+      '  node-1',
+      '    Container Sent  via gateway 172.23.128.1',
+      '    Conntrack Established  reply of an allowed flow: the port rules are skipped',
+      '    Conntrack UnDNAT [web PortMapping#0 NAT_PORTMAPPING_TCP_8080_80]  reply of a tracked connection: its translation is undone',
+      '    vSwitch ToHost  to the host through vEthernet (nat)',
+      '    HostStack Forwarded [node-1 Route 0.0.0.0/0 via 10.0.0.1 dev Ethernet]  0.0.0.0/0 → 10.0.0.1 on Ethernet',
+      '    Port Transmitted  on the uplink towards 10.0.0.1',
+      '    Underlay ExitsNetwork  towards 10.0.0.1: outside the modelled network',
+      '  → ExitsNetwork at external 192.168.1.50 on node-1',
+    ].join('\n'),
+    minimal: [
+      'trace 192.168.1.50 → host, TCP 50000 → 8080',
+      'node-1: DNAT dst 10.0.98.11:8080 → 172.23.128.2:80 (PortMapping web)',
+      'Delivered at endpoint web on node-1',
+      'reply TCP 172.23.128.2:80 → 192.168.1.50:50000',
+      '  node-1: UnDNAT src 172.23.128.2:80 → 10.0.98.11:8080 (PortMapping web)',
+      '  ExitsNetwork at external 192.168.1.50 on node-1',
+    ].join('\n'),
+  };
+  return { text: (level) => renderTrace(r, level, { names: traceNames(host) }), want };
+}
+
+function clusterCase(): {
+  text: (level: (typeof TRACE_LEVELS)[number]) => string;
+  want: Record<string, string>;
+} {
+  const c = twoNodes();
+  const r = c.trace({ from: 'default/a', to: 'web', reply: true, allBranches: true });
+  const s1 = c.host('win-1').hns.store;
+  const lbId = [...s1.loadBalancers.values()].find((lb) => lb.FrontendVIPs[0] === '10.96.0.11')!.ID;
+  const remoteB = [...s1.endpoints.values()].find(
+    (e) => e.IpConfigurations[0]?.IpAddress === '10.244.2.4',
+  )!.ID;
+  const lb = lbId.slice(0, 8);
+  const lbRef = `[LoadBalancer ${lb} PortMappings#0 LB_${lb}_10.96.0.11_80_6]`;
+  const dns = 'web → web.default.svc.cluster.local = 10.96.0.11 (tried web.default.svc.cluster.local)';
+  const toB2 = [
+    `DNS Resolved  ${dns}`,
+    'Container Sent  via gateway 10.244.1.1',
+    `LB DNAT+SNAT ${lbRef}  backend 2 of 2: 10.244.1.4:8080; source → 10.244.1.2:49344 (non-DSR: SourceVIP)`,
+    'NAT Excepted [a_flannel.4096 OutBoundNAT#0 EXCEPTION]  10.244.1.4 is in the OutBoundNAT exceptions: no SNAT',
+    'vSwitch Switched  to port b2_flannel.4096',
+    'Delivery Delivered  to b2_flannel.4096',
+  ];
+  const indent = (n: number, ls: string[]) => ls.map((l) => ' '.repeat(n) + l);
+  const want = {
+    summary: [
+      'Trace default/a → web, TCP 50000 → 80: TCP 10.244.1.3:50000 → 10.96.0.11:80',
+      `DNS ${dns}`,
+      '  query: Delivered at endpoint coredns-0_flannel.4096 on win-2',
+      'win-1',
+      ...indent(2, toB2),
+      '→ Delivered at endpoint b2_flannel.4096 on win-1',
+      'Reply default/b2 → default/a, TCP 8080 → 49344',
+      '  win-1',
+      '    Container Sent  10.244.1.2 is on-link',
+      '    Conntrack Established  reply of an allowed flow: the port rules are skipped',
+      `    Conntrack UnNAT ${lbRef}  reply of a tracked connection: its translation is undone`,
+      '    vSwitch Switched  to port a_flannel.4096',
+      '    Conntrack Established  reply of a tracked flow (the port has no ACL)',
+      '    Delivery Delivered  to a_flannel.4096',
+      '  → Delivered at endpoint a_flannel.4096 on win-1',
+      '',
+      `Branches: 2, one per backend of LoadBalancer ${lb} on win-1`,
+      '  Branch 1 of 2:',
+      '    win-1',
+      `      DNS Resolved  ${dns}`,
+      '      Container Sent  via gateway 10.244.1.1',
+      `      LB DNAT+SNAT ${lbRef}  backend 1 of 2: 10.244.2.4:8080 (remote endpoint); source → 10.244.1.2:49344 (non-DSR: SourceVIP)`,
+      '      NAT Excepted [a_flannel.4096 OutBoundNAT#0 EXCEPTION]  10.244.2.4 is in the OutBoundNAT exceptions: no SNAT',
+      `      Encap Encapsulated [Endpoint ${remoteB.slice(0, 8)} ProviderAddress ENCAP_10.244.2.4/32_10.0.0.11_4096]  VXLAN VNI 4096 to 10.0.0.11:4789`,
+      '      Port Transmitted  on the uplink towards 10.0.0.11',
+      '      Underlay Switched  segment nodes to win-2 (10.0.0.11)',
+      '    win-2',
+      '      Port Received  on the uplink',
+      '      Decap Decapsulated [flannel.4096]  VXLAN VNI 4096',
+      '      Delivery Delivered  to b_flannel.4096',
+      '    → Delivered at endpoint b_flannel.4096 on win-2',
+      '  Branch 2 of 2:',
+      '    win-1',
+      ...indent(6, toB2),
+      '    → Delivered at endpoint b2_flannel.4096 on win-1',
+    ].join('\n'),
+    minimal: [
+      'trace default/a → web, TCP 50000 → 80',
+      'dns web → web.default.svc.cluster.local = 10.96.0.11 (query Delivered on win-2)',
+      'win-1: DNAT+SNAT src 10.244.1.3:50000 → 10.244.1.2:49344, dst 10.96.0.11:80 → 10.244.1.4:8080 (LoadBalancer)',
+      'Delivered at endpoint b2_flannel.4096 on win-1',
+      'reply TCP 10.244.1.4:8080 → 10.244.1.2:49344',
+      '  win-1: UnNAT src 10.244.1.4:8080 → 10.96.0.11:80, dst 10.244.1.2:49344 → 10.244.1.3:50000 (LoadBalancer)',
+      '  Delivered at endpoint a_flannel.4096 on win-1',
+      'branch 1 of 2',
+      '  win-1: DNAT+SNAT src 10.244.1.3:50000 → 10.244.1.2:49344, dst 10.96.0.11:80 → 10.244.2.4:8080 (LoadBalancer)',
+      '  win-1: Encapsulated VXLAN VNI 4096 10.0.0.10 → 10.0.0.11:4789 (ProviderAddress)',
+      '  win-2: Decapsulated VXLAN VNI 4096 (Network flannel.4096)',
+      '  Delivered at endpoint b_flannel.4096 on win-2',
+      'branch 2 of 2',
+      '  win-1: DNAT+SNAT src 10.244.1.3:50000 → 10.244.1.2:49344, dst 10.96.0.11:80 → 10.244.1.4:8080 (LoadBalancer)',
+      '  Delivered at endpoint b2_flannel.4096 on win-1',
+    ].join('\n'),
+  };
+  return { text: (level) => renderTrace(r, level, { names: clusterNames(c) }), want };
+}
+
+describe('every level, as whole text', () => {
+  it('a host: a port mapping from outside and its reply, at the three levels', () => {
+    for (const make of [hostCase, hostCase]) {
+      const { text, want } = make();
+      for (const level of TRACE_LEVELS) expect(text(level), level).toBe(want[level]);
     }
   });
 
-  it.each(cases)('ends each trace with its disposition and has no trailing newline (%s)', (_what, make) => {
-    const { r, names } = make();
+  it('a cluster: DNS, a service, VXLAN, the reply and the branches, summary and minimal', () => {
+    for (const make of [clusterCase, clusterCase]) {
+      const { text, want } = make();
+      expect(text('summary')).toBe(want['summary']);
+      expect(text('minimal')).toBe(want['minimal']);
+    }
+  });
+
+  it.each([
+    ['host', hostCase],
+    ['cluster', clusterCase],
+  ] as const)('ends each trace with its disposition and has no trailing newline (%s)', (_what, make) => {
+    const { text } = make();
     for (const level of TRACE_LEVELS) {
-      const text = renderTrace(r, level, { names });
-      expect(text.endsWith('\n')).toBe(false);
-      expect(text).toContain(r.disposition);
+      const t = text(level);
+      expect(t.endsWith('\n')).toBe(false);
+      expect(t).toMatch(/Delivered at endpoint/);
     }
   });
 });

@@ -9,7 +9,7 @@ import { isJsonObject } from '../../core/json.js';
 import type { FlatApiMethod } from '../flat.js';
 import { HcnClientError, InvalidIdError, type ResourceKind } from './errors.js';
 import { defaultQuery, marshalQuery } from './hcn.js';
-import { isGoGuid, ZERO_GUID } from './marshal.js';
+import { goJson, isGoGuid, ZERO_GUID } from './marshal.js';
 
 /** What the resource modules need from the client: one flat call, failures thrown as HcnError. */
 export interface Invoker {
@@ -82,7 +82,7 @@ export async function create(
   settings: JsonObject,
   networkId?: string,
 ): Promise<JsonObject> {
-  const json = JSON.stringify(settings);
+  const json = goJson(settings);
   let created: Json;
   if (kind === 'Endpoint') {
     checkId('Network', networkId ?? '');
@@ -103,7 +103,7 @@ export async function modify(
   settings: JsonObject,
 ): Promise<JsonObject> {
   checkId(kind, id);
-  await inv.invoke(method(`HcnModify${kind}`), id, JSON.stringify(settings));
+  await inv.invoke(method(`HcnModify${kind}`), id, goJson(settings));
   return queryOne(inv, kind, id, DEFAULT_QUERY);
 }
 

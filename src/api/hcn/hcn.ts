@@ -4,7 +4,7 @@
  * the read-only `Health` block.
  */
 import type { Json } from '../../core/json.js';
-import { marshal, type Spec } from './marshal.js';
+import { goJson, marshal, type Spec } from './marshal.js';
 
 /** HCN service version, also the object schema version (`{"Major","Minor"}`). */
 export interface Version {
@@ -46,18 +46,16 @@ export function defaultQuery(): HostComputeQuery {
 
 /** A default query filtered on one property (hcsshim marshals a `map[string]string`). */
 export function filterQuery(key: string, value: string): HostComputeQuery {
-  // the text JSON.stringify({ [key]: value }) gives, without building the one-key object
+  // the text goJson({ [key]: value }) gives, without building the one-key object
   const filter =
-    typeof value === 'string'
-      ? `{${JSON.stringify(key)}:${JSON.stringify(value)}}`
-      : JSON.stringify({ [key]: value as unknown });
+    typeof value === 'string' ? `{${goJson(key)}:${goJson(value)}}` : goJson({ [key]: value as unknown });
   return { SchemaVersion: { Major: 2, Minor: 0 }, Flags: HostComputeQueryFlags.None, Filter: filter };
 }
 
 /** The query as the JSON string hcsshim passes to the DLL. */
 export function marshalQuery(q: HostComputeQuery): string {
-  // what JSON.stringify(marshal(QUERY_SPEC, q)) gives, written out: SchemaVersion always (its two
-  // numbers required), Flags and Filter only when not zero/empty
+  // what goJson(marshal(QUERY_SPEC, q)) gives, written out: SchemaVersion always (its two numbers
+  // required), Flags and Filter only when not zero/empty
   const sv = q.SchemaVersion as unknown;
   const v =
     typeof sv === 'object' && sv !== null && !Array.isArray(sv) ? (sv as Record<string, unknown>) : {};
@@ -65,7 +63,7 @@ export function marshalQuery(q: HostComputeQuery): string {
   const flags = finite(q.Flags);
   if (flags !== 0) out += `,"Flags":${JSON.stringify(flags)}`;
   const filter = typeof q.Filter === 'string' ? q.Filter : '';
-  if (filter !== '') out += `,"Filter":${JSON.stringify(filter)}`;
+  if (filter !== '') out += `,"Filter":${goJson(filter)}`;
   return `${out}}`;
 }
 
@@ -76,7 +74,7 @@ function finite(v: unknown): number {
 
 /** The same document through the generic marshaller (kept to check the one above against). */
 export function marshalQuerySlow(q: HostComputeQuery): string {
-  return JSON.stringify(marshal(QUERY_SPEC, q));
+  return goJson(marshal(QUERY_SPEC, q));
 }
 
 /** `Health.Extra`: filled in by HNS (LayeredOn, SwitchGuid, …). */

@@ -51,19 +51,21 @@ function raw(v: unknown): Json | undefined {
 /**
  * A spec prepared for `marshal` and `unmarshal`, made once per spec (specs are constants: a spec
  * changed after its first use would keep its old decoder): its keys and kinds as parallel arrays,
- * and its keys folded to lower case (Go's case-insensitive match) with the fields each names.
+ * and which field each JSON key fills.
  */
 interface Decoder {
   readonly keys: readonly string[];
   readonly kinds: readonly FieldKind[];
-  /** Lower-cased key → the indexes of the fields whose key folds to it, in spec order. */
-  readonly folded: ReadonlyMap<string, readonly number[]>;
+  /** Lower-cased key → the first field (spec order) whose key folds to it. */
+  readonly firstFolded: ReadonlyMap<string, number>;
   /**
-   * The keys whose lower-case form no other field shares: a JSON key spelt exactly as one of them
-   * can fold onto no other field, so it is never lower-cased.
+   * A JSON key → the field it fills, -1 for none: the spec's own keys, and the other spellings met
+   * so far (at most ROUTES_MAX of them, so a stream of odd keys cannot grow it without bound).
    */
-  readonly alone: ReadonlySet<string>;
+  readonly routes: Map<string, number>;
 }
+
+const ROUTES_MAX = 256;
 
 const decoders = new WeakMap<Spec, Decoder>();
 
@@ -71,18 +73,27 @@ function decoderOf(spec: Spec): Decoder {
   let d = decoders.get(spec);
   if (d === undefined) {
     const keys = spec.map(([k]) => k);
-    const folded = new Map<string, number[]>();
+    const firstFolded = new Map<string, number>();
+    const routes = new Map<string, number>();
     keys.forEach((k, i) => {
       const lower = k.toLowerCase();
-      const list = folded.get(lower);
-      if (list) list.push(i);
-      else folded.set(lower, [i]);
+      if (!firstFolded.has(lower)) firstFolded.set(lower, i);
+      if (!routes.has(k)) routes.set(k, i);
     });
-    const alone = new Set(keys.filter((k) => folded.get(k.toLowerCase())!.length === 1));
-    d = { keys, kinds: spec.map(([, kind]) => kind), folded, alone };
+    d = { keys, kinds: spec.map(([, kind]) => kind), firstFolded, routes };
     decoders.set(spec, d);
   }
   return d;
+}
+
+/** The field a JSON key fills (Go's rule: the field of exactly that name, else the first that folds to it), or -1. */
+function fieldOf(d: Decoder, key: string): number {
+  let i = d.routes.get(key);
+  if (i === undefined) {
+    i = d.firstFolded.get(key.toLowerCase()) ?? -1;
+    if (d.routes.size < ROUTES_MAX + d.keys.length) d.routes.set(key, i);
+  }
+  return i;
 }
 
 /** Marshal `value` (a plain object or class instance holding the spec's keys) the way Go would. */
@@ -142,10 +153,10 @@ const ABSENT = Symbol('absent');
 
 /**
  * Unmarshal `json` into a fresh object with only the spec's keys that are present (nested structs
- * included), like decoding into a zero Go struct and keeping what was set. A key is matched as
- * spelt first; a field with no such key takes the first key of `json` (in its order) that equals
- * its key case-insensitively. The keys of `json` are listed only when a field is missing, and
- * one spelt exactly as a field no other field folds with is not lower-cased.
+ * included), like decoding into a zero Go struct and keeping what was set. As Go's `encoding/json`
+ * (decode.go `object`): the keys of `json` are read in order, each fills the field of exactly its
+ * name, else the first field (spec order) whose name equals it case-insensitively, and a later key
+ * for the same field overwrites an earlier one. A key without a value (`undefined`) is no key.
  */
 export function unmarshal(spec: Spec, json: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -153,28 +164,16 @@ export function unmarshal(spec: Spec, json: unknown): Record<string, unknown> {
   const d = decoderOf(spec);
   const { keys, kinds } = d;
   const n = keys.length;
-  const values: (Json | undefined | typeof ABSENT)[] = new Array<Json | undefined | typeof ABSENT>(n);
-  let missing = 0;
-  for (let i = 0; i < n; i++) {
-    const key = keys[i]!;
-    if (Object.prototype.hasOwnProperty.call(json, key)) values[i] = json[key];
-    else {
-      values[i] = ABSENT;
-      missing++;
-    }
-  }
-  if (missing > 0) {
-    // the case-insensitive half of `pick`: each missing field takes the first key folding to it
-    for (const k of Object.keys(json)) {
-      if (d.alone.has(k)) continue;
-      const fields = d.folded.get(k.toLowerCase());
-      if (fields === undefined) continue;
-      for (const i of fields) if (values[i] === ABSENT && keys[i] !== k) values[i] = json[k];
-    }
+  const values: (Json | typeof ABSENT)[] = new Array<Json | typeof ABSENT>(n).fill(ABSENT);
+  for (const k of Object.keys(json)) {
+    const v = json[k];
+    if (v === undefined) continue;
+    const i = fieldOf(d, k);
+    if (i >= 0) values[i] = v;
   }
   for (let i = 0; i < n; i++) {
     const v = values[i];
-    if (v === undefined || v === ABSENT) continue;
+    if (v === ABSENT) continue;
     const key = keys[i]!;
     const kind = kinds[i]!;
     if (typeof kind === 'object') {
@@ -288,6 +287,24 @@ export function isGoGuid(s: string): boolean {
 
 /** The all-zero GUID hcsshim passes as `id` on create, so that HNS chooses the ID. */
 export const ZERO_GUID = '00000000-0000-0000-0000-000000000000';
+
+/** What Go's `json.Marshal` escapes in strings that `JSON.stringify` writes as they are (HTMLEscape). */
+const GO_ONLY_ESCAPES = /[<>&\u2028\u2029]/g;
+
+function goEscape(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * JSON text as Go's `json.Marshal` writes this value (objects in their key order, as the struct
+ * specs and `json.RawMessage` keep them): `JSON.stringify`, with `<`, `>`, `&`, U+2028 and U+2029
+ * escaped as `\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029` (Go's HTML-safe string encoding;
+ * those characters only occur inside strings, so the whole text can be rewritten).
+ */
+export function goJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.search(GO_ONLY_ESCAPES) < 0 ? text : text.replace(GO_ONLY_ESCAPES, goEscape);
+}
 
 /** Go's `%q` for the strings in not-found messages (JSON quoting agrees on printable text). */
 export function goQuote(s: string): string {

@@ -1,10 +1,12 @@
 /**
  * The typed client's hand-written fast paths agree with what they replace: `copyData` copies as
  * `structuredClone` does (plain data copied here, anything else handed to structuredClone);
- * `unmarshal` finds each field as `pick` does (Go's rule: the exact key, else the first key equal
- * case-insensitively); `marshalQuery` writes what `json.Marshal` of hcsshim's HostComputeQuery gives through the generic
- * field-spec marshaller; `filterQuery`'s Filter is `json.Marshal(map[string]string{key: value})`
- * (hcsshim hcn/hcn.go builds it from a one-entry map).
+ * `unmarshal` fills each field as Go's encoding/json does (an oracle written here from decode.go:
+ * keys in order, exact name else the first field that folds to it, a later key overwrites);
+ * `marshalQuery` writes what `json.Marshal` of hcsshim's HostComputeQuery gives (an oracle written
+ * here from the struct's tags and Go's string encoding, and literal queries), and values Go cannot
+ * hold marshal as the generic field-spec marshaller has them; `filterQuery`'s Filter is
+ * `json.Marshal(map[string]string{key: value})` (hcsshim hcn/hcn*.go builds it from a one-entry map).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -70,56 +72,191 @@ describe('copyData', () => {
   });
 });
 
-describe('marshalQuery', () => {
-  const anything = fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined), fc.double());
-  const query = fc.record(
-    {
-      SchemaVersion: fc.oneof(
-        fc.record({ Major: anything, Minor: anything }, { requiredKeys: [] }),
-        anything,
-      ),
-      Flags: anything,
-      Filter: anything,
-    },
-    { requiredKeys: [] },
-  );
+/**
+ * Go's `json.Marshal` of a string (golang/go `src/encoding/json/encode.go`, `appendString` with
+ * HTML escaping on, as `json.Marshal` has it), written here for well-formed strings: `"` and `\`
+ * escaped; \b \f \n \r \t by name; other control characters as \u00xx; `<`, `>`, `&`, U+2028 and
+ * U+2029 as \u003c, \u003e, \u0026, \u2028, \u2029; everything else as it is.
+ */
+function goString(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    const named: Record<number, string> = {
+      0x22: '\\"',
+      0x5c: '\\\\',
+      8: '\\b',
+      12: '\\f',
+      10: '\\n',
+      13: '\\r',
+      9: '\\t',
+    };
+    if (named[c] !== undefined) out += named[c];
+    else if (c < 0x20 || c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029)
+      out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
 
-  it('is the generic marshaller’s output, field for field', () => {
+/**
+ * `json.Marshal(HostComputeQuery{...})` from hcsshim's struct (hcn/hcn.go @ v0.14.1): `SchemaVersion
+ * SchemaVersion \`json:""\`` (always; `Version{Major int \`json:"Major"\`; Minor int \`json:"Minor"\`}`),
+ * `Flags HostComputeQueryFlags \`json:",omitempty"\``, `Filter string \`json:",omitempty"\``.
+ */
+function goQuery(major: number, minor: number, flags: number, filter: string): string {
+  let out = `{"SchemaVersion":{"Major":${major},"Minor":${minor}}`;
+  if (flags !== 0) out += `,"Flags":${flags}`;
+  if (filter !== '') out += `,"Filter":${goString(filter)}`;
+  return `${out}}`;
+}
+
+/** Well-formed strings, with the characters Go and JSON.stringify write differently mixed in. */
+const text = fc
+  .array(
+    fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 3 }),
+      fc.constantFrom(
+        '<',
+        '>',
+        '&',
+        '\u2028',
+        '\u2029',
+        '"',
+        '\\',
+        '\n',
+        '\b',
+        '\u0001',
+        '\u007f',
+        'é',
+        '😀',
+      ),
+    ),
+    { maxLength: 6 },
+  )
+  .map((parts) => parts.join(''));
+
+describe('marshalQuery', () => {
+  it('hcsshim’s queries, literally: defaultQuery, GetNetworkByName’s filter, a name Go escapes', () => {
+    expect(marshalQuery({ SchemaVersion: { Major: 2, Minor: 0 }, Flags: 0 })).toBe(
+      '{"SchemaVersion":{"Major":2,"Minor":0}}',
+    );
+    expect(marshalQuery(filterQuery('Name', 'cbr0'))).toBe(
+      '{"SchemaVersion":{"Major":2,"Minor":0},"Filter":"{\\"Name\\":\\"cbr0\\"}"}',
+    );
+    expect(marshalQuery(filterQuery('Name', 'a"b'))).toBe(
+      '{"SchemaVersion":{"Major":2,"Minor":0},"Filter":"{\\"Name\\":\\"a\\\\\\"b\\"}"}',
+    );
+    expect(marshalQuery(filterQuery('Name', '<your service cidr>'))).toBe(
+      '{"SchemaVersion":{"Major":2,"Minor":0},"Filter":"{\\"Name\\":\\"\\\\u003cyour service cidr\\\\u003e\\"}"}',
+    );
+    expect(marshalQuery({ SchemaVersion: { Major: 2, Minor: 0 }, Flags: 1 })).toBe(
+      '{"SchemaVersion":{"Major":2,"Minor":0},"Flags":1}',
+    );
+  });
+
+  it('is json.Marshal of hcsshim’s HostComputeQuery for any value Go can hold', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+        fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+        fc.oneof(fc.constant(0), fc.constant(1), fc.integer({ min: 0, max: 2 ** 32 - 1 })),
+        fc.oneof(fc.constant(''), text),
+        (major, minor, flags, filter) => {
+          const q: HostComputeQuery = {
+            SchemaVersion: { Major: major, Minor: minor },
+            Flags: flags,
+            Filter: filter,
+          };
+          expect(marshalQuery(q)).toBe(goQuery(major, minor, flags, filter));
+          expect(marshalQuerySlow(q)).toBe(goQuery(major, minor, flags, filter));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('values Go cannot hold (not numbers, not strings) marshal as their zero, the fast path as the generic one', () => {
+    const anything = fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined), fc.double());
+    const query = fc.record(
+      {
+        SchemaVersion: fc.oneof(
+          fc.record({ Major: anything, Minor: anything }, { requiredKeys: [] }),
+          anything,
+        ),
+        Flags: anything,
+        Filter: anything,
+      },
+      { requiredKeys: [] },
+    );
     fc.assert(
       fc.property(query, (q) => {
         const hq = q as unknown as HostComputeQuery;
         expect(marshalQuery(hq)).toBe(marshalQuerySlow(hq));
       }),
-      { numRuns: 500 },
+      { numRuns: 300 },
     );
-  });
-
-  it('hcsshim’s default query and a filtered one', () => {
-    expect(marshalQuery({ SchemaVersion: { Major: 2, Minor: 0 }, Flags: 0 })).toBe(
-      '{"SchemaVersion":{"Major":2,"Minor":0}}',
-    );
-    expect(marshalQuery(filterQuery('Name', 'a"b'))).toBe(
-      '{"SchemaVersion":{"Major":2,"Minor":0},"Filter":"{\\"Name\\":\\"a\\\\\\"b\\"}"}',
-    );
+    expect(
+      marshalQuery({ SchemaVersion: 'x', Flags: Number.NaN, Filter: 5 } as unknown as HostComputeQuery),
+    ).toBe('{"SchemaVersion":{"Major":0,"Minor":0}}');
   });
 });
 
 describe('filterQuery', () => {
-  it('Filter is the JSON of the one-entry map', () => {
+  it('Filter is json.Marshal(map[string]string{key: value}) (hcsshim hcn/hcn*.go)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (k, v) => {
+      fc.property(text, text, (k, v) => {
         expect(filterQuery(k, v)).toEqual({
           SchemaVersion: { Major: 2, Minor: 0 },
           Flags: 0,
-          Filter: JSON.stringify({ [k]: v }),
+          Filter: `{${goString(k)}:${goString(v)}}`,
         });
       }),
     );
+    expect(filterQuery('Name', 'a&b').Filter).toBe('{"Name":"a\\u0026b"}');
   });
 });
 
+/**
+ * Go's `encoding/json` decoding a JSON object into a struct (golang/go `src/encoding/json/decode.go`,
+ * `object`): the keys are read in order; each goes to the field of exactly its name, else to the
+ * first field (in struct order) whose name equals it case-insensitively; its value is decoded into
+ * that field, over whatever an earlier key put there. Written here from decode.go, for fields that
+ * take any value (`json.RawMessage`); a key with no value (`undefined`, which JSON cannot carry) is
+ * no key. The fields come out in struct (spec) order.
+ */
+function goDecodeStruct(fields: readonly string[], obj: JsonObject): Record<string, unknown> {
+  const set = new Map<string, unknown>();
+  for (const key of Object.keys(obj)) {
+    const value = obj[key];
+    if (value === undefined) continue;
+    const field = fields.includes(key) ? key : fields.find((f) => f.toLowerCase() === key.toLowerCase());
+    if (field !== undefined) set.set(field, value);
+  }
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (set.has(f)) out[f] = set.get(f);
+  return out;
+}
+
 describe('unmarshal', () => {
-  it('reads each field where pick finds it: the exact key first, else the first case-insensitive one', () => {
+  it('literal vectors: an exact key, a case-insensitive one, and the later of two keys for one field', () => {
+    const spec: Spec = [
+      ['Name', 'raw'],
+      ['ID', 'raw'],
+      ['Id', 'raw'],
+    ];
+    expect(unmarshal(spec, { Name: 'a' })).toStrictEqual({ Name: 'a' });
+    expect(unmarshal(spec, { NAME: 'a', other: 1 })).toStrictEqual({ Name: 'a' });
+    // Go: each key assigns its field in turn; the last one for a field stays
+    expect(unmarshal(spec, { name: 'a', Name: 'b' })).toStrictEqual({ Name: 'b' });
+    expect(unmarshal(spec, { Name: 'b', name: 'a' })).toStrictEqual({ Name: 'a' });
+    // "id" folds to both ID and Id: the first of them in struct order takes it
+    expect(unmarshal(spec, { id: 1 })).toStrictEqual({ ID: 1 });
+    expect(unmarshal(spec, { Id: 2, id: 1 })).toStrictEqual({ ID: 1, Id: 2 });
+    expect(unmarshal(spec, { id: 1, ID: 3 })).toStrictEqual({ ID: 3 });
+  });
+
+  it('reads each field as Go does, for any keys in any order', () => {
     const names = ['Name', 'ID', 'Flags', 'Dns'];
     const spec: Spec = names.map((n) => [n, 'raw'] as const);
     const key = fc.constantFrom(
@@ -137,18 +274,13 @@ describe('unmarshal', () => {
     );
     fc.assert(
       fc.property(fc.array(fc.tuple(key, fc.integer()), { maxLength: 8 }), (entries) => {
-        const obj = Object.fromEntries(entries);
-        const out = unmarshal(spec, obj);
-        for (const n of names) {
-          const want = pick(obj, n);
-          if (want === undefined) expect(n in out).toBe(false);
-          else expect(out[n]).toBe(want);
-        }
+        const obj = Object.fromEntries(entries) as JsonObject;
+        expect(unmarshal(spec, obj)).toStrictEqual(goDecodeStruct(names, obj));
       }),
     );
   });
 
-  it('so too when two fields fold to one key (ID and Id), and the fields come out in spec order', () => {
+  it('so too when two fields fold to one key (ID and Id), with nulls and missing values, in spec order', () => {
     const names = ['Id', 'Name', 'ID', 'name'];
     const spec: Spec = names.map((n) => [n, 'raw'] as const);
     const key = fc.constantFrom('Name', 'name', 'NAME', 'nAme', 'ID', 'id', 'Id', 'iD', 'other');
@@ -157,13 +289,19 @@ describe('unmarshal', () => {
       fc.property(fc.array(fc.tuple(key, value), { maxLength: 8 }), (entries) => {
         const obj = Object.fromEntries(entries) as JsonObject;
         const out = unmarshal(spec, obj);
-        const want: Record<string, unknown> = {};
-        for (const n of names) {
-          const v = pick(obj, n);
-          if (v !== undefined) want[n] = v;
-        }
+        const want = goDecodeStruct(names, obj);
         expect(out).toStrictEqual(want);
         expect(Object.keys(out)).toEqual(Object.keys(want));
+      }),
+    );
+  });
+
+  it('pick agrees with Go where one key names the field', () => {
+    const key = fc.constantFrom('Name', 'name', 'NAME', 'other');
+    fc.assert(
+      fc.property(key, fc.integer(), (k, v) => {
+        const obj: JsonObject = { [k]: v };
+        expect(pick(obj, 'Name')).toBe(goDecodeStruct(['Name'], obj)['Name']);
       }),
     );
   });
