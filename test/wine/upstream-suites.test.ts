@@ -10,7 +10,8 @@
  *                             `integration` tag
  *   ncproxy-v0.11.4.test.exe  hcsshim v0.11.4's cmd/ncproxy package
  *   winkernel-v1.23.test.exe  kube-proxy's pkg/proxy/winkernel on the 1.23 line (kubernetes 04791b49):
- *                             hns_test.go with hnsV1.go and hnsV2.go, unmodified
+ *                             hns_test.go with hnsV1.go and hnsV2.go, unmodified, on hcsshim v0.8.22
+ *                             (the version kubernetes 1.23 requires; PR #104880)
  *
  * each the Go test binary of that package for GOOS=windows (docs/wine.md, "Upstream test suites").
  *
@@ -213,7 +214,7 @@ const SUITES: readonly Suite[] = [
   {
     binary: 'winkernel-v1.23.test.exe',
     upstream:
-      'kubernetes/kubernetes 04791b49 (1.23 line) pkg/proxy/winkernel/hns_test.go, both the hnsV1 and the hnsV2 wrapper',
+      'kubernetes/kubernetes 04791b49 (1.23 line) pkg/proxy/winkernel/hns_test.go, both the hnsV1 and the hnsV2 wrapper, on hcsshim v0.8.22',
     tests: 10,
     exceptions: [],
   },
