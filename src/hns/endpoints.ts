@@ -22,7 +22,6 @@ import type { ParsedPolicy, PolicyContext } from './policy/contracts.js';
 import { parsePolicies, policyClaims } from './policy/registry.js';
 import { argGuid, dnsIsEmpty } from './schema/common.js';
 import { isRemote, parseEndpoint, type EndpointDraft } from './schema/endpoint.js';
-import { supports } from './versions.js';
 import { applyPolicyRequest, readRequestType } from './policy-request.js';
 import { detachFromNamespace } from './namespaces.js';
 import type { HnsService } from './service.js';
@@ -151,9 +150,6 @@ function commitEndpoint(
         pool: 'allocate',
       });
     }
-  }
-  if (!remote && plan.length > 1 && !supports(hns.profile.version, 'IPv6DualStack')) {
-    throw hnsError('HCN_E_INVALID_ENDPOINT', 'dual-stack endpoints need HNS 11.10');
   }
   // duplicate addresses among remote endpoints are not checked (kube-proxy reprograms them freely)
   const claims = checkClaims(alloc, d.Policies, undefined);

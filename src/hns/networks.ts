@@ -64,7 +64,8 @@ export function createNetwork(
       ID: id,
       Ipams: ipams,
       MacRanges: macRanges,
-      SwitchGuid: plan.switchId ?? newGuid(rng),
+      // the ID of the network that made the switch (this one, for a new switch); none without one
+      SwitchGuid: plan.switchId ?? '',
       LayeredOn: newGuid(rng),
       defaultSubnet,
       // HNS gives an Overlay network a distributed-router MAC (vfp-dataplane.md §5)
