@@ -343,7 +343,7 @@ export class HostNics {
     if (EXTERNAL_TYPES.has(req.type)) {
       const uplink = this.resolveUplink(req.adapterName, req.providerAddress);
       if (uplink.SwitchId) return { request: req, switchId: uplink.SwitchId };
-      this.checkNewSwitchId(id);
+      this.checkNewSwitchId(id, rng);
       const vnicName = `vEthernet (${uplink.Name})`;
       // the host vNIC takes over the uplink's MAC, MTU and address
       const vnic = this.newVNic(vnicName, id, uplink.MacAddress, uplink.MtuSize, uplink.IPv4, rng);
@@ -358,7 +358,7 @@ export class HostNics {
       return { request: req, switchId: id, create: { sw, vnic, uplink: uplink.Name } };
     }
     if (INTERNAL_TYPES.has(req.type) || req.type === 'Private') {
-      this.checkNewSwitchId(id);
+      this.checkNewSwitchId(id, rng);
       if (req.type === 'Private') {
         return {
           request: req,
@@ -392,7 +392,10 @@ export class HostNics {
    * A switch outlives the network that made it while other networks keep it, so its ID can name no
    * network: a new network given that ID cannot make a switch of its own (HCN_E_NETWORK_ALREADY_EXISTS).
    */
-  private checkNewSwitchId(id: string): void {
+  private checkNewSwitchId(id: string, rng: Rng): void {
+    // hnsim 0.1 drew a GUID for every new switch here: drawn still (and unused), the IDs a seed
+    // gives stay those earlier releases gave, which docs and recorded outputs show
+    newGuid(rng);
     if (this.switches.has(id)) {
       throw hnsError(
         'HCN_E_NETWORK_ALREADY_EXISTS',

@@ -58,6 +58,9 @@ export function createNetwork(
     const id = hns.newId(given ?? draft.givenId, 'HCN_E_NETWORK_ALREADY_EXISTS');
     const macRanges = draft.MacRanges.length ? draft.MacRanges : [pickMacRange(hns)];
     const plan = store.nics.plan(switchRequestOf(id, { ...draft, Ipams: ipams }), rng);
+    // a network on no switch: the GUID hnsim 0.1 gave it as SwitchGuid is drawn still (unused), so
+    // the IDs a seed gives stay those of earlier releases
+    if (!plan.switchId) newGuid(rng);
     const { givenId: _g, ...rest } = draft;
     const rec: NetworkRec = {
       ...rest,
