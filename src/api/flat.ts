@@ -37,7 +37,9 @@ import {
   v1NetworkExtras,
   v1NetworkToV2,
 } from '../hns/v1/convert.js';
-import { v1EndpointView, v1NamespaceView, v1NetworkView } from '../hns/v1/views.js';
+import { v1EndpointView, v1NamespaceView, v1NetworkView, v1PolicyListView } from '../hns/v1/views.js';
+import { getPolicyList } from '../hns/v1/policylist.js';
+import { findLoadBalancer, listLoadBalancers } from '../hns/loadbalancers.js';
 import { endpointStatsDocument, hnsCall, type EndpointStatsDocument } from '../hns/v1/router.js';
 import type { AnyRec, EndpointRec, NetworkRec } from '../hns/model.js';
 import { parseGuid } from '../core/guid.js';
@@ -413,11 +415,12 @@ export class FlatApi {
       case 'Namespace':
         return v1 ? v1NamespaceView(rec) : serializeNamespace(rec);
       case 'LoadBalancer':
-        return serializeLoadBalancer(rec);
+        // SchemaVersion 1: the load balancer as the v1 API shows it, an ELB policy list
+        return v1 ? v1PolicyListView(getPolicyList(this.hns, rec.ID)) : serializeLoadBalancer(rec);
       case 'SdnRoute':
         return serializeSdnRoute(rec);
       case 'PolicyList':
-        return { ID: rec.ID, References: [...rec.References], Policies: [...rec.Policies] };
+        return v1PolicyListView(rec);
     }
   }
 
@@ -446,7 +449,7 @@ export class FlatApi {
     /** Whether the lookup below found the network by its name (a v2 view shows the Name as it is). */
     let byName = false;
     if (byId) {
-      const r = table.get(byId);
+      const r = kind === 'LoadBalancer' ? findLoadBalancer(this.hns, byId) : table.get(byId);
       candidates = r ? [r] : [];
     } else if (byNet) {
       const ids = this.hns.store.alloc.get(byNet)?.endpoints ?? new Set<string>();
@@ -469,7 +472,8 @@ export class FlatApi {
       const ids = this.hns.store.endpoints.idsNamed(q.filter['Name']);
       candidates = ids.length > 1 ? table.values() : ids.map((i) => table.get(i)!);
     } else {
-      candidates = table.values();
+      // load balancers: HCN ones and v1 ELB policy lists, one store (docs/model.md "Policy lists")
+      candidates = kind === 'LoadBalancer' ? listLoadBalancers(this.hns) : table.values();
     }
     const keys = Object.keys(q.filter);
     const out: string[] = [];

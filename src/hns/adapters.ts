@@ -9,6 +9,11 @@
  * networks a private switch with no host vNIC. The management IP of a network is the IPv4 address of
  * its switch's host vNIC.
  *
+ * A switch is named after, and has the ID of, the network whose creation made it: what every network
+ * on it reports as `Health.Extra.SwitchGuid`, and what ncproxy resolves with `GetNetworkByID` to
+ * name the switch (docs/model.md, "The switch"). The ID outlives that network while others keep the
+ * switch (a Hyper-V switch keeps its ID).
+ *
  *   const nics = HostNics.create(parseAdapterSpecs([{ name: 'Ethernet', ipAddress: '10.0.0.4/24' }], 1));
  *   const plan = nics.plan(net, rng);   // validation only: HCN_E_ADAPTER_NOT_FOUND for a bad name
  *   nics.commit(plan);                  // the switch exists, the host IP is on vEthernet (Ethernet)
@@ -328,18 +333,23 @@ export class HostNics {
     return this.adapters.get(sw.NetAdapterName.toLowerCase())!;
   }
 
-  /** Decide a network's switch; throws before anything changes. Draws GUIDs/MACs from `rng` only for a new switch. */
-  plan(req: SwitchRequest, rng: Rng, forcedId?: string): SwitchPlan {
+  /**
+   * Decide a network's switch; throws before anything changes. A new switch takes the network's ID
+   * and name; GUIDs and MACs for its host vNIC are drawn from `rng`.
+   */
+  plan(req: SwitchRequest, rng: Rng): SwitchPlan {
+    const id = req.networkId;
+    const swName = req.name !== '' ? req.name : req.networkId;
     if (EXTERNAL_TYPES.has(req.type)) {
       const uplink = this.resolveUplink(req.adapterName, req.providerAddress);
       if (uplink.SwitchId) return { request: req, switchId: uplink.SwitchId };
-      const id = forcedId ?? newGuid(rng);
+      this.checkNewSwitchId(id, rng);
       const vnicName = `vEthernet (${uplink.Name})`;
       // the host vNIC takes over the uplink's MAC, MTU and address
       const vnic = this.newVNic(vnicName, id, uplink.MacAddress, uplink.MtuSize, uplink.IPv4, rng);
       const sw: VSwitchRec = {
         ID: id,
-        Name: uplink.Name,
+        Name: swName,
         SwitchType: 'External',
         NetAdapterName: uplink.Name,
         HostVNic: vnicName,
@@ -348,8 +358,7 @@ export class HostNics {
       return { request: req, switchId: id, create: { sw, vnic, uplink: uplink.Name } };
     }
     if (INTERNAL_TYPES.has(req.type) || req.type === 'Private') {
-      const id = forcedId ?? newGuid(rng);
-      const swName = req.name !== '' ? req.name : req.networkId;
+      this.checkNewSwitchId(id, rng);
       if (req.type === 'Private') {
         return {
           request: req,
@@ -377,6 +386,22 @@ export class HostNics {
       };
     }
     return { request: req };
+  }
+
+  /**
+   * A switch outlives the network that made it while other networks keep it, so its ID can name no
+   * network: a new network given that ID cannot make a switch of its own (HCN_E_NETWORK_ALREADY_EXISTS).
+   */
+  private checkNewSwitchId(id: string, rng: Rng): void {
+    // hnsim 0.1 drew a GUID for every new switch here: drawn still (and unused), the IDs a seed
+    // gives stay those earlier releases gave, which docs and recorded outputs show
+    newGuid(rng);
+    if (this.switches.has(id)) {
+      throw hnsError(
+        'HCN_E_NETWORK_ALREADY_EXISTS',
+        `${id} is the ID of the vSwitch "${this.switches.get(id)!.Name}"`,
+      );
+    }
   }
 
   /** The host vNIC of a switch about to be created (its InterfaceGuid drawn from `rng`). */
@@ -606,6 +631,11 @@ function readAdapterJson(v: unknown): NetAdapterRec {
 /** Consistency of adapters, switches and the networks that use them (for auditStore). */
 export function auditNics(nics: HostNics, networkIds: ReadonlySet<string>): string[] {
   const out: string[] = [];
+  // a switch has the ID of the network that made it; a network with that ID is on it
+  for (const id of nics.switches.keys()) {
+    if (networkIds.has(id) && nics.networkSwitch.get(id) !== id)
+      out.push(`network ${id} has the ID of a switch it is not on`);
+  }
   for (const [netId, swId] of nics.networkSwitch) {
     if (!networkIds.has(netId)) out.push(`switch ${swId} lists a missing network ${netId}`);
     const sw = nics.switches.get(swId);

@@ -82,12 +82,15 @@ export function auditStore(s: HnsStore): string[] {
     out.push(`allocation state exists for ${list(s.alloc.keys())}, networks are ${list(s.networks.keys())}`);
   }
 
-  // ── adapters and vSwitches: each network with a switch carries its ID as SwitchGuid
+  // ── adapters and vSwitches: each network with a switch carries its ID as SwitchGuid, a network
+  // without one none
   out.push(...auditNics(s.nics, new Set(s.networks.keys())));
   for (const n of s.networks.values()) {
     const swId = s.nics.networkSwitch.get(n.ID);
     if (swId !== undefined && swId !== n.SwitchGuid)
       out.push(`network ${n.ID}: SwitchGuid ${n.SwitchGuid} is not its switch ${swId}`);
+    if (swId === undefined && n.SwitchGuid !== '')
+      out.push(`network ${n.ID} is on no switch but has SwitchGuid ${n.SwitchGuid}`);
   }
 
   for (const n of s.networks.values()) {

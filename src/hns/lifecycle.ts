@@ -342,20 +342,18 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
 
 /**
  * Adapters and switches for a snapshot taken before hnsim modelled them: the host's physical
- * adapters, with each network (in creation order) put on the switch it would get now. A network
- * joining an existing switch takes that switch's ID as its SwitchGuid (records are rewritten in place,
- * before anything is swapped in).
+ * adapters, with each network (in creation order) put on the switch it would get now. Every network
+ * takes its switch's ID (the first network on it) as its SwitchGuid, a network on no switch none
+ * (records are rewritten in place, before anything is swapped in).
  */
 function legacyNics(hns: HnsService, networks: NetworkRec[]): HostNics {
   const nics = HostNics.create(hns.physicalAdapters);
   const rng = new Rng(0);
   const order = [...networks].sort((a, b) => a.seq - b.seq);
   for (const n of order) {
-    const plan = nics.plan(switchRequestOf(n.ID, n), rng, n.SwitchGuid);
+    const plan = nics.plan(switchRequestOf(n.ID, n), rng);
     nics.commit(plan);
-    if (plan.switchId && plan.switchId !== n.SwitchGuid) {
-      (n as { SwitchGuid: string }).SwitchGuid = plan.switchId;
-    }
+    (n as { SwitchGuid: string }).SwitchGuid = plan.switchId ?? '';
   }
   return nics;
 }

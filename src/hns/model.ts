@@ -93,7 +93,10 @@ export interface NetworkRec {
   readonly Flags: number;
   readonly SchemaVersion: SchemaVersion;
   readonly Extensions: readonly ExtensionRec[];
-  /** HNS-populated (Health.Extra): the vSwitch and the layer this network sits on. */
+  /**
+   * HNS-populated (Health.Extra): the vSwitch this network sits on — the ID of the network whose
+   * creation made it ('' on no switch, not shown) — and the layer it sits on.
+   */
   readonly SwitchGuid: string;
   readonly LayeredOn: string;
   /** Set when HNS chose the subnet itself (NAT network created without Ipams). */

@@ -18,13 +18,15 @@
  *   compartments unique and below the next free one; LB, route and policy-list endpoints (and
  *   networks) exist; `endpointRefs` = exactly the union of those references; `lbClaims` = exactly
  *   the frontends of the load balancers and v1 ELB policy lists.
- * - Enumerations: each HcnEnumerate* returns the table's IDs in creation order.
+ * - Enumerations: each HcnEnumerate* returns the table's IDs in creation order (load balancers: the
+ *   HCN ones and the v1 policy lists holding an ELB policy, one store in HNS).
  *
  * Everything but the enumerations is `auditStore` (src/hns/audit.ts), which snapshot restore uses too.
  */
 import type { FlatApi } from '../api/flat.js';
 import { HRESULTS } from '../core/errors.js';
 import { auditStore } from '../hns/audit.js';
+import { listLoadBalancers } from '../hns/loadbalancers.js';
 import type { HnsService } from '../hns/service.js';
 
 /** What the check needs of a host: its HNS service and flat API (a `Host` has both). */
@@ -46,7 +48,11 @@ export function checkInvariants(host: InvariantTarget): string[] {
     ['HcnEnumerateNetworks', () => host.api.HcnEnumerateNetworks(), s.networks],
     ['HcnEnumerateEndpoints', () => host.api.HcnEnumerateEndpoints(), s.endpoints],
     ['HcnEnumerateNamespaces', () => host.api.HcnEnumerateNamespaces(), s.namespaces],
-    ['HcnEnumerateLoadBalancers', () => host.api.HcnEnumerateLoadBalancers(), s.loadBalancers],
+    [
+      'HcnEnumerateLoadBalancers',
+      () => host.api.HcnEnumerateLoadBalancers(),
+      new Map(listLoadBalancers(host.hns).map((lb) => [lb.ID, lb])),
+    ],
     ['HcnEnumerateSdnRoutes', () => host.api.HcnEnumerateSdnRoutes(), s.routes],
   ];
   for (const [name, call, table] of enumerations) {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/host.js';
 import { parsePrefix } from '../../src/addr/ip.js';
 import type { JsonObject } from '../../src/core/json.js';
-import { anyGuid, DEFAULT_QUERY, filterQuery, goView, HcsshimFlow } from './hcsshim-flow.js';
+import { anyGuid, DEFAULT_QUERY, filterQuery, goView, HcsshimFlow, sameGuid } from './hcsshim-flow.js';
 import {
   hostRouteRequest,
   l2BridgeNetwork,
@@ -35,10 +35,13 @@ function flow(profile = 'ws2022'): HcsshimFlow {
   return new HcsshimFlow(createHost({ seed: 7, profile, adapters: [HOST_NIC] }));
 }
 
-/** The network as hcsshim sees it, with the HNS-chosen Health.Extra checked separately. */
+/**
+ * The network as hcsshim sees it, with the HNS-chosen Health.Extra checked separately: each of these
+ * networks is the first on its switch, so its SwitchGuid is its own ID (docs/model.md, ncproxy).
+ */
 function networkView(net: JsonObject): JsonObject {
   const v = goView('HostComputeNetwork', net);
-  expect(v.Health).toEqual({ Extra: expect.objectContaining({ SwitchGuid: anyGuid() }) });
+  expect(v.Health).toEqual({ Extra: expect.objectContaining({ SwitchGuid: sameGuid(String(net.ID)) }) });
   const { Health: _h, ...rest } = v;
   return rest;
 }

@@ -153,11 +153,12 @@ describe('listings of a host', () => {
     const lines = renderAdapters(listing).split('\n');
     const row = (name: string) => lines.find((l) => l.startsWith(name + ' '));
     expect(lines[0]).toMatch(/^Name +ifIndex +Kind +MAC Address +IPv4 Address +Gateway +vSwitch$/);
+    // the external switch is named after the network that made it (docs/model.md, "Switch identity")
     expect(row('Ethernet')).toMatch(
-      /^Ethernet +4 +physical +00-0D-3A-[0-9A-F-]{8} +- +- +Ethernet \(External\)$/,
+      /^Ethernet +4 +physical +00-0D-3A-[0-9A-F-]{8} +- +- +cbr0 \(External\)$/,
     );
     expect(row('vEthernet (Ethernet)')).toMatch(
-      /^vEthernet \(Ethernet\) +\d+ +host vNIC +00-0D-3A-[0-9A-F-]{8} +10\.0\.\d+\.\d+\/16 +10\.0\.0\.1 +Ethernet \(External\)$/,
+      /^vEthernet \(Ethernet\) +\d+ +host vNIC +00-0D-3A-[0-9A-F-]{8} +10\.0\.\d+\.\d+\/16 +10\.0\.0\.1 +cbr0 \(External\)$/,
     );
     // the NAT network's internal switch: its host vNIC holds the subnet gateway
     expect(row('vEthernet (nat)')).toMatch(

@@ -236,7 +236,7 @@ describe('diagram', () => {
     expect(dot.stdout.startsWith('graph hnsim {')).toBe(true);
     for (const s of [
       'label="win-1 (Windows, flannel host-gw, 10.0.0.10, ws2022)"',
-      'label="vSwitch Ethernet (External)"',
+      'label="vSwitch cbr0 (External)"', // named after the network that made it
       'host vNIC vEthernet (Ethernet)',
       'compartment 1 (host)',
       'endpoint default/client',

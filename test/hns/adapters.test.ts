@@ -150,9 +150,11 @@ describe('external networks and the vSwitch', () => {
       });
       expect(adapter(h, 'Ethernet 2')).toMatchObject({ IPv4Address: '10.20.0.7' });
       const [sw] = h.switches();
+      // the switch has the ID and name of the network that made it, which reports it as SwitchGuid
+      expect((net.Health as { Extra: { SwitchGuid: string } }).Extra.SwitchGuid).toBe(net.ID);
       expect(sw).toEqual({
-        ID: (net.Health as { Extra: { SwitchGuid: string } }).Extra.SwitchGuid,
-        Name: 'Ethernet',
+        ID: net.ID,
+        Name: 'n1',
         SwitchType: 'External',
         NetAdapterName: 'Ethernet',
         HostVNic: 'vEthernet (Ethernet)',
@@ -177,6 +179,30 @@ describe('external networks and the vSwitch', () => {
     expect(h.switches()).toHaveLength(1);
     expect(h.switches()[0]!.Networks).toEqual([a.ID, b.ID, c.ID]);
     for (const n of [a, b, c]) expect(v1(h, n.ID).ManagementIP).toBe('192.168.1.10');
+  });
+
+  it("the switch keeps the first network's ID when it goes; that ID cannot make another switch", () => {
+    const h = host();
+    const guid = (n: JsonObject) => (n.Health as { Extra: { SwitchGuid: string } }).Extra.SwitchGuid;
+    const a = ok(h.api.HcnCreateNetwork(null, network('Transparent', 'ext')));
+    const b = ok(h.api.HcnCreateNetwork(null, network('L2Bridge', 'cbr0')));
+    ok(h.api.HcnDeleteNetwork(a.ID));
+    // a Hyper-V switch keeps its ID: the network left on it still reports the first one's
+    const left = ok(h.api.HcnQueryNetworkProperties(b.ID, ''));
+    expect(guid(left)).toBe(a.ID);
+    expect(h.switches()).toEqual([expect.objectContaining({ ID: a.ID, Name: 'ext', Networks: [b.ID] })]);
+    // a new network given that ID cannot make a switch with it (no state change) ...
+    const before = JSON.stringify(h.snapshot());
+    const r = h.api.HcnCreateNetwork(a.ID, network('NAT', 'again'));
+    expect(r).toMatchObject({ ok: false, hr: 0x803b0010, name: 'HCN_E_NETWORK_ALREADY_EXISTS' });
+    const r2 = h.api.HcnCreateNetwork(a.ID, network('L2Bridge', 'other', adapterPolicy('Ethernet 2')));
+    expect(r2).toMatchObject({ ok: false, name: 'HCN_E_NETWORK_ALREADY_EXISTS' });
+    expect(JSON.stringify(h.snapshot())).toBe(before);
+    // ... but it may join it
+    const c = ok(h.api.HcnCreateNetwork(a.ID, network('Overlay', 'back')));
+    expect(guid(c)).toBe(a.ID);
+    expect(h.switches()[0]!.Networks).toEqual([b.ID, a.ID]);
+    expect(checkInvariants(h)).toEqual([]);
   });
 
   it("a network on the second adapter gets its own switch and that adapter's address", () => {
@@ -302,13 +328,24 @@ describe('what the views report about the adapter', () => {
       PrefixLength: 20,
       MacAddress: expect.stringMatching(/^00-15-5D-/),
     });
-    ok(h.api.HcnCreateNetwork(null, network('Private', 'isolated')));
-    expect(h.switches().map((s) => [s.Name, s.SwitchType, s.HostVNic ?? null])).toEqual([
-      ['nat', 'Internal', 'vEthernet (nat)'],
-      ['isolated', 'Private', null],
+    const priv = ok(h.api.HcnCreateNetwork(null, network('Private', 'isolated')));
+    expect(h.switches().map((s) => [s.ID, s.Name, s.SwitchType, s.HostVNic ?? null])).toEqual([
+      [nat.ID, 'nat', 'Internal', 'vEthernet (nat)'],
+      [priv.ID, 'isolated', 'Private', null],
     ]);
+    // each reports its own ID as SwitchGuid (ncproxy names the switch after that network)
+    for (const n of [nat, priv]) expect((n.Health as JsonObject).Extra).toMatchObject({ SwitchGuid: n.ID });
     ok(h.api.HcnDeleteNetwork(nat.ID));
     expect(adapter(h, 'vEthernet (nat)')).toBeUndefined();
+  });
+
+  it('a network on no switch (Mirrored) reports no SwitchGuid', () => {
+    const h = host();
+    const m = ok(h.api.HcnCreateNetwork(null, { Name: 'mirrored', Type: 'Mirrored' }));
+    expect(h.switches()).toEqual([]);
+    expect((m.Health as JsonObject).Extra).not.toHaveProperty('SwitchGuid');
+    expect((m.Health as JsonObject).Extra).toHaveProperty('LayeredOn');
+    expect(checkInvariants(h)).toEqual([]);
   });
 });
 
@@ -325,6 +362,22 @@ describe('service restart, reboot and snapshots', () => {
     h.reboot({ networks: 'remove' });
     expect(h.switches()).toEqual([]);
     expect(adapter(h, 'Ethernet')).toMatchObject({ IPv4Address: '192.168.1.10' });
+  });
+
+  it('restart, reboot and restore keep SwitchGuid: the ID of the network that made the switch', () => {
+    const h = host();
+    const temp = ok(h.api.HcnCreateNetwork(null, network('Overlay', 'temp', { Flags: 8 })));
+    const keep = ok(h.api.HcnCreateNetwork(null, network('L2Bridge', 'keep')));
+    const guid = (id: string) => h.hns.getNetwork(id).SwitchGuid;
+    h.restartHns();
+    expect([guid(temp.ID), guid(keep.ID)]).toEqual([temp.ID, temp.ID]);
+    const snap = h.snapshot();
+    h.reboot(); // the non-persistent network that made the switch goes; the switch and its ID stay
+    expect(h.switches()).toEqual([expect.objectContaining({ ID: temp.ID, Networks: [keep.ID] })]);
+    expect(guid(keep.ID)).toBe(temp.ID);
+    h.restore(snap);
+    expect([guid(temp.ID), guid(keep.ID)]).toEqual([temp.ID, temp.ID]);
+    expect(checkInvariants(h)).toEqual([]);
   });
 
   it('a snapshot carries the adapters and switches; restore reproduces them and later calls', () => {
@@ -345,9 +398,15 @@ describe('service restart, reboot and snapshots', () => {
     const a = ok(h.api.HcnCreateNetwork(null, network('Overlay', 'a')));
     const b = ok(h.api.HcnCreateNetwork(null, network('L2Bridge', 'b')));
     const { nics: _nics, ...old } = h.snapshot() as JsonObject;
+    // hnsim 0.1.0 gave every network a SwitchGuid of its own that named nothing
+    const recs = (old.networks as { rec: JsonObject }[]).map((n) => n.rec);
+    recs[0]!.SwitchGuid = '11111111-2222-4333-8444-555555555555';
+    recs[1]!.SwitchGuid = '66666666-7777-4888-9999-AAAAAAAAAAAA';
     const other = host();
     other.restore(old);
-    expect(other.switches().map((s) => s.Networks)).toEqual([[a.ID, b.ID]]);
+    expect(other.switches().map((s) => [s.ID, s.Networks])).toEqual([[a.ID, [a.ID, b.ID]]]);
+    const guids = [a, b].map((n) => other.hns.getNetwork(n.ID).SwitchGuid);
+    expect(guids).toEqual([a.ID, a.ID]);
     expect(adapter(other, 'vEthernet (Ethernet)')).toMatchObject({ IPv4Address: '192.168.1.10' });
     expect(checkInvariants(other)).toEqual([]);
   });
@@ -362,6 +421,30 @@ describe('service restart, reboot and snapshots', () => {
     const before = JSON.stringify(other.snapshot());
     expect(() => other.restore(bad)).toThrow(/corrupt snapshot/);
     expect(JSON.stringify(other.snapshot())).toBe(before);
+  });
+
+  it('a snapshot whose SwitchGuids disagree with the switches is refused, state untouched', () => {
+    const h = host();
+    const a = ok(h.api.HcnCreateNetwork(null, network('Transparent', 'a')));
+    ok(h.api.HcnCreateNetwork(null, { Name: 'm', Type: 'Mirrored' }));
+    type Snap = JsonObject & { networks: { rec: JsonObject }[]; nics: { switches: JsonObject[] } };
+    const snap = h.snapshot() as unknown as Snap;
+    const corrupt = (edit: (s: Snap) => void, why: RegExp) => {
+      const bad = JSON.parse(JSON.stringify(snap)) as Snap;
+      edit(bad);
+      const other = host();
+      const before = JSON.stringify(other.snapshot());
+      expect(() => other.restore(bad)).toThrow(why);
+      expect(JSON.stringify(other.snapshot())).toBe(before);
+    };
+    // a network on no switch that reports one
+    corrupt((s) => void (s.networks[1]!.rec.SwitchGuid = a.ID), /on no switch but has SwitchGuid/);
+    // a switch whose ID is a network's that is not on it
+    corrupt((s) => {
+      const sw = s.nics.switches[0]!;
+      sw.ID = s.networks[1]!.rec.ID as string;
+      s.networks[0]!.rec.SwitchGuid = sw.ID;
+    }, /has the ID of a switch it is not on/);
   });
 });
 
@@ -451,7 +534,7 @@ describe('choosing the adapter by address', () => {
         }),
       ),
     );
-    expect(h.switches().find((s) => s.Name === 'Ethernet 2')!.Networks).toEqual([n.ID, m.ID]);
+    expect(h.switches().find((s) => s.NetAdapterName === 'Ethernet 2')!.Networks).toEqual([n.ID, m.ID]);
   });
 
   it('NetAdapterName wins over ProviderAddress; an address no adapter holds leaves the default adapter', () => {

@@ -21,6 +21,7 @@ import { isJsonObject, type Json, type JsonObject } from '../../src/core/json.js
 import { parseIp } from '../../src/addr/ip.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import { PROFILES, type HnsVersion } from '../../src/hns/versions.js';
+import { findLoadBalancer } from '../../src/hns/loadbalancers.js';
 import {
   addressIn,
   checkInvariants,
@@ -91,8 +92,10 @@ class Model {
   readonly networks = new Map<string, NetM>();
   readonly endpoints = new Map<string, EpM>();
   readonly namespaces = new Map<string, NsM>();
+  /** Every load balancer, in creation order: HCN ones and v1 ELB policy lists (one store in HNS). */
   readonly lbs = new Map<string, LbM>();
   readonly routes = new Map<string, RouteM>();
+  /** The load balancers created through v1 as ELB policy lists (and not since modified through HCN). */
   readonly policyLists = new Map<string, PolicyListM>();
   /** IDs of deleted objects, per kind (most recent last). */
   readonly dead: Record<Kind, string[]> = {
@@ -131,6 +134,8 @@ class Model {
 
   bury(kind: Kind, id: string): void {
     this.table(kind).delete(id);
+    // v1 policy lists and load balancers are one store: a list goes as a load balancer goes
+    if (kind === 'LoadBalancer') this.policyLists.delete(id);
     const d = this.dead[kind];
     if (!d.includes(id)) d.push(id);
     if (d.length > 6) d.shift();
@@ -538,7 +543,7 @@ function agree(m: Model, real: Real, label: string): void {
     same(cs, ns.containers, `containers of namespace ${id} after ${label}`);
   }
   for (const [id, lb] of m.lbs)
-    same(s.loadBalancers.get(id)?.HostComputeEndpoints, lb.endpoints, `backends of ${id}`);
+    same(findLoadBalancer(real.host.hns, id)?.HostComputeEndpoints, lb.endpoints, `backends of ${id}`);
   for (const [id, rt] of m.routes)
     same(s.routes.get(id)?.HostComputeEndpoints, rt.endpoints, `endpoints of route ${id}`);
 }
@@ -1480,6 +1485,7 @@ function modifyLoadBalancerCmd(ctx: ArbContext, canModify: boolean): fc.Arbitrar
               endpoints: (q.result.HostComputeEndpoints as string[] | undefined) ?? [],
               claims: lbClaimsOf(q.result).map(canonicalClaim),
             });
+            m.policyLists.delete(x.live); // a v1 list so updated is an HCN load balancer now
             // Update replaces the backend list (reference §6.13)
             if (valid && isJsonObject(doc))
               same(m.lbs.get(x.live)!.endpoints, doc.HostComputeEndpoints, 'backends after update');
@@ -1721,6 +1727,8 @@ function hnsCallCmd(): fc.Arbitrary<Step> {
                 const o = out(r);
                 if (isJsonObject(o) && r.hr === 0 && (r as { result: JsonObject }).result.Success === true) {
                   m.policyLists.set(o.ID as string, { endpoints: [epId], claims });
+                  // an ELB list is a load balancer through HCN too
+                  m.lbs.set(o.ID as string, { endpoints: [epId], claims });
                 }
                 return;
               }
@@ -1816,7 +1824,8 @@ function hnsCallCmd(): fc.Arbitrary<Step> {
                 return;
               }
               case 'deletePolicyList': {
-                const pls = [...m.policyLists.keys()];
+                // every load balancer is a policy list through v1, those created through HCN too
+                const pls = [...m.lbs.keys()];
                 const id = pls.length ? pls[ref.pick % pls.length]! : SPARE_IDS[0]!;
                 const r = callV1(
                   real,
@@ -1824,7 +1833,7 @@ function hnsCallCmd(): fc.Arbitrary<Step> {
                   pls.length ? 'ok' : 'ERROR_NOT_FOUND',
                   () => api.HNSCall('DELETE', `/policylists/${id}`, ''),
                 );
-                if (!isFailure(r) && r.result.Success === true) m.policyLists.delete(id);
+                if (!isFailure(r) && r.result.Success === true) m.bury('LoadBalancer', id);
                 return;
               }
             }

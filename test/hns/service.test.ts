@@ -146,13 +146,58 @@ describe('addressing', () => {
     expect(sub2).not.toBe(sub[0]!.IpAddressPrefix);
   });
 
-  it('rejects IPv6 subnets on Windows Server 2019 (HNS 9.5 lacks IPv6DualStack)', () => {
+  // This test used to assert a refusal (HCN_E_INVALID_SUBNET, "IPv6 subnets need HNS 11.10"). It
+  // changed because that gate was hcsshim's client-side IPv6DualStackSupported range applied by the
+  // service: hcsshim's ncproxy tests create the dual-stack NAT network of createTestDualStackNATNetwork
+  // and endpoints on it without any feature check, and ran in CI on windows-2019 (docs/model.md).
+  it('accepts IPv6 subnets and dual-stack endpoints on Windows Server 2019 (HNS 9.5)', () => {
     const host = createHost({ seed: 1, profile: 'ws2019' });
-    fails(
-      host,
-      () => host.api.HcnCreateNetwork(null, netDoc('v6', [subnet('fd00::/64', 'fd00::1')])),
-      'HCN_E_INVALID_SUBNET',
+    const net = ok(
+      host.api.HcnCreateNetwork(
+        null,
+        netDoc('dual', [
+          subnet('192.168.100.0/24', '192.168.100.1'),
+          subnet('2001:db8:abcd:0012::0/64', '2001:db8:abcd:0012::1'),
+        ]),
+      ),
     );
+    const auto = ok(host.api.HcnCreateEndpoint(net.ID, null, '{"Name":"auto"}'));
+    expect(auto.IpConfigurations).toEqual([
+      { IpAddress: '192.168.100.2', PrefixLength: 24 },
+      { IpAddress: '2001:db8:abcd:12::2', PrefixLength: 64 }, // ::1 is the reserved gateway
+    ]);
+    const given = ok(
+      host.api.HcnCreateEndpoint(
+        net.ID,
+        null,
+        JSON.stringify({
+          IpConfigurations: [
+            { IpAddress: '192.168.100.5', PrefixLength: 24 },
+            { IpAddress: '2001:db8:abcd:0012::3', PrefixLength: 64 },
+          ],
+        }),
+      ),
+    );
+    expect(given.IpConfigurations).toEqual([
+      { IpAddress: '192.168.100.5', PrefixLength: 24 },
+      { IpAddress: '2001:db8:abcd:0012::3', PrefixLength: 64 },
+    ]);
+    // an IPv6-only network too
+    ok(host.api.HcnCreateNetwork(null, netDoc('v6', [subnet('fd00::/64', 'fd00::1')])));
+  });
+
+  it('keeps the IPv6 load balancer flag (Flags 2) for HNS 11.10: E_INVALIDARG on ws2019', () => {
+    const { host, netId } = setup('ws2019');
+    const ep = ok(host.api.HcnCreateEndpoint(netId, null, '{}'));
+    const lb = (flags: number) =>
+      JSON.stringify({
+        HostComputeEndpoints: [ep.ID],
+        FrontendVIPs: ['10.96.0.10'],
+        PortMappings: [{ Protocol: 6, InternalPort: 80, ExternalPort: 80 }],
+        Flags: flags,
+      });
+    fails(host, () => host.api.HcnCreateLoadBalancer(null, lb(2)), 'E_INVALIDARG', 0x80070057);
+    ok(host.api.HcnCreateLoadBalancer(null, lb(0)));
   });
 });
 

@@ -183,9 +183,6 @@ function readSubnet(s: Reader, host: HostContext, type: NetworkType): SubnetRec 
   const parsed = parsePrefix(IpAddressPrefix, true);
   if (!parsed) throw hnsError('HCN_E_INVALID_PREFIX', `${s.path}.IpAddressPrefix "${IpAddressPrefix}"`);
   const { host: _h, ...prefix } = parsed;
-  if (prefix.family === 6 && !supports(host.version, 'IPv6DualStack')) {
-    throw s.err('IPv6 subnets need HNS 11.10 (IPv6DualStack)');
-  }
   const Flags = s.uint('Flags', 0xffffffff);
   if (Flags & ~1) throw s.err(`subnet Flags ${Flags} has unknown bits`);
   const Routes: RouteRec[] = readRoutes(s, 'Routes', 'HCN_E_INVALID_SUBNET');
@@ -280,7 +277,9 @@ export function serializeNetwork(n: NetworkRec, opts: SerializeOptions = {}): Js
     });
   }
   if (n.Flags) out.Flags = n.Flags;
-  const extra: JsonObject = { SwitchGuid: n.SwitchGuid, LayeredOn: n.LayeredOn };
+  const extra: JsonObject = n.SwitchGuid
+    ? { SwitchGuid: n.SwitchGuid, LayeredOn: n.LayeredOn }
+    : { LayeredOn: n.LayeredOn };
   if (opts.detailed) {
     extra.Resources = {
       Extensions: n.Extensions.map((e) => ({ Id: e.Id, IsEnabled: e.IsEnabled })),

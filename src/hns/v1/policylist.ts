@@ -1,10 +1,14 @@
 /**
  * HNS v1 policy lists (`/policylists`, reference hns-hcs.md §3.3): a list of `ELB` (load balancer)
- * or `ROUTE` policies applied to the endpoints it references (`"/endpoints/<id>"`). The v1
- * counterpart of HCN load balancers and SDN routes, kept in `store.policyLists`. Like every service
- * operation, a create validates everything first and then commits; references are registered with
- * `store.addRef`, so a referenced endpoint (and its network) cannot be deleted; ELB frontends claim
- * `store.lbClaims` with the same keys HCN load balancers use, so the two APIs conflict as on Windows.
+ * or `ROUTE` policies applied to the endpoints it references (`"/endpoints/<id>"`). HNS keeps v1
+ * policy lists and HCN load balancers in one store, seen through two views (docs/model.md, "Policy
+ * lists"): `GET /policylists/` shows every HCN load balancer as an ELB policy list, and a list with
+ * an ELB policy is an HCN load balancer (src/hns/loadbalancers.ts). A list created here is kept, as
+ * written, in `store.policyLists`; an HCN load balancer in `store.loadBalancers`; the functions below
+ * that take an ID find either. Like every service operation, a create validates everything first
+ * and then commits; references are registered with `store.addRef`, so a referenced endpoint (and its
+ * network) cannot be deleted; ELB frontends claim `store.lbClaims` with the same keys HCN load
+ * balancers use, so the two APIs conflict as on Windows.
  *
  *   createPolicyList(hns, { References: ['/endpoints/<id>'], Policies: [{ Type: 'ELB', Protocol: 6,
  *     InternalPort: 8080, ExternalPort: 80, SourceVIP: '10.0.0.1', VIPs: ['1.1.1.2'] }] })
@@ -13,9 +17,10 @@ import { parseIp, parsePrefix } from '../../addr/ip.js';
 import { hnsError } from '../../core/errors.js';
 import { newGuid, parseGuid } from '../../core/guid.js';
 import { isJsonObject, Reader, type Json, type JsonObject } from '../../core/json.js';
-import type { PolicyListRec } from '../model.js';
+import type { LoadBalancerRec, PolicyListRec } from '../model.js';
 import { readGuid } from '../schema/common.js';
 import type { HnsService } from '../service.js';
+import type { HnsStore } from '../store.js';
 import { supports } from '../versions.js';
 
 const REFERENCE_RE = /^\/endpoints\/([^/]+)\/?$/i;
@@ -148,11 +153,64 @@ export function createPolicyList(hns: HnsService, body: JsonObject): PolicyListR
   });
 }
 
+/**
+ * An HCN load balancer as the v1 API shows it: one ELB policy per port mapping, as hcsshim's v1
+ * `ELBPolicy` reads it — `Protocol`, `InternalPort`, `ExternalPort`, the load balancer's `SourceVIP`
+ * and `FrontendVIPs` (as `VIPs`), `ILB` from the port mapping's ILB flag (1), `IsDSR` from the load
+ * balancer's DSR flag (1) — and its backends as references with lower-case GUIDs, as
+ * `Get-HnsPolicyList` shows kube-proxy's load balancers (projectcalico/calico#8465). Distribution
+ * type, the other port mapping flags, the IPv6 flag and `HostComputeNetwork` have no v1 field.
+ */
+export function policyListOfLoadBalancer(lb: LoadBalancerRec): PolicyListRec {
+  const Policies = lb.PortMappings.map((pm) => {
+    const json: JsonObject = { Type: 'ELB' };
+    if (pm.Protocol) json['Protocol'] = pm.Protocol;
+    json['InternalPort'] = pm.InternalPort;
+    json['ExternalPort'] = pm.ExternalPort;
+    if (lb.SourceVIP) json['SourceVIP'] = lb.SourceVIP;
+    if (lb.FrontendVIPs.length) json['VIPs'] = [...lb.FrontendVIPs];
+    if (pm.Flags & 1) json['ILB'] = true;
+    if (lb.Flags & 1) json['IsDSR'] = true;
+    return json;
+  });
+  return {
+    kind: 'PolicyList',
+    ID: lb.ID,
+    References: lb.HostComputeEndpoints.map((ep) => `/endpoints/${ep.toLowerCase()}`),
+    Policies,
+    seq: lb.seq,
+  };
+}
+
+/** The policy list with this ID, either kept as one or an HCN load balancer's v1 view; else undefined. */
+export function findPolicyList(hns: HnsService, id: string): PolicyListRec | undefined {
+  const pl = hns.store.policyLists.get(id);
+  if (pl) return pl;
+  const lb = hns.store.loadBalancers.get(id);
+  return lb ? policyListOfLoadBalancer(lb) : undefined;
+}
+
 /** A policy list by ID; a missing one is ERROR_NOT_FOUND ("Element not found.", our choice). */
 export function getPolicyList(hns: HnsService, id: string): PolicyListRec {
-  const pl = hns.store.policyLists.get(id);
+  const pl = findPolicyList(hns, id);
   if (!pl) throw hnsError('ERROR_NOT_FOUND', `policy list ${id}`);
   return pl;
+}
+
+/** Every policy list `GET /policylists/` shows — lists and HCN load balancers — in creation order. */
+export function listPolicyLists(hns: HnsService): PolicyListRec[] {
+  const { policyLists, loadBalancers } = hns.store;
+  const out: PolicyListRec[] = [...policyLists.values()];
+  for (const lb of loadBalancers.values()) out.push(policyListOfLoadBalancer(lb));
+  return bySeq(out);
+}
+
+/** `recs` in creation order (each table is nearly so; a load balancer modified from a list is not). */
+export function bySeq<T extends { readonly seq: number }>(recs: T[]): T[] {
+  for (let i = 1; i < recs.length; i++) {
+    if (recs[i - 1]!.seq > recs[i]!.seq) return recs.sort((a, b) => a.seq - b.seq);
+  }
+  return recs;
 }
 
 /**
@@ -178,13 +236,29 @@ export function policyListEndpoints(pl: Pick<PolicyListRec, 'References'>): stri
   return pl.References.map((ref) => readReference(ref).id);
 }
 
-/** Delete a policy list, releasing its endpoint references and ELB frontends. */
+/**
+ * `DELETE /policylists/<id>`: a list kept as one, or an HCN load balancer (deleted as
+ * HcnDeleteLoadBalancer does); a missing one is ERROR_NOT_FOUND.
+ */
 export function deletePolicyList(hns: HnsService, id: string): void {
-  const store = hns.store;
-  const pl = getPolicyList(hns, id);
+  if (hns.store.loadBalancers.has(id)) {
+    hns.deleteLoadBalancer(id);
+    return;
+  }
+  dropPolicyList(hns, getPolicyList(hns, id));
+}
+
+/** Commit-phase removal of a kept list: its endpoint references, ELB frontends and ID go. */
+export function dropPolicyList(hns: HnsService, pl: PolicyListRec): void {
+  releasePolicyList(hns.store, pl);
+  hns.store.ids.delete(pl.ID);
+  hns.changed('PolicyList', 'delete', pl.ID);
+}
+
+/** The table entry, endpoint references and ELB frontends of a kept list go (its ID stays taken). */
+export function releasePolicyList(store: HnsStore, pl: PolicyListRec): void {
+  const id = pl.ID;
   for (const ep of policyListEndpoints(pl)) store.dropRef(ep, id);
   for (const k of policyListClaims(pl)) if (store.lbClaims.get(k) === id) store.lbClaims.delete(k);
   store.policyLists.delete(id);
-  store.ids.delete(id);
-  hns.changed('PolicyList', 'delete', id);
 }

@@ -34,7 +34,7 @@ import {
   v1NetworkExtras,
   v1NetworkToV2,
 } from './convert.js';
-import { createPolicyList, deletePolicyList, getPolicyList } from './policylist.js';
+import { createPolicyList, deletePolicyList, getPolicyList, listPolicyLists } from './policylist.js';
 import {
   OVERLAY_ENCAP_OVERHEAD,
   v1EndpointView,
@@ -270,8 +270,9 @@ function endpointStats(c: Call): Json {
 
 // ─────────────────────────────── policy lists ───────────────────────────────
 
-function listPolicyLists(c: Call): Json {
-  return [...c.hns.store.policyLists.values()].map(v1PolicyListView);
+/** Every list, HCN load balancers included (one store, docs/model.md "Policy lists"). */
+function listPolicyListsRoute(c: Call): Json {
+  return listPolicyLists(c.hns).map(v1PolicyListView);
 }
 
 function getPolicyListRoute(c: Call): Json {
@@ -410,7 +411,7 @@ export const ROUTES: readonly Route[] = [
   route('POST', 'endpoints', true, 'attach', attach),
   route('POST', 'endpoints', true, 'detach', detach),
   route('GET', 'endpointstats', true, '', endpointStats),
-  route('GET', 'policylists', false, '', listPolicyLists),
+  route('GET', 'policylists', false, '', listPolicyListsRoute),
   route('POST', 'policylists', false, '', createPolicyListRoute),
   route('GET', 'policylists', true, '', getPolicyListRoute),
   route('DELETE', 'policylists', true, '', deletePolicyListRoute),

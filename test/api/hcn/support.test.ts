@@ -21,7 +21,7 @@ import {
   type SupportedFeatures,
 } from '../../../src/api/hcn/index.js';
 import { createHost } from '../../../src/host/host.js';
-import { natNetworkDoc, rejection, setup } from './helpers.js';
+import { defaultSubnet, natNetworkDoc, rejection, setup, subnet } from './helpers.js';
 
 const v = (Major: number, Minor: number) => ({ Major, Minor });
 
@@ -158,6 +158,24 @@ describe('feature checkers on host profiles', () => {
     expect(await check('11.10', 'ipv6DualStackSupported')).toBe(true);
     expect(await check('9.1', 'v2ApiSupported')).toBe(false);
     expect(await check('9.2', 'v2ApiSupported')).toBe(true);
+  });
+
+  it('ws2019: ipv6DualStackSupported fails client-side, while HNS creates the dual-stack network', async () => {
+    // hcsshim's range is a client check; ncproxy calls it before dual-stack requests, its tests'
+    // createTestDualStackNATNetwork does not, and HNS 9.5 (windows-2019 CI) creates that network
+    const { hcn, rec } = setup('ws2019');
+    await expect(hcn.ipv6DualStackSupported()).rejects.toThrow(
+      'platform does not support feature IPv6 DualStack',
+    );
+    rec.clear();
+    const doc = natNetworkDoc(defaultSubnet(), 'dual');
+    doc.Ipams![0]!.Subnets!.push(subnet('2001:db8:abcd:0012::0/64', '2001:db8:abcd:0012::1', '::/0'));
+    const net = await hcn.createNetwork(doc);
+    expect(net.Ipams![0]!.Subnets!.map((x) => x.IpAddressPrefix)).toEqual([
+      '192.168.100.0/24',
+      '2001:db8:abcd:0012::0/64',
+    ]);
+    expect(rec.methods()[0]).toBe('HcnCreateNetwork'); // no feature query before the create
   });
 
   it('a pre-1809 host (HNS 7.2): v1 globals answer, v2 calls fail with E_NOTIMPL from the service', async () => {

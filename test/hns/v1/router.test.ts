@@ -672,6 +672,191 @@ describe('policy lists', () => {
   });
 });
 
+describe('policy lists and HCN load balancers are one store (docs/model.md "Policy lists")', () => {
+  let ep1: string;
+  let ep2: string;
+  beforeEach(() => {
+    const netId = String(createTestNetwork(h)['ID']);
+    ep1 = String(createEndpoint(h, netId)['ID']);
+    ep2 = String(createEndpoint(h, netId)['ID']);
+  });
+  const hcnLb = (doc: JsonObject): JsonObject => unwrap(h.api.HcnCreateLoadBalancer(null, doc));
+  const query = (id: string, q?: unknown) => unwrap(h.api.HcnQueryLoadBalancerProperties(id, q));
+  const enumerateLbs = () => unwrap(h.api.HcnEnumerateLoadBalancers());
+
+  it('an HCN load balancer is an ELB policy list through v1: one ELB per port mapping, lower-case references', () => {
+    const lb = hcnLb({
+      HostComputeEndpoints: [ep1, ep2],
+      SourceVIP: '10.0.0.1',
+      FrontendVIPs: ['1.1.1.2', '1.1.1.3'],
+      PortMappings: [
+        { Protocol: 6, InternalPort: 8080, ExternalPort: 80, Flags: 1 },
+        { Protocol: 17, InternalPort: 53, ExternalPort: 53, DistributionType: 0, Flags: 8 },
+      ],
+      SchemaVersion: { Major: 2, Minor: 0 },
+      Flags: 1,
+    });
+    const elb = (o: JsonObject) => ({
+      Type: 'ELB',
+      ...o,
+      SourceVIP: '10.0.0.1',
+      VIPs: ['1.1.1.2', '1.1.1.3'],
+    });
+    const view = {
+      ID: lb['ID'],
+      References: [`/endpoints/${ep1.toLowerCase()}`, `/endpoints/${ep2.toLowerCase()}`],
+      Policies: [
+        { ...elb({ Protocol: 6, InternalPort: 8080, ExternalPort: 80 }), ILB: true, IsDSR: true },
+        { ...elb({ Protocol: 17, InternalPort: 53, ExternalPort: 53 }), IsDSR: true },
+      ],
+    };
+    expect(h.ok('GET', '/policylists/')).toEqual([view]);
+    expect(h.ok('GET', `/policylists/${String(lb['ID']).toLowerCase()}`)).toEqual(view);
+    // a query with SchemaVersion 1 shows the same v1 object
+    expect(query(String(lb['ID']), { SchemaVersion: { Major: 1, Minor: 0 } })).toEqual(view);
+    // DELETE through v1 deletes it: claims and references go with it
+    expect(h.call('DELETE', `/policylists/${String(lb['ID'])}`)).toEqual({ Success: true });
+    expect(enumerateLbs()).toEqual([]);
+    expect(h.hns.store.lbClaims.size).toBe(0);
+    expect(h.hns.store.endpointRefs.size).toBe(0);
+  });
+
+  it('a v1 list with ELB policies is an HCN load balancer: a port mapping per ELB, the first gives VIPs, SourceVIP, DSR', () => {
+    const pl = asObj(
+      h.ok('POST', '/policylists/', {
+        References: [`/endpoints/${ep1}`],
+        Policies: [
+          {
+            Type: 'ELB',
+            Protocol: 6,
+            InternalPort: 8080,
+            ExternalPort: 80,
+            SourceVIP: '10.0.0.1',
+            VIPs: ['1.1.1.2'],
+            IsDSR: true,
+          },
+          { Type: 'ELB', Protocol: 17, InternalPort: 53, ExternalPort: 53, VIPs: ['1.1.1.9'], ILB: true },
+          { Type: 'ROUTE', DestinationPrefix: '10.96.0.0/12', NeedEncap: true },
+        ],
+      }),
+    );
+    const id = String(pl['ID']);
+    expect(enumerateLbs()).toEqual([id]);
+    expect(query(id)).toEqual({
+      ID: id,
+      HostComputeEndpoints: [ep1],
+      SourceVIP: '10.0.0.1',
+      FrontendVIPs: ['1.1.1.2'],
+      PortMappings: [
+        { Protocol: 6, InternalPort: 8080, ExternalPort: 80 },
+        { Protocol: 17, InternalPort: 53, ExternalPort: 53, Flags: 1 },
+      ],
+      SchemaVersion: { Major: 2, Minor: 0 },
+      Flags: 1,
+    });
+    // the v1 view is the list as it was written (its ROUTE policy included)
+    expect(h.ok('GET', `/policylists/${id}`)).toEqual(pl);
+    // HcnDeleteLoadBalancer deletes the whole list
+    unwrap(h.api.HcnDeleteLoadBalancer(id));
+    expect(h.ok('GET', '/policylists/')).toEqual([]);
+    expect(h.hns.store.endpointRefs.size).toBe(0);
+  });
+
+  it('a list without an ELB policy is no load balancer: HCN does not find it, v1 does', () => {
+    const pl = asObj(
+      h.ok('POST', '/policylists/', {
+        References: [`/endpoints/${ep1}`],
+        Policies: [{ Type: 'ROUTE', DestinationPrefix: '10.96.0.0/12', NeedEncap: true }],
+      }),
+    );
+    const id = String(pl['ID']);
+    expect(enumerateLbs()).toEqual([]);
+    const before = snapshot(h);
+    for (const r of [h.api.HcnQueryLoadBalancerProperties(id, ''), h.api.HcnDeleteLoadBalancer(id)]) {
+      expect(isFailure(r) && r.name).toBe('ERROR_NOT_FOUND');
+    }
+    expect(snapshot(h)).toBe(before);
+    expect(h.ok('GET', '/policylists/')).toEqual([pl]);
+  });
+
+  it('both views list in creation order; one ID space; one claim space', () => {
+    const a = String(
+      hcnLb({
+        HostComputeEndpoints: [ep1],
+        PortMappings: [{ Protocol: 6, InternalPort: 80, ExternalPort: 81 }],
+      })['ID'],
+    );
+    const b = String(asObj(h.ok('POST', '/policylists/', addLoadBalancer(ep2)))['ID']);
+    const c = String(
+      hcnLb({
+        HostComputeEndpoints: [ep2],
+        PortMappings: [{ Protocol: 6, InternalPort: 80, ExternalPort: 82 }],
+      })['ID'],
+    );
+    expect(enumerateLbs()).toEqual([a, b, c]);
+    expect(asArr(h.ok('GET', '/policylists/')).map((x) => asObj(x)['ID'])).toEqual([a, b, c]);
+    const before = snapshot(h);
+    // a v1 list given an HCN load balancer's ID, an HCN load balancer given a list's
+    expect(h.call('POST', '/policylists/', { ID: a, References: [`/endpoints/${ep1}`] })).toEqual(
+      v1Error('ERROR_ALREADY_EXISTS'),
+    );
+    const r = h.api.HcnCreateLoadBalancer(b, {
+      HostComputeEndpoints: [ep1],
+      PortMappings: [{ Protocol: 6, InternalPort: 80, ExternalPort: 83 }],
+    });
+    expect(isFailure(r) && r.name).toBe('ERROR_ALREADY_EXISTS');
+    // the HCN load balancer's frontend refuses a v1 list (wildcard VIP: * claims the port)
+    expect(
+      h.call('POST', '/policylists/', {
+        References: [`/endpoints/${ep1}`],
+        Policies: [{ Type: 'ELB', Protocol: 6, InternalPort: 80, ExternalPort: 81 }],
+      }),
+    ).toEqual(v1Error('HCN_E_PORT_ALREADY_EXISTS'));
+    expect(snapshot(h)).toBe(before);
+  });
+});
+
+describe('HcnModifyLoadBalancer of a v1 ELB list', () => {
+  const doc = (ep: string, port: number): JsonObject => ({
+    HostComputeEndpoints: [ep],
+    FrontendVIPs: ['1.1.1.2'],
+    PortMappings: [{ Protocol: 6, InternalPort: 8080, ExternalPort: port }],
+  });
+
+  it('on ws2025 makes it the HCN load balancer the document describes, in its place', () => {
+    const g = makeHost('ws2025');
+    const netId = String(createTestNetwork(g)['ID']);
+    const ep1 = String(createEndpoint(g, netId)['ID']);
+    const ep2 = String(createEndpoint(g, netId)['ID']);
+    const id = String(asObj(g.ok('POST', '/policylists/', addLoadBalancer(ep1)))['ID']);
+    const later = String(unwrap(g.api.HcnCreateLoadBalancer(null, doc(ep1, 90)))['ID']);
+    unwrap(g.api.HcnModifyLoadBalancer(id, doc(ep2, 80)));
+    expect(g.hns.store.policyLists.size).toBe(0);
+    expect(unwrap(g.api.HcnEnumerateLoadBalancers())).toEqual([id, later]);
+    expect(unwrap(g.api.HcnQueryLoadBalancerProperties(id, ''))).toMatchObject({
+      HostComputeEndpoints: [ep2],
+    });
+    expect(asObj(g.ok('GET', `/policylists/${id}`))['References']).toEqual([
+      `/endpoints/${ep2.toLowerCase()}`,
+    ]);
+    // the old backend is free, the new one held
+    expect(g.call('DELETE', `/endpoints/${ep1}`)).toMatchObject({ Success: false });
+    unwrap(g.api.HcnDeleteLoadBalancer(later));
+    expect(g.call('DELETE', `/endpoints/${ep1}`)).toEqual({ Success: true });
+    expect(g.call('DELETE', `/endpoints/${ep2}`)).toEqual(v1Error('HCN_E_ENTITY_HAS_REFERENCES'));
+  });
+
+  it('below HNS 15.4 is E_NOTIMPL and changes nothing', () => {
+    const netId = String(createTestNetwork(h)['ID']);
+    const ep = String(createEndpoint(h, netId)['ID']);
+    const id = String(asObj(h.ok('POST', '/policylists/', addLoadBalancer(ep)))['ID']);
+    const before = snapshot(h);
+    const r = h.api.HcnModifyLoadBalancer(id, doc(ep, 80));
+    expect(isFailure(r) && r.name).toBe('E_NOTIMPL');
+    expect(snapshot(h)).toBe(before);
+  });
+});
+
 describe('namespaces (internal/hns/namespace.go)', () => {
   it('CreateNamespace, AddNamespaceEndpoint, GetNamespaceEndpoints, RemoveNamespaceEndpoint, RemoveNamespace', () => {
     const ep = String(createEndpoint(h, String(createTestNetwork(h)['ID']))['ID']);
