@@ -272,11 +272,20 @@ describe('adapters and vSwitches', () => {
 
   it('a network sits on an existing switch that carries its ID as SwitchGuid', () => {
     nics().networkSwitch.set(w.net, GHOST);
+    // w.net made the switch, so the switch carries its ID (issue 15: SwitchGuid names that network)
+    expect(w.sw).toBe(w.net);
     expect(found()).toEqual([
+      `network ${w.net} has the ID of a switch it is not on`,
       `network ${w.net} is on a missing switch ${GHOST}`,
       `switch ${w.sw} lists network ${w.net} filed elsewhere`,
       `network ${w.net}: SwitchGuid ${w.sw} is not its switch ${GHOST}`,
     ]);
+  });
+
+  it('a network on no switch has no SwitchGuid', () => {
+    nics().networkSwitch.delete(w.net);
+    nics().switches.set(w.sw, { ...swRec(), Networks: [] });
+    expect(found()).toContain(`network ${w.net} is on no switch but has SwitchGuid ${w.sw}`);
   });
 
   it('a network’s SwitchGuid is its switch', () => {
