@@ -8,7 +8,7 @@
 import type { JsonObject } from '../core/json.js';
 import { renderWalkthrough, walkthroughJson } from '../render/narration.js';
 import { table } from '../render/table.js';
-import type { Cell, Checkpoint, ExpectationResult, RunReport, TruthTable } from './run.js';
+import type { Cell, Checkpoint, ExpectationResult, RunReport, TruthTable } from './results.js';
 
 export interface ReportOptions {
   /** ANSI colour (bold headings, green passes, red failures): the CLI's TTY-and-no-NO_COLOR rule. */
