@@ -14,7 +14,7 @@ import type { ExpectationResult, TraceOutcome } from './results.js';
 import { checkReachability } from './truth.js';
 import type { Expectations, TraceSpec } from './types.js';
 import type { JsonPath } from './validate.js';
-import { errorText, type RunWorld } from './world.js';
+import type { RunWorld } from './world.js';
 
 /** Whether `actual` has everything `expected` has (objects: its keys; arrays: same length, element by element). */
 export function partialMatch(actual: Json | undefined, expected: Json, path = ''): string | undefined {
@@ -51,10 +51,29 @@ export function checkpoint(w: RunWorld, title: string, e: Expectations, path: Js
   e.hns?.forEach((h, i) => results.push(checkHns(w, h, [...path, 'hns', i])));
   e.audit?.forEach((a, i) => results.push(...checkAudit(w, a, [...path, 'audit', i])));
   w.checkpoints.push({ title, at: w.where(path), results });
-  const failed = results.filter((r) => !r.ok).length;
-  w.step(title, [
-    `${results.length - failed} of ${results.length} expectation(s) hold${failed ? `; ${failed} do not (below)` : ''}.`,
-  ]);
+  w.step(title, [checkedHere(results)]);
+}
+
+const KIND_WORDS: Readonly<Record<ExpectationResult['kind'], readonly [string, string]>> = {
+  pod: ['pod', 'pods'],
+  trace: ['trace', 'traces'],
+  reachability: ['truth table', 'truth tables'],
+  hns: ['HNS query', 'HNS queries'],
+  audit: ['audit', 'audits'],
+  call: ['call', 'calls'],
+  step: ['step', 'steps'],
+};
+
+/**
+ * What a checkpoint checks, for the narration: kinds and counts, not whether they hold — the run
+ * has one tally, at the end of its report, so a narrated count cannot disagree with it.
+ */
+function checkedHere(results: readonly ExpectationResult[]): string {
+  if (!results.length) return 'Nothing to check here.';
+  const counts = new Map<ExpectationResult['kind'], number>();
+  for (const r of results) counts.set(r.kind, (counts.get(r.kind) ?? 0) + 1);
+  const parts = [...counts].map(([k, n]) => `${n} ${KIND_WORDS[k][n === 1 ? 0 : 1]}`);
+  return `Checked here: ${parts.join(', ')} (results below).`;
 }
 
 function checkPod(
@@ -95,18 +114,19 @@ function checkTrace(w: RunWorld, t: TraceSpec, path: JsonPath): ExpectationResul
     detail = result.detail;
   } catch (e) {
     observed = 'error';
-    detail = errorText(e);
+    detail = w.traceError(e, t.from, t.to);
   }
   const changes = result ? packetChanges(result.observations) : [];
-  if (observed !== t.expect)
+  if (!result) problems.push(`the trace could not run: ${detail}`);
+  else if (observed !== t.expect)
     problems.push(`expected ${t.expect}, observed ${observed}${detail ? ` (${detail})` : ''}`);
-  if (t.changes && JSON.stringify(t.changes) !== JSON.stringify(changes))
+  if (result && t.changes && JSON.stringify(t.changes) !== JSON.stringify(changes))
     problems.push(`expected the changes [${t.changes.join(', ')}], observed [${changes.join(', ')}]`);
   let reply: TraceOutcome['reply'];
   if (t.reply !== undefined) {
     const got = result?.reply?.disposition ?? (result ? 'no reply (the request was not delivered)' : 'error');
     reply = { expected: t.reply, observed: got };
-    if (got !== t.reply) problems.push(`expected the reply ${t.reply}, observed ${got}`);
+    if (result && got !== t.reply) problems.push(`expected the reply ${t.reply}, observed ${got}`);
   }
   if (t.decidedBy && result) {
     const last = result.observations[result.observations.length - 1];
@@ -135,7 +155,15 @@ function checkTrace(w: RunWorld, t: TraceSpec, path: JsonPath): ExpectationResul
       ? { text: shorten(renderTrace(result, 'summary', { names: traceNames(...hosts) })) }
       : {}),
   };
-  return { kind: 'trace', label, ok: !problems.length, at: w.where(path), problems, trace: outcome };
+  return {
+    kind: 'trace',
+    label,
+    ok: !problems.length,
+    at: w.where(path),
+    problems,
+    ...(result ? {} : { errors: 1 }),
+    trace: outcome,
+  };
 }
 
 function checkHns(

@@ -36,8 +36,12 @@ export interface TraceOutcome {
   readonly text?: string;
 }
 
-/** A cell of a truth table: `.` connects, `X` does not, `-` ignored (loopback). */
-export type Cell = '.' | 'X' | '-';
+/**
+ * A cell of a truth table: `.` connects (the trace is Delivered), `X` does not (any other
+ * disposition), `!` the trace could not run (an error: never a pass), `-` not traced (loopback,
+ * with `ignoreLoopback`). Expected cells are `.`, `X` or `-`.
+ */
+export type Cell = '.' | 'X' | '!' | '-';
 
 /** A reachability truth table: expected, observed and their comparison, as cyclonus prints them. */
 export interface TruthTable {
@@ -50,8 +54,12 @@ export interface TruthTable {
   readonly observed: readonly (readonly Cell[])[];
   /** The disposition of each cell's trace (`error: …` when it could not run). */
   readonly dispositions: readonly (readonly string[])[];
+  /** Cells whose observation is as expected. */
   readonly correct: number;
+  /** Cells whose trace ran and disagrees with the expectation. */
   readonly wrong: number;
+  /** Cells whose trace could not run (`!`): each fails the table. */
+  readonly errors: number;
   readonly ignored: number;
 }
 
@@ -62,6 +70,8 @@ export interface ExpectationResult {
   readonly at: FileLocation;
   /** What differs, one line each ([] when ok). */
   readonly problems: readonly string[];
+  /** How many of its traces could not run (absent when none): such an expectation never holds. */
+  readonly errors?: number;
   readonly trace?: TraceOutcome;
   readonly table?: TruthTable;
 }
@@ -80,8 +90,11 @@ export interface RunReport {
   readonly seed: number;
   readonly walkthrough: Walkthrough;
   readonly checkpoints: readonly Checkpoint[];
+  /** The one tally of the run: every checkpoint's results, the steps' own included. */
   readonly passed: number;
   readonly failed: number;
+  /** How many of the failed expectations have a trace that could not run. */
+  readonly errors: number;
   readonly ok: boolean;
   /** What the run left behind, for the views (`hnsim show|trace|diagram|explain SCENARIO`). */
   readonly world: ScenarioWorld;

@@ -46,6 +46,7 @@ export async function runScenario(s: Scenario, options: RunOptions = {}): Promis
     w.checkpoints.unshift({ title: 'What the pods and steps expect', at: w.where([]), results: w.actions });
   const results = w.checkpoints.flatMap((c) => c.results);
   const failed = results.filter((r) => !r.ok).length;
+  const errors = results.filter((r) => r.errors).length;
   const doc = s.doc;
   return {
     scenario: doc.name,
@@ -64,6 +65,7 @@ export async function runScenario(s: Scenario, options: RunOptions = {}): Promis
     checkpoints: w.checkpoints,
     passed: results.length - failed,
     failed,
+    errors,
     ok: failed === 0,
     world: w.view(),
   };

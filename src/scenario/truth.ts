@@ -1,13 +1,15 @@
 /**
  * Reachability truth tables, as cyclonus checks them: every source of `from` to every target of
  * `to` is traced; a cell expects `.` (connects) or `X` (does not) by `default`, `allow` and
- * `deny`, and observes `.` when the trace is Delivered; the table holds when every cell does.
+ * `deny`, and observes `.` when the trace is Delivered, `X` for any other disposition, and `!`
+ * when the trace could not run (a pod that never started, …): an error is never a pass, whatever
+ * the cell expects. The table holds when every cell is as expected.
  */
 import { formatPath, parseCell } from './load.js';
 import type { Cell, ExpectationResult } from './results.js';
 import type { ReachabilitySpec } from './types.js';
 import type { JsonPath } from './validate.js';
-import { errorText, type RunWorld } from './world.js';
+import type { RunWorld } from './world.js';
 
 export function checkReachability(w: RunWorld, r: ReachabilitySpec, path: JsonPath): ExpectationResult {
   const allow = new Set((r.allow ?? []).map((c) => parseCell(c)!.join('\u0000')));
@@ -18,6 +20,7 @@ export function checkReachability(w: RunWorld, r: ReachabilitySpec, path: JsonPa
   const problems: string[] = [];
   let correct = 0;
   let wrong = 0;
+  let errors = 0;
   let ignored = 0;
   const total = r.from.length * r.to.length;
   const label = r.name ?? `reachability ${formatPath(path)}`;
@@ -38,18 +41,22 @@ export function checkReachability(w: RunWorld, r: ReachabilitySpec, path: JsonPa
       const key = `${f}\u0000${t}`;
       const want: Cell = allow.has(key) ? '.' : deny.has(key) ? 'X' : r.default === 'allow' ? '.' : 'X';
       let disp: string;
+      let got: Cell;
       try {
-        const res = w.trace(w.request(f, t, r.protocol, r.port));
-        disp = res.disposition;
+        disp = w.trace(w.request(f, t, r.protocol, r.port)).disposition;
+        got = disp === 'Delivered' ? '.' : 'X';
       } catch (err) {
-        disp = `error: ${errorText(err)}`;
+        const why = w.traceError(err, f, t);
+        disp = `error: ${why}`;
+        got = '!';
+        errors++;
+        problems.push(`${f} -> ${t}: the trace could not run: ${why}`);
       }
-      const got: Cell = disp === 'Delivered' ? '.' : 'X';
       e.push(want);
       o.push(got);
       d.push(disp);
       if (want === got) correct++;
-      else {
+      else if (got !== '!') {
         wrong++;
         problems.push(
           `${f} -> ${t}: expected ${want === '.' ? 'to connect' : 'not to connect'}, observed ${disp}`,
@@ -66,9 +73,10 @@ export function checkReachability(w: RunWorld, r: ReachabilitySpec, path: JsonPa
   return {
     kind: 'reachability',
     label,
-    ok: wrong === 0,
+    ok: wrong === 0 && errors === 0,
     at: w.where(path),
     problems,
+    ...(errors ? { errors } : {}),
     table: {
       label,
       header,
@@ -79,6 +87,7 @@ export function checkReachability(w: RunWorld, r: ReachabilitySpec, path: JsonPa
       dispositions,
       correct,
       wrong,
+      errors,
       ignored,
     },
   };

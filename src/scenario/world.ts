@@ -157,6 +157,18 @@ export class RunWorld {
     return r;
   }
 
+  /**
+   * Why a trace between two references could not run: the error, and which of the file's pods
+   * among them is not running (a pod that failed to start is not there to trace from or to).
+   */
+  traceError(e: unknown, from: string, to: string): string {
+    const down = [...new Set([from, to])].flatMap((r) => {
+      const pod = this.pods.get(r);
+      return pod && pod.phase !== 'Running' ? [`pod ${r} is ${pod.phase}`] : [];
+    });
+    return `${errorText(e)}${down.length ? ` (${down.join(', ')})` : ''}`;
+  }
+
   trace(req: TraceRequest): TraceResult {
     if (this.cluster) return this.cluster.trace(req);
     return this.windowsNodes()[0]!.host!.trace(req);
