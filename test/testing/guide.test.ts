@@ -35,7 +35,17 @@ function moduleOf(code: string): string {
   return `${text}\nexport {};\n`;
 }
 
-const EXPECTED = ['rejected', 'acl', 'cluster', 'matchers', 'fixtures', 'commands', 'race', 'schedule'];
+const EXPECTED = [
+  'rejected',
+  'acl',
+  'cluster',
+  'matchers',
+  'fixtures',
+  'commands',
+  'weights',
+  'race',
+  'schedule',
+];
 
 describe('docs/testing.md', () => {
   const blocks = examples();
