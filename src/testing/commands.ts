@@ -380,7 +380,7 @@ function agree(model: KitModel, real: KitReal, label: string): void {
 // ───────────────────────────── references ─────────────────────────────
 
 /** A reference to an object: a live one of the kit's (by index), or one that no longer exists. */
-export interface Ref {
+interface Ref {
   readonly pick: number;
   readonly stale: boolean;
 }

@@ -19,7 +19,7 @@ import type { Json } from '../core/json.js';
 import { createHost, TOKENS, type Host, type HostOptions } from '../host/host.js';
 
 /** A transport whose calls each wait for the scheduler first (labelled with the method name). */
-export class ScheduledTransport implements HnsTransport {
+class ScheduledTransport implements HnsTransport {
   constructor(
     private readonly inner: HnsTransport,
     private readonly scheduler: Scheduler,
