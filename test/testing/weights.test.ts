@@ -63,7 +63,7 @@ class Detach implements fc.AsyncCommand<KitModel, KitReal> {
 const mine = [fc.nat(3).map((w) => new Attach(w)), fc.nat(3).map((w) => new Detach(w))];
 const kit = () => [...hnsCommands(), ...hcsCommands(), ...cniCommands()];
 
-const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
+const SEEDS = [1, 2, 3, 4, 5];
 
 /** How many of the seeds find the bug in 100 runs of up to 20 commands. */
 async function seedsFinding(commands: fc.Arbitrary<fc.AsyncCommand<KitModel, KitReal>>[]): Promise<number> {
@@ -92,7 +92,7 @@ describe('weightedCommands', () => {
       weightedCommands({ weight: 4, commands: mine }, { weight: 1, commands: kit() }),
     );
     expect(weighted).toBeGreaterThanOrEqual(SEEDS.length - 1);
-    expect(plain).toBeLessThanOrEqual(2);
+    expect(plain).toBeLessThanOrEqual(1);
   }, 600_000);
 
   it('draws each group by its weight, and a command by its own weight inside a group', () => {
