@@ -15,8 +15,8 @@ export {
   ScenarioLoadError,
   type ScenarioIssue,
 } from './load.js';
+export { runScenario } from './run.js';
 export {
-  runScenario,
   ScenarioSetupError,
   type Cell,
   type Checkpoint,
@@ -29,6 +29,6 @@ export {
   type ScenarioWorld,
   type TraceOutcome,
   type TruthTable,
-} from './run.js';
+} from './results.js';
 export { renderReport, renderTruthTable, reportJson, type ReportOptions } from './report.js';
 export type * from './types.js';

@@ -192,6 +192,22 @@ function checkFormat(format: string, v: string): string | undefined {
   }
 }
 
+/**
+ * A value outside an `enum`, of any type: the allowed values, what was given, and a hint — the
+ * closest value to a misspelt string, or the key with its first value (`reply: true` is
+ * `reply: Delivered`: the key takes which value, not whether).
+ */
+function enumMessage(choices: readonly string[], v: Json, path: JsonPath): string {
+  const key = [...path].reverse().find((p) => typeof p === 'string');
+  const hint =
+    typeof v === 'string'
+      ? closest(v, choices)
+      : key !== undefined && choices.length
+        ? `${key}: ${choices[0]}`
+        : undefined;
+  return `must be one of ${choices.join(', ')} (got ${describe(v)})${hint ? `; did you mean ${hint}?` : ''}`;
+}
+
 export class SchemaValidator {
   private readonly issues: SchemaIssue[] = [];
 
@@ -232,17 +248,12 @@ export class SchemaValidator {
       this.add(path, `must be ${JSON.stringify(s.const)} (got ${describe(v)})`);
       return;
     }
-    if (typeof s.type === 'string' && !hasType(v, s.type)) {
-      this.add(path, `must be ${TYPE_WORDS[s.type] ?? s.type} (got ${describe(v)})`);
+    if (Array.isArray(s.enum) && !s.enum.includes(v)) {
+      this.add(path, enumMessage(s.enum as readonly string[], v, path));
       return;
     }
-    if (Array.isArray(s.enum) && !s.enum.includes(v)) {
-      const choices = s.enum as readonly string[];
-      const hint = typeof v === 'string' ? closest(v, choices) : undefined;
-      this.add(
-        path,
-        `must be one of ${choices.join(', ')} (got ${describe(v)})${hint ? `; did you mean ${hint}?` : ''}`,
-      );
+    if (typeof s.type === 'string' && !hasType(v, s.type)) {
+      this.add(path, `must be ${TYPE_WORDS[s.type] ?? s.type} (got ${describe(v)})`);
       return;
     }
     if (typeof v === 'string') this.checkString(s, v, path);

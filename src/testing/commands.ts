@@ -380,7 +380,7 @@ function agree(model: KitModel, real: KitReal, label: string): void {
 // ───────────────────────────── references ─────────────────────────────
 
 /** A reference to an object: a live one of the kit's (by index), or one that no longer exists. */
-export interface Ref {
+interface Ref {
   readonly pick: number;
   readonly stale: boolean;
 }
@@ -899,6 +899,49 @@ export function cniCommands(): fc.Arbitrary<fc.AsyncCommand<KitModel, KitReal>>[
     which.map((w) => new CniAdd(w)),
     which.map((w) => new CniDel(w)),
     which.map((w) => new CniCheck(w)),
+  ];
+}
+
+// ───────────────────────────── weights ─────────────────────────────
+
+/** A command arbitrary, or one with its weight (`fc.oneof`'s `{ arbitrary, weight }`). */
+export type MaybeWeightedCommand<M extends object = KitModel, R = KitReal> =
+  fc.Arbitrary<fc.AsyncCommand<M, R>> | fc.WeightedArbitrary<fc.AsyncCommand<M, R>>;
+
+/** A group of commands and its share of the draws (`weight`, a non-negative integer). */
+export interface CommandGroup<M extends object = KitModel, R = KitReal> {
+  readonly weight: number;
+  readonly commands: readonly MaybeWeightedCommand<M, R>[];
+}
+
+/**
+ * Commands for `fc.commands` with weights. `fc.commands` draws each command uniformly from its
+ * list, so the kit's ~18 commands drown a few of your own; here each group is drawn with
+ * probability weight / (sum of the weights), then a command of it uniformly (or by the weights
+ * its commands carry, `{ arbitrary, weight }`). The result is a one-element list, for
+ * `fc.commands` as is; shrinking works as usual.
+ *
+ *   fc.commands(weightedCommands(
+ *     { weight: 3, commands: [mine] },
+ *     { weight: 1, commands: [...hnsCommands(), ...hcsCommands(), ...cniCommands()] },
+ *   ), { maxCommands: 30 })
+ */
+export function weightedCommands<M extends object = KitModel, R = KitReal>(
+  ...groups: readonly CommandGroup<M, R>[]
+): fc.Arbitrary<fc.AsyncCommand<M, R>>[] {
+  const live = groups.filter((g) => {
+    if (!Number.isInteger(g.weight) || g.weight < 0)
+      throw new RangeError(`weightedCommands: a weight must be a non-negative integer, got ${g.weight}`);
+    return g.weight > 0;
+  });
+  if (!live.some((g) => g.commands.length))
+    throw new RangeError('weightedCommands: no group with a positive weight has commands');
+  return [
+    fc.oneof(
+      ...live
+        .filter((g) => g.commands.length)
+        .map((g) => ({ weight: g.weight, arbitrary: fc.oneof(...g.commands) })),
+    ),
   ];
 }
 

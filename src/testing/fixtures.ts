@@ -58,7 +58,7 @@ function auditOptions(a: boolean | TeardownAudit | undefined): TeardownAudit | u
  * The findings of one host that count: the audit (less `ignore`d kinds, and less the objects
  * `keep` names, by upper-case ID) and the invariants.
  */
-export function teardownFindings(
+function teardownFindings(
   host: Host,
   audit: TeardownAudit = {},
   keep: ReadonlySet<string> = new Set(),

@@ -112,7 +112,7 @@ function denial(r: TraceResult): Observation | undefined {
 }
 
 /** One line on how a trace ended: disposition, where, and the denying rule or the detail. */
-export function describeTrace(r: TraceResult): string {
+function describeTrace(r: TraceResult): string {
   const d = denial(r);
   const where = r.at ? ` at ${r.at}` : ` on ${r.host}`;
   const why = d ? `, denied by ${describeRule(d.rule)}` : r.detail ? ` (${r.detail})` : '';

@@ -19,7 +19,7 @@ import type { Json } from '../core/json.js';
 import { createHost, TOKENS, type Host, type HostOptions } from '../host/host.js';
 
 /** A transport whose calls each wait for the scheduler first (labelled with the method name). */
-export class ScheduledTransport implements HnsTransport {
+class ScheduledTransport implements HnsTransport {
   constructor(
     private readonly inner: HnsTransport,
     private readonly scheduler: Scheduler,
@@ -111,17 +111,104 @@ export async function runScheduled<T>(
   );
 }
 
+/** Named tasks, each started by calling it (what `runConcurrently` and `runUntilSettled` take). */
+export type NamedTasks<T> = Readonly<Record<string, () => Promise<T>>>;
+
+/** What a value is, for the kit's messages. */
+function kindOf(x: unknown): string {
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return 'an array';
+  if (isThenable(x)) return 'a promise';
+  if (typeof x === 'function') return 'a function';
+  if (typeof x === 'object') return 'an object';
+  if (typeof x === 'string') return `the string ${JSON.stringify(x)}`;
+  return x === undefined ? 'undefined' : `the ${typeof x} ${String(x)}`;
+}
+
+function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return (
+    (typeof x === 'object' || typeof x === 'function') &&
+    x !== null &&
+    typeof (x as { then?: unknown }).then === 'function'
+  );
+}
+
+/** A plain object of named tasks, each a function; else a TypeError that says what it takes. */
+function checkNamedTasks<T>(what: string, tasks: unknown, expected: string): NamedTasks<T> {
+  if (tasks === null || typeof tasks !== 'object' || Array.isArray(tasks) || isThenable(tasks))
+    throw new TypeError(`${what}: expected ${expected}, got ${kindOf(tasks)}`);
+  for (const [name, task] of Object.entries(tasks))
+    if (typeof task !== 'function')
+      throw new TypeError(
+        `${what}: task "${name}" must be a function that starts the work (() => work), got ${kindOf(task)}`,
+      );
+  return tasks as NamedTasks<T>;
+}
+
+/** A host has a simulated clock to advance; anything else (a scheduler in its place) is refused. */
+function checkHost(what: string, host: unknown, hint: string): void {
+  const clock = (host as { clock?: { advance?: unknown } } | null)?.clock;
+  if (typeof clock?.advance !== 'function')
+    throw new TypeError(
+      `${what}: the first argument must be a simulated host (createHost()), got ${kindOf(host)}; ${hint}`,
+    );
+}
+
+const TASKS = 'named tasks ({ name: () => work, … })';
+
 /**
- * `runScheduled` without a scheduler: wait for `work`, letting simulated time pass (10 ms steps)
+ * `runScheduled` without a scheduler: wait for the work, letting simulated time pass (10 ms steps)
  * while it waits on delayed calls (`host.faults.delay`, a restart's downtime, a schedule's
- * `releaseAfterMs`). Throws if it never finishes (a hang nobody releases).
+ * `releaseAfterMs`); then return (or throw) what it did. The work is a promise, a function that
+ * starts it, or named tasks as `runConcurrently` takes them — all started at once, in order, and
+ * answered by name as `Promise.allSettled` gives each outcome. Anything else is a TypeError that
+ * says what it takes; it throws if the work never finishes (a hang nobody releases).
+ *
+ *   await runUntilSettled(host, add('pod-a'));
+ *   const out = await runUntilSettled(host, { a: () => add('a'), b: () => add('b') });
  */
+export function runUntilSettled<T>(
+  host: Pick<Host, 'clock'>,
+  work: Promise<T> | (() => Promise<T>),
+  options?: RunScheduledOptions,
+): Promise<T>;
+export function runUntilSettled<T>(
+  host: Pick<Host, 'clock'>,
+  tasks: NamedTasks<T>,
+  options?: RunScheduledOptions,
+): Promise<Record<string, PromiseSettledResult<T>>>;
 export async function runUntilSettled<T>(
   host: Pick<Host, 'clock'>,
-  work: Promise<T>,
+  work: Promise<T> | (() => Promise<T>) | NamedTasks<T>,
   options: RunScheduledOptions = {},
-): Promise<T> {
-  return drive(host, work, () => Promise.resolve(false), options, 'runUntilSettled');
+): Promise<T | Record<string, PromiseSettledResult<T>>> {
+  checkHost(
+    'runUntilSettled',
+    host,
+    'with a scheduler, use runScheduled(scheduler, host, work) or runConcurrently(scheduler, host, tasks)',
+  );
+  const run = (p: Promise<unknown>) =>
+    drive(host, p, () => Promise.resolve(false), options, 'runUntilSettled');
+  if (isThenable(work)) return run(Promise.resolve(work)) as Promise<T>;
+  if (typeof work === 'function') {
+    const started: unknown = work();
+    if (!isThenable(started))
+      throw new TypeError(
+        `runUntilSettled: the function must return a promise (the work), got ${kindOf(started)}`,
+      );
+    return run(Promise.resolve(started)) as Promise<T>;
+  }
+  const tasks = checkNamedTasks<T>(
+    'runUntilSettled',
+    work,
+    `a promise, a function that starts the work (() => work), or ${TASKS} as runConcurrently takes them`,
+  );
+  const names = Object.keys(tasks);
+  const settled = (await run(
+    // a task that throws before its first await settles as rejected, as under runConcurrently
+    Promise.allSettled(names.map((name) => new Promise<T>((resolve) => resolve(tasks[name]!())))),
+  )) as PromiseSettledResult<T>[];
+  return Object.fromEntries(names.map((name, i) => [name, settled[i]!]));
 }
 
 /**
@@ -138,9 +225,11 @@ export async function runUntilSettled<T>(
 export async function runConcurrently<T>(
   scheduler: Scheduler,
   host: Host,
-  tasks: Readonly<Record<string, () => Promise<T>>>,
+  tasks: NamedTasks<T>,
   options: RunScheduledOptions = {},
 ): Promise<Record<string, PromiseSettledResult<T>>> {
+  checkHost('runConcurrently', host, 'runConcurrently(scheduler, host, tasks)');
+  checkNamedTasks<T>('runConcurrently', tasks, TASKS);
   const names = Object.keys(tasks);
   const runs = names.map((name) =>
     scheduler.schedule(Promise.resolve(), `start ${name}`).then(() => tasks[name]!()),

@@ -295,7 +295,7 @@ const c = (field: string, value: Json, hresult: HResultName, why: string): Field
  * HCN_E_GUID_CONVERSION_FAILURE; "Type", "Flags", "Subnet prefixes", "Gateway", "MAC text",
  * "Explicit addresses", "Backends"; the codes' meanings: reference hns-hcs.md §5.2).
  */
-export const REJECTED_FIELDS: Readonly<Record<DocKind, readonly FieldCase[]>> = {
+const REJECTED_FIELDS: Readonly<Record<DocKind, readonly FieldCase[]>> = {
   Network: [
     c('ID', 'not-a-guid', 'HCN_E_GUID_CONVERSION_FAILURE', 'ID is not a GUID'),
     c('ID', 5, 'HCN_E_INVALID_NETWORK', 'ID is a number'),

@@ -122,13 +122,12 @@ const stateMatchers = {
     const eps = canonicalState(received).endpoints;
     const fields: JsonObject = typeof want === 'string' ? { Name: want } : want;
     const hit = eps.find((e) => contains(this, e, fields));
-    const names = eps.map((e) => String(e['Name'] ?? e['ID'])).join(', ') || 'none';
     return {
       pass: hit !== undefined,
       message: () =>
         hit
-          ? `expected no endpoint matching ${JSON.stringify(fields)}, found ${String(hit['ID'])}`
-          : `expected an endpoint matching ${JSON.stringify(fields)}; the node has: ${names}`,
+          ? `expected no endpoint matching ${show(fields)}, found ${String(hit['ID'])}`
+          : missingEndpoint(this, eps, fields),
     };
   },
 
@@ -178,16 +177,84 @@ export interface HnsimMatchers<R = unknown> {
 
 /** `fields` ⊆ `doc`: objects key by key, arrays element by element, else the context's equality. */
 function contains(ctx: MatcherContext, doc: unknown, fields: unknown): boolean {
-  if (isJsonObject(fields) && isJsonObject(doc) && !isAsymmetric(fields)) {
-    return Object.entries(fields).every(([k, v]) => contains(ctx, doc[k], v));
+  return fieldDiff(ctx, doc, fields).every((d) => d.ok);
+}
+
+/** One expected field (a leaf of `fields`) against what a document has there. */
+interface FieldDiff {
+  /** `IpConfigurations[0].IpAddress`. */
+  readonly path: string;
+  readonly ok: boolean;
+  readonly expected: unknown;
+  /** What the document has there (`undefined`: nothing). */
+  readonly found: unknown;
+}
+
+/**
+ * `fields` against `doc`, leaf by leaf: an object key by key, a list item by item when the lengths
+ * agree (else the list is one leaf), anything else — asymmetric matchers included — by the
+ * context's equality.
+ */
+function fieldDiff(ctx: MatcherContext, doc: unknown, fields: unknown, path = ''): FieldDiff[] {
+  if (isJsonObject(fields) && !isAsymmetric(fields) && isJsonObject(doc))
+    return Object.entries(fields).flatMap(([k, v]) => fieldDiff(ctx, doc[k], v, path ? `${path}.${k}` : k));
+  if (Array.isArray(fields) && Array.isArray(doc) && fields.length === doc.length)
+    return fields.flatMap((v, i) => fieldDiff(ctx, doc[i], v, `${path}[${i}]`));
+  return [{ path: path || '(the document)', ok: ctx.equals(doc, fields), expected: fields, found: doc }];
+}
+
+/** An asymmetric matcher by its name and sample (`StringMatching /_cbr0$/`, `Any<String>`). */
+function showMatcher(m: { toString(): string; sample?: unknown }): string {
+  const name = m.toString();
+  const sample = m.sample;
+  if (sample === undefined) return name;
+  if (typeof sample === 'function') return `${name}<${sample.name}>`;
+  return `${name} ${sample instanceof RegExp ? String(sample) : JSON.stringify(sample)}`;
+}
+
+const isMatcher = (v: unknown): v is { asymmetricMatch: unknown; sample?: unknown } =>
+  v !== null &&
+  typeof v === 'object' &&
+  typeof (v as { asymmetricMatch?: unknown }).asymmetricMatch === 'function';
+
+/** A value as a message shows it: JSON (cut at 200 characters), an asymmetric matcher by its name. */
+function show(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (isMatcher(v)) return showMatcher(v);
+  const text = JSON.stringify(v, (_k, x: unknown) => (isMatcher(x) ? showMatcher(x) : x));
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+/**
+ * Why no endpoint matches: the closest one (the fewest expected fields that differ; the first by
+ * ID on a tie) field by field — each expected field, what it has there — and every endpoint's name.
+ */
+function missingEndpoint(ctx: MatcherContext, eps: readonly JsonObject[], fields: JsonObject): string {
+  const head = `expected an endpoint matching ${show(fields)}`;
+  if (!eps.length) return `${head}; the node has no endpoints`;
+  let best: { ep: JsonObject; diff: FieldDiff[]; wrong: number } | undefined;
+  for (const ep of eps) {
+    const diff = fieldDiff(ctx, ep, fields);
+    const wrong = diff.filter((d) => !d.ok).length;
+    if (!best || wrong < best.wrong) best = { ep, diff, wrong };
   }
-  if (Array.isArray(fields) && Array.isArray(doc)) {
-    return fields.length === doc.length && fields.every((v, i) => contains(ctx, doc[i], v));
-  }
-  return ctx.equals(doc, fields);
+  const { ep, diff, wrong } = best!;
+  const name = ep['Name'] ? `${String(ep['Name'])} (${String(ep['ID'])})` : String(ep['ID']);
+  const lines = diff.map((d) =>
+    d.ok
+      ? `  = ${d.path}: ${show(d.found)}`
+      : `  ✗ ${d.path}: expected ${show(d.expected)}, found ${show(d.found)}`,
+  );
+  const names = eps.map((e) => String(e['Name'] || e['ID'])).join(', ');
+  return [
+    `${head}; none of the node's ${eps.length} endpoint(s) does.`,
+    `The closest, ${name}, differs in ${wrong} of ${diff.length} field(s):`,
+    ...lines,
+    `the node has: ${names}`,
+  ].join('\n');
 }
 
 /** An `expect.any(…)` / `expect.stringMatching(…)`-style value: compared by `equals`, not key by key. */
 function isAsymmetric(x: JsonObject): boolean {
-  return typeof (x as { asymmetricMatch?: unknown }).asymmetricMatch === 'function';
+  return isMatcher(x);
 }

@@ -16,7 +16,7 @@ import type { TraceRequest } from '../dataplane/trace.js';
 import { packet as makePacket, type Packet } from '../vswitch/contracts.js';
 import { ip4 } from '../vswitch/v4.js';
 import { compact, maybe, pick } from './arb-helpers.js';
-import { HNS_ARB, loadBalancerDoc, type ArbContext } from './arbitraries.js';
+import { loadBalancerDoc, type ArbContext } from './arbitraries.js';
 
 /** The pools the traffic arbitraries draw from (first entries are where shrinking goes). */
 export const TRAFFIC_ARB = {
@@ -202,6 +202,3 @@ export function loadBalancerDocs(
     });
   });
 }
-
-/** The VIPs the load balancer arbitraries use (for traces to them). */
-export const LB_VIPS: readonly string[] = HNS_ARB.vips;

@@ -45,7 +45,7 @@ describe('hnsim run (spawned)', () => {
     expect(r.stdout).toMatch(
       /✓ +Pod → Service \(ClusterIP\) +Delivered +Delivered +DNAT 10\.96\.0\.11:80→10\.244\.2\.4:8080/,
     );
-    expect(r.stdout).toContain('0 wrong, 0 ignored, 9 correct');
+    expect(r.stdout).toContain('0 wrong, 0 errors, 0 ignored, 9 correct');
     expect(r.stdout).toMatch(/All \d+ expectation\(s\) hold\.\n$/);
     expect(r.stdout).not.toContain('\x1b[');
   });

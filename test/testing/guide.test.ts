@@ -2,12 +2,14 @@
  * docs/testing.md's examples, run as written: each ```ts block marked `<!-- example: name -->` is
  * taken from the guide, its `hnsim` / `hnsim/testing` imports pointed at the sources, and run as a
  * module (top-level await included) inside a test. If the guide's code stops working, or a block
- * disappears, this fails.
+ * disappears, this fails. Its list of exports names every value `hnsim/testing` exports, and every
+ * type its index lists.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import * as kit from '../../src/testing/index.js';
 import { hnsimMatchers } from '../../src/testing/index.js';
 
 expect.extend(hnsimMatchers);
@@ -35,7 +37,17 @@ function moduleOf(code: string): string {
   return `${text}\nexport {};\n`;
 }
 
-const EXPECTED = ['rejected', 'acl', 'cluster', 'matchers', 'fixtures', 'commands', 'race', 'schedule'];
+const EXPECTED = [
+  'rejected',
+  'acl',
+  'cluster',
+  'matchers',
+  'fixtures',
+  'commands',
+  'weights',
+  'race',
+  'schedule',
+];
 
 describe('docs/testing.md', () => {
   const blocks = examples();
@@ -55,4 +67,17 @@ describe('docs/testing.md', () => {
       await import(pathToFileURL(file).href);
     });
   }
+
+  it('its list of exports names every export of hnsim/testing', () => {
+    const from = guide.indexOf('## Everything `hnsim/testing` exports');
+    expect(from).toBeGreaterThanOrEqual(0);
+    const list = guide.slice(from, guide.indexOf('\n## ', from + 1));
+    const named = new Set([...list.matchAll(/`([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!));
+    // values at run time; types from the index's own list
+    const index = readFileSync(join(root, 'src', 'testing', 'index.ts'), 'utf8');
+    const types = [...index.matchAll(/\btype ([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
+    expect(types.length).toBeGreaterThan(40);
+    const missing = [...Object.keys(kit), ...types].filter((n) => !named.has(n));
+    expect(missing).toEqual([]);
+  });
 });

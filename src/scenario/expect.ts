@@ -1,0 +1,217 @@
+/**
+ * A scenario's `expect` blocks (at the end, or as a step): each checkpoint checks pods, traces,
+ * truth tables (truth.ts), HNS state and the leak audit, and gives one result per expectation with
+ * where it is in the file and, when it does not hold, why.
+ */
+import type { Json, JsonObject } from '../core/json.js';
+import { isJsonObject } from '../core/json.js';
+import { packetChanges } from '../cluster/flows.js';
+import type { TraceResult } from '../dataplane/trace.js';
+import { collectListing, type HnsListing } from '../render/listing.js';
+import { renderTrace, traceNames } from '../render/trace.js';
+import { shorten } from './narrate.js';
+import type { ExpectationResult, TraceOutcome } from './results.js';
+import { checkReachability } from './truth.js';
+import type { Expectations, TraceSpec } from './types.js';
+import type { JsonPath } from './validate.js';
+import type { RunWorld } from './world.js';
+
+/** Whether `actual` has everything `expected` has (objects: its keys; arrays: same length, element by element). */
+export function partialMatch(actual: Json | undefined, expected: Json, path = ''): string | undefined {
+  if (expected === null || typeof expected !== 'object') {
+    return actual === expected
+      ? undefined
+      : `${path || 'value'} is ${actual === undefined ? 'missing' : JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`;
+  }
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return `${path || 'value'} is not a list`;
+    if (actual.length !== expected.length)
+      return `${path || 'value'} has ${actual.length} item(s), expected ${expected.length}`;
+    for (let i = 0; i < expected.length; i++) {
+      const m = partialMatch(actual[i], expected[i]!, `${path}[${i}]`);
+      if (m) return m;
+    }
+    return undefined;
+  }
+  if (!isJsonObject(actual))
+    return `${path || 'value'} is ${actual === undefined ? 'missing' : 'not an object'}`;
+  for (const [k, v] of Object.entries(expected)) {
+    const m = partialMatch(actual[k], v, path ? `${path}.${k}` : k);
+    if (m) return m;
+  }
+  return undefined;
+}
+
+/** Check an `expect` block now; its results become a checkpoint and a narrated step. */
+export function checkpoint(w: RunWorld, title: string, e: Expectations, path: JsonPath): void {
+  const results: ExpectationResult[] = [];
+  e.pods?.forEach((p, i) => results.push(checkPod(w, p, [...path, 'pods', i])));
+  e.traces?.forEach((t, i) => results.push(checkTrace(w, t, [...path, 'traces', i])));
+  e.reachability?.forEach((r, i) => results.push(checkReachability(w, r, [...path, 'reachability', i])));
+  e.hns?.forEach((h, i) => results.push(checkHns(w, h, [...path, 'hns', i])));
+  e.audit?.forEach((a, i) => results.push(...checkAudit(w, a, [...path, 'audit', i])));
+  w.checkpoints.push({ title, at: w.where(path), results });
+  w.step(title, [checkedHere(results)]);
+}
+
+const KIND_WORDS: Readonly<Record<ExpectationResult['kind'], readonly [string, string]>> = {
+  pod: ['pod', 'pods'],
+  trace: ['trace', 'traces'],
+  reachability: ['truth table', 'truth tables'],
+  hns: ['HNS query', 'HNS queries'],
+  audit: ['audit', 'audits'],
+  call: ['call', 'calls'],
+  step: ['step', 'steps'],
+};
+
+/**
+ * What a checkpoint checks, for the narration: kinds and counts, not whether they hold — the run
+ * has one tally, at the end of its report, so a narrated count cannot disagree with it.
+ */
+function checkedHere(results: readonly ExpectationResult[]): string {
+  if (!results.length) return 'Nothing to check here.';
+  const counts = new Map<ExpectationResult['kind'], number>();
+  for (const r of results) counts.set(r.kind, (counts.get(r.kind) ?? 0) + 1);
+  const parts = [...counts].map(([k, n]) => `${n} ${KIND_WORDS[k][n === 1 ? 0 : 1]}`);
+  return `Checked here: ${parts.join(', ')} (results below).`;
+}
+
+function checkPod(
+  w: RunWorld,
+  p: NonNullable<Expectations['pods']>[number],
+  path: JsonPath,
+): ExpectationResult {
+  const st = w.pods.get(p.pod);
+  const phase = st?.phase ?? 'Absent';
+  const problems: string[] = [];
+  if (phase !== p.phase)
+    problems.push(`expected ${p.phase}, but it is ${phase}${st?.error ? `: ${st.error}` : ''}`);
+  if (p.ip !== undefined && st?.ip !== p.ip) problems.push(`expected IP ${p.ip}, got ${st?.ip ?? 'none'}`);
+  if (p.error !== undefined && !(st?.error ?? '').includes(p.error))
+    problems.push(`the error does not contain "${p.error}": ${st?.error ?? '(none)'}`);
+  return {
+    kind: 'pod',
+    label: `pod ${p.pod} is ${p.phase}${p.ip ? ` at ${p.ip}` : ''}`,
+    ok: !problems.length,
+    at: w.where(path),
+    problems,
+  };
+}
+
+function checkTrace(w: RunWorld, t: TraceSpec, path: JsonPath): ExpectationResult {
+  const req = w.request(t.from, t.to, t.protocol, t.port, {
+    ...(t.sourcePort !== undefined ? { sourcePort: t.sourcePort } : {}),
+    ...(t.reply !== undefined ? { reply: true } : {}),
+  });
+  const label = t.name ?? `${t.from} → ${t.to}`;
+  const problems: string[] = [];
+  let result: TraceResult | undefined;
+  let observed: string;
+  let detail: string | undefined;
+  try {
+    result = w.trace(req);
+    observed = result.disposition;
+    detail = result.detail;
+  } catch (e) {
+    observed = 'error';
+    detail = w.traceError(e, t.from, t.to);
+  }
+  const changes = result ? packetChanges(result.observations) : [];
+  if (!result) problems.push(`the trace could not run: ${detail}`);
+  else if (observed !== t.expect)
+    problems.push(`expected ${t.expect}, observed ${observed}${detail ? ` (${detail})` : ''}`);
+  if (result && t.changes && JSON.stringify(t.changes) !== JSON.stringify(changes))
+    problems.push(`expected the changes [${t.changes.join(', ')}], observed [${changes.join(', ')}]`);
+  let reply: TraceOutcome['reply'];
+  if (t.reply !== undefined) {
+    const got = result?.reply?.disposition ?? (result ? 'no reply (the request was not delivered)' : 'error');
+    reply = { expected: t.reply, observed: got };
+    if (result && got !== t.reply) problems.push(`expected the reply ${t.reply}, observed ${got}`);
+  }
+  if (t.decidedBy && result) {
+    const last = result.observations[result.observations.length - 1];
+    const d = t.decidedBy;
+    const fields: [string, string | undefined, string | undefined][] = [
+      ['component', d.component, last?.component],
+      ['policy', d.policy, last?.rule?.policy],
+      ['name', d.name, last?.rule?.name ?? last?.rule?.rule],
+    ];
+    for (const [k, want, got] of fields)
+      if (want !== undefined && want.toLowerCase() !== (got ?? '').toLowerCase())
+        problems.push(`expected the last step's ${k} ${want}, observed ${got ?? 'none'}`);
+  }
+  const hosts = w.windowsNodes().map((n) => n.host!);
+  const outcome: TraceOutcome = {
+    from: t.from,
+    to: t.to,
+    protocol: t.protocol ?? 'TCP',
+    ...(t.port !== undefined ? { port: t.port } : {}),
+    expected: t.expect,
+    observed,
+    changes,
+    ...(reply ? { reply } : {}),
+    ...(detail ? { detail } : {}),
+    ...(w.options.traces && result
+      ? { text: shorten(renderTrace(result, 'summary', { names: traceNames(...hosts) })) }
+      : {}),
+  };
+  return {
+    kind: 'trace',
+    label,
+    ok: !problems.length,
+    at: w.where(path),
+    problems,
+    ...(result ? {} : { errors: 1 }),
+    trace: outcome,
+  };
+}
+
+function checkHns(
+  w: RunWorld,
+  h: NonNullable<Expectations['hns']>[number],
+  path: JsonPath,
+): ExpectationResult {
+  const n = w.winNode(h.node);
+  const listing: HnsListing = collectListing(n.host.api, n.host);
+  const all = listing[h.kind] as readonly JsonObject[];
+  const selected = h.where ? all.filter((o) => partialMatch(o, h.where!) === undefined) : [...all];
+  const problems: string[] = [];
+  if (h.count !== undefined && selected.length !== h.count)
+    problems.push(
+      `expected ${h.count} ${h.kind}${h.where ? ` matching ${JSON.stringify(h.where)}` : ''}, found ${selected.length}`,
+    );
+  if (h.has)
+    for (const o of selected) {
+      const m = partialMatch(o, h.has);
+      if (m) problems.push(`${h.kind.slice(0, -1)} ${String(o['Name'] || o['ID'])}: ${m}`);
+    }
+  const label = `${h.node}: ${h.count !== undefined ? `${h.count} ` : ''}${h.kind}${h.where ? ` where ${JSON.stringify(h.where)}` : ''}${h.has ? ` with ${JSON.stringify(h.has)}` : ''}`;
+  return { kind: 'hns', label: shorten(label), ok: !problems.length, at: w.where(path), problems };
+}
+
+function checkAudit(
+  w: RunWorld,
+  a: NonNullable<Expectations['audit']>[number],
+  path: JsonPath,
+): ExpectationResult[] {
+  const nodes = a.node !== undefined ? [w.winNode(a.node)] : w.windowsNodes();
+  return nodes.map((n) => {
+    const findings = n.host!.audit();
+    const got = findings.map((f) => f.kind as string).sort();
+    const want = [...a.findings].sort();
+    const ok = JSON.stringify(got) === JSON.stringify(want);
+    const problems = ok
+      ? []
+      : [
+          `expected ${want.length ? want.join(', ') : 'no findings'}, found ${got.length ? got.join(', ') : 'none'}:`,
+          ...findings.map((f) => `${f.kind}: ${shorten(f.detail)}`),
+        ];
+    return {
+      kind: 'audit' as const,
+      label: `${n.name}: audit ${want.length ? `finds ${want.join(', ')}` : 'is clean'}`,
+      ok,
+      at: w.where(path),
+      problems,
+    };
+  });
+}

@@ -1,0 +1,243 @@
+/**
+ * A scenario's nodes made real: with `cluster`, a Cluster (src/cluster) on its underlay, each
+ * Windows node set up as its flanneld backend would (host-gw: L2Bridge `cbr0` with `cbr0_ep`;
+ * vxlan: Overlay `flannel.<vni>` with kube-proxy's source VIP), each Linux node joining; without
+ * `cluster`, one standalone host with the NICs and HNS networks the file lists. A Windows node with
+ * `cni` gets its CRI runtime and CNI network (and flanneld's subnet.env for the flannel plugin).
+ */
+import { formatHResult } from '../core/errors.js';
+import { isJsonObject } from '../core/json.js';
+import { Cluster } from '../cluster/cluster.js';
+import { createHost, type Host } from '../host/host.js';
+import { PluginRegistry } from '../cni/registry.js';
+import { execPlugin, REFERENCE_PLUGINS } from '../plugins/index.js';
+import { writeSubnetEnv } from '../plugins/flanneld/index.js';
+import { ContainerdRuntime } from '../runtime/containerd.js';
+import { DockershimRuntime } from '../runtime/dockershim.js';
+import { cniNetwork } from '../runtime/network.js';
+import { digest, NodeEvents, shorten } from './narrate.js';
+import { ScenarioSetupError } from './results.js';
+import type { HostSpec } from './types.js';
+import type { JsonPath } from './validate.js';
+import {
+  errorText,
+  formatIp,
+  formatPrefix,
+  indentLines,
+  nodeLines,
+  type NodeState,
+  type Runtime,
+  type RunWorld,
+} from './world.js';
+
+/** The cluster and its underlay, then each host joining it. */
+export async function setupCluster(w: RunWorld): Promise<void> {
+  const c = w.doc.cluster!;
+  const u = w.doc.underlay ?? {};
+  try {
+    w.cluster = new Cluster({
+      seed: w.seed,
+      ...(c.podCidr ? { podCidr: c.podCidr } : {}),
+      ...(c.serviceCidr ? { serviceCidr: c.serviceCidr } : {}),
+      ...(u.nodeSubnet ? { nodeSubnet: u.nodeSubnet } : {}),
+      ...(c.domain ? { domain: c.domain } : {}),
+      ...(c.dnsServiceIp ? { dnsServiceIp: c.dnsServiceIp } : {}),
+      ...(c.dsr !== undefined ? { dsr: c.dsr } : {}),
+      ...(w.doc.profile ? { profile: w.doc.profile } : {}),
+      ...(u.routing ? { l2bridgeRouting: u.routing } : {}),
+    });
+  } catch (e) {
+    throw w.setupError(['cluster'], e);
+  }
+  const cl = w.cluster;
+  const notes = [
+    `Pod network ${c.podCidr ?? '10.244.0.0/16'}, services ${c.serviceCidr ?? '10.96.0.0/12'}, DNS ${cl.dns.domain} at ${w.dnsIp()}; kube-proxy ${c.dsr ? 'with --enable-dsr' : 'without DSR'}.`,
+    `Underlay: segment nodes ${u.nodeSubnet ?? '10.0.0.0/24'} behind a router at its .1 (the way out to the internet).`,
+  ];
+  u.segments?.forEach((sg, i) => {
+    w.clusterOp(['underlay', 'segments', i], () => cl.addSegment(sg.name, sg.prefix));
+    notes.push(`Segment ${sg.name} ${sg.prefix}, joined by the router.`);
+  });
+  u.routes?.forEach((r, i) => {
+    w.clusterOp(['underlay', 'routes', i], () => cl.addRouterRoute(r.destinationPrefix, r.nextHop));
+    notes.push(`Router route ${r.destinationPrefix} via ${r.nextHop}.`);
+  });
+  u.externals?.forEach((x, i) => {
+    w.clusterOp(['underlay', 'externals', i], () => cl.addExternalHost(x));
+    notes.push(`Outside host ${x.name} at ${x.ip}${x.dnsName ? ` (DNS ${x.dnsName})` : ''}.`);
+  });
+  w.step('The cluster and its underlay', notes);
+  for (const [i, h] of w.doc.hosts.entries()) await addClusterNode(w, h, ['hosts', i]);
+}
+
+async function addClusterNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise<void> {
+  const cl = w.cluster!;
+  const f = h.flannel!;
+  if ((h.os ?? 'windows') === 'linux') {
+    const { lines } = w.clusterOp(path, () =>
+      cl.addLinuxNode({
+        name: h.name,
+        backend: f.backend,
+        ...(h.segment ? { segment: h.segment } : {}),
+        ...(h.podSubnet ? { podSubnet: h.podSubnet } : {}),
+        ...(f.vni !== undefined ? { vni: f.vni } : {}),
+        ...(f.port !== undefined ? { vxlanPort: f.port } : {}),
+        ...(f.mtu !== undefined ? { mtu: f.mtu } : {}),
+      }),
+    );
+    w.nodes.set(h.name, { name: h.name, spec: h, os: 'linux' });
+    const n = cl.nodeOf(h.name)!;
+    w.step(`Node ${h.name} joins: Linux, flannel ${f.backend}`, [
+      `Address ${formatIp(n.ip)}, pod subnet ${formatPrefix(n.podSubnet)}${f.backend === 'vxlan' ? `, VXLAN VNI ${f.vni ?? 1} port ${f.port ?? 8472}` : ''}.`,
+      ...(lines.length ? ['The other nodes learn its pod subnet:', ...lines] : []),
+    ]);
+    return;
+  }
+  const { value: host, byNode } = w.clusterOp(path, () =>
+    cl.addWindowsNode({
+      name: h.name,
+      network: f.backend === 'host-gw' ? 'l2bridge' : 'overlay',
+      ...(h.segment ? { segment: h.segment } : {}),
+      ...(h.podSubnet ? { podSubnet: h.podSubnet } : {}),
+      ...(h.profile ? { profile: h.profile } : {}),
+      ...(f.vni !== undefined ? { vni: f.vni } : {}),
+      ...(f.port !== undefined ? { vxlanPort: f.port } : {}),
+      ...(h.macSpoofing !== undefined ? { macSpoofing: h.macSpoofing } : {}),
+    }),
+  );
+  byNode.delete(h.name);
+  const others = nodeLines(byNode);
+  const notes = [
+    `HNS profile ${host.profile.name}: ${host.profile.description}.`,
+    ...adapterLines(host),
+    `flanneld (${f.backend})${f.backend === 'vxlan' ? ' and kube-proxy (its source VIP)' : ''} set the node up:`,
+    ...[...digest(host).values()].map((v) => `  ${shorten(v)}`),
+    ...(others.length ? ['The other nodes learn its pod subnet:', ...others] : []),
+  ];
+  w.nodes.set(h.name, await nodeWithRuntime(w, h, host, path, notes));
+  w.step(`Node ${h.name} joins: Windows, flannel ${f.backend}`, notes);
+}
+
+function adapterLines(host: Host): string[] {
+  return host.adapters().map((a) => {
+    const ip = a['IPv4Address']
+      ? `${String(a['IPv4Address'])}/${String(a['PrefixLength'])}`
+      : 'no IPv4 address';
+    return `Adapter ${String(a['Name'])} (${String(a['Kind'] ?? '')}): ${ip}, MAC ${String(a['MacAddress'])}`;
+  });
+}
+
+/** The node's events, runtime and CNI network (and flanneld's files the flannel plugin reads). */
+async function nodeWithRuntime(
+  w: RunWorld,
+  h: HostSpec,
+  host: Host,
+  path: JsonPath,
+  notes: string[],
+): Promise<NodeState> {
+  const events = new NodeEvents(h.name, host);
+  if (!h.cni) {
+    if (w.cluster)
+      notes.push('No cni: the cluster programs pod endpoints straight into HNS (no runtime, no CNI).');
+    return { name: h.name, spec: h, os: 'windows', host, events };
+  }
+  const conflist = h.cni.conflist;
+  let network;
+  try {
+    network = cniNetwork(host, conflist, {
+      registry: events.watchPlugins(new PluginRegistry(), REFERENCE_PLUGINS),
+    });
+  } catch (e) {
+    throw w.setupError([...path, 'cni', 'conflist'], e);
+  }
+  const seed = w.seed * 1000 + w.nodes.size + 1;
+  const runtime: Runtime =
+    h.runtime === 'dockershim'
+      ? new DockershimRuntime(host, { network, seed })
+      : new ContainerdRuntime(host, { networks: [network], seed });
+  const plugins = (Array.isArray(conflist['plugins']) ? conflist['plugins'] : [conflist])
+    .filter(isJsonObject)
+    .map((p) => String(p['type']));
+  notes.push(
+    `${h.runtime ?? 'containerd'} runs pods; CNI network ${String(conflist['name'])}: ${plugins.join(' → ')}.`,
+  );
+  if (w.cluster) {
+    const subnet = nodeSubnet(host);
+    const overlay = h.flannel?.backend === 'vxlan';
+    if (subnet) {
+      const env = writeSubnetEnv(host.files, {
+        network: w.cluster.options.podCidr ?? '10.244.0.0/16',
+        subnet,
+        mtu: overlay ? 1450 : 1500,
+        ipMasq: h.flannel?.ipMasq ?? false,
+      });
+      notes.push(`flanneld writes /run/flannel/subnet.env: ${env.trim().split('\n').join(' ')}`);
+    }
+    if (overlay && subnet) notes.push(await reserveSourceVip(host, String(conflist['name']), subnet));
+  }
+  return { name: h.name, spec: h, os: 'windows', host, events, runtime };
+}
+
+function nodeSubnet(host: Host): string | undefined {
+  for (const n of host.hns.store.networks.values())
+    for (const i of n.Ipams) for (const s of i.Subnets) return s.IpAddressPrefix;
+  return undefined;
+}
+
+/**
+ * kube-proxy's source VIP comes from host-local on the pod subnet, as microsoft/SDN's
+ * Get-SourceVip runs it, so the pods' host-local does not hand it out again.
+ */
+async function reserveSourceVip(host: Host, name: string, subnet: string): Promise<string> {
+  const stdin = JSON.stringify({
+    cniVersion: '0.2.0',
+    name,
+    ipam: { type: 'host-local', ranges: [[{ subnet }]], dataDir: '/var/lib/cni/networks' },
+  });
+  const env = {
+    CNI_COMMAND: 'ADD',
+    CNI_CONTAINERID: 'dummy',
+    CNI_NETNS: 'dummy',
+    CNI_IFNAME: 'dummy',
+    CNI_PATH: 'C:\\k\\cni',
+  };
+  const out = await execPlugin(host, 'host-local', { env, stdin });
+  const m = /"(?:ip|address)"\s*:\s*"([0-9.]+)/.exec(out.stdout);
+  return `kube-proxy's source VIP: host-local reserves ${m?.[1] ?? '(none)'} on ${subnet}, as microsoft/SDN's Get-SourceVip does (the sourcevip endpoint's address).`;
+}
+
+/** One host without a cluster, with the NICs and HNS networks the file lists. */
+export async function setupStandalone(w: RunWorld): Promise<void> {
+  const h = w.doc.hosts[0]!;
+  let host: Host;
+  try {
+    host = createHost({
+      seed: w.seed,
+      name: h.name,
+      ...((h.profile ?? w.doc.profile) ? { profile: h.profile ?? w.doc.profile } : {}),
+      ...(h.nics ? { adapters: h.nics } : {}),
+    });
+  } catch (e) {
+    throw w.setupError(['hosts', 0], e);
+  }
+  const events = new NodeEvents(h.name, host);
+  const notes = [`HNS profile ${host.profile.name}: ${host.profile.description}.`, ...adapterLines(host)];
+  for (const [i, doc] of (h.networks ?? []).entries()) {
+    const cap = events.captureSync(() => host.api.HcnCreateNetwork(null, doc));
+    const r = cap.value;
+    if (!r || !r.ok) {
+      const why =
+        r && !r.ok ? `${r.name} (${formatHResult(r.hr >>> 0)}): ${r.message}` : errorText(cap.error);
+      throw new ScenarioSetupError(
+        w.s.file,
+        w.where(['hosts', 0, 'networks', i]),
+        `HcnCreateNetwork failed: ${why}`,
+      );
+    }
+    notes.push(...indentLines(cap.lines));
+  }
+  if (h.networks?.length) notes.push('Adapters now:', ...adapterLines(host).map((l) => `  ${l}`));
+  const state = await nodeWithRuntime(w, h, host, ['hosts', 0], notes);
+  w.nodes.set(h.name, state);
+  w.step(`Host ${h.name}`, notes);
+}
