@@ -15,7 +15,8 @@
  * - switch.ts: where a packet goes after its port (other ports, VXLAN, the uplink, the host);
  * - uplink.ts: encapsulation and the wire out, a frame from the underlay in (`receive`);
  * - host-stack.ts: the host's TCP/IP stack (`hostStack`, `sendFromHost`);
- * - lb.ts, nat.ts, refs.ts, routes.ts: load balancing, translations, rule references, routes.
+ * - lb.ts, nat.ts, refs.ts: load balancing, translations, rule references;
+ * - the host's route table is src/vswitch/routes.ts (HCS reads it too).
  *
  * The choices where Windows is undocumented are options (DataplaneOptions) and docs/model.md
  * ("Dataplane") gives each with its evidence.
@@ -27,12 +28,13 @@ import { compileHostView, type HostInterfaceView, type HostView, type PortView }
 import { containerNextHop, sendFromPort } from './container.js';
 import { hostStack, sendFromHost, sourceFor } from './host-stack.js';
 import { portEgress, portIngress } from './port.js';
-import { HostRoutes, type HostRoute, type RouteSpec } from './routes.js';
+import { HostRoutes, type HostRoute, type RouteSpec } from '../vswitch/routes.js';
 import { receive } from './uplink.js';
 import type { NetNode, Walk } from './walk.js';
 
 export { mix } from './lb.js';
-export type { HostRoute, RouteSpec } from './routes.js';
+/** The route records, from src/vswitch/routes.ts (re-exported for the importers of this module). */
+export type { HostRoute, RouteSpec } from '../vswitch/routes.js';
 
 /** Choices where Windows is silent or configurable (docs/model.md, "Dataplane"). */
 export interface DataplaneOptions {
@@ -86,7 +88,7 @@ export class HostPlane implements NetNode {
     return this.hns.store.generation * 1024 + this.routeTable.userGeneration;
   }
 
-  // ───────────────────────────── host routes (routes.ts) ─────────────────────────────
+  // ───────────────────────────── host routes (src/vswitch/routes.ts) ─────────────────────────────
 
   /** Add a route to the host's default compartment; errors: bad prefix/next hop, no interface. */
   addRoute(spec: RouteSpec): HostRoute {

@@ -4,10 +4,14 @@
  * of overlay networks through the switch's host vNIC, and the routes a user (or flannel host-gw)
  * adds with `New-NetRoute`, which go with their interface. Recomputed when the HNS state or the
  * user routes move; looked up by longest prefix, then lowest metric.
+ *
+ * It lives here, beside the compiled host view it is derived from, because the layers above read
+ * it as siblings: the packet path (src/dataplane) routes by it, HCS (src/hcs/view.ts) shows it to
+ * a HostProcess container, and flanneld's host-gw backend adds to it.
  */
 import { hnsError } from '../core/errors.js';
-import type { HostInterfaceView, HostView } from '../vswitch/view.js';
-import { contains, ip4, prefix4, prefixArg, type Prefix4 } from '../vswitch/v4.js';
+import type { HostInterfaceView, HostView } from './view.js';
+import { contains, ip4, prefix4, prefixArg, type Prefix4 } from './v4.js';
 
 /** A route of the host's default compartment (`Get-NetRoute`). */
 export interface HostRoute {
