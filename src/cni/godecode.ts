@@ -123,14 +123,25 @@ export function goZero(t: GoType): unknown {
   }
 }
 
-/** Go's `foldName`: ASCII upper-cased, other runes through `unicode.ToUpper(unicode.ToLower(r))`. */
+/**
+ * Go's `foldName`: ASCII upper-cased, any other rune through `unicode.ToUpper(unicode.ToLower(r))`.
+ * Go's unicode package maps one rune to one rune (Unicode's simple case mappings), where
+ * toLowerCase/toUpperCase apply the full ones that map a few runes to several: U+0130 İ lower-cases
+ * to i (its first rune), and a rune whose upper case is several (ß → SS) has no simple mapping and
+ * stays as it is.
+ */
 export function goFoldName(s: string): string {
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(s)) return s.toUpperCase();
   let out = '';
   for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    out += c < 0x80 ? ch.toUpperCase() : ch.toLowerCase().toUpperCase();
+    if (ch.codePointAt(0)! < 0x80) {
+      out += ch.toUpperCase();
+      continue;
+    }
+    const lower = String.fromCodePoint(ch.toLowerCase().codePointAt(0)!);
+    const upper = lower.toUpperCase();
+    out += [...upper].length === 1 ? upper : lower;
   }
   return out;
 }
@@ -140,21 +151,19 @@ interface FieldIndex {
   readonly exact: Map<string, GoField>;
   readonly folded: Map<string, GoField>;
 }
-const fieldIndexes = new WeakMap<(s: string) => string, WeakMap<GoStruct, FieldIndex>>();
+const fieldIndexes = new WeakMap<GoStruct, FieldIndex>();
 
-/** A struct's field index under `fold` (built once per struct and folding). */
-function fieldIndex(t: GoStruct, fold: (s: string) => string): FieldIndex {
-  let byStruct = fieldIndexes.get(fold);
-  if (byStruct === undefined) fieldIndexes.set(fold, (byStruct = new WeakMap()));
-  let ix = byStruct.get(t);
+/** A struct's field index (built once per struct). */
+function fieldIndex(t: GoStruct): FieldIndex {
+  let ix = fieldIndexes.get(t);
   if (ix === undefined) {
     ix = { exact: new Map(), folded: new Map() };
     for (const f of t.fields) {
       if (!ix.exact.has(f.json)) ix.exact.set(f.json, f);
-      const k = fold(f.json);
+      const k = goFoldName(f.json);
       if (!ix.folded.has(k)) ix.folded.set(k, f);
     }
-    byStruct.set(t, ix);
+    fieldIndexes.set(t, ix);
   }
   return ix;
 }
@@ -182,8 +191,6 @@ export interface GoValueReader<V> {
   json(v: V): Json;
   /** The value's JSON text (`json.RawMessage`). */
   raw(v: V): string;
-  /** The case folding a key is matched to a field name with. */
-  fold(key: string): string;
 }
 
 /** Go's name for the kind of a JSON value in `UnmarshalTypeError.Value`. */
@@ -204,8 +211,7 @@ export function goJsonKind(v: Json): GoJsonKind {
 
 /**
  * A parsed document (JSON.parse's values): numbers are doubles already, so an integer field takes
- * one only while the double is exact (up to 2^53), and its error text is the double's shortest form;
- * keys fold by lower-casing (the same as Go's `foldName` for ASCII).
+ * one only while the double is exact (up to 2^53), and its error text is the double's shortest form.
  */
 const DOCUMENT: GoValueReader<Json> = {
   kind: goJsonKind,
@@ -226,7 +232,6 @@ const DOCUMENT: GoValueReader<Json> = {
   items: (v) => v as Json[],
   json: (v) => v,
   raw: (v) => JSON.stringify(v),
-  fold: (key) => key.toLowerCase(),
 };
 
 // ───────────────────────────── the decoder ─────────────────────────────
@@ -326,10 +331,10 @@ function decodeValue<V>(r: GoValueReader<V>, v: V, t: GoType, current: unknown, 
       const out: Record<string, unknown> = ctx.zero
         ? { ...((current as object | undefined) ?? (goZero(t) as object)) }
         : {};
-      // Go's field lookup: the exact name first, then equality under the reader's folding
-      const ix = fieldIndex(t, r.fold);
+      // Go's field lookup: the exact name first, then foldName equality
+      const ix = fieldIndex(t);
       r.members(v, (key, item) => {
-        const f = ix.exact.get(key) ?? ix.folded.get(r.fold(key));
+        const f = ix.exact.get(key) ?? ix.folded.get(goFoldName(key));
         if (!f) return; // unknown keys are ignored
         const prop = f.prop ?? f.json;
         const savedStruct = ctx.struct;

@@ -7,7 +7,7 @@
  * tree reader here.
  */
 import type { Json, JsonObject } from '../core/json.js';
-import { goDecodeWith, goFoldName, type GoStruct, type GoValueReader } from './godecode.js';
+import { goDecodeWith, type GoStruct, type GoValueReader } from './godecode.js';
 import { GoError, goSyntaxError } from './goscan.js';
 
 // ───────────────────────────── nodes ─────────────────────────────
@@ -266,7 +266,6 @@ const TREE: GoValueReader<GoJsonNode> = {
   items: (n) => (n.kind === 'array' ? n.items : []),
   json: nodeToJson,
   raw: rawText,
-  fold: goFoldName,
 };
 
 /**
