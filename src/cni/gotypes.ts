@@ -1,11 +1,25 @@
 /**
  * The Go structs of containernetworking/cni `pkg/types` (v1.3.0, reference cni-windows.md §1.4) as
  * `encoding/json` decodes them, once for libcni and every plugin: a config's `types.PluginConf`
- * (alias `types.NetConf`) with its `types.IPAM`, `types.DNS` and `types.GCAttachment`. A plugin
+ * (alias `types.NetConf`) with its `types.IPAM`, `types.DNS` and `types.GCAttachment`, and the
+ * `types.route` a result's or an IPAM config's `types.Route` decodes through. A plugin
  * whose own `NetConf` embeds it promotes these fields (`embedded`), and its Go type names (which
  * `UnmarshalTypeError` prints) come from here.
  */
-import { field, goAny, goBool, goMap, goSlice, goString, goStruct, type GoField } from './godecode.js';
+import {
+  field,
+  goAny,
+  goBool,
+  goInt,
+  goMap,
+  goPtr,
+  goSlice,
+  goString,
+  goStruct,
+  type GoField,
+  type GoStruct,
+  type GoType,
+} from './godecode.js';
 
 /** `types.DNS`. */
 export const TYPES_DNS = goStruct('types.DNS', [
@@ -38,3 +52,19 @@ export const PLUGIN_CONF_FIELDS: readonly GoField[] = [
 
 /** `types.PluginConf`: the fields libcni itself reads (everything else stays in the bytes). */
 export const TYPES_PLUGIN_CONF = goStruct('types.PluginConf', PLUGIN_CONF_FIELDS);
+
+/**
+ * `types.route`, the struct `types.Route.UnmarshalJSON` decodes into (cni v1.2+: with mtu, advmss,
+ * priority, table and scope); `dst` and `gw` are the reader's `types.IPNet` and `net.IP`.
+ */
+export function typesRouteStruct(dst: GoType, gw: GoType): GoStruct {
+  return goStruct('types.route', [
+    field('dst', dst),
+    field('gw', gw),
+    field('mtu', goInt),
+    field('advmss', goInt),
+    field('priority', goInt),
+    field('table', goPtr(goInt)),
+    field('scope', goPtr(goInt)),
+  ]);
+}

@@ -42,7 +42,7 @@ import {
   type GoValue,
 } from './gojson.js';
 import { goCanonicalCIDR, goCanonicalIP, goCIDRFamily, goCidrError, goIPError } from './goip.js';
-import { TYPES_DNS } from './gotypes.js';
+import { TYPES_DNS, typesRouteStruct } from './gotypes.js';
 
 // ──────────────────────────────────────── Go's types ────────────────────────────────────────
 
@@ -525,15 +525,7 @@ const netIPType: GoType = {
   },
 };
 
-const routeStruct = goStruct('types.route', [
-  field('dst', ipNetType),
-  field('gw', netIPType),
-  field('mtu', goInt),
-  field('advmss', goInt),
-  field('priority', goInt),
-  field('table', goPtr(goInt)),
-  field('scope', goPtr(goInt)),
-]);
+const routeStruct = typesRouteStruct(ipNetType, netIPType);
 
 /** `types.Route.UnmarshalJSON`: a fresh decode into the private `route` struct. */
 const routeType: GoType = {
