@@ -9,26 +9,20 @@ import type { FileStore } from '../core/files.js';
 import type { Json, JsonObject } from '../core/json.js';
 import {
   bytesMemo,
-  field,
   goDecodeMap,
-  goAny,
-  goBool,
   goDynamicType,
   GoError,
-  goMap,
   goMarshal,
   GoOrdered,
   goParse,
-  goSlice,
   goStrconvQuote,
-  goString,
-  goStruct,
   goStructOrder,
   goUnmarshal,
   type GoValue,
 } from './gojson.js';
 import type { CniDns, CniResult, RuntimeConf } from './contracts.js';
 import { resultOwnGoValue } from './result.js';
+import { TYPES_PLUGIN_CONF } from './gotypes.js';
 import { versionCurrent, versionGt } from './version.js';
 
 /** `types.PluginConf`, the fields libcni itself reads (everything else stays in the bytes). */
@@ -66,28 +60,6 @@ export interface NetworkConfigList {
   readonly bytes: Uint8Array;
 }
 
-const PLUGIN_CONF = goStruct('types.PluginConf', [
-  field('cniVersion', goString),
-  field('name', goString),
-  field('type', goString),
-  field('capabilities', goMap(goBool)),
-  field('ipam', goStruct('types.IPAM', [field('type', goString)])),
-  field(
-    'dns',
-    goStruct('types.DNS', [
-      field('nameservers', goSlice(goString)),
-      field('domain', goString),
-      field('search', goSlice(goString)),
-      field('options', goSlice(goString)),
-    ]),
-  ),
-  field('prevResult', goMap(goAny)),
-  field(
-    'cni.dev/valid-attachments',
-    goSlice(goStruct('types.GCAttachment', [field('containerID', goString), field('ifname', goString)])),
-  ),
-]);
-
 const toBytes = (b: string | Uint8Array): Uint8Array => (typeof b === 'string' ? Buffer.from(b, 'utf8') : b);
 const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
 
@@ -96,7 +68,7 @@ export function pluginConfFromBytes(bytes: string | Uint8Array): PluginConfig {
   const b = toBytes(bytes);
   let raw: Record<string, unknown>;
   try {
-    raw = (goUnmarshal(b, PLUGIN_CONF) ?? {}) as Record<string, unknown>;
+    raw = (goUnmarshal(b, TYPES_PLUGIN_CONF) ?? {}) as Record<string, unknown>;
   } catch (e) {
     throw new GoError(`error parsing configuration: ${(e as Error).message}`);
   }

@@ -60,3 +60,13 @@ export function macString(hw: Uint8Array | undefined): string {
   if (!hw) return '';
   return [...hw].map((b) => b.toString(16).padStart(2, '0')).join(':');
 }
+
+/**
+ * `fmt.Sprintf("%v-%02x-%02x-%02x-%02x", prefix, ip[0], ip[1], ip[2], ip[3])`: the MAC the Windows
+ * agents make up from an IPv4 address (flannel's and kube-proxy's `conjureMac`, win-overlay's
+ * endpoint MAC): the prefix as given, then the octets in lower-case hex.
+ */
+export function conjureMac(prefix: string, ip: number): string {
+  const o = [(ip >>> 24) & 255, (ip >>> 16) & 255, (ip >>> 8) & 255, ip & 255];
+  return `${prefix}-${o.map((b) => b.toString(16).padStart(2, '0')).join('-')}`;
+}

@@ -42,6 +42,7 @@ import {
   type GoValue,
 } from './gojson.js';
 import { goCanonicalCIDR, goCanonicalIP, goCIDRFamily, goCidrError, goIPError } from './goip.js';
+import { TYPES_DNS, typesRouteStruct } from './gotypes.js';
 
 // ──────────────────────────────────────── Go's types ────────────────────────────────────────
 
@@ -524,22 +525,7 @@ const netIPType: GoType = {
   },
 };
 
-const dnsType = goStruct('types.DNS', [
-  field('nameservers', goSlice(goString)),
-  field('domain', goString),
-  field('search', goSlice(goString)),
-  field('options', goSlice(goString)),
-]);
-
-const routeStruct = goStruct('types.route', [
-  field('dst', ipNetType),
-  field('gw', netIPType),
-  field('mtu', goInt),
-  field('advmss', goInt),
-  field('priority', goInt),
-  field('table', goPtr(goInt)),
-  field('scope', goPtr(goInt)),
-]);
+const routeStruct = typesRouteStruct(ipNetType, netIPType);
 
 /** `types.Route.UnmarshalJSON`: a fresh decode into the private `route` struct. */
 const routeType: GoType = {
@@ -617,21 +603,21 @@ const result020Type = goStruct('types020.Result', [
   field('cniVersion', goString),
   field('ip4', goPtr(ip020Type)),
   field('ip6', goPtr(ip020Type)),
-  field('dns', dnsType),
+  field('dns', TYPES_DNS),
 ]);
 const result040Type = goStruct('types040.Result', [
   field('cniVersion', goString),
   field('interfaces', goSlice(goPtr(intf040))),
   field('ips', goSlice(goPtr(ipConfigType(true, 'types040')))),
   field('routes', goSlice(goPtr(routeType))),
-  field('dns', dnsType),
+  field('dns', TYPES_DNS),
 ]);
 const result100Type = goStruct('types100.Result', [
   field('cniVersion', goString),
   field('interfaces', goSlice(goPtr(intf100))),
   field('ips', goSlice(goPtr(ipConfigType(false, 'types100')))),
   field('routes', goSlice(goPtr(routeType))),
-  field('dns', dnsType),
+  field('dns', TYPES_DNS),
 ]);
 
 function readDns(v: unknown): CniDns {

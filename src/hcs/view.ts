@@ -52,11 +52,11 @@ import {
 } from '../addr/ip.js';
 import { formatMac, parseMac } from '../addr/mac.js';
 import { isJsonObject, type Json, type JsonObject } from '../core/json.js';
-import type { HostRoute } from '../dataplane/plane.js';
 import { subnetsOf, type EndpointRec } from '../hns/model.js';
 import { endpointInterface } from '../hns/adapters.js';
 import type { HnsService } from '../hns/service.js';
 import { DEFAULT_COMPARTMENT } from '../hns/v1/attach.js';
+import type { HostRoute } from '../vswitch/routes.js';
 import { maskOf } from '../vswitch/v4.js';
 import { isLive, type ComputeSystemRec, type SystemState } from './model.js';
 import type { HcsService } from './service.js';

@@ -25,7 +25,7 @@ import {
   type EndpointInfo,
 } from './hns/endpoint.js';
 import { annotate } from './hns/errors.js';
-import { GO_STRING } from './hns/gojson.js';
+import { field, goString } from '../cni/gojson.js';
 import {
   bridgeGateway,
   firstAddress,
@@ -52,9 +52,7 @@ export interface WinBridgeNetConf extends HnsNetConf {
   ipMasqNetwork: string;
 }
 
-const EXTRA_FIELDS: readonly PluginField[] = [
-  { json: 'ipMasqNetwork', prop: 'ipMasqNetwork', type: GO_STRING },
-];
+const EXTRA_FIELDS: readonly PluginField[] = [field('ipMasqNetwork', goString)];
 
 /** `loadNetConf(stdin)`: `failed to load netconf: <Go's decode error>`. */
 export function loadWinBridgeConf(stdin: string): WinBridgeNetConf {

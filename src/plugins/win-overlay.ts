@@ -29,7 +29,7 @@ import {
   type HnsEndpointSpec,
 } from './hns/endpoint.js';
 import { annotate, first } from './hns/errors.js';
-import { GO_BOOL, GO_STRING } from './hns/gojson.js';
+import { field, goBool, goString } from '../cni/gojson.js';
 import { ipString, parseIP, to4 } from '../cni/goip.js';
 import {
   addEndpointReleasingIpam,
@@ -62,10 +62,7 @@ export interface WinOverlayNetConf extends HnsNetConf {
   endpointMacPrefix: string;
 }
 
-const EXTRA_FIELDS: readonly PluginField[] = [
-  { json: 'ipMasq', prop: 'ipMasq', type: GO_BOOL },
-  { json: 'endpointMacPrefix', prop: 'endpointMacPrefix', type: GO_STRING },
-];
+const EXTRA_FIELDS: readonly PluginField[] = [field('ipMasq', goBool), field('endpointMacPrefix', goString)];
 
 /** `loadNetConf(stdin)`: `failed to load netconf: <Go's decode error>`. */
 export function loadWinOverlayConf(stdin: string): WinOverlayNetConf {

@@ -6,55 +6,31 @@
  * `runtimeConfig`, decoded with Go's `encoding/json` rules and error texts.
  */
 import {
+  embedded,
   field,
   goAny,
-  goBool,
   goMap,
-  goSlice,
   goString,
   goStruct,
   goUnmarshal,
   type GoType,
 } from '../../cni/gojson.js';
+import { PLUGIN_CONF_FIELDS } from '../../cni/gotypes.js';
 import type { Json, JsonObject } from '../../core/json.js';
 
 export const DEFAULT_SUBNET_FILE = '/run/flannel/subnet.env';
 export const DEFAULT_DATA_DIR = '/var/lib/cni/flannel';
 
-/** `types.DNS`. */
-const DNS: GoType = goStruct('types.DNS', [
-  field('nameservers', goSlice(goString)),
-  field('domain', goString),
-  field('search', goSlice(goString)),
-  field('options', goSlice(goString)),
-]);
-
-/** `types.GCAttachment`. */
-const GC_ATTACHMENT: GoType = goStruct('types.GCAttachment', [
-  field('containerID', goString),
-  field('ifname', goString),
-]);
-
-/** The fields of the embedded `types.NetConf` (containernetworking/cni v1.3.0 `pkg/types/types.go`). */
-const EMBEDDED = [
-  'cniVersion',
-  'name',
-  'type',
-  'capabilities',
-  'dns',
-  'prevResult',
-  'cni.dev/valid-attachments',
-];
-
-/** flannel's `main.NetConf`: the embedded fields first, then its own; its `ipam` wins over libcni's. */
+/**
+ * flannel's `main.NetConf`: libcni's `types.NetConf` embedded (Go ≥ 1.24 — flannel builds with Go
+ * 1.24.3, `scripts/version.sh` — names it in a field path: `Go struct field NetConf.NetConf.type`),
+ * its `ipam` shadowed by flannel's own free-form map, then flannel's fields.
+ */
 const NET_CONF: GoType = goStruct('main.NetConf', [
-  field('cniVersion', goString),
-  field('name', goString),
-  field('type', goString),
-  field('capabilities', goMap(goBool)),
-  field('dns', DNS),
-  field('prevResult', goMap(goAny)),
-  field('cni.dev/valid-attachments', goSlice(GC_ATTACHMENT)),
+  ...embedded(
+    ['NetConf'],
+    PLUGIN_CONF_FIELDS.filter((f) => f.json !== 'ipam'),
+  ),
   field('ipam', goMap(goAny)),
   field('subnetFile', goString),
   field('dataDir', goString),
@@ -63,16 +39,7 @@ const NET_CONF: GoType = goStruct('main.NetConf', [
 ]);
 
 /** libcni's `types.NetConf`, as flannel's DEL reads the saved delegate config back. */
-const TYPES_NET_CONF: GoType = goStruct('types.NetConf', [
-  field('cniVersion', goString),
-  field('name', goString),
-  field('type', goString),
-  field('capabilities', goMap(goBool)),
-  field('ipam', goStruct('types.IPAM', [field('type', goString)])),
-  field('dns', DNS),
-  field('prevResult', goMap(goAny)),
-  field('cni.dev/valid-attachments', goSlice(GC_ATTACHMENT)),
-]);
+const TYPES_NET_CONF: GoType = goStruct('types.NetConf', PLUGIN_CONF_FIELDS);
 
 /** The parts of the decoded config flannel uses (Go zero values where the input set nothing). */
 export interface FlannelNetConf {
@@ -88,20 +55,6 @@ export interface FlannelNetConf {
 }
 
 /**
- * Go ≥ 1.24 (flannel builds with Go 1.24.3, `scripts/version.sh`) names the embedded struct in a
- * field path: `Go struct field NetConf.NetConf.type of type string`.
- */
-function withEmbeddedPath(message: string): string {
-  return message.replace(
-    /( into Go struct field [^.\s]+\.)([^\s]+)( of type )/,
-    (all, head: string, path: string, tail: string) => {
-      const first = EMBEDDED.find((f) => path === f || path.startsWith(`${f}.`));
-      return first ? `${head}NetConf.${path}${tail}` : all;
-    },
-  );
-}
-
-/**
  * `loadFlannelNetConf(bytes)`: defaults, then `json.Unmarshal` over them (a JSON `null` leaves a
  * default in place). Errors read `failed to load netconf: <Go's json error>`.
  */
@@ -110,7 +63,7 @@ export function loadFlannelNetConf(bytes: Uint8Array | string): FlannelNetConf {
   try {
     doc = (goUnmarshal(bytes, NET_CONF) ?? {}) as Record<string, unknown>;
   } catch (e) {
-    throw new Error(`failed to load netconf: ${withEmbeddedPath((e as Error).message)}`);
+    throw new Error(`failed to load netconf: ${(e as Error).message}`);
   }
   const str = (k: string, dflt = ''): string => (typeof doc[k] === 'string' ? (doc[k] as string) : dflt);
   const obj = (k: string): JsonObject | undefined => (doc[k] as JsonObject | undefined) ?? undefined;

@@ -10,7 +10,7 @@ import { HcsClient } from '../../api/hcs/client.js';
 import { HnsV1Client } from '../../api/hnsv1/client.js';
 import type { Clock } from '../../core/clock.js';
 import type { JsonObject } from '../../core/json.js';
-import type { HostRoute, RouteSpec } from '../../dataplane/plane.js';
+import type { HostRoute, RouteSpec } from '../../vswitch/routes.js';
 import type { Host } from '../../host/host.js';
 import { fmt, ip4 } from '../../vswitch/v4.js';
 import { goParseIP } from '../../cni/goip.js';

@@ -13,6 +13,7 @@ import type { Json } from '../../core/json.js';
 import { isJsonObject } from '../../core/json.js';
 import { fmt } from '../../vswitch/v4.js';
 import { GoPanic, nilDereference } from '../../cni/gopanic.js';
+import { conjureMac } from '../../cni/gomac.js';
 import { wrap } from './host.js';
 import { LeaseWatcher, parseLease, subnetText, type Lease, type ParsedLease } from './lease.js';
 import { ENCAP_OVERHEAD, vxlanConfig, type VxlanConfig } from './vxlan.js';
@@ -35,10 +36,7 @@ export function remoteEndpointName(ip: number): string {
 }
 
 /** `ConjureMac`: `%v-%02x-%02x-%02x-%02x`, the prefix as configured and the octets in lower-case hex. */
-export function conjureMac(prefix: string, ip: number): string {
-  const o = [(ip >>> 24) & 255, (ip >>> 16) & 255, (ip >>> 8) & 255, ip & 255];
-  return `${prefix}-${o.map((b) => b.toString(16).padStart(2, '0')).join('-')}`;
-}
+export { conjureMac };
 
 /** `jsonparser.GetUnsafeString(policy, key)`: a case-sensitive top-level string, else "". */
 function rawString(policy: Json | undefined, key: string): string {

@@ -5,14 +5,16 @@
  * enum of port mappings and the DNS merge with runtimeConfig.
  */
 import {
-  GO_ANY,
-  GO_BOOL,
-  GO_INT,
-  GO_RAW,
-  GO_STRING,
-  GO_STRINGS,
+  embedded,
+  field,
+  goBool,
   goDecodeNode,
-  goUnmarshal,
+  goInt,
+  goRaw,
+  goSlice,
+  goString,
+  goStruct,
+  goUnmarshalText,
   jpBytes,
   jpGet,
   jpGetString,
@@ -22,8 +24,8 @@ import {
   type GoField,
   type GoJsonNode,
   type GoStruct,
-  type GoType,
-} from './gojson.js';
+} from '../../cni/gojson.js';
+import { PLUGIN_CONF_FIELDS } from '../../cni/gotypes.js';
 import type { Json } from '../../core/json.js';
 import { parseUintBase0 } from '../../cni/gostrconv.js';
 
@@ -73,108 +75,36 @@ export interface HnsNetConf {
 
 // ───────────────────────────── decoding ─────────────────────────────
 
-const DNS_TYPE: GoStruct = {
-  t: 'struct',
-  name: 'types.DNS',
-  fields: [
-    { json: 'nameservers', prop: 'nameservers', type: GO_STRINGS },
-    { json: 'domain', prop: 'domain', type: GO_STRING },
-    { json: 'search', prop: 'search', type: GO_STRINGS },
-    { json: 'options', prop: 'options', type: GO_STRINGS },
-  ],
-};
+const POLICY_TYPE = goStruct('hns.Policy', [field('name', goString), field('value', goRaw)]);
 
-const GC_ATTACHMENT: GoStruct = {
-  t: 'struct',
-  name: 'types.GCAttachment',
-  fields: [
-    { json: 'containerID', prop: 'containerID', type: GO_STRING },
-    { json: 'ifname', prop: 'ifName', type: GO_STRING },
-  ],
-};
+const PORT_MAP_ENTRY = goStruct('hns.PortMapEntry', [
+  field('hostPort', goInt),
+  field('containerPort', goInt),
+  field('protocol', goString),
+  field('hostIP', goString),
+]);
 
-/** `types.PluginConf` (alias `types.NetConf`), cni v1.3.0 `pkg/types/types.go`. */
-const PLUGIN_CONF_FIELDS: readonly GoField[] = [
-  { json: 'cniVersion', prop: 'cniVersion', type: GO_STRING },
-  { json: 'name', prop: 'name', type: GO_STRING },
-  { json: 'type', prop: 'type', type: GO_STRING },
-  { json: 'capabilities', prop: 'capabilities', type: { t: 'map', name: 'map[string]bool', elem: GO_BOOL } },
-  {
-    json: 'ipam',
-    prop: 'ipam',
-    type: { t: 'struct', name: 'types.IPAM', fields: [{ json: 'type', prop: 'type', type: GO_STRING }] },
-  },
-  { json: 'dns', prop: 'dns', type: DNS_TYPE },
-  {
-    json: 'prevResult',
-    prop: 'prevResult',
-    type: { t: 'map', name: 'map[string]interface {}', elem: GO_ANY },
-  },
-  {
-    json: 'cni.dev/valid-attachments',
-    prop: 'validAttachments',
-    type: { t: 'slice', name: '[]types.GCAttachment', elem: GC_ATTACHMENT },
-  },
-];
-
-const POLICY_TYPE: GoStruct = {
-  t: 'struct',
-  name: 'hns.Policy',
-  fields: [
-    { json: 'name', prop: 'name', type: GO_STRING },
-    { json: 'value', prop: 'value', type: GO_RAW },
-  ],
-};
-
-const PORT_MAP_ENTRY: GoStruct = {
-  t: 'struct',
-  name: 'hns.PortMapEntry',
-  fields: [
-    { json: 'hostPort', prop: 'hostPort', type: GO_INT },
-    { json: 'containerPort', prop: 'containerPort', type: GO_INT },
-    { json: 'protocol', prop: 'protocol', type: GO_STRING },
-    { json: 'hostIP', prop: 'hostIP', type: GO_STRING },
-  ],
-};
-
-const RUNTIME_CONFIG: GoStruct = {
-  t: 'struct',
-  name: 'hns.RuntimeConfig',
-  fields: [
-    {
-      json: 'dns',
-      prop: 'dns',
-      type: {
-        t: 'struct',
-        name: 'hns.RuntimeDNS',
-        fields: [
-          { json: 'servers', prop: 'nameservers', type: GO_STRINGS },
-          { json: 'searches', prop: 'search', type: GO_STRINGS },
-        ],
-      },
-    },
-    {
-      json: 'portMappings',
-      prop: 'portMaps',
-      type: { t: 'slice', name: '[]hns.PortMapEntry', elem: PORT_MAP_ENTRY },
-    },
-  ],
-};
+const RUNTIME_CONFIG = goStruct('hns.RuntimeConfig', [
+  field(
+    'dns',
+    goStruct('hns.RuntimeDNS', [
+      field('servers', goSlice(goString), 'nameservers'),
+      field('searches', goSlice(goString), 'search'),
+    ]),
+  ),
+  field('portMappings', goSlice(PORT_MAP_ENTRY), 'portMaps'),
+]);
 
 /** `hns.NetConf`'s own fields (after the embedded `types.NetConf`). */
 const HNS_NETCONF_FIELDS: readonly GoField[] = [
-  { json: 'apiVersion', prop: 'apiVersion', type: GO_INT },
-  { json: 'policies', prop: 'policies', type: { t: 'slice', name: '[]hns.Policy', elem: POLICY_TYPE } },
-  { json: 'runtimeConfig', prop: 'runtimeConfig', type: RUNTIME_CONFIG },
-  { json: 'loopbackDSR', prop: 'loopbackDSR', type: GO_BOOL },
+  field('apiVersion', goInt),
+  field('policies', goSlice(POLICY_TYPE)),
+  field('runtimeConfig', RUNTIME_CONFIG),
+  field('loopbackDSR', goBool),
 ];
 
-/** A plugin's extra field (`ipMasqNetwork`, `ipMasq`, `endpointMacPrefix`): JSON name, property, type. */
-export interface PluginField {
-  readonly json: string;
-  readonly prop: string;
-  readonly type: GoType;
-}
+/** A plugin's extra field (`ipMasqNetwork`, `ipMasq`, `endpointMacPrefix`). */
+export type PluginField = GoField;
 
 /**
  * The Go struct of a plugin's `NetConf { hns.NetConf; <extra> }`: the promoted fields carry the
@@ -193,15 +123,12 @@ export function pluginNetConfType(extra: readonly PluginField[]): GoStruct {
 const netConfTypes = new WeakMap<readonly PluginField[], GoStruct>();
 
 function buildNetConfType(extra: readonly PluginField[]): GoStruct {
-  return {
-    t: 'struct',
-    name: 'main.NetConf',
-    fields: [
-      ...PLUGIN_CONF_FIELDS.map((f) => ({ ...f, embeddedIn: ['NetConf', 'NetConf'] })),
-      ...HNS_NETCONF_FIELDS.map((f) => ({ ...f, embeddedIn: ['NetConf'] })),
-      ...extra,
-    ],
-  };
+  // main.NetConf { hns.NetConf { types.NetConf; … }; … } (types.NetConf is types.PluginConf)
+  return goStruct('main.NetConf', [
+    ...embedded(['NetConf', 'NetConf'], PLUGIN_CONF_FIELDS),
+    ...embedded(['NetConf'], HNS_NETCONF_FIELDS),
+    ...extra,
+  ]);
 }
 
 /**
@@ -210,7 +137,7 @@ function buildNetConfType(extra: readonly PluginField[]): GoStruct {
  */
 export function loadNetConf<T extends HnsNetConf>(stdin: string, extra: readonly PluginField[]): T {
   try {
-    return goUnmarshal(stdin, pluginNetConfType(extra)) as unknown as T;
+    return goUnmarshalText(stdin, pluginNetConfType(extra)) as unknown as T;
   } catch (e) {
     throw new Error(`failed to load netconf: ${(e as Error).message}`);
   }
@@ -315,14 +242,10 @@ export function marshalRawMessages(raws: readonly RawMessage[]): Json[] {
   });
 }
 
-const HCN_ENDPOINT_POLICY: GoStruct = {
-  t: 'struct',
-  name: 'hcn.EndpointPolicy',
-  fields: [
-    { json: 'Type', prop: 'Type', type: GO_STRING },
-    { json: 'Settings', prop: 'Settings', type: GO_RAW },
-  ],
-};
+const HCN_ENDPOINT_POLICY = goStruct('hcn.EndpointPolicy', [
+  field('Type', goString),
+  field('Settings', goRaw),
+]);
 
 /** An `hcn.EndpointPolicy` as decoded from a config value. */
 export interface HcnEndpointPolicy {

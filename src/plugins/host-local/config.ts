@@ -11,7 +11,6 @@ import {
   field,
   GoError,
   goDecodeShared,
-  goInt,
   goParseShared,
   goPtr,
   goQuotedList,
@@ -22,6 +21,7 @@ import {
   goUnmarshal,
   type GoType,
 } from '../../cni/gojson.js';
+import { typesRouteStruct } from '../../cni/gotypes.js';
 import { versionGte } from '../../cni/version.js';
 import { ipNetString, ipString, parseCIDR, parseIP, type IP, type IPNet } from './ip.js';
 import { canonicalizeRangeSet, rangeSetOverlaps, type Range, type RangeSet } from './range.js';
@@ -102,15 +102,7 @@ const PKG_IP: GoType = {
 };
 
 /** `types.route`, what `Route.UnmarshalJSON` decodes into. */
-const ROUTE_STRUCT = goStruct('types.route', [
-  field('dst', TYPES_IPNET),
-  field('gw', NET_IP),
-  field('mtu', goInt),
-  field('advmss', goInt),
-  field('priority', goInt),
-  field('table', goPtr(goInt)),
-  field('scope', goPtr(goInt)),
-]);
+const ROUTE_STRUCT = typesRouteStruct(TYPES_IPNET, NET_IP);
 
 interface DecodedRoute {
   dst?: IPNet;

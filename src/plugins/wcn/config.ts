@@ -22,6 +22,7 @@ import {
   type GoType,
   type GoValue,
 } from '../../cni/gojson.js';
+import { TYPES_DNS } from '../../cni/gotypes.js';
 import {
   goIPString,
   goNetString,
@@ -192,15 +193,7 @@ const NETWORK_CONFIG: GoType = goStruct('cni.NetworkConfig', [
       field('routes', goSlice(routeType('IpamConfig.ipam.routes'))),
     ]),
   ),
-  field(
-    'dns',
-    goStruct('types.DNS', [
-      field('nameservers', strs),
-      field('domain', goString),
-      field('search', strs),
-      field('options', strs),
-    ]),
-  ),
+  field('dns', TYPES_DNS),
   field(
     'optionalFlags',
     goStruct('cni.OptionalFlags', [

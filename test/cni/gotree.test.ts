@@ -1,25 +1,27 @@
 /**
- * The Go JSON readers of src/plugins/hns/gojson.ts. Expected texts are Go's: the scanner messages
+ * The source-tree readers of src/cni/gotree.ts (win-bridge's and win-overlay's config decoding,
+ * jsonparser's lookups) over the decoder of src/cni/godecode.ts. Expected texts are Go's: the scanner messages
  * were produced by Go's `encoding/json` (`json.Unmarshal` into an `interface{}`; the scanner texts
  * have not changed since Go 1.x), the type errors follow `UnmarshalTypeError.Error()` with the
  * embedded-struct names Go 1.24 added to `Field` (golang/go#68941; plugins v1.9.1 build with Go 1.25).
  */
 import { describe, expect, it } from 'vitest';
 import {
-  GO_INT,
-  GO_RAW,
-  GO_STRING,
-  GO_STRINGS,
+  field,
   goFoldName,
-  goUnmarshal,
+  goInt,
+  goRaw,
+  goSlice,
+  goString,
+  goStruct,
+  goUnmarshalText,
   jpBytes,
   jpGet,
   jpGetString,
   parseGoJson,
   rawText,
-  type GoStruct,
-} from '../../../src/plugins/hns/gojson.js';
-import { loadNetConf } from '../../../src/plugins/hns/netconf.js';
+} from '../../src/cni/gojson.js';
+import { loadNetConf } from '../../src/plugins/hns/netconf.js';
 
 describe('parseGoJson: Go scanner error texts', () => {
   const cases: [string, string][] = [
@@ -75,50 +77,48 @@ describe('jsonparser lookups', () => {
   });
 });
 
-describe('goUnmarshal: Go struct decoding', () => {
-  const T: GoStruct = {
-    t: 'struct',
-    name: 'main.T',
-    fields: [
-      { json: 'name', prop: 'name', type: GO_STRING },
-      { json: 'count', prop: 'count', type: GO_INT },
-      { json: 'list', prop: 'list', type: GO_STRINGS },
-      { json: 'raw', prop: 'raw', type: GO_RAW },
-    ],
-  };
+describe('goUnmarshalText: Go struct decoding from source text', () => {
+  const T = goStruct('main.T', [
+    field('name', goString),
+    field('count', goInt),
+    field('list', goSlice(goString)),
+    field('raw', goRaw),
+  ]);
 
   it('matches keys exactly first, then case-insensitively; the last occurrence wins', () => {
-    expect(goUnmarshal('{"NAME":"a","Name":"b"}', T)['name']).toBe('b');
-    expect(goUnmarshal('{"COUNT":3}', T)['count']).toBe(3);
+    expect(goUnmarshalText('{"NAME":"a","Name":"b"}', T)['name']).toBe('b');
+    expect(goUnmarshalText('{"COUNT":3}', T)['count']).toBe(3);
   });
 
   it('folds non-ASCII as Go does: ſ matches s (ToUpper(ToLower))', () => {
     expect(goFoldName('liſt')).toBe(goFoldName('LIST'));
-    expect(goUnmarshal('{"liſt":["x"]}', T)['list']).toEqual(['x']);
+    expect(goUnmarshalText('{"liſt":["x"]}', T)['list']).toEqual(['x']);
   });
 
   it('keeps a RawMessage byte for byte, null included', () => {
-    expect(goUnmarshal('{"raw": [ 1,2 ] }', T)['raw']).toBe('[ 1,2 ]');
-    expect(goUnmarshal('{"raw":null}', T)['raw']).toBe('null');
-    expect(goUnmarshal('{}', T)['raw']).toBeUndefined();
+    expect(goUnmarshalText('{"raw": [ 1,2 ] }', T)['raw']).toBe('[ 1,2 ]');
+    expect(goUnmarshalText('{"raw":null}', T)['raw']).toBe('null');
+    expect(goUnmarshalText('{}', T)['raw']).toBeUndefined();
   });
 
   it('null leaves a string as it was and clears a slice', () => {
-    expect(goUnmarshal('{"name":"a","name":null}', T)['name']).toBe('a');
-    expect(goUnmarshal('{"list":["a"],"list":null}', T)['list']).toBeUndefined();
+    expect(goUnmarshalText('{"name":"a","name":null}', T)['name']).toBe('a');
+    expect(goUnmarshalText('{"list":["a"],"list":null}', T)['list']).toBeUndefined();
   });
 
   it('reports the first type mismatch as UnmarshalTypeError', () => {
-    expect(() => goUnmarshal('{"count":"2","name":5}', T)).toThrow(
+    expect(() => goUnmarshalText('{"count":"2","name":5}', T)).toThrow(
       'json: cannot unmarshal string into Go struct field T.count of type int',
     );
-    expect(() => goUnmarshal('{"count":2.5}', T)).toThrow(
+    expect(() => goUnmarshalText('{"count":2.5}', T)).toThrow(
       'json: cannot unmarshal number 2.5 into Go struct field T.count of type int',
     );
-    expect(() => goUnmarshal('{"list":[1]}', T)).toThrow(
+    expect(() => goUnmarshalText('{"list":[1]}', T)).toThrow(
       'json: cannot unmarshal number into Go struct field T.list of type string',
     );
-    expect(() => goUnmarshal('[]', T)).toThrow('json: cannot unmarshal array into Go value of type main.T');
+    expect(() => goUnmarshalText('[]', T)).toThrow(
+      'json: cannot unmarshal array into Go value of type main.T',
+    );
   });
 
   it('names the embedded structs of a promoted field (Go 1.24+) in loadNetConf errors', () => {

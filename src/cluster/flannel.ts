@@ -1,0 +1,155 @@
+/**
+ * flannel's routes between the cluster's nodes (reference kubernetes-windows.md §1; flannel
+ * `pkg/backend/hostgw/hostgw_windows.go`, `pkg/backend/vxlan/*_windows.go`): host-gw nodes get a
+ * route to each other host-gw node's pod subnet on their segment (or, with ToR routing, the
+ * underlay router gets one per node); Windows vxlan nodes a RemoteSubnetRoute per other VXLAN node
+ * with its DR MAC or VTEP MAC; Linux nodes their routes or FDB entries. Only what is missing is
+ * added, so a sync repairs a node; `checkOverlays` finds VXLAN settings nodes disagree on. The
+ * cluster runs this synchronously on each change; the lease-driven agent, flanneld's own Windows
+ * backends, is src/plugins/flanneld.
+ */
+import type { JsonObject } from '../core/json.js';
+import { formatMac } from '../addr/mac.js';
+import { fmt, fmtPrefix, parsePrefix4 } from '../vswitch/v4.js';
+import type { Fabric } from './underlay.js';
+import type { AnyNode, ClusterFinding, WinNode } from './types.js';
+import { must } from './windows-node.js';
+
+/** flannel host-gw peers: l2bridge Windows nodes and host-gw Linux nodes. */
+export function isHostGw(n: AnyNode): boolean {
+  return n.kind === 'Windows' ? n.spec.network === 'l2bridge' : n.spec.backend === 'host-gw';
+}
+
+/** The MAC a VXLAN peer's packets go to: a Windows overlay node's DR MAC or a Linux VTEP's MAC. */
+function vtepMac(n: AnyNode): number | undefined {
+  if (n.kind === 'Windows') return n.spec.network === 'overlay' ? n.drMac : undefined;
+  return n.node.vxlan?.mac;
+}
+
+/**
+ * flannel on every node (or on `only`): routes (host-gw) and RemoteSubnetRoutes / FDB (vxlan)
+ * towards every other node; `tor`: host-gw subnets are routed by the underlay router instead.
+ */
+export function syncNetworks(nodes: readonly AnyNode[], fabric: Fabric, tor: boolean, only?: AnyNode): void {
+  // flannel host-gw: a route per other host-gw node on the same segment (L2 adjacency)
+  const hostGwPeers = (n: AnyNode) =>
+    tor ? [] : nodes.filter((o) => o !== n && isHostGw(o) && o.segment === n.segment);
+  for (const n of nodes) {
+    if (only !== undefined && n !== only) continue;
+    if (tor && isHostGw(n) && !fabric.hasRoute('router', n.podSubnet))
+      fabric.addRoute('router', fmtPrefix(n.podSubnet), fmt(n.ip));
+    if (n.kind === 'Linux') {
+      n.node.routes =
+        n.spec.backend === 'host-gw'
+          ? hostGwPeers(n).map((o) => ({ dest: o.podSubnet, via: o.ip }))
+          : nodes.flatMap((o) => {
+              const mac = o === n ? undefined : vtepMac(o);
+              return mac === undefined ? [] : [{ dest: o.podSubnet, via: o.ip, vtepMac: mac }];
+            });
+    } else if (n.spec.network === 'overlay') syncRemoteSubnets(n, nodes);
+    else syncHostRoutes(n, hostGwPeers(n));
+  }
+}
+
+/** flannel host-gw on Windows: a host route to each peer's pod subnet via the peer. */
+function syncHostRoutes(n: WinNode, peers: readonly AnyNode[]): void {
+  for (const o of peers) {
+    const have = n.host
+      .routes()
+      .some((r) => r.origin === 'User' && r.dest.addr === o.podSubnet.addr && r.dest.len === o.podSubnet.len);
+    if (!have)
+      n.host.addRoute({
+        destinationPrefix: fmtPrefix(o.podSubnet),
+        nextHop: fmt(o.ip),
+        interfaceAlias: 'vEthernet (Ethernet)',
+      });
+  }
+}
+
+/** flannel vxlan: a RemoteSubnetRoute per other VXLAN node (its DR MAC or VTEP MAC). */
+function syncRemoteSubnets(n: WinNode, nodes: readonly AnyNode[]): void {
+  const rec = n.host.hns.store.networks.get(n.networkId)!;
+  const have = new Set(
+    rec.Policies.filter((p) => p.type === 'RemoteSubnetRoute').map((p) =>
+      fmtPrefix(parsePrefix4(String((p.settings as { destinationPrefix: string }).destinationPrefix))!),
+    ),
+  );
+  const add: JsonObject[] = [];
+  for (const o of nodes) {
+    const mac = vtepMac(o);
+    if (o === n || mac === undefined || have.has(fmtPrefix(o.podSubnet))) continue;
+    add.push({
+      Type: 'RemoteSubnetRoute',
+      Settings: {
+        DestinationPrefix: fmtPrefix(o.podSubnet),
+        IsolationId: n.spec.vni ?? 4096,
+        ProviderAddress: fmt(o.ip),
+        DistributedRouterMacAddress: formatMac(mac),
+      },
+    });
+  }
+  if (add.length)
+    must(
+      n.host.api.HcnModifyNetwork(n.networkId, {
+        ResourceType: 'Policy',
+        RequestType: 'Add',
+        Settings: { Policies: add },
+      }),
+    );
+}
+
+/** Overlay settings that do not agree between nodes (VNI, UDP port, MTU, backends). */
+export function checkOverlays(nodes: Iterable<AnyNode>): ClusterFinding[] {
+  const out: ClusterFinding[] = [];
+  const overlay: { name: string; kind: AnyNode['kind']; vni: number; port: number; mtu: number }[] = [];
+  const hostgw: string[] = [];
+  for (const n of nodes) {
+    const { name, kind } = n;
+    if (isHostGw(n)) hostgw.push(name);
+    else if (n.kind === 'Windows')
+      overlay.push({ name, kind, vni: n.spec.vni ?? 4096, port: n.spec.vxlanPort ?? 4789, mtu: 1450 });
+    else overlay.push({ name, kind, ...n.node.vxlan! });
+  }
+  const differ = (key: 'vni' | 'port' | 'mtu', setting: ClusterFinding['setting'], why: string) => {
+    const values = new Map<number, string[]>();
+    for (const o of overlay) values.set(o[key], [...(values.get(o[key]) ?? []), o.name]);
+    if (values.size > 1) {
+      const desc = [...values].map(([v, ns]) => `${v} on ${ns.join(', ')}`).join('; ');
+      out.push({
+        severity: key === 'mtu' ? 'warning' : 'error',
+        nodes: overlay.map((o) => o.name),
+        setting,
+        message: `${setting} differs: ${desc} — ${why}`,
+      });
+    }
+  };
+  differ(
+    'vni',
+    'VNI',
+    'VXLAN packets with another VNI are dropped at decapsulation (Windows needs 4096 or more)',
+  );
+  differ(
+    'port',
+    'UDP port',
+    'a node drops VXLAN on a port it does not listen on (Windows flannel supports only 4789)',
+  );
+  differ('mtu', 'MTU', 'pods on the larger-MTU side send packets the other side fragments or drops');
+  const windowsOverlay = overlay.some((o) => o.kind === 'Windows');
+  for (const o of overlay) {
+    if (o.vni < 4096 && o.kind === 'Linux' && windowsOverlay)
+      out.push({
+        severity: 'error',
+        nodes: [o.name],
+        setting: 'VNI',
+        message: `${o.name} uses VNI ${o.vni}; Windows overlay needs a VNI of 4096 or more`,
+      });
+  }
+  if (overlay.length && hostgw.length)
+    out.push({
+      severity: 'error',
+      nodes: [...overlay.map((o) => o.name), ...hostgw],
+      setting: 'backend',
+      message: `overlay nodes (${overlay.map((o) => o.name).join(', ')}) and host-gw nodes (${hostgw.join(', ')}) have no route between their pods`,
+    });
+  return out;
+}

@@ -1,0 +1,182 @@
+/**
+ * What a cluster is made of (DESIGN: cluster/): the options, the specs of its nodes, pods and
+ * services as a user gives them, and the records the cluster keeps of each (@internal: the
+ * scenario runner and the diagrams read them through `Cluster.nodeOf` / `allNodes`).
+ */
+import type { JsonObject } from '../core/json.js';
+import type { DataplaneOptions } from '../dataplane/plane.js';
+import type { Host } from '../host/host.js';
+import type { WinKernelProxy } from '../plugins/kube-proxy/winkernel.js';
+import type { Prefix4 } from '../vswitch/v4.js';
+import type { DnsClientOptions } from './dns.js';
+import type { LinuxNode } from './linux.js';
+
+export interface ClusterOptions {
+  readonly seed?: number;
+  /** The pod network (default 10.244.0.0/16); node i gets 10.244.(i+1).0/24. */
+  readonly podCidr?: string;
+  readonly serviceCidr?: string;
+  /** The nodes' segment (default 10.0.0.0/24, router .1, nodes from .10). */
+  readonly nodeSubnet?: string;
+  readonly domain?: string;
+  /** The kube-dns service address (default the service CIDR's .10). */
+  readonly dnsServiceIp?: string;
+  /** kube-proxy `--enable-dsr` (default false). */
+  readonly dsr?: boolean;
+  /** win-bridge/win-overlay `loopbackDSR` (default: on when DSR is). */
+  readonly loopbackDsr?: boolean;
+  /** Windows DNS client choices (src/cluster/dns.ts). */
+  readonly dns?: DnsClientOptions;
+  /** HNS version profile of Windows nodes (default ws2022). */
+  readonly profile?: string;
+  /** Dataplane options of every Windows node. */
+  readonly dataplane?: DataplaneOptions;
+  /**
+   * How l2bridge / host-gw nodes reach each other's pod subnets: host routes as flannel host-gw
+   * adds them (`host-gw`, default; nodes must share a segment), or routes on the underlay router
+   * ("upstream L3 routing", `tor`).
+   */
+  readonly l2bridgeRouting?: 'host-gw' | 'tor';
+  /**
+   * How a pod or service change reaches kube-proxy's load balancers: `incremental` (default)
+   * deletes and re-creates the load balancers of the services the change touches, on every
+   * node; `full` re-creates every load balancer on every node on every change (the reference the
+   * incremental sync is tested against). Node and underlay changes always sync everything.
+   */
+  readonly kubeProxySync?: 'incremental' | 'full';
+}
+
+export interface WindowsNodeSpec {
+  readonly name: string;
+  /** The underlay segment (default `nodes`; see `addSegment`). */
+  readonly segment?: string;
+  readonly network: 'l2bridge' | 'overlay';
+  readonly podSubnet?: string;
+  readonly profile?: string;
+  /** Overlay: the VNI (default 4096) and VXLAN port (default 4789). */
+  readonly vni?: number;
+  readonly vxlanPort?: number;
+  /** Whether the node's NIC allows MAC spoofing (default true, as a VM host for containers needs). */
+  readonly macSpoofing?: boolean;
+}
+
+export interface LinuxNodeSpec {
+  readonly name: string;
+  /** The underlay segment (default `nodes`; see `addSegment`). */
+  readonly segment?: string;
+  readonly backend: 'host-gw' | 'vxlan';
+  readonly podSubnet?: string;
+  /** Linux flannel's defaults are VNI 1 and port 8472; a mixed cluster sets 4096 / 4789. */
+  readonly vni?: number;
+  readonly vxlanPort?: number;
+  readonly mtu?: number;
+}
+
+export interface PodSpec {
+  readonly namespace: string;
+  readonly name: string;
+  readonly node: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly hostname?: string;
+  readonly subdomain?: string;
+  /** Extra HNS endpoint policies (v2 JSON), e.g. ACLs, on a Windows node. */
+  readonly policies?: readonly JsonObject[];
+  /**
+   * A Windows pod whose endpoint a runtime already made (containerd's CNI ADD on the node): the
+   * cluster adopts the endpoint and its IPv4 address instead of programming one, and leaves its
+   * removal to the runtime (CNI DEL).
+   */
+  readonly endpointId?: string;
+}
+
+export interface ServicePortSpec {
+  readonly port: number;
+  readonly targetPort?: number;
+  readonly protocol?: 'TCP' | 'UDP';
+  readonly nodePort?: number;
+  readonly name?: string;
+}
+
+export interface ServiceSpec {
+  readonly namespace: string;
+  readonly name: string;
+  readonly type?: 'ClusterIP' | 'NodePort' | 'LoadBalancer';
+  /** Default: the next free address of the service CIDR; `None` = headless. */
+  readonly clusterIP?: string;
+  readonly ports: readonly ServicePortSpec[];
+  readonly selector: Readonly<Record<string, string>>;
+  readonly externalIPs?: readonly string[];
+  readonly loadBalancerIP?: string;
+  readonly sessionAffinity?: 'None' | 'ClientIP';
+  readonly externalTrafficPolicy?: 'Cluster' | 'Local';
+}
+
+/** @internal */
+export interface WinNode {
+  readonly kind: 'Windows';
+  readonly name: string;
+  readonly segment: string;
+  readonly host: Host;
+  readonly ip: number;
+  readonly mac: number;
+  readonly spec: WindowsNodeSpec;
+  readonly podSubnet: Prefix4;
+  readonly networkId: string;
+  /** The network's DR MAC (overlay). */
+  readonly drMac: number;
+  /** kube-proxy's source VIP (overlay) or the node IP. */
+  readonly sourceVip: number;
+  nextPod: number;
+  /** The node's kube-proxy (src/plugins/kube-proxy). */
+  readonly proxy: WinKernelProxy;
+  /** The node's HNS generation after the cluster last programmed it (another change means repair). */
+  syncedGen: number;
+}
+
+/** @internal */
+export interface LnxNode {
+  readonly kind: 'Linux';
+  readonly name: string;
+  readonly segment: string;
+  readonly node: LinuxNode;
+  readonly ip: number;
+  readonly spec: LinuxNodeSpec;
+  readonly podSubnet: Prefix4;
+}
+
+/** @internal */
+export type AnyNode = WinNode | LnxNode;
+
+export interface PodInfo {
+  readonly namespace: string;
+  readonly name: string;
+  readonly node: string;
+  readonly ip: string;
+  /** The HNS endpoint (Windows nodes). */
+  readonly endpointId?: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/** @internal */
+export interface PodRec extends PodInfo {
+  readonly ipNum: number;
+  /** The endpoint is the runtime's (PodSpec.endpointId): removePod leaves it. */
+  readonly adopted?: boolean;
+  readonly hostname?: string;
+  readonly subdomain?: string;
+  readonly dnsServer: boolean;
+}
+
+/** @internal */
+export interface ServiceRec {
+  readonly spec: ServiceSpec;
+  readonly clusterIP: number | 'None';
+}
+
+/** A finding of `check()`: overlay settings that do not agree between nodes. */
+export interface ClusterFinding {
+  readonly severity: 'error' | 'warning';
+  readonly nodes: readonly string[];
+  readonly setting: 'VNI' | 'UDP port' | 'MTU' | 'backend';
+  readonly message: string;
+}

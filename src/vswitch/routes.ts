@@ -1,0 +1,170 @@
+/**
+ * The route table of a host's default compartment (`Get-NetRoute`; reference vfp-dataplane.md
+ * §1.6): connected subnets of its interfaces, their default routes, the HostRoute policy's routes
+ * of overlay networks through the switch's host vNIC, and the routes a user (or flannel host-gw)
+ * adds with `New-NetRoute`, which go with their interface. Recomputed when the HNS state or the
+ * user routes move; looked up by longest prefix, then lowest metric.
+ *
+ * It lives here, beside the compiled host view it is derived from, because the layers above read
+ * it as siblings: the packet path (src/dataplane) routes by it, HCS (src/hcs/view.ts) shows it to
+ * a HostProcess container, and flanneld's host-gw backend adds to it.
+ */
+import { hnsError } from '../core/errors.js';
+import type { HostInterfaceView, HostView } from './view.js';
+import { contains, ip4, prefix4, prefixArg, type Prefix4 } from './v4.js';
+
+/** A route of the host's default compartment (`Get-NetRoute`). */
+export interface HostRoute {
+  readonly dest: Prefix4;
+  /** 0 = on-link. */
+  readonly nextHop: number;
+  readonly iface: string;
+  readonly metric: number;
+  readonly origin: 'Connected' | 'Default' | 'User' | 'HostRoute';
+}
+
+/** A route a user (or flannel host-gw) adds: `New-NetRoute -DestinationPrefix … -NextHop …`. */
+export interface RouteSpec {
+  readonly destinationPrefix: string;
+  readonly nextHop?: string;
+  /** The interface; default: the one whose subnet holds the next hop. */
+  readonly interfaceAlias?: string;
+  readonly metric?: number;
+}
+
+/** A route a user added, validated: the route, and its next hop as given (RemoveRoute matches the text). */
+interface UserRoute {
+  readonly route: HostRoute;
+  readonly nextHopText: string | undefined;
+}
+
+/** One host's route table over its compiled view (`view`) and the routes users added. */
+export class HostRoutes {
+  private table: HostRoute[] | undefined;
+  private tableGen = -1;
+  private readonly userRoutes: UserRoute[] = [];
+  private userGen = 0;
+
+  /** `view`: the host's compiled state; `generation`: a number that moves with it. */
+  constructor(
+    private readonly view: () => HostView,
+    private readonly generation: () => number,
+  ) {}
+
+  /** A number that moves whenever a user route is added or removed. */
+  get userGeneration(): number {
+    return this.userGen;
+  }
+
+  /** Add a route to the host's default compartment; errors: bad prefix/next hop, no interface. */
+  add(spec: RouteSpec): HostRoute {
+    const dest = prefixArg(spec.destinationPrefix, 'DestinationPrefix');
+    const nh = spec.nextHop === undefined ? 0 : ip4(spec.nextHop);
+    if (nh === undefined) throw hnsError('E_INVALIDARG', `NextHop "${spec.nextHop}" is not an IPv4 address`);
+    if (spec.metric !== undefined && (!Number.isInteger(spec.metric) || spec.metric < 0))
+      throw hnsError('E_INVALIDARG', `RouteMetric must be an integer ≥ 0`);
+    const iface = this.routeInterface(spec.interfaceAlias, nh);
+    if (!iface) {
+      throw hnsError(
+        'ERROR_NOT_FOUND',
+        spec.interfaceAlias
+          ? `no interface "${spec.interfaceAlias}"`
+          : `no interface reaches next hop ${spec.nextHop ?? '(on-link)'}`,
+      );
+    }
+    const route: HostRoute = {
+      dest,
+      nextHop: nh,
+      iface: iface.name,
+      metric: spec.metric ?? 256,
+      origin: 'User',
+    };
+    const dup = this.all().some(
+      (r) =>
+        r.origin === 'User' &&
+        r.dest.addr === dest.addr &&
+        r.dest.len === dest.len &&
+        r.nextHop === nh &&
+        r.iface === iface.name &&
+        r.metric === route.metric,
+    );
+    // New-NetRoute: "Instance MSFT_NetRoute already exists"
+    if (dup)
+      throw hnsError(
+        'ERROR_OBJECT_ALREADY_EXISTS',
+        `route ${spec.destinationPrefix} via ${spec.nextHop ?? 'on-link'} on ${iface.name}`,
+      );
+    this.userRoutes.push({ route, nextHopText: spec.nextHop });
+    this.userGen++;
+    return { ...route };
+  }
+
+  /** Remove the user routes to a prefix (and via a next hop, when given); how many went. */
+  remove(destinationPrefix: string, nextHop?: string): number {
+    const dest = prefixArg(destinationPrefix, 'DestinationPrefix');
+    const before = this.userRoutes.length;
+    for (let i = this.userRoutes.length - 1; i >= 0; i--) {
+      const { route: r, nextHopText } = this.userRoutes[i]!;
+      if (
+        r.dest.addr === dest.addr &&
+        r.dest.len === dest.len &&
+        (nextHop === undefined || nextHopText === nextHop)
+      )
+        this.userRoutes.splice(i, 1);
+    }
+    if (this.userRoutes.length !== before) this.userGen++;
+    return before - this.userRoutes.length;
+  }
+
+  private routeInterface(alias: string | undefined, nh: number): HostInterfaceView | undefined {
+    const ifs = this.view().hostIfs;
+    if (alias) return ifs.find((i) => i.name.toLowerCase() === alias.toLowerCase());
+    if (nh === 0) return undefined;
+    return ifs.find((i) => contains(i.prefix, nh));
+  }
+
+  /** The host's route table: connected subnets, default routes, user routes (Get-NetRoute). */
+  all(): readonly HostRoute[] {
+    const view = this.view();
+    const gen = this.generation();
+    if (this.table && this.tableGen === gen) return this.table;
+    const out: HostRoute[] = [];
+    for (const i of view.hostIfs) {
+      if (i.kind === 'Physical' && i.switchId) continue; // bound to a switch: the vNIC holds the address
+      out.push({ dest: i.prefix, nextHop: 0, iface: i.name, metric: 256, origin: 'Connected' });
+    }
+    for (const i of view.hostIfs) {
+      if (i.kind === 'Physical' && i.switchId) continue;
+      if (i.gateway && i.kind !== 'EndpointVNic')
+        out.push({ dest: prefix4(0, 0), nextHop: i.gateway, iface: i.name, metric: 256, origin: 'Default' });
+    }
+    // HostRoute (flannel, Calico): the host reaches the pods of its overlay networks through the
+    // switch's host vNIC
+    for (const n of view.networks.values()) {
+      if (n.type !== 'Overlay' || !n.hostRoute || !n.switchId) continue;
+      const vnic = view.switches.get(n.switchId)?.hostVnic;
+      if (!vnic) continue;
+      for (const s of n.subnets)
+        out.push({ dest: s.prefix, nextHop: 0, iface: vnic.name, metric: 256, origin: 'HostRoute' });
+    }
+    for (const { route } of this.userRoutes) {
+      const iface = view.hostIfs.find((i) => i.name.toLowerCase() === route.iface.toLowerCase());
+      if (!iface) continue; // the interface went with its network: Windows drops its routes
+      out.push({ ...route, iface: iface.name });
+    }
+    this.table = out;
+    this.tableGen = gen;
+    return out;
+  }
+
+  /** Longest prefix, then lowest metric. */
+  lookup(dst: number, exclude?: (r: HostRoute) => boolean): HostRoute | undefined {
+    let best: HostRoute | undefined;
+    for (const r of this.all()) {
+      if (!contains(r.dest, dst) || exclude?.(r)) continue;
+      if (!best || r.dest.len > best.dest.len || (r.dest.len === best.dest.len && r.metric < best.metric))
+        best = r;
+    }
+    return best;
+  }
+}
