@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import type { Readable, Writable } from 'node:stream';
 import type { Host } from '../host/host.js';
-import type { WineRunResult } from '../wine/run.js';
+import type { WineRunResult, WineStep } from '../wine/run.js';
 import type { SimulatorFace } from '../wine/sim.js';
 
 /** Exit codes of `hnsim wine` itself; any other code is the program's. */
@@ -186,24 +186,49 @@ function parseWineFlags(options: string[]): WineFlags {
   }
 }
 
-/** `hnsim wine --doctor`: what is installed, where, and the prefix. */
+/** `hnsim wine --doctor`: what is installed, where, which versions, and the prefix. */
 async function doctor(flags: WineFlags, io: WineCliIo): Promise<number> {
-  const [{ wineDoctor, doctorMessage }, { defaultPrefixDir, prefixReady }] = await Promise.all([
-    import('../wine/doctor.js'),
-    import('../wine/prefix.js'),
-  ]);
+  const [{ wineDoctor, doctorMessage, findGo, toolVersions }, { defaultPrefixDir, prefixReady }] =
+    await Promise.all([import('../wine/doctor.js'), import('../wine/prefix.js')]);
   const report = wineDoctor(io.env);
+  const go = findGo(io.env);
+  const versions = await toolVersions(
+    {
+      ...(report.wine ? { wine: report.wine } : {}),
+      ...(report.mingw ? { mingw: report.mingw } : {}),
+      ...(go ? { go } : {}),
+    },
+    io.env,
+  );
   const dir = flags.prefix ?? defaultPrefixDir(io.env);
+  const found = (path: string | undefined, version: string | undefined, absent = 'missing'): string =>
+    path ? (version ? `${path} (${version})` : path) : absent;
   const rows = [
-    `wine        ${report.wine ?? 'missing'}`,
+    `wine        ${found(report.wine, versions.wine)}`,
     `wineserver  ${report.wineserver ?? 'missing'}`,
-    `mingw-w64   ${report.mingw ?? 'missing'}`,
+    `mingw-w64   ${found(report.mingw, versions.mingw)}`,
+    `go          ${found(go, versions.go, 'not found (optional: it builds Go programs for GOOS=windows)')}`,
     `prefix      ${dir} (${prefixReady(dir) ? 'ready' : 'not created yet: the first run creates it'})`,
   ];
   await write(io.stdout, rows.join('\n') + '\n');
   if (report.ok) return 0;
   await write(io.stderr, `hnsim: ${doctorMessage(report)}\n`);
   return WINE_EXIT.missing;
+}
+
+/** What `hnsim wine` says on stderr before a slow first-use step. */
+export function stepMessage(step: WineStep): string {
+  switch (step.step) {
+    case 'prefix':
+      return `creating the Wine prefix ${step.dir} (first use: about 10 s, 700 MB)`;
+    case 'compile':
+      return "compiling hnsim's DLLs from native/ with mingw-w64 (first use, and after an update of hnsim or Wine: a few seconds)";
+    case 'windows':
+      return (
+        `setting up Windows ${step.windows.major}.${step.windows.minor}.${step.windows.build} ` +
+        `(${step.windows.productName}) in ${step.dir} (first use of this build: a few seconds)`
+      );
+  }
 }
 
 /** Run `hnsim wine`; resolves to the exit code (see WINE_EXIT). */
@@ -298,21 +323,25 @@ export async function cmdWine(
   const report = wineDoctor(io.env);
   if (!report.ok) return fail(WINE_EXIT.missing, doctorMessage(report));
 
-  // The DLLs and the prefix (a first use creates it: say so, it takes a while)
+  // The prefix, the DLLs and the prefix of the node's Windows build: a first use creates them, and
+  // each slow step is said on stderr before it runs
   const prefixDir = flags.prefix ?? prefix.defaultPrefixDir(io.env);
+  const announce = (step: WineStep): void => {
+    io.stderr.write(`hnsim: ${stepMessage(step)}\n`);
+  };
   let wine;
   try {
-    if (!prefix.prefixReady(prefixDir)) {
-      await write(
-        io.stderr,
-        `hnsim: creating the Wine prefix ${prefixDir} (first use: about 10 s, 700 MB)\n`,
-      );
-    }
-    wine = await run.prepareWine({ prefix: prefixDir, env: io.env });
+    wine = await run.prepareWine({ prefix: prefixDir, env: io.env, onStep: announce });
   } catch (e) {
     if (e instanceof run.WineMissingError) return fail(WINE_EXIT.missing, e.message);
     return fail(WINE_EXIT.setup, `cannot prepare Wine: ${(e as Error).message}`);
   }
+  const { windowsVersionOf } = await import('../wine/winver.js');
+  const windows = node
+    ? windowsVersionOf(node.host.profile)
+    : face?.version
+      ? windowsVersionOf(face.version)
+      : undefined;
 
   if (node) {
     const [{ cniRpcMethods }, { wineRegistry }] = await Promise.all([
@@ -347,6 +376,8 @@ export async function cmdWine(
       endpoint: face.endpoint,
       signal: abort.signal,
       wine,
+      onStep: announce,
+      ...(windows ? { windows } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(flags['keep-wineserver'] ? { keepWineserver: true } : {}),
     });
