@@ -468,6 +468,26 @@ export function readPeExports(file: string): string[] {
   return out;
 }
 
+/** The forwarded exports of a PE file (a DLL): name → `DLL.Function` it forwards to. */
+export function readPeForwards(file: string): Record<string, string> {
+  const pe = readPe(file);
+  const [rva, size] = pe.dir(0);
+  if (rva === 0) return {};
+  const ed = pe.at(rva);
+  const count = pe.buf.readUInt32LE(ed + 24);
+  const functions = pe.at(pe.buf.readUInt32LE(ed + 28));
+  const names = pe.at(pe.buf.readUInt32LE(ed + 32));
+  const ordinals = pe.at(pe.buf.readUInt32LE(ed + 36));
+  const out: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    const name = cString(pe.buf, pe.at(pe.buf.readUInt32LE(names + i * 4)));
+    const target = pe.buf.readUInt32LE(functions + pe.buf.readUInt16LE(ordinals + i * 2) * 4);
+    // an address inside the export directory is a forwarder string, not code
+    if (target >= rva && target < rva + size) out[name] = cString(pe.buf, pe.at(target));
+  }
+  return out;
+}
+
 /** The DLLs a PE file imports from, as named in its import table. */
 export function readPeImports(file: string): string[] {
   const pe = readPe(file);
