@@ -35,12 +35,14 @@ export const WINE_USAGE = `Usage: hnsim wine [--state FILE | --connect ADDR:PORT
        hnsim wine --doctor
 
 Run a Windows program under Wine against a simulated node: hnsim's own computenetwork.dll,
-vmcompute.dll and computecore.dll (built from C with mingw-w64 on first use) sit in the
-system32 of hnsim's Wine prefix, where hcsshim's NewLazySystemDLL finds them, and send every
-HNS and HCS call to the simulator over loopback TCP (HNSIM_ENDPOINT=127.0.0.1:PORT, set for
-the program). The program gets this process's environment, stdin and current directory
-(Wine's drive Z: is /, so /home/me is Z:\\home\\me); its stdout and stderr are passed
-through and its exit code returned.
+vmcompute.dll, computecore.dll and iphlpapi.dll (built from C with mingw-w64 on first use) sit
+in the system32 of hnsim's Wine prefix, where hcsshim's NewLazySystemDLL finds them, and send
+every HNS and HCS call, and every IP Helper question (GetAdaptersAddresses, GetIfTable2, …),
+to the simulator over loopback TCP (HNSIM_ENDPOINT=127.0.0.1:PORT, set for the program). The
+program sees the node's adapters (Ethernet, vEthernet (Ethernet), …) instead of Linux's, and
+the node's Windows build (ws2019 10.0.17763, ws2022 10.0.20348, ws2025 10.0.26100). It gets
+this process's environment, stdin and current directory (Wine's drive Z: is /, so /home/me is
+Z:\\home\\me); its stdout and stderr are passed through and its exit code returned.
 
 The simulated node:
   --connect ADDR:PORT  a running 'hnsim serve --listen 127.0.0.1:PORT' (checked with one
@@ -52,16 +54,25 @@ The simulated node:
   neither              a fresh node from the host options, for this run only: discarded when
                        the program exits
 
-  hnsim call --state node.json HcnCreateNetwork null "$(cat cbr0.json)"
-  CNI_COMMAND=ADD CNI_CONTAINERID=c1 CNI_NETNS=none CNI_IFNAME=eth0 CNI_PATH='Z:\\opt\\cni\\bin' \\
-    hnsim wine --state node.json -- ./win-bridge.exe < win-bridge.conf
-  GOOS=windows go test -exec 'hnsim wine --' ./...
+An ADD and a DEL of a real win-bridge.exe (ApiVersion 2: CNI_NETNS is an HCN namespace;
+cbr0-network.json and win-bridge.conf as docs/wine.md shows them; in a checkout or a project
+with hnsim as a dependency, 'npx hnsim'):
+
+  npx hnsim call --state node.json HcnCreateNetwork null "$(cat cbr0-network.json)"
+  ns=$(npx hnsim call --state node.json HcnCreateNamespace null '{}' | jq -r .ID)
+  export CNI_CONTAINERID=c1 CNI_NETNS=$ns CNI_IFNAME=eth0 CNI_PATH="Z:$(echo ~/cni/bin | tr / '\\\\')"
+  CNI_COMMAND=ADD npx hnsim wine --state node.json -- ~/cni/bin/win-bridge.exe < win-bridge.conf
+  CNI_COMMAND=DEL npx hnsim wine --state node.json -- ~/cni/bin/win-bridge.exe < win-bridge.conf
+  GOOS=windows go test -exec 'npx hnsim wine --profile ws2019 --' ./...
 
 The Wine prefix (default $HNSIM_WINE_PREFIX, else $XDG_CACHE_HOME/hnsim/wine-prefix, else
 ~/.cache/hnsim/wine-prefix) is created on first use (about 10 s and 700 MB) and reused; the
-DLLs are copied in when they change. A persistent wineserver (its output on /dev/null) keeps a
-warm run to a fraction of a second; it exits a minute after the last program unless
---keep-wineserver keeps it until 'wineserver -k'. WINEDEBUG is -all unless set.
+DLLs are compiled and copied in when they change; each Windows build gets a prefix of its own
+inside it (hnsim-windows/10.0.BUILD: its registry and wineserver, drive C: shared) on its
+first use. Each of these steps is said on stderr before it starts. A persistent wineserver
+(its output on /dev/null) keeps a warm run to a fraction of a second; it exits a minute after
+the last program unless --keep-wineserver keeps it until 'wineserver -k'. WINEDEBUG is -all
+unless set.
 
 Options:
   --state FILE        The node's state file (see above)
@@ -71,8 +82,9 @@ Options:
   --timeout DURATION  Kill the program after this long: 90, 90s, 2m, 1h (default: none)
   --seed N, --profile NAME, --adapter SPEC, --host FILE
                       The host options of a fresh or new node (see 'hnsim serve --help');
-                      not with --connect
-  --doctor            Say whether Wine and mingw-w64 are installed, where, and the prefix
+                      not with --connect. The profile is also the Windows the program sees
+  --doctor            Say whether Wine and mingw-w64 (and Go) are installed, where, which
+                      versions, and the prefix
   -h, --help          Show this help
 
 Exit status: the program's (Wine passes its low 8 bits; 128+N when killed by signal N); 2 for
