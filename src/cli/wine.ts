@@ -63,7 +63,8 @@ with hnsim as a dependency, 'npx hnsim'):
   export CNI_CONTAINERID=c1 CNI_NETNS=$ns CNI_IFNAME=eth0 CNI_PATH="Z:$(echo ~/cni/bin | tr / '\\\\')"
   CNI_COMMAND=ADD npx hnsim wine --state node.json -- ~/cni/bin/win-bridge.exe < win-bridge.conf
   CNI_COMMAND=DEL npx hnsim wine --state node.json -- ~/cni/bin/win-bridge.exe < win-bridge.conf
-  GOOS=windows go test -exec 'npx hnsim wine --profile ws2019 --' ./...
+  GOOS=windows go test -exec 'npx hnsim wine --' ./...
+  GOOS=windows go test -exec 'npx hnsim wine --profile ws2019 --' ./...   # Windows 10.0.17763
 
 The Wine prefix (default $HNSIM_WINE_PREFIX, else $XDG_CACHE_HOME/hnsim/wine-prefix, else
 ~/.cache/hnsim/wine-prefix) is created on first use (about 10 s and 700 MB) and reused; the

@@ -263,6 +263,8 @@ function spawnWine(
       timers.push(t);
     };
     request.signal?.addEventListener('abort', onAbort, { once: true });
+    // aborted while the prefix was being prepared: the listener above will never fire
+    if (request.signal?.aborted) onAbort();
     // a reader that went away (`hnsim wine … | head`) is not the program's failure: what it would
     // have read is dropped, as a shell pipeline drops it, and the program runs on
     const closed = new Set<Writable>();

@@ -72,7 +72,7 @@ describe.skipIf(!mingw)('replacement DLLs (mingw-w64)', () => {
     built = await buildDlls();
     expect(built.warnings).toBe('');
     expect(built.dlls.map((d) => d.slice(built.outDir.length + 1))).toEqual([...DLL_NAMES]);
-  });
+  }, 600_000);
 
   it('computenetwork.dll exports what hcsshim binds, and the documented extras', () => {
     expect(sorted(readPeExports(built.dlls[0]!))).toEqual(sorted([...HCN_ZSYSCALL, ...HCN_EXTRA]));
@@ -111,7 +111,7 @@ describe.skipIf(!mingw)('replacement DLLs (mingw-w64)', () => {
       '_PfTestPacket@20': 'iphlpapi_wine._PfTestPacket@20',
       if_nametoindex: 'iphlpapi_wine.if_nametoindex',
     });
-  });
+  }, 600_000);
 
   it('import from system DLLs only', () => {
     for (const dll of built.dlls) expect(sorted(readPeImports(dll))).toEqual(sorted(SYSTEM_DLLS));
