@@ -3,7 +3,7 @@
 // back (exit code, stdout, stderr), and the failure paths (no program, a timeout, a pipe a Wine
 // service keeps open: reference wine-shim.md §1).
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   checkProgram,
@@ -137,6 +137,35 @@ read line; echo "STDIN=$line"; echo oops >&2; exit 3`,
     const out = await runUnderWine({ program: program('sleep 30'), env, signal: ac.signal, wine });
     expect(out.signal).toBe('SIGTERM');
     expect(out.exitCode).toBe(128 + 15);
+  });
+});
+
+describe('runUnderWine: the caller going away', () => {
+  it('an abort signalled while the prefix was being prepared still stops the program', async () => {
+    const { wine } = setup();
+    const ac = new AbortController();
+    ac.abort();
+    const out = await runUnderWine({ program: program('sleep 30'), env, signal: ac.signal, wine });
+    expect(out.signal).toBe('SIGTERM');
+    expect(out.exitCode).toBe(128 + 15);
+  });
+
+  it('a reader that went away (hnsim wine … | head) drops the output; the program runs on', async () => {
+    const { wine } = setup();
+    const gone = new Writable({
+      write(_chunk, _enc, cb) {
+        cb(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    const out = await runUnderWine({
+      program: program('echo one; sleep 0.2; echo two; echo err >&2; exit 4'),
+      env,
+      stdout: gone,
+      wine,
+    });
+    expect(out.exitCode).toBe(4);
+    expect(out.stderr).toBe('err\n');
+    expect(gone.listenerCount('error')).toBe(0);
   });
 });
 

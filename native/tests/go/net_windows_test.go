@@ -97,7 +97,7 @@ func TestInterfacesFollowTheNode(t *testing.T) {
 		t.Fatalf("Ethernet after the delete: %+v %v, want %s at index %d", again, err, address, eth.Index)
 	}
 	for _, n := range names(t) {
-		if strings.HasPrefix(n, "vEthernet") {
+		if n == "vEthernet (Ethernet)" {
 			t.Fatalf("%s is still listed after the delete", n)
 		}
 	}
