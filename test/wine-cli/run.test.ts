@@ -152,7 +152,17 @@ describe('runUnderWine: the caller going away', () => {
 
   it('a reader that went away (hnsim wine … | head) drops the output; the program runs on', async () => {
     const { wine } = setup();
-    const gone = new Writable({
+    let unhandled = 0;
+    const gone = new (class extends Writable {
+      // an 'error' nobody listens to would crash the process (`hnsim wine … | head`): count it instead
+      override emit(event: string | symbol, ...args: unknown[]): boolean {
+        if (event === 'error' && this.listenerCount('error') === 0) {
+          unhandled++;
+          return false;
+        }
+        return super.emit(event, ...args);
+      }
+    })({
       write(_chunk, _enc, cb) {
         cb(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
       },
@@ -165,6 +175,7 @@ describe('runUnderWine: the caller going away', () => {
     });
     expect(out.exitCode).toBe(4);
     expect(out.stderr).toBe('err\n');
+    expect(unhandled).toBe(0);
     expect(gone.listenerCount('error')).toBe(0);
   });
 });
