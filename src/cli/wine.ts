@@ -1,6 +1,6 @@
 /**
  * `hnsim wine -- program.exe [args…]` (issue 10; docs/wine.md): run a Windows program under Wine with
- * hnsim's computenetwork.dll, vmcompute.dll and computecore.dll in its system32, against a simulated
+ * hnsim's computenetwork.dll, vmcompute.dll, computecore.dll and iphlpapi.dll in its system32, against a simulated
  * node — a running `hnsim serve --listen` (--connect), a state file's node (--state), or a fresh one —
  * with the caller's environment, stdin and stdout, and its exit code. Works as `go test -exec 'hnsim
  * wine --'`. The Wine machinery (src/wine/*) loads only when a program runs.

@@ -1,5 +1,5 @@
 /**
- * Builds hnsim's replacement Windows DLLs — computenetwork.dll, vmcompute.dll and computecore.dll,
+ * Builds hnsim's replacement Windows DLLs — computenetwork.dll, vmcompute.dll, computecore.dll and iphlpapi.dll,
  * C sources under `native/` (issue 10, reference wine-shim.md §2) — with the mingw-w64 cross
  * compiler, into a cache directory named by a hash of the sources, so an unchanged tree builds once.
  * Also compiles the C test programs that load them (`buildProgram`), and reads a PE file's export
@@ -194,7 +194,7 @@ const inflight = new Map<string, Promise<BuiltDlls>>();
 let tmpCounter = 0;
 
 /**
- * Build the three DLLs (or reuse an earlier build of the same sources): `outDir` defaults to
+ * Build the DLLs (or reuse an earlier build of the same sources): `outDir` defaults to
  * `<$XDG_CACHE_HOME or os.tmpdir()>/hnsim/native/<hash>`. Throws when mingw-w64 is missing
  * (`MINGW_MISSING`) or a compile fails (the compiler's output in the message). Safe to call from
  * several processes at once: each builds in a directory of its own and moves the files in.

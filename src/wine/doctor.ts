@@ -1,7 +1,7 @@
 /**
  * What running a Windows program against hnsim needs on this machine (issue 10; reference
  * wine-shim.md §1): Wine's 64-bit loader and its wineserver, and mingw-w64's C compiler, which builds
- * hnsim's computenetwork.dll, vmcompute.dll and computecore.dll from their sources on first use.
+ * hnsim's computenetwork.dll, vmcompute.dll, computecore.dll and iphlpapi.dll from their sources on first use.
  * When something is missing, the report names it and the Debian package that provides it.
  *
  *   const report = wineDoctor(process.env);
