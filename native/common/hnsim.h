@@ -67,6 +67,13 @@ int hn_json_member(hn_span obj, const char *key, hn_span *out);
 char *hn_json_string(hn_span s);
 /* A JSON number that is an integer in [-2^63, 2^63); FALSE otherwise. */
 int hn_json_int(hn_span s, long long *out);
+/*
+ * The elements of the JSON array `arr`, one per call: `*pos` starts at 0 and is advanced past each
+ * element; FALSE at the end (or when `arr` is not an array).
+ */
+int hn_json_next(hn_span arr, size_t *pos, hn_span *item);
+/* Whether the span is the literal `true`. */
+int hn_json_bool(hn_span s);
 /* Whether the span is the literal `null` (or empty). */
 int hn_json_is_null(hn_span s);
 

@@ -194,6 +194,29 @@ int hn_json_member(hn_span obj, const char *key, hn_span *out) {
   return 0;
 }
 
+int hn_json_next(hn_span arr, size_t *pos, hn_span *item) {
+  const char *start = arr.p, *end = arr.p + arr.n;
+  const char *p = skip_ws(start + *pos, end);
+  if (*pos == 0) {
+    if (p >= end || *p != '[') return 0;
+    p = skip_ws(p + 1, end);
+  } else {
+    if (p < end && *p == ',') p = skip_ws(p + 1, end);
+  }
+  if (p >= end || *p == ']') return 0;
+  const char *vend = skip_value(p, end);
+  if (!vend) return 0;
+  item->p = p;
+  item->n = (size_t)(vend - p);
+  *pos = (size_t)(vend - start);
+  return 1;
+}
+
+int hn_json_bool(hn_span s) {
+  const char *p = skip_ws(s.p, s.p + s.n), *end = s.p + s.n;
+  return end - p >= 4 && memcmp(p, "true", 4) == 0;
+}
+
 static int hexval(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;

@@ -71,6 +71,7 @@ const HOST_ARITY = {
   GetContainerView: 2,
   GetVersion: 0,
   GetAdapters: 0,
+  GetIpInterfaces: 0,
   ListMethods: 0,
   FaultFail: 1,
   FaultDelay: 1,
@@ -506,6 +507,8 @@ export class RpcServer {
         return versionDocument(host);
       case 'GetAdapters':
         return { adapters: host.adapters(), switches: host.switches() };
+      case 'GetIpInterfaces':
+        return host.ipInterfaces() as unknown as Json;
       case 'ListMethods':
         return [...this.methods];
       case 'FaultFail': {

@@ -1,6 +1,6 @@
 /**
  * `hnsim wine -- program.exe [args…]` (issue 10; docs/wine.md): run a Windows program under Wine with
- * hnsim's computenetwork.dll, vmcompute.dll and computecore.dll in its system32, against a simulated
+ * hnsim's computenetwork.dll, vmcompute.dll, computecore.dll and iphlpapi.dll in its system32, against a simulated
  * node — a running `hnsim serve --listen` (--connect), a state file's node (--state), or a fresh one —
  * with the caller's environment, stdin and stdout, and its exit code. Works as `go test -exec 'hnsim
  * wine --'`. The Wine machinery (src/wine/*) loads only when a program runs.
@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import type { Readable, Writable } from 'node:stream';
 import type { Host } from '../host/host.js';
-import type { WineRunResult } from '../wine/run.js';
+import type { WineRunResult, WineStep } from '../wine/run.js';
 import type { SimulatorFace } from '../wine/sim.js';
 
 /** Exit codes of `hnsim wine` itself; any other code is the program's. */
@@ -35,12 +35,14 @@ export const WINE_USAGE = `Usage: hnsim wine [--state FILE | --connect ADDR:PORT
        hnsim wine --doctor
 
 Run a Windows program under Wine against a simulated node: hnsim's own computenetwork.dll,
-vmcompute.dll and computecore.dll (built from C with mingw-w64 on first use) sit in the
-system32 of hnsim's Wine prefix, where hcsshim's NewLazySystemDLL finds them, and send every
-HNS and HCS call to the simulator over loopback TCP (HNSIM_ENDPOINT=127.0.0.1:PORT, set for
-the program). The program gets this process's environment, stdin and current directory
-(Wine's drive Z: is /, so /home/me is Z:\\home\\me); its stdout and stderr are passed
-through and its exit code returned.
+vmcompute.dll, computecore.dll and iphlpapi.dll (built from C with mingw-w64 on first use) sit
+in the system32 of hnsim's Wine prefix, where hcsshim's NewLazySystemDLL finds them, and send
+every HNS and HCS call, and every IP Helper question (GetAdaptersAddresses, GetIfTable2, …),
+to the simulator over loopback TCP (HNSIM_ENDPOINT=127.0.0.1:PORT, set for the program). The
+program sees the node's adapters (Ethernet, vEthernet (Ethernet), …) instead of Linux's, and
+the node's Windows build (ws2019 10.0.17763, ws2022 10.0.20348, ws2025 10.0.26100). It gets
+this process's environment, stdin and current directory (Wine's drive Z: is /, so /home/me is
+Z:\\home\\me); its stdout and stderr are passed through and its exit code returned.
 
 The simulated node:
   --connect ADDR:PORT  a running 'hnsim serve --listen 127.0.0.1:PORT' (checked with one
@@ -52,16 +54,26 @@ The simulated node:
   neither              a fresh node from the host options, for this run only: discarded when
                        the program exits
 
-  hnsim call --state node.json HcnCreateNetwork null "$(cat cbr0.json)"
-  CNI_COMMAND=ADD CNI_CONTAINERID=c1 CNI_NETNS=none CNI_IFNAME=eth0 CNI_PATH='Z:\\opt\\cni\\bin' \\
-    hnsim wine --state node.json -- ./win-bridge.exe < win-bridge.conf
-  GOOS=windows go test -exec 'hnsim wine --' ./...
+An ADD and a DEL of a real win-bridge.exe (ApiVersion 2: CNI_NETNS is an HCN namespace;
+cbr0-network.json and win-bridge.conf as docs/wine.md shows them; in a checkout or a project
+with hnsim as a dependency, 'npx hnsim'):
+
+  npx hnsim call --state node.json HcnCreateNetwork null "$(cat cbr0-network.json)"
+  ns=$(npx hnsim call --state node.json HcnCreateNamespace null '{}' | jq -r .ID)
+  export CNI_CONTAINERID=c1 CNI_NETNS=$ns CNI_IFNAME=eth0 CNI_PATH="Z:$(echo ~/cni/bin | tr / '\\\\')"
+  CNI_COMMAND=ADD npx hnsim wine --state node.json -- ~/cni/bin/win-bridge.exe < win-bridge.conf
+  CNI_COMMAND=DEL npx hnsim wine --state node.json -- ~/cni/bin/win-bridge.exe < win-bridge.conf
+  GOOS=windows go test -exec 'npx hnsim wine --' ./...
+  GOOS=windows go test -exec 'npx hnsim wine --profile ws2019 --' ./...   # Windows 10.0.17763
 
 The Wine prefix (default $HNSIM_WINE_PREFIX, else $XDG_CACHE_HOME/hnsim/wine-prefix, else
 ~/.cache/hnsim/wine-prefix) is created on first use (about 10 s and 700 MB) and reused; the
-DLLs are copied in when they change. A persistent wineserver (its output on /dev/null) keeps a
-warm run to a fraction of a second; it exits a minute after the last program unless
---keep-wineserver keeps it until 'wineserver -k'. WINEDEBUG is -all unless set.
+DLLs are compiled and copied in when they change; each Windows build gets a prefix of its own
+inside it (hnsim-windows/10.0.BUILD: its registry and wineserver, drive C: shared) on its
+first use. Each of these steps is said on stderr before it starts. A persistent wineserver
+(its output on /dev/null) keeps a warm run to a fraction of a second; it exits a minute after
+the last program unless --keep-wineserver keeps it until 'wineserver -k'. WINEDEBUG is -all
+unless set.
 
 Options:
   --state FILE        The node's state file (see above)
@@ -71,8 +83,9 @@ Options:
   --timeout DURATION  Kill the program after this long: 90, 90s, 2m, 1h (default: none)
   --seed N, --profile NAME, --adapter SPEC, --host FILE
                       The host options of a fresh or new node (see 'hnsim serve --help');
-                      not with --connect
-  --doctor            Say whether Wine and mingw-w64 are installed, where, and the prefix
+                      not with --connect. The profile is also the Windows the program sees
+  --doctor            Say whether Wine and mingw-w64 (and Go) are installed, where, which
+                      versions, and the prefix
   -h, --help          Show this help
 
 Exit status: the program's (Wine passes its low 8 bits; 128+N when killed by signal N); 2 for
@@ -186,24 +199,49 @@ function parseWineFlags(options: string[]): WineFlags {
   }
 }
 
-/** `hnsim wine --doctor`: what is installed, where, and the prefix. */
+/** `hnsim wine --doctor`: what is installed, where, which versions, and the prefix. */
 async function doctor(flags: WineFlags, io: WineCliIo): Promise<number> {
-  const [{ wineDoctor, doctorMessage }, { defaultPrefixDir, prefixReady }] = await Promise.all([
-    import('../wine/doctor.js'),
-    import('../wine/prefix.js'),
-  ]);
+  const [{ wineDoctor, doctorMessage, findGo, toolVersions }, { defaultPrefixDir, prefixReady }] =
+    await Promise.all([import('../wine/doctor.js'), import('../wine/prefix.js')]);
   const report = wineDoctor(io.env);
+  const go = findGo(io.env);
+  const versions = await toolVersions(
+    {
+      ...(report.wine ? { wine: report.wine } : {}),
+      ...(report.mingw ? { mingw: report.mingw } : {}),
+      ...(go ? { go } : {}),
+    },
+    io.env,
+  );
   const dir = flags.prefix ?? defaultPrefixDir(io.env);
+  const found = (path: string | undefined, version: string | undefined, absent = 'missing'): string =>
+    path ? (version ? `${path} (${version})` : path) : absent;
   const rows = [
-    `wine        ${report.wine ?? 'missing'}`,
+    `wine        ${found(report.wine, versions.wine)}`,
     `wineserver  ${report.wineserver ?? 'missing'}`,
-    `mingw-w64   ${report.mingw ?? 'missing'}`,
+    `mingw-w64   ${found(report.mingw, versions.mingw)}`,
+    `go          ${found(go, versions.go, 'not found (optional: it builds Go programs for GOOS=windows)')}`,
     `prefix      ${dir} (${prefixReady(dir) ? 'ready' : 'not created yet: the first run creates it'})`,
   ];
   await write(io.stdout, rows.join('\n') + '\n');
   if (report.ok) return 0;
   await write(io.stderr, `hnsim: ${doctorMessage(report)}\n`);
   return WINE_EXIT.missing;
+}
+
+/** What `hnsim wine` says on stderr before a slow first-use step. */
+export function stepMessage(step: WineStep): string {
+  switch (step.step) {
+    case 'prefix':
+      return `creating the Wine prefix ${step.dir} (first use: about 10 s, 700 MB)`;
+    case 'compile':
+      return "compiling hnsim's DLLs from native/ with mingw-w64 (first use, and after an update of hnsim or Wine: a few seconds)";
+    case 'windows':
+      return (
+        `setting up Windows ${step.windows.major}.${step.windows.minor}.${step.windows.build} ` +
+        `(${step.windows.productName}) in ${step.dir} (first use of this build: a few seconds)`
+      );
+  }
 }
 
 /** Run `hnsim wine`; resolves to the exit code (see WINE_EXIT). */
@@ -298,21 +336,25 @@ export async function cmdWine(
   const report = wineDoctor(io.env);
   if (!report.ok) return fail(WINE_EXIT.missing, doctorMessage(report));
 
-  // The DLLs and the prefix (a first use creates it: say so, it takes a while)
+  // The prefix, the DLLs and the prefix of the node's Windows build: a first use creates them, and
+  // each slow step is said on stderr before it runs
   const prefixDir = flags.prefix ?? prefix.defaultPrefixDir(io.env);
+  const announce = (step: WineStep): void => {
+    io.stderr.write(`hnsim: ${stepMessage(step)}\n`);
+  };
   let wine;
   try {
-    if (!prefix.prefixReady(prefixDir)) {
-      await write(
-        io.stderr,
-        `hnsim: creating the Wine prefix ${prefixDir} (first use: about 10 s, 700 MB)\n`,
-      );
-    }
-    wine = await run.prepareWine({ prefix: prefixDir, env: io.env });
+    wine = await run.prepareWine({ prefix: prefixDir, env: io.env, onStep: announce });
   } catch (e) {
     if (e instanceof run.WineMissingError) return fail(WINE_EXIT.missing, e.message);
     return fail(WINE_EXIT.setup, `cannot prepare Wine: ${(e as Error).message}`);
   }
+  const { windowsVersionOf } = await import('../wine/winver.js');
+  const windows = node
+    ? windowsVersionOf(node.host.profile)
+    : face?.version
+      ? windowsVersionOf(face.version)
+      : undefined;
 
   if (node) {
     const [{ cniRpcMethods }, { wineRegistry }] = await Promise.all([
@@ -347,6 +389,8 @@ export async function cmdWine(
       endpoint: face.endpoint,
       signal: abort.signal,
       wine,
+      onStep: announce,
+      ...(windows ? { windows } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(flags['keep-wineserver'] ? { keepWineserver: true } : {}),
     });

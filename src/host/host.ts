@@ -13,6 +13,7 @@ import { hnsError } from '../core/errors.js';
 import { EventBus } from '../core/events.js';
 import { FileStore } from '../core/files.js';
 import { auditNode, type AuditFinding, type AuditOptions } from './audit.js';
+import { ipInterfaces, type IpInterfacesDoc } from './iphelper.js';
 import { Rng } from '../core/rng.js';
 import { FaultInjector } from '../api/faults.js';
 import { FlatApi } from '../api/flat.js';
@@ -190,6 +191,15 @@ export class Host {
    */
   adapters(): JsonObject[] {
     return [...this.hns.store.nics.list().map((a) => adapterJson(a)), ...this.endpointVNics()];
+  }
+
+  /**
+   * The interfaces and routes as Windows' IP Helper API reports them (src/host/iphelper.ts): the
+   * adapters above with LUIDs, IPv4 and IPv6 addresses and gateways, the loopback pseudo-interface,
+   * and the route table. What hnsim's iphlpapi.dll answers a program under Wine from.
+   */
+  ipInterfaces(): IpInterfacesDoc {
+    return ipInterfaces(this);
   }
 
   private endpointVNics(): JsonObject[] {

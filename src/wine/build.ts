@@ -1,5 +1,5 @@
 /**
- * Builds hnsim's replacement Windows DLLs — computenetwork.dll, vmcompute.dll and computecore.dll,
+ * Builds hnsim's replacement Windows DLLs — computenetwork.dll, vmcompute.dll, computecore.dll and iphlpapi.dll,
  * C sources under `native/` (issue 10, reference wine-shim.md §2) — with the mingw-w64 cross
  * compiler, into a cache directory named by a hash of the sources, so an unchanged tree builds once.
  * Also compiles the C test programs that load them (`buildProgram`), and reads a PE file's export
@@ -14,14 +14,20 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The DLLs `buildDlls` produces, each from `native/<name without .dll>/` plus `native/common/`. */
-export const DLL_NAMES = ['computenetwork.dll', 'vmcompute.dll', 'computecore.dll'] as const;
+export const DLL_NAMES = ['computenetwork.dll', 'vmcompute.dll', 'computecore.dll', 'iphlpapi.dll'] as const;
+
+/**
+ * The module name Wine's own iphlpapi.dll is kept under in a prefix's system32 (src/wine/prefix.ts):
+ * hnsim's iphlpapi.dll forwards every export it does not answer itself to it.
+ */
+export const WINE_IPHLPAPI = 'iphlpapi_wine';
 export type DllName = (typeof DLL_NAMES)[number];
 
 /** The cross compiler's name on Debian/Ubuntu (`gcc-mingw-w64-x86-64`) and most distributions. */
@@ -34,7 +40,7 @@ export const MINGW_MISSING =
   'or set HNSIM_MINGW_GCC to the compiler';
 
 /** Bump when the build recipe changes in a way the sources do not show. */
-const RECIPE = 'hnsim-native/1';
+const RECIPE = 'hnsim-native/2';
 
 const C_FLAGS = ['-std=c11', '-O2', '-Wall', '-Wextra', '-ffunction-sections', '-fdata-sections'];
 /* static libgcc: the DLLs depend only on system DLLs (kernel32, msvcrt, ole32, ws2_32) */
@@ -48,6 +54,14 @@ export interface BuildDllsOptions {
   readonly force?: boolean;
   /** The compiler (default: `mingwAvailable()`). */
   readonly cc?: string;
+  /**
+   * The exports of Wine's own iphlpapi.dll (`readPeExports` of it): each one hnsim's iphlpapi.dll
+   * does not answer becomes a forwarder to `iphlpapi_wine.<name>`. Without them the DLL has only
+   * its own exports (enough for the build tests, not for a prefix).
+   */
+  readonly iphlpapiForwards?: readonly string[];
+  /** Called once, just before the compiler runs (not when an earlier build is reused). */
+  readonly onCompile?: () => void;
 }
 
 export interface BuiltDlls {
@@ -118,7 +132,7 @@ interface Source {
   readonly rel: string;
 }
 
-/** The files one DLL is built from: native/common/*.c|h and native/<dll>/*.c|def. */
+/** The files one DLL is built from: native/common/*.c|h and native/<dll>/*.c|h|def. */
 async function dllSources(native: string): Promise<{ common: Source[]; own: Map<DllName, Source[]> }> {
   const list = async (dir: string, exts: readonly string[]): Promise<Source[]> =>
     (await readdir(join(native, dir)))
@@ -127,7 +141,7 @@ async function dllSources(native: string): Promise<{ common: Source[]; own: Map<
       .map((f) => ({ path: join(native, dir, f), rel: `${dir}/${f}` }));
   const common = await list('common', ['.c', '.h']);
   const own = new Map<DllName, Source[]>();
-  for (const dll of DLL_NAMES) own.set(dll, await list(dll.slice(0, -'.dll'.length), ['.c', '.def']));
+  for (const dll of DLL_NAMES) own.set(dll, await list(dll.slice(0, -'.dll'.length), ['.c', '.h', '.def']));
   return { common, own };
 }
 
@@ -180,7 +194,7 @@ const inflight = new Map<string, Promise<BuiltDlls>>();
 let tmpCounter = 0;
 
 /**
- * Build the three DLLs (or reuse an earlier build of the same sources): `outDir` defaults to
+ * Build the DLLs (or reuse an earlier build of the same sources): `outDir` defaults to
  * `<$XDG_CACHE_HOME or os.tmpdir()>/hnsim/native/<hash>`. Throws when mingw-w64 is missing
  * (`MINGW_MISSING`) or a compile fails (the compiler's output in the message). Safe to call from
  * several processes at once: each builds in a directory of its own and moves the files in.
@@ -199,6 +213,8 @@ export async function buildDlls(opts: BuildDllsOptions = {}): Promise<BuiltDlls>
     hash.update(await readFile(s.path));
     hash.update('\0');
   }
+  const forwards = [...new Set(opts.iphlpapiForwards ?? [])].sort();
+  hash.update(`forwards\0${forwards.join('\0')}\0`);
   const digest = hash.digest('hex');
   const outDir = resolve(opts.outDir ?? join(cacheBase(), 'hnsim', 'native', digest.slice(0, 16)));
   const dlls = DLL_NAMES.map((n) => join(outDir, n));
@@ -209,7 +225,8 @@ export async function buildDlls(opts: BuildDllsOptions = {}): Promise<BuiltDlls>
     const stamp = opts.force ? undefined : await readStamp(outDir, digest);
     if (stamp && dlls.every((d) => existsSync(d)))
       return { outDir, dlls, built: false, warnings: stamp.warnings };
-    const warnings = await compile(cc, native, common, own, outDir, digest);
+    opts.onCompile?.();
+    const warnings = await compile(cc, native, common, own, outDir, digest, forwards);
     return { outDir, dlls, built: true, warnings };
   })();
   inflight.set(key, job);
@@ -241,6 +258,7 @@ async function compile(
   own: ReadonlyMap<DllName, readonly Source[]>,
   outDir: string,
   digest: string,
+  forwards: readonly string[],
 ): Promise<string> {
   const tmp = `${outDir}.tmp-${process.pid}-${++tmpCounter}`;
   await rm(tmp, { recursive: true, force: true });
@@ -276,6 +294,7 @@ async function compile(
         const files = own.get(dll) ?? [];
         const objects = files.filter((s) => s.rel.endsWith('.c')).map(objectOf);
         const defs = files.filter((s) => s.rel.endsWith('.def')).map((s) => s.path);
+        if (dll === 'iphlpapi.dll') defs.splice(0, defs.length, forwardingDef(tmp, defs, forwards));
         return run(
           cc,
           [...DLL_LINK, '-o', join(tmp, dll), ...objects, ...commonObjects, ...defs, ...DLL_LIBS],
@@ -298,6 +317,24 @@ async function compile(
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * The module definition of iphlpapi.dll: its own exports (native/iphlpapi/iphlpapi.def) and a
+ * forwarder `Name=iphlpapi_wine.Name` for every other export of Wine's iphlpapi.dll, so a program
+ * that binds any of Wine's exports, at load time or with GetProcAddress, still finds it.
+ */
+function forwardingDef(tmp: string, defs: readonly string[], forwards: readonly string[]): string {
+  const text = defs.map((d) => readFileSync(d, 'utf8')).join('\n');
+  const own = new Set<string>();
+  for (const line of text.split('\n')) {
+    const m = /^\s*([A-Za-z_][\w@]*)\s*=/.exec(line);
+    if (m) own.add(m[1]!);
+  }
+  const extra = forwards.filter((n) => !own.has(n) && /^[A-Za-z_][\w@]*$/.test(n));
+  const out = join(tmp, 'iphlpapi.def');
+  writeFileSync(out, `${text.trimEnd()}\n${extra.map((n) => `${n}=${WINE_IPHLPAPI}.${n}`).join('\n')}\n`);
+  return out;
 }
 
 export interface BuildProgramOptions {
@@ -428,6 +465,26 @@ export function readPeExports(file: string): string[] {
   const names = pe.at(pe.buf.readUInt32LE(ed + 32));
   const out: string[] = [];
   for (let i = 0; i < count; i++) out.push(cString(pe.buf, pe.at(pe.buf.readUInt32LE(names + i * 4))));
+  return out;
+}
+
+/** The forwarded exports of a PE file (a DLL): name → `DLL.Function` it forwards to. */
+export function readPeForwards(file: string): Record<string, string> {
+  const pe = readPe(file);
+  const [rva, size] = pe.dir(0);
+  if (rva === 0) return {};
+  const ed = pe.at(rva);
+  const count = pe.buf.readUInt32LE(ed + 24);
+  const functions = pe.at(pe.buf.readUInt32LE(ed + 28));
+  const names = pe.at(pe.buf.readUInt32LE(ed + 32));
+  const ordinals = pe.at(pe.buf.readUInt32LE(ed + 36));
+  const out: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    const name = cString(pe.buf, pe.at(pe.buf.readUInt32LE(names + i * 4)));
+    const target = pe.buf.readUInt32LE(functions + pe.buf.readUInt16LE(ordinals + i * 2) * 4);
+    // an address inside the export directory is a forwarder string, not code
+    if (target >= rva && target < rva + size) out[name] = cString(pe.buf, pe.at(target));
+  }
   return out;
 }
 

@@ -1,12 +1,13 @@
 /**
  * What running a Windows program against hnsim needs on this machine (issue 10; reference
  * wine-shim.md §1): Wine's 64-bit loader and its wineserver, and mingw-w64's C compiler, which builds
- * hnsim's computenetwork.dll, vmcompute.dll and computecore.dll from their sources on first use.
+ * hnsim's computenetwork.dll, vmcompute.dll, computecore.dll and iphlpapi.dll from their sources on first use.
  * When something is missing, the report names it and the Debian package that provides it.
  *
  *   const report = wineDoctor(process.env);
  *   if (!report.ok) console.error(doctorMessage(report));   // … apt-get install -y wine64 …
  */
+import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 
@@ -178,4 +179,47 @@ export function doctorMessage(report: DoctorReport): string {
     `  ${installCommand(report)}`,
   ];
   return lines.join('\n');
+}
+
+/** Go's toolchain on PATH (optional: it builds a Go plugin or test for GOOS=windows). */
+export function findGo(env: Env = process.env): string | undefined {
+  return onPath('go', env);
+}
+
+/** The first line a tool prints for its version flag, or undefined when it does not answer. */
+function versionLine(file: string, args: readonly string[], env: Env): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(
+      file,
+      args,
+      { env: env as NodeJS.ProcessEnv, timeout: 20_000, maxBuffer: 1 << 20 },
+      (err, stdout) => {
+        const line = String(stdout).split('\n')[0]?.trim();
+        resolve(err || !line ? undefined : line);
+      },
+    );
+  });
+}
+
+export interface ToolVersions {
+  /** `wine --version`: `wine-8.0 (Debian 8.0~repack-4)`. */
+  readonly wine?: string;
+  /** The mingw-w64 compiler's `--version` first line: `x86_64-w64-mingw32-gcc (GCC) 12-win32`. */
+  readonly mingw?: string;
+  /** `go version`: `go version go1.19.8 linux/amd64`. */
+  readonly go?: string;
+}
+
+/** What the tools the doctor found say of their versions (run at once; a tool that fails: none). */
+export async function toolVersions(
+  tools: { readonly wine?: string; readonly mingw?: string; readonly go?: string },
+  env: Env = process.env,
+): Promise<ToolVersions> {
+  const quiet: Record<string, string | undefined> = { ...env, WINEDEBUG: '-all' };
+  const [wine, mingw, go] = await Promise.all([
+    tools.wine ? versionLine(tools.wine, ['--version'], quiet) : undefined,
+    tools.mingw ? versionLine(tools.mingw, ['--version'], env) : undefined,
+    tools.go ? versionLine(tools.go, ['version'], env) : undefined,
+  ]);
+  return { ...(wine ? { wine } : {}), ...(mingw ? { mingw } : {}), ...(go ? { go } : {}) };
 }

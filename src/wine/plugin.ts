@@ -18,6 +18,7 @@ import type { BinaryLookup, PluginRegistry } from '../cni/registry.js';
 import { referenceRegistry } from '../plugins/index.js';
 import { runUnderWine, type WineRunRequest, type WineRunResult } from './run.js';
 import { withFace } from './sim.js';
+import { windowsVersionOf } from './winver.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -89,6 +90,7 @@ export function winePlugin(
           env,
           stdin: request.stdin,
           endpoint,
+          windows: windowsVersionOf(host.profile),
           timeoutMs: options.timeoutMs ?? 120_000,
           ...(options.prefix !== undefined ? { prefix: options.prefix } : {}),
           ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),

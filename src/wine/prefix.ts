@@ -7,8 +7,15 @@
  * in tens of milliseconds. A lock file beside the prefix keeps two hnsim processes from creating or
  * updating one prefix at once.
  *
+ * Programs do not run in the prefix itself but in a prefix per Windows build inside it
+ * (`<prefix>/hnsim-windows/10.0.17763/`, issue 15): its own registry, which reports that build
+ * (src/wine/winver.ts), its own wineserver, and the shared `drive_c` (system32 with hnsim's DLLs,
+ * the users' directories) through symbolic links. Two runs for two profiles at once each see their
+ * own build; a run for the same build shares its prefix and server.
+ *
  *   const p = await preparePrefix({ dir: defaultPrefixDir(process.env), tools, dlls });
- *   await startWineserver(tools, p.dir);
+ *   const w = await prepareWindowsPrefix({ base: p.dir, tools, windows: windowsVersionOf(host.profile) });
+ *   await startWindowsSession(tools, w.dir, w.windows);
  */
 import { spawn } from 'node:child_process';
 import {
@@ -18,14 +25,20 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  readSync,
   renameSync,
+  rmSync,
   statSync,
+  symlinkSync,
   unlinkSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { WineTools } from './doctor.js';
+import { registryFile, versionText, type WindowsVersion } from './winver.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -242,9 +255,48 @@ async function createPrefix(tools: WineTools, dir: string, env: Env, timeoutMs: 
   }
 }
 
+/**
+ * Wine DLLs hnsim replaces but keeps, under another name, for its own DLL to forward to: Wine's
+ * iphlpapi.dll as iphlpapi_wine.dll (src/wine/build.ts WINE_IPHLPAPI).
+ */
+export const KEPT_BUILTINS: Readonly<Record<string, string>> = { 'iphlpapi.dll': 'iphlpapi_wine.dll' };
+
+/** Whether a file is one of Wine's builtin DLLs ("Wine builtin DLL" in its DOS stub, at 0x40). */
+export function isWineBuiltin(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const b = Buffer.alloc(16);
+    return readSync(fd, b, 0, 16, 0x40) === 16 && b.toString('latin1') === 'Wine builtin DLL';
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Wine's own copy of a DLL hnsim replaces (`iphlpapi.dll`) in a prefix: system32's file while it is
+ * still Wine's (a new prefix, or after a Wine update put it back), else the copy kept beside it.
+ */
+export function wineBuiltinOf(dir: string, dll: string): string | undefined {
+  const current = join(system32(dir), dll);
+  if (isWineBuiltin(current)) return current;
+  const kept = KEPT_BUILTINS[dll];
+  const copy = kept ? join(system32(dir), kept) : undefined;
+  return copy && existsSync(copy) ? copy : undefined;
+}
+
 /** Copy a DLL into system32 atomically (a Wine process loading it meanwhile sees one or the other). */
 function installDll(dir: string, dll: string): void {
   const target = join(system32(dir), basename(dll));
+  const kept = KEPT_BUILTINS[basename(dll).toLowerCase()];
+  if (kept && isWineBuiltin(target)) {
+    const copy = join(system32(dir), kept);
+    const tmpCopy = `${copy}.hnsim-${process.pid}.tmp`;
+    copyFileSync(target, tmpCopy);
+    renameSync(tmpCopy, copy);
+  }
   const tmp = `${target}.hnsim-${process.pid}.tmp`;
   copyFileSync(dll, tmp);
   renameSync(tmp, target);
@@ -293,5 +345,184 @@ export async function preparePrefix(options: PrefixOptions): Promise<PreparedPre
       throw new WinePrefixError(`cannot copy the DLLs into ${system32(dir)}: ${(e as Error).message}`);
     }
     return { dir, created, copied: stale.map((d) => basename(d)) };
+  });
+}
+
+// ───────────────────────────── a prefix per Windows build ─────────────────────────────
+
+/** `<prefix>/hnsim-windows`: the prefixes per Windows build. */
+export const WINDOWS_DIR = 'hnsim-windows';
+/** The file written into a per-build prefix once its registry holds the build (its content: the digest). */
+export const WINDOWS_MARKER = '.hnsim-windows';
+
+/** The prefix a program of this Windows build runs in. */
+export function windowsPrefixDir(base: string, windows: WindowsVersion): string {
+  return join(resolve(base), WINDOWS_DIR, versionText(windows));
+}
+
+function registryDigest(windows: WindowsVersion): string {
+  return createHash('sha256').update(registryFile(windows)).digest('hex').slice(0, 16);
+}
+
+/** Whether the per-build prefix is there with this registry (a later hnsim may write other values). */
+export function windowsPrefixReady(dir: string, windows: WindowsVersion): boolean {
+  try {
+    return readFileSync(join(dir, WINDOWS_MARKER), 'utf8').trim() === registryDigest(windows);
+  } catch {
+    return false;
+  }
+}
+
+/** A Unix path as Wine's drive Z: shows it. */
+function zPath(path: string): string {
+  return `Z:${path.replace(/\//g, '\\')}`;
+}
+
+/** The environment of Wine's own tools: no caller DLL overrides, no simulator, no display. */
+function toolEnv(tools: WineTools, dir: string, env: Env): Record<string, string> {
+  const out = wineEnv(tools, dir, env);
+  out['WINEDEBUG'] = '-all';
+  out['WINEDLLOVERRIDES'] = 'mscoree,mshtml=;winemenubuilder.exe=d';
+  delete out['HNSIM_ENDPOINT'];
+  delete out['HNSIM_TIMEOUT_MS'];
+  delete out['DISPLAY'];
+  delete out['WAYLAND_DISPLAY'];
+  return out;
+}
+
+export interface WindowsPrefixOptions {
+  /** The prefix (created, src/wine/prefix.ts preparePrefix). */
+  readonly base: string;
+  readonly tools: WineTools;
+  readonly windows: WindowsVersion;
+  readonly env?: Env;
+  readonly lockTimeoutMs?: number;
+  /** How long `reg import` and the server's exit may take (default 2 minutes). */
+  readonly timeoutMs?: number;
+  /** Called before the prefix is written (a first use for this build: a few seconds). */
+  readonly onCreate?: (dir: string) => void;
+}
+
+export interface PreparedWindowsPrefix {
+  readonly dir: string;
+  readonly windows: WindowsVersion;
+  /** Whether this call wrote it (a first use for this build: a few seconds). */
+  readonly created: boolean;
+}
+
+/**
+ * The prefix for one Windows build, made once: a directory beside the others under
+ * `<prefix>/hnsim-windows/` with a copy of the prefix's registry files, `drive_c` and `dosdevices/c:`
+ * linking to the prefix's drive C:, `dosdevices/z:` to `/`; then Wine's `reg import` writes the
+ * build's values (src/wine/winver.ts registryFile) and `wineserver -w` waits for the registry to
+ * reach the disk. It is built under a temporary name and renamed into place, so a running server of
+ * an older one is never written under.
+ */
+export async function prepareWindowsPrefix(options: WindowsPrefixOptions): Promise<PreparedWindowsPrefix> {
+  const base = resolve(options.base);
+  const { windows, tools } = options;
+  const dir = windowsPrefixDir(base, windows);
+  if (windowsPrefixReady(dir, windows)) return { dir, windows, created: false };
+  const env = options.env ?? process.env;
+  return withLock(`${dir}.lock`, options.lockTimeoutMs ?? 600_000, async () => {
+    if (windowsPrefixReady(dir, windows)) return { dir, windows, created: false };
+    options.onCreate?.(dir);
+    const tmp = `${dir}.tmp-${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    try {
+      mkdirSync(join(tmp, 'dosdevices'), { recursive: true });
+      for (const f of ['system.reg', 'user.reg', 'userdef.reg', '.update-timestamp']) {
+        if (existsSync(join(base, f))) copyFileSync(join(base, f), join(tmp, f));
+      }
+      // relative links: the prefix can move as a whole
+      symlinkSync(join('..', '..', 'drive_c'), join(tmp, 'drive_c'));
+      symlinkSync(join('..', '..', '..', 'drive_c'), join(tmp, 'dosdevices', 'c:'));
+      symlinkSync('/', join(tmp, 'dosdevices', 'z:'));
+      const reg = join(tmp, 'hnsim-windows.reg');
+      writeFileSync(reg, registryFile(windows));
+      const toolsEnv = toolEnv(tools, tmp, env);
+      const timeout = options.timeoutMs ?? 120_000;
+      let code: number | null;
+      try {
+        code = await runQuiet(tools.wine, ['reg', 'import', zPath(reg)], toolsEnv, timeout);
+      } catch (e) {
+        throw new WinePrefixError(`cannot run ${tools.wine} reg import: ${(e as Error).message}`);
+      }
+      if (code !== 0) {
+        throw new WinePrefixError(
+          `setting Windows ${versionText(windows)} in ${dir} failed: reg import exited with ${code === null ? 'a signal (timed out?)' : `status ${code}`}`,
+        );
+      }
+      // the server started for reg import saves the registry when it exits
+      await runQuiet(tools.wineserver, ['-w'], toolsEnv, timeout).catch(() => null);
+      writeFileSync(join(tmp, WINDOWS_MARKER), `${registryDigest(windows)}\n`);
+      const old = `${dir}.old-${process.pid}`;
+      if (existsSync(dir)) renameSync(dir, old);
+      renameSync(tmp, dir);
+      rmSync(old, { recursive: true, force: true });
+    } catch (e) {
+      rmSync(tmp, { recursive: true, force: true });
+      if (e instanceof WinePrefixError) throw e;
+      throw new WinePrefixError(`cannot prepare ${dir}: ${(e as Error).message}`);
+    }
+    return { dir, windows, created: true };
+  });
+}
+
+/**
+ * Start the per-build prefix's persistent wineserver (startWineserver) and, when this call started
+ * it, Wine's own processes (services, plugplay, the device drivers) with a clean environment: the
+ * first Wine process of a server starts them with its environment, and they must not inherit a
+ * program's `WINEDLLOVERRIDES` (Wine's ndis.sys would load hnsim's iphlpapi.dll) or its
+ * `HNSIM_ENDPOINT`. The first process is `reg query` of the build, which also checks that the
+ * registry still holds it. Under the prefix's lock, so a concurrent run waits for that start.
+ */
+export async function startWindowsSession(
+  tools: WineTools,
+  dir: string,
+  windows: WindowsVersion,
+  lingerSeconds: number | 'forever' = 60,
+  env: Env = process.env,
+): Promise<boolean> {
+  return withLock(`${dir}.lock`, 600_000, async () => {
+    const started = await startWineserver(tools, dir, lingerSeconds, env);
+    if (!started) return false;
+    const build = await runCapture(
+      tools.wine,
+      ['reg', 'query', 'HKLM\\Software\\Microsoft\\Windows NT\\CurrentVersion', '/v', 'CurrentBuildNumber'],
+      toolEnv(tools, dir, env),
+      120_000,
+    ).catch(() => '');
+    if (!new RegExp(`CurrentBuildNumber\\s+REG_SZ\\s+${windows.build}\\b`).test(build)) {
+      // a Wine update rewrote the registry (wineboot --update): write the build again
+      const reg = join(dir, 'hnsim-windows.reg');
+      writeFileSync(reg, registryFile(windows));
+      await runQuiet(tools.wine, ['reg', 'import', zPath(reg)], toolEnv(tools, dir, env), 120_000).catch(
+        () => null,
+      );
+    }
+    return true;
+  });
+}
+
+/** Run a Wine tool and collect its stdout (stdin and stderr on /dev/null). */
+function runCapture(file: string, args: readonly string[], env: Env, timeoutMs: number): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(file, args, { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'ignore'] });
+    const out: Buffer[] = [];
+    child.stdout!.on('data', (b: Buffer) => out.push(b));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      // a Wine service may hold the pipe: take what came
+      setTimeout(() => {
+        child.stdout!.destroy();
+        resolvePromise(Buffer.concat(out).toString('utf8'));
+      }, 50);
+    });
   });
 }

@@ -16,12 +16,28 @@ import { constants } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { wineDoctor, doctorMessage, type WineTools } from './doctor.js';
-import { defaultPrefixDir, preparePrefix, startWineserver, wineEnv, type PreparedPrefix } from './prefix.js';
+import {
+  defaultPrefixDir,
+  prepareWindowsPrefix,
+  preparePrefix,
+  startWindowsSession,
+  system32,
+  wineBuiltinOf,
+  wineEnv,
+  WinePrefixError,
+  type PreparedPrefix,
+} from './prefix.js';
+import { simulatorVersion } from './sim.js';
+import { windowsVersionOf, type WindowsVersion } from './winver.js';
+import { DEFAULT_PROFILE, resolveProfile } from '../hns/versions.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The DLLs' module names, loaded native (from system32) whatever Wine ships as builtins. */
-export const HNSIM_DLL_OVERRIDES = 'computenetwork,vmcompute,computecore=n';
+/**
+ * The DLLs' module names, loaded native (from system32) whatever Wine ships as builtins: Wine 8 has
+ * an iphlpapi.dll of its own, which it would load instead of hnsim's.
+ */
+export const HNSIM_DLL_OVERRIDES = 'computenetwork,vmcompute,computecore,iphlpapi=n';
 
 /** Wine or mingw-w64 is not installed: `message` says which and the apt command. */
 export class WineMissingError extends Error {
@@ -69,7 +85,20 @@ export interface WineRunRequest {
   readonly keepWineserver?: boolean;
   /** Tools and DLLs already checked (tests, callers that prepared them). */
   readonly wine?: PreparedWine;
+  /**
+   * The Windows the program sees (src/wine/winver.ts): default, the one of the node at `endpoint`
+   * (its GetVersion profile), else the default profile's (ws2022).
+   */
+  readonly windows?: WindowsVersion;
+  /** Told before a slow first-use step: the per-build prefix being written (a few seconds). */
+  readonly onStep?: (step: WineStep) => void;
 }
+
+/** A slow first-use step, announced before it runs (`hnsim wine` says each on stderr). */
+export type WineStep =
+  | { readonly step: 'prefix'; readonly dir: string }
+  | { readonly step: 'compile' }
+  | { readonly step: 'windows'; readonly dir: string; readonly windows: WindowsVersion };
 
 export interface WineRunResult {
   /** The program's exit status (Wine passes its low 8 bits); 128 + N when killed by signal N. */
@@ -94,21 +123,35 @@ const prepared = new Map<string, Promise<PreparedWine>>();
  * once per prefix per process. A missing tool rejects with WineMissingError.
  */
 export function prepareWine(
-  options: { readonly prefix?: string; readonly env?: Env } = {},
+  options: { readonly prefix?: string; readonly env?: Env; readonly onStep?: (step: WineStep) => void } = {},
 ): Promise<PreparedWine> {
   const env = options.env ?? process.env;
   const dir = resolve(options.prefix ?? defaultPrefixDir(env));
   let p = prepared.get(dir);
   if (!p) {
     p = (async () => {
-      const { buildDlls } = await import('./build.js');
+      const { buildDlls, readPeExports } = await import('./build.js');
+      const { prefixReady } = await import('./prefix.js');
       const report = wineDoctor(env);
       if (!report.ok || !report.wine || !report.wineserver) throw new WineMissingError(doctorMessage(report));
       const tools: WineTools = { wine: report.wine, wineserver: report.wineserver };
-      const built = await buildDlls(report.mingw ? { cc: report.mingw } : {});
+      // the prefix first: hnsim's iphlpapi.dll forwards to the exports of the Wine it holds
+      if (!prefixReady(dir)) options.onStep?.({ step: 'prefix', dir });
+      const created = (await preparePrefix({ dir, tools, dlls: [], env })).created;
+      const wineIphlpapi = wineBuiltinOf(dir, 'iphlpapi.dll');
+      if (!wineIphlpapi) {
+        throw new WinePrefixError(
+          `Wine's iphlpapi.dll is neither in ${system32(dir)} nor kept there as iphlpapi_wine.dll: delete the prefix ${dir} to start afresh`,
+        );
+      }
+      const built = await buildDlls({
+        ...(report.mingw ? { cc: report.mingw } : {}),
+        iphlpapiForwards: readPeExports(wineIphlpapi),
+        onCompile: () => options.onStep?.({ step: 'compile' }),
+      });
       const dlls = built.dlls.map((d) => (isAbsolute(d) ? d : resolve(built.outDir, d)));
       const prefix = await preparePrefix({ dir, tools, dlls, env });
-      return { tools, prefix };
+      return { tools, prefix: { ...prefix, created: prefix.created || created } };
     })();
     prepared.set(dir, p);
     p.catch(() => prepared.delete(dir));
@@ -154,14 +197,31 @@ export async function runUnderWine(request: WineRunRequest): Promise<WineRunResu
   const wine =
     request.wine ?? (await prepareWine({ ...(request.prefix ? { prefix: request.prefix } : {}), env }));
   const { tools } = wine;
-  const dir = wine.prefix.dir;
-  await startWineserver(tools, dir, request.keepWineserver ? 'forever' : 60, env);
+  const windows = request.windows ?? (await windowsOfNode(request.endpoint));
+  const w = await prepareWindowsPrefix({
+    base: wine.prefix.dir,
+    tools,
+    windows,
+    env,
+    ...(request.onStep
+      ? { onCreate: (dir: string) => request.onStep!({ step: 'windows', dir, windows }) }
+      : {}),
+  });
+  const dir = w.dir;
+  await startWindowsSession(tools, dir, windows, request.keepWineserver ? 'forever' : 60, env);
   const childEnv = wineEnv(tools, dir, env);
   childEnv['WINEDLLOVERRIDES'] = dllOverrides(env['WINEDLLOVERRIDES']);
   if (request.endpoint !== undefined) childEnv['HNSIM_ENDPOINT'] = request.endpoint;
   // a path on this machine goes to Wine absolute (Wine would look a bare name up as Windows does)
   const program = isWindowsPath(request.program) ? request.program : resolve(cwd, request.program);
   return spawnWine(tools.wine, [program, ...(request.args ?? [])], childEnv, cwd, request);
+}
+
+/** The Windows of the node a program will talk to (its GetVersion profile), else the default profile's. */
+export async function windowsOfNode(endpoint: string | undefined): Promise<WindowsVersion> {
+  const version =
+    endpoint === undefined ? undefined : await simulatorVersion(endpoint).catch(() => undefined);
+  return windowsVersionOf(version ?? resolveProfile(DEFAULT_PROFILE)!);
 }
 
 /** Spawn the loader in its own process group and collect (or stream) its output. */
@@ -203,9 +263,24 @@ function spawnWine(
       timers.push(t);
     };
     request.signal?.addEventListener('abort', onAbort, { once: true });
+    // aborted while the prefix was being prepared: the listener above will never fire
+    if (request.signal?.aborted) onAbort();
+    // a reader that went away (`hnsim wine … | head`) is not the program's failure: what it would
+    // have read is dropped, as a shell pipeline drops it, and the program runs on
+    const closed = new Set<Writable>();
+    const onWriteError = (to: Writable) => (): void => {
+      closed.add(to);
+    };
+    const listeners: [Writable, () => void][] = [];
+    for (const to of [request.stdout, request.stderr]) {
+      if (!to || listeners.some(([w]) => w === to)) continue;
+      const l = onWriteError(to);
+      to.on('error', l);
+      listeners.push([to, l]);
+    }
     const sink = (chunks: Buffer[], to: Writable | undefined) => (b: Buffer) => {
-      if (to) to.write(b);
-      else chunks.push(b);
+      if (!to) chunks.push(b);
+      else if (!closed.has(to) && !to.destroyed) to.write(b);
     };
     child.stdout!.on('data', sink(out, request.stdout));
     child.stderr!.on('data', sink(err, request.stderr));
@@ -228,6 +303,7 @@ function spawnWine(
       settled = true;
       for (const t of timers) clearTimeout(t);
       request.signal?.removeEventListener('abort', onAbort);
+      for (const [w, l] of listeners) w.off('error', l);
       reject(new WineMissingError(`cannot run ${file}: ${e.message}`));
     });
     child.once('exit', (code, signal) => {
@@ -245,6 +321,7 @@ function spawnWine(
         clearTimeout(graceTimer); // a pending grace timer would keep a CLI process alive 250 ms longer
         child.stdout!.destroy();
         child.stderr!.destroy();
+        for (const [w, l] of listeners) w.off('error', l);
         if (settled) return;
         settled = true;
         const sig = signal ?? undefined;

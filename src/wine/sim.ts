@@ -28,6 +28,8 @@ export interface SimulatorFace {
   readonly endpoint: string;
   /** The host, when it is served in this process. */
   readonly host?: Host;
+  /** The node's profile, as GetVersion answered (a connected face). */
+  readonly version?: SimulatorVersion;
   /** Stop serving (a connected face: nothing to stop). */
   close(): Promise<void>;
 }
@@ -49,6 +51,68 @@ function endpointText(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+/** What GetVersion answers about the node's profile (src/api/rpc.ts versionDocument). */
+export interface SimulatorVersion {
+  readonly name: string;
+  readonly version: { readonly major: number; readonly minor: number };
+}
+
+/** One GetVersion call at a loopback address: the answer's profile, or a reason it failed. */
+function askVersion(
+  host: string,
+  port: number,
+  timeoutMs: number,
+): Promise<{ version: SimulatorVersion } | { why: string }> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (r: { version: SimulatorVersion } | { why: string }): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(r);
+    };
+    const socket = connect({ host, port });
+    const timer = setTimeout(() => finish({ why: `no answer within ${timeoutMs} ms` }), timeoutMs);
+    let buf = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => {
+      socket.write('{"jsonrpc":"2.0","id":"hnsim-wine","method":"GetVersion","params":[]}\n');
+    });
+    socket.on('data', (t: string) => {
+      buf += t;
+      const nl = buf.indexOf('\n');
+      if (nl < 0) return;
+      let answer: unknown;
+      try {
+        answer = JSON.parse(buf.slice(0, nl));
+      } catch {
+        return finish({ why: 'the answer is not JSON-RPC' });
+      }
+      const a = answer as {
+        id?: unknown;
+        result?: { name?: unknown; version?: { Major?: unknown; Minor?: unknown } };
+      };
+      const r = a.result;
+      if (a.id !== 'hnsim-wine' || r === undefined)
+        return finish({ why: 'the answer is not a GetVersion result' });
+      const major = r.version?.Major;
+      const minor = r.version?.Minor;
+      finish({
+        version: {
+          name: typeof r.name === 'string' ? r.name : '',
+          version: {
+            major: typeof major === 'number' ? major : 0,
+            minor: typeof minor === 'number' ? minor : 0,
+          },
+        },
+      });
+    });
+    socket.on('error', (e: NodeJS.ErrnoException) => finish({ why: e.code ?? e.message }));
+    socket.on('close', () => finish({ why: 'the connection closed' }));
+  });
+}
+
 /**
  * Check that an hnsim JSON-RPC server answers at `address` (one GetVersion call) and use it. Rejects
  * with SimulatorUnreachableError naming the cause (refused, timed out, not a JSON-RPC answer).
@@ -61,49 +125,18 @@ export async function connectSimulator(address: string, timeoutMs = 5000): Promi
     );
   }
   const endpoint = endpointText(where.host, where.port);
-  await new Promise<void>((resolve, reject) => {
-    const fail = (why: string): void => {
-      socket.destroy();
-      reject(
-        new SimulatorUnreachableError(
-          `no hnsim simulator answers at ${endpoint}: ${why} (start one with 'hnsim serve --listen 127.0.0.1:0')`,
-        ),
-      );
-    };
-    const socket = connect({ host: where.host, port: where.port });
-    const timer = setTimeout(() => fail(`no answer within ${timeoutMs} ms`), timeoutMs);
-    let buf = '';
-    socket.setEncoding('utf8');
-    socket.on('connect', () => {
-      socket.write('{"jsonrpc":"2.0","id":"hnsim-wine","method":"GetVersion","params":[]}\n');
-    });
-    socket.on('data', (t: string) => {
-      buf += t;
-      const nl = buf.indexOf('\n');
-      if (nl < 0) return;
-      clearTimeout(timer);
-      let answer: unknown;
-      try {
-        answer = JSON.parse(buf.slice(0, nl));
-      } catch {
-        return fail('the answer is not JSON-RPC');
-      }
-      const a = answer as { id?: unknown; result?: unknown };
-      if (a.id !== 'hnsim-wine' || a.result === undefined)
-        return fail('the answer is not a GetVersion result');
-      socket.end();
-      resolve();
-    });
-    socket.on('error', (e: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      fail(e.code ?? e.message);
-    });
-    socket.on('close', () => {
-      clearTimeout(timer);
-      fail('the connection closed');
-    });
-  });
-  return { endpoint, close: async () => undefined };
+  const r = await askVersion(where.host, where.port, timeoutMs);
+  if ('why' in r) {
+    throw new SimulatorUnreachableError(
+      `no hnsim simulator answers at ${endpoint}: ${r.why} (start one with 'hnsim serve --listen 127.0.0.1:0')`,
+    );
+  }
+  return { endpoint, version: r.version, close: async () => undefined };
+}
+
+/** The profile of the node served at `endpoint` (GetVersion); rejects when none answers. */
+export async function simulatorVersion(endpoint: string, timeoutMs = 5000): Promise<SimulatorVersion> {
+  return (await connectSimulator(endpoint, timeoutMs)).version!;
 }
 
 /** Faces registered for hosts served over TCP (`hnsim serve --listen`, serveSimulator). */

@@ -259,6 +259,7 @@ describe('protocol errors', () => {
       GetContainerView: 2,
       GetVersion: 0,
       GetAdapters: 0,
+      GetIpInterfaces: 0,
       ListMethods: 0,
       FaultFail: 1,
       FaultDelay: 1,

@@ -14,6 +14,7 @@ import {
   DLL_NAMES,
   mingwAvailable,
   readPeExports,
+  readPeForwards,
   readPeImports,
   type BuiltDlls,
 } from '../../src/wine/build.js';
@@ -22,6 +23,42 @@ import { COMPUTECORE_ZSYSCALL, HCN_EXTRA, HCN_ZSYSCALL, VMCOMPUTE_ZSYSCALL } fro
 const sorted = (names: readonly string[]): string[] => [...names].sort();
 /** Windows system DLLs only: no libgcc_s or libwinpthread to ship beside them. */
 const SYSTEM_DLLS = ['KERNEL32.dll', 'msvcrt.dll', 'ole32.dll', 'WS2_32.dll'];
+
+/**
+ * The IP Helper functions hnsim's iphlpapi.dll answers from the node: the ones issue 15 names (what
+ * Go's net package — GetAdaptersAddresses — and golang.org/x/sys/windows bind), and their siblings
+ * a caller of those meets (the legacy tables, the LUID/GUID/alias conversions, FreeMibTable).
+ */
+const IPHLPAPI_OWN = [
+  'GetAdaptersAddresses',
+  'GetAdaptersInfo',
+  'GetIfEntry2',
+  'GetIfEntry2Ex',
+  'GetIfTable2',
+  'GetIfTable2Ex',
+  'GetIfEntry',
+  'FreeMibTable',
+  'GetIpForwardTable2',
+  'GetIpForwardTable',
+  'GetBestRoute2',
+  'GetBestRoute',
+  'GetBestInterface',
+  'GetBestInterfaceEx',
+  'ConvertInterfaceLuidToIndex',
+  'ConvertInterfaceIndexToLuid',
+  'ConvertInterfaceLuidToAlias',
+  'ConvertInterfaceAliasToLuid',
+  'ConvertInterfaceLuidToGuid',
+  'ConvertInterfaceGuidToLuid',
+  'GetUnicastIpAddressTable',
+  'GetUnicastIpAddressEntry',
+  'GetIpAddrTable',
+  'GetNumberOfInterfaces',
+  'NotifyIpInterfaceChange',
+  'NotifyUnicastIpAddressChange',
+  'NotifyRouteChange2',
+  'CancelMibChangeNotify2',
+];
 
 const mingw = mingwAvailable();
 const scratch = mkdtempSync(join(tmpdir(), 'hnsim-wine-build-'));
@@ -35,7 +72,7 @@ describe.skipIf(!mingw)('replacement DLLs (mingw-w64)', () => {
     built = await buildDlls();
     expect(built.warnings).toBe('');
     expect(built.dlls.map((d) => d.slice(built.outDir.length + 1))).toEqual([...DLL_NAMES]);
-  });
+  }, 600_000);
 
   it('computenetwork.dll exports what hcsshim binds, and the documented extras', () => {
     expect(sorted(readPeExports(built.dlls[0]!))).toEqual(sorted([...HCN_ZSYSCALL, ...HCN_EXTRA]));
@@ -48,6 +85,33 @@ describe.skipIf(!mingw)('replacement DLLs (mingw-w64)', () => {
   it('computecore.dll exports the internal/computecore functions', () => {
     expect(sorted(readPeExports(built.dlls[2]!))).toEqual(sorted(COMPUTECORE_ZSYSCALL));
   });
+
+  it('iphlpapi.dll exports what Go and golang.org/x/sys/windows call, answered by hnsim (issue 15)', () => {
+    const dll = built.dlls[DLL_NAMES.indexOf('iphlpapi.dll')]!;
+    expect(sorted(readPeExports(dll))).toEqual(sorted(IPHLPAPI_OWN));
+    expect(readPeForwards(dll)).toEqual({});
+  });
+
+  it("iphlpapi.dll forwards every other export of Wine's iphlpapi to iphlpapi_wine.dll", async () => {
+    const wine = [
+      'GetNetworkParams',
+      'GetAdaptersAddresses',
+      'IcmpSendEcho',
+      '_PfTestPacket@20',
+      'if_nametoindex',
+    ];
+    const b = await buildDlls({ iphlpapiForwards: wine, outDir: join(scratch, 'forwarding') });
+    const dll = b.dlls[DLL_NAMES.indexOf('iphlpapi.dll')]!;
+    expect(sorted(readPeExports(dll))).toEqual(
+      sorted([...IPHLPAPI_OWN, 'GetNetworkParams', 'IcmpSendEcho', '_PfTestPacket@20', 'if_nametoindex']),
+    );
+    expect(readPeForwards(dll)).toEqual({
+      GetNetworkParams: 'iphlpapi_wine.GetNetworkParams',
+      IcmpSendEcho: 'iphlpapi_wine.IcmpSendEcho',
+      '_PfTestPacket@20': 'iphlpapi_wine._PfTestPacket@20',
+      if_nametoindex: 'iphlpapi_wine.if_nametoindex',
+    });
+  }, 600_000);
 
   it('import from system DLLs only', () => {
     for (const dll of built.dlls) expect(sorted(readPeImports(dll))).toEqual(sorted(SYSTEM_DLLS));

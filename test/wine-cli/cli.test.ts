@@ -113,7 +113,11 @@ describe('hnsim wine: help and usage errors (exit 2)', () => {
       '--connect ADDR:PORT',
       '--state FILE',
       'discarded when',
-      "go test -exec 'hnsim wine --'",
+      "go test -exec 'npx hnsim wine --' ./...",
+      // issue 15: the DLL answering the interface questions, the Windows build, a namespace for ApiVersion 2
+      'iphlpapi.dll',
+      'ws2019 10.0.17763',
+      'CNI_NETNS=$ns',
       '--keep-wineserver',
       'apt-get install wine64 gcc-mingw-w64-x86-64',
       '120 when Wine or mingw-w64 is missing',
@@ -193,6 +197,37 @@ describe('hnsim wine: what cannot run', () => {
   });
 });
 
+describe('hnsim wine --doctor: the versions it found', () => {
+  it('prints each tool with its version, Go as optional; a missing Go is no failure', async () => {
+    const fake = fakeWine();
+    const bin = tempDir();
+    const gcc = script(
+      join(bin, 'x86_64-w64-mingw32-gcc'),
+      'echo "x86_64-w64-mingw32-gcc (GCC) 12-fake"; echo second line',
+    );
+    const go = script(join(bin, 'go'), '[ "$1" = version ] && echo "go version go1.19.8 linux/amd64"');
+    const prefix = readyPrefix(join(tempDir(), 'prefix'));
+    const base = { HNSIM_WINE: fake.tools.wine, WINESERVER: fake.tools.wineserver, HNSIM_MINGW_GCC: gcc };
+    const r = await run(['wine', '--doctor', '--prefix', prefix], { ...base, PATH: bin });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        `wine        ${fake.tools.wine} (wine-8.0 (fake))`,
+        `wineserver  ${fake.tools.wineserver}`,
+        `mingw-w64   ${gcc} (x86_64-w64-mingw32-gcc (GCC) 12-fake)`,
+        `go          ${go} (go version go1.19.8 linux/amd64)`,
+        `prefix      ${prefix} (ready)`,
+        '',
+      ].join('\n'),
+    );
+    const noGo = await run(['wine', '--doctor', '--prefix', prefix], { ...base, PATH: tempDir() });
+    expect(noGo.status).toBe(0);
+    expect(noGo.stdout).toContain(
+      'go          not found (optional: it builds Go programs for GOOS=windows)\n',
+    );
+  });
+});
+
 describe('hnsim wine: the spawned command', () => {
   it('exit codes as a shell sees them: 0 help, 2 usage, 127 no program, 120 no Wine, 121 no simulator', async () => {
     expect(spawned(['--help']).status).toBe(0);
@@ -241,7 +276,10 @@ ${CREATE_NS}
 exit 7`);
     const state = join(tempDir(), 'node.json');
     const r = await run(['wine', '--state', state, '--seed', '3', '--', prog, 'a', '-b'], env, 'conf\n');
-    expect(r.stderr).toBe('');
+    // a first use of the build's prefix is said (and a first DLL compile, when the cache has none)
+    expect(r.stderr).toMatch(
+      /^(hnsim: compiling hnsim's DLLs .*\n)?hnsim: setting up Windows 10\.0\.20348 \(Windows Server 2022 Datacenter\) in .*\/hnsim-windows\/10\.0\.20348 \(first use of this build: a few seconds\)\n$/,
+    );
     expect(r.status).toBe(7);
     expect(r.stdout).toMatch(
       /^endpoint=127\.0\.0\.1:\d+ var=kept args=a -b\nstdin=conf\ncreated [0-9A-F-]{36}\n$/,
@@ -249,21 +287,26 @@ exit 7`);
     const id = /created (\S+)/.exec(r.stdout)![1]!;
     const saved = JSON.parse(readFileSync(state, 'utf8')) as Record<string, unknown>;
     expect(JSON.stringify(saved)).toContain(id);
-    expect(log()[0]).toMatch(/^wineserver -p60 /);
-    // a second run sees the first one's namespace
+    expect(log().filter((l) => l.startsWith('wineserver -p'))).toEqual([
+      expect.stringMatching(/^wineserver -p60 WINEPREFIX=.*\/hnsim-windows\/10\.0\.20348$/),
+    ]);
+    // a second run sees the first one's namespace, and says nothing of its own
     const again = await run(['wine', '--state', state, '--', prog], env);
     expect(again.status).toBe(7);
+    expect(again.stderr).toBe('');
     const list = await run(['call', '--state', state, 'HcnEnumerateNamespaces', '']);
     expect(JSON.parse(list.stdout)).toEqual(
       expect.arrayContaining([id, /created (\S+)/.exec(again.stdout)![1]]),
     );
-  });
+  }, 600_000); // the first run may compile the DLLs
 
   it('no --state: a fresh node, discarded; --keep-wineserver; --timeout → 124', async () => {
     const { env, prog, log } = setup(`${CREATE_NS}\nexit 0`);
-    const r = await run(['wine', '--keep-wineserver', '--', prog], env);
+    const r = await run(['wine', '--keep-wineserver', '--profile', 'ws2019', '--', prog], env);
     expect(r.status).toBe(0);
-    expect(log()[0]).toMatch(/^wineserver -p WINEPREFIX=/);
+    expect(log().filter((l) => l.startsWith('wineserver -p'))).toEqual([
+      expect.stringMatching(/^wineserver -p WINEPREFIX=.*\/hnsim-windows\/10\.0\.17763$/),
+    ]);
     const slow = setup('sleep 20');
     const t = await run(['wine', '--timeout', '300ms', '--', slow.prog], slow.env);
     expect(t.status).toBe(124);

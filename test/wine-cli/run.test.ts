@@ -3,7 +3,7 @@
 // back (exit code, stdout, stderr), and the failure paths (no program, a timeout, a pipe a Wine
 // service keeps open: reference wine-shim.md §1).
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   checkProgram,
@@ -51,15 +51,22 @@ read line; echo "STDIN=$line"; echo oops >&2; exit 3`,
     expect(out.stdout.split('\n')).toEqual([
       'MY_VAR=kept',
       'HNSIM_ENDPOINT=127.0.0.1:40513',
-      `WINEPREFIX=${dir}`,
+      // no simulator answers there: the default profile's Windows, ws2022's build
+      `WINEPREFIX=${dir}/hnsim-windows/10.0.20348`,
       'WINEDEBUG=-all',
-      'WINEDLLOVERRIDES=computenetwork,vmcompute,computecore=n',
+      'WINEDLLOVERRIDES=computenetwork,vmcompute,computecore,iphlpapi=n',
       'ARGS=a b -test.v',
       'STDIN={"cniVersion":"1.0.0"}',
       '',
     ]);
-    // the persistent wineserver first, for a minute after the last program
-    expect(log()[0]).toBe(`wineserver -p60 WINEPREFIX=${dir}`);
+    // the build's prefix written (Wine's reg import, then the server's exit saves the registry),
+    // then its persistent wineserver, for a minute after the last program
+    const calls = log();
+    expect(calls[0]).toMatch(
+      /^wine reg import Z:\\.*\\hnsim-windows\\10\.0\.20348\.tmp-\d+\\hnsim-windows\.reg WINEPREFIX=.*10\.0\.20348\.tmp-\d+ WINEDEBUG=-all$/,
+    );
+    expect(calls[1]).toMatch(/^wineserver -w WINEPREFIX=.*10\.0\.20348\.tmp-\d+$/);
+    expect(calls[2]).toBe(`wineserver -p60 WINEPREFIX=${dir}/hnsim-windows/10.0.20348`);
   });
 
   it("keeps the caller's WINEDEBUG and WINEDLLOVERRIDES (hnsim's DLLs native first)", async () => {
@@ -76,7 +83,9 @@ read line; echo "STDIN=$line"; echo oops >&2; exit 3`,
   it('--keep-wineserver starts it with -p (until wineserver -k)', async () => {
     const { wine, dir, log } = setup();
     await runUnderWine({ program: program('exit 0'), env, wine, keepWineserver: true });
-    expect(log()[0]).toBe(`wineserver -p WINEPREFIX=${dir}`);
+    expect(log().filter((l) => l.startsWith('wineserver -p'))).toEqual([
+      `wineserver -p WINEPREFIX=${dir}/hnsim-windows/10.0.20348`,
+    ]);
   });
 
   it('streams output to writables and pipes a stdin stream', async () => {
@@ -128,6 +137,46 @@ read line; echo "STDIN=$line"; echo oops >&2; exit 3`,
     const out = await runUnderWine({ program: program('sleep 30'), env, signal: ac.signal, wine });
     expect(out.signal).toBe('SIGTERM');
     expect(out.exitCode).toBe(128 + 15);
+  });
+});
+
+describe('runUnderWine: the caller going away', () => {
+  it('an abort signalled while the prefix was being prepared still stops the program', async () => {
+    const { wine } = setup();
+    const ac = new AbortController();
+    ac.abort();
+    const out = await runUnderWine({ program: program('sleep 30'), env, signal: ac.signal, wine });
+    expect(out.signal).toBe('SIGTERM');
+    expect(out.exitCode).toBe(128 + 15);
+  });
+
+  it('a reader that went away (hnsim wine … | head) drops the output; the program runs on', async () => {
+    const { wine } = setup();
+    let unhandled = 0;
+    const gone = new (class extends Writable {
+      // an 'error' nobody listens to would crash the process (`hnsim wine … | head`): count it instead
+      override emit(event: string | symbol, ...args: unknown[]): boolean {
+        if (event === 'error' && this.listenerCount('error') === 0) {
+          unhandled++;
+          return false;
+        }
+        return super.emit(event, ...args);
+      }
+    })({
+      write(_chunk, _enc, cb) {
+        cb(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    const out = await runUnderWine({
+      program: program('echo one; sleep 0.2; echo two; echo err >&2; exit 4'),
+      env,
+      stdout: gone,
+      wine,
+    });
+    expect(out.exitCode).toBe(4);
+    expect(out.stderr).toBe('err\n');
+    expect(unhandled).toBe(0);
+    expect(gone.listenerCount('error')).toBe(0);
   });
 });
 

@@ -9,7 +9,10 @@
  *   its exit status or output lost, a stdout held open so `go test` waits);
  * - a failing Windows test reported as passing (the exit status of the program not returned);
  * - the DLL contract as a Go caller sees it: system32-only loading, CoTaskMemFree, hcsshim's
- *   Win32FromHresult reduction (ERROR_NOT_FOUND), the vmcompute spelling.
+ *   Win32FromHresult reduction (ERROR_NOT_FOUND), the vmcompute spelling;
+ * - Go's net package not seeing the node (issue 15): net.Interfaces / InterfaceByName / Addrs must
+ *   show `Ethernet`, then `vEthernet (Ethernet)` with its address while an L2Bridge network exists
+ *   (created and deleted through computenetwork.dll), then `Ethernet` again.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -22,6 +25,7 @@ const TESTS = [
   'TestMissingNamespaceIsElementNotFound',
   'TestEndpointAttachedToNamespace',
   'TestVmcompute',
+  'TestInterfacesFollowTheNode',
 ];
 
 function goVersion(): string | undefined {

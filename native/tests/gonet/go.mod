@@ -1,0 +1,3 @@
+module hnsim.test/gonet
+
+go 1.19
