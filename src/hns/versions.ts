@@ -161,8 +161,30 @@ export const PROFILES: Readonly<Record<string, HostProfile>> = {
 export const DEFAULT_PROFILE = 'ws2022';
 
 /**
- * A profile by name, or an explicit "Major.Minor" HNS version (schema and build then follow the
- * nearest named profile at or below it). Returns undefined for anything else.
+ * The Windows build that shipped an HNS version: the first row at or below it, newest first
+ * (reference vfp-dataplane.md §8 and hns-hcs.md §4, "HNS version per release"; each row's evidence
+ * is in src/wine/winver.ts, which names the releases). An explicit `--profile 11.10` node reports
+ * this build in `GetVersion` and, under Wine, to the program.
+ */
+export const HNS_VERSION_BUILDS: readonly { readonly from: HnsVersion; readonly build: number }[] = [
+  { from: v(15, 4), build: 26100 },
+  { from: v(12, 0), build: 20348 },
+  { from: v(11, 0), build: 19041 },
+  { from: v(10, 0), build: 18362 },
+  { from: v(9, 0), build: 17763 },
+  { from: v(0, 0), build: 17134 },
+];
+
+/** The build of the Windows release that shipped HNS `ver` (HNS_VERSION_BUILDS). */
+export function buildOfHnsVersion(ver: HnsVersion): number {
+  return (HNS_VERSION_BUILDS.find((r) => compareVersion(ver, r.from) >= 0) ?? HNS_VERSION_BUILDS.at(-1)!)
+    .build;
+}
+
+/**
+ * A profile by name, or an explicit "Major.Minor" HNS version (its schema then follows the nearest
+ * named profile at or below it, its build the release that shipped that version). Returns undefined
+ * for anything else.
  */
 export function resolveProfile(nameOrVersion: string): HostProfile | undefined {
   const named = PROFILES[nameOrVersion.toLowerCase()];
@@ -176,10 +198,10 @@ export function resolveProfile(nameOrVersion: string): HostProfile | undefined {
       .sort((a, b) => compareVersion(b.version, a.version))[0] ?? PROFILES.ws2019!;
   return {
     name: `hns-${ver.major}.${ver.minor}`,
-    description: `HNS ${ver.major}.${ver.minor} (schema and build as ${base.name})`,
+    description: `HNS ${ver.major}.${ver.minor} (schema as ${base.name}, build ${buildOfHnsVersion(ver)})`,
     version: ver,
     schema: base.schema,
-    build: base.build,
+    build: buildOfHnsVersion(ver),
     evidence: 'explicit version chosen by the user',
   };
 }

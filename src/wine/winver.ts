@@ -16,6 +16,8 @@
  * 10.0.20348 or 10.0.26100 (docs/wine.md "Windows version"; docs/model.md, "Real binaries under Wine").
  */
 
+import { buildOfHnsVersion } from '../hns/versions.js';
+
 /** What a version is chosen from: a host profile's name and HNS version (src/hns/versions.ts, GetVersion). */
 export interface VersionSource {
   readonly name: string;
@@ -89,9 +91,9 @@ const NAMED: Readonly<Record<string, WindowsVersion>> = {
 };
 
 /**
- * An explicit HNS version (`--profile 11.10`) → the Windows release that shipped it, from the
- * reference's "HNS version per release" table (vfp-dataplane.md §8, hns-hcs.md §4): the first row
- * whose version is at or below the given one, newest first. Rows:
+ * The releases an explicit HNS version (`--profile 11.10`) maps to, by build: src/hns/versions.ts
+ * `HNS_VERSION_BUILDS` picks the build (the first row at or below the version, newest first), this
+ * table names the release. Rows and their evidence:
  *
  * | HNS     | release (build)                  | evidence |
  * |---------|----------------------------------|----------|
@@ -102,72 +104,62 @@ const NAMED: Readonly<Record<string, WindowsVersion>> = {
  * | 9.x     | Windows Server 2019 (17763)      | reported: 9.2 "RS5 plus Remote Subnet DCR" (hcsshim #436), 9.3/9.5 on 1809 |
  * | below 9 | Windows Server 1803 (17134)      | code: hcsshim's HNSVersion1803 = 7.2; 8.x and below 7.2 our choice |
  */
-const BY_HNS_VERSION: readonly {
-  readonly major: number;
-  readonly minor: number;
-  readonly windows: WindowsVersion;
-}[] = [
-  { major: 15, minor: 4, windows: NAMED.ws2025! },
-  {
-    major: 12,
-    minor: 0,
-    windows: {
+const BY_BUILD: ReadonlyMap<number, WindowsVersion> = new Map([
+  [26100, NAMED.ws2025!],
+  [
+    20348,
+    {
       ...NAMED.ws2022!,
       evidence: 'HNS 12.0–15.3: inferred (first released in Windows Server 2022; 15.1–15.3 our choice)',
     },
-  },
-  {
-    major: 11,
-    minor: 0,
-    windows: server(
+  ],
+  [
+    19041,
+    server(
       19041,
       'Windows Server Datacenter',
       '2004',
       undefined,
       'HNS 11.x: reported, {11 10} on 10.0.19041.867 (microsoft/hcsshim PR #1003)',
     ),
-  },
-  {
-    major: 10,
-    minor: 0,
-    windows: server(
+  ],
+  [
+    18362,
+    server(
       18362,
       'Windows Server Datacenter',
       '1903',
       undefined,
       'HNS 10.x: inferred from hcsshim version ranges (DSR from 10.2, "Windows Server 19H1 or later")',
     ),
-  },
-  {
-    major: 9,
-    minor: 0,
-    windows: {
+  ],
+  [
+    17763,
+    {
       ...NAMED.ws2019!,
       evidence: 'HNS 9.x: reported on 1809 / WS2019 (hcsshim #436, kubernetes#93304, kubernetes#137530)',
     },
-  },
-  {
-    major: 0,
-    minor: 0,
-    windows: server(
+  ],
+  [
+    17134,
+    server(
       17134,
       'Windows Server Datacenter',
       '1803',
       undefined,
       'HNS below 9: hcsshim HNSVersion1803 = 7.2 (ACLs); 8.x and below 7.2 our choice',
     ),
-  },
-];
+  ],
+]);
 
 /** The Windows a node of this profile runs: a named profile's own release, else by HNS version. */
 export function windowsVersionOf(profile: VersionSource): WindowsVersion {
   const named = NAMED[profile.name.toLowerCase()];
   if (named) return named;
-  const { major, minor } = profile.version;
-  for (const row of BY_HNS_VERSION) {
-    if (major > row.major || (major === row.major && minor >= row.minor)) return row.windows;
-  }
-  return BY_HNS_VERSION[BY_HNS_VERSION.length - 1]!.windows;
+  const build = buildOfHnsVersion(profile.version);
+  const release = BY_BUILD.get(build);
+  if (!release) throw new Error(`no Windows release named for build ${build} (src/wine/winver.ts BY_BUILD)`);
+  return release;
 }
 
 /** `10.0.17763`. */

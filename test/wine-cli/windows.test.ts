@@ -60,6 +60,22 @@ describe('windowsVersionOf: the build a node of this profile runs', () => {
     expect(windowsVersionOf(createHost({ profile: '11.10' }).profile).build).toBe(19041);
     expect(windowsVersionOf(createHost({}).profile).build).toBe(20348); // the default, ws2022
   });
+
+  it('the node reports the same build as its prefix: GetVersion of a "--profile 11.10" node says 19041', () => {
+    // an explicit version's build used to follow the nearest named profile (ws2019: 17763) while the
+    // prefix said 19041, so a program saw one Windows and asked HNS about another
+    for (const [profile, literal] of [
+      ['11.10', 19041],
+      ['10.3', 18362],
+      ['15.1', 20348],
+      ['15.4', 26100],
+      ['7.2', 17134],
+    ] as const) {
+      const host = createHost({ profile });
+      expect(host.profile.build).toBe(literal);
+      expect(windowsVersionOf(host.profile).build).toBe(literal);
+    }
+  });
 });
 
 describe('registryFile', () => {
