@@ -255,7 +255,7 @@ export async function loadTarget(
 async function stateTarget(cmd: string, file: string, text: string, seed?: number): Promise<ViewTarget> {
   const [{ createHost }, { profileOfSnapshot }] = await Promise.all([
     import('../host/host.js'),
-    import('./main.js'),
+    import('./node.js'),
   ]);
   const snapshot = JSON.parse(text) as unknown;
   const profile = profileOfSnapshot(snapshot);
