@@ -4,7 +4,8 @@
 // ../hnsim`), and when `npx hnsim` links the checkout into npx's cache. In an installed package
 // (no src/) there is nothing to build; `npm run build` builds whatever the state.
 import { spawnSync } from 'node:child_process';
-import { dirname } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildState } from './build-state.js';
 
@@ -15,6 +16,25 @@ if (!state.sources) process.exit(0);
 if (state.fresh) {
   process.stderr.write('hnsim: dist/ is up to date with src/: not rebuilt (npm run build forces it)\n');
   process.exit(0);
+}
+// The build's tools are devDependencies: a git clone installed as a dependency (`npm install
+// ../hnsim`) has none until `npm ci` runs in it
+const require = createRequire(join(root, 'package.json'));
+const tools = ['typescript/package.json', 'esbuild/package.json'];
+const absent = tools.filter((t) => {
+  try {
+    require.resolve(t);
+    return false;
+  } catch {
+    return true;
+  }
+});
+if (absent.length > 0) {
+  process.stderr.write(
+    `hnsim: dist/ needs a build (${state.why}) and ${absent.map((t) => t.split('/')[0]).join(' and ')} ` +
+      `${absent.length > 1 ? 'are' : 'is'} not installed in ${root}: run \`npm ci\` there first\n`,
+  );
+  process.exit(1);
 }
 process.stderr.write(`hnsim: building dist/ (${state.why}): npm run build, 15-90 s\n`);
 // npm runs this script with npm_execpath set to its own CLI: run that one (npm is npm.cmd on
