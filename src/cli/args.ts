@@ -21,6 +21,8 @@ export interface CliIo {
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** No hnsim server answers at --connect (as `hnsim wine --connect`: src/cli/wine.ts WINE_EXIT). */
+export const EXIT_UNREACHABLE = 121;
 
 /** A bad command line: reported in one line, exit code 2. */
 export class UsageError {
@@ -97,6 +99,7 @@ export interface Flags {
   listen?: string;
   trace?: boolean;
   'flat-api'?: boolean;
+  connect?: string;
 }
 
 const OPTION_SPECS = {
@@ -123,6 +126,7 @@ const OPTION_SPECS = {
   listen: { type: 'string' },
   trace: { type: 'boolean' },
   'flat-api': { type: 'boolean' },
+  connect: { type: 'string' },
 } as const;
 
 /** The options each command parsed here takes (run, explain, diagram and wine parse their own). */
@@ -149,7 +153,7 @@ const ALLOWED = {
     'help',
   ],
   cni: ['state', 'plugin', 'seed', 'profile', 'adapter', 'host', 'help'],
-  call: ['state', 'json', 'seed', 'profile', 'adapter', 'host', 'help'],
+  call: ['state', 'connect', 'json', 'seed', 'profile', 'adapter', 'host', 'help'],
   wine: ['seed', 'profile', 'adapter', 'host', 'help'],
   version: ['format', 'help'],
 } as const satisfies Readonly<Record<string, readonly (keyof Flags)[]>>;
@@ -234,4 +238,45 @@ export const VALUED = new Set([
 /** A FILE argument of `show`/`trace`: one that exists, or a name a scenario or state file has. */
 export function isViewFile(arg: string): boolean {
   return existsSync(arg) || /\.(ya?ml|json)$/i.test(arg);
+}
+
+/** The hosts `serve --listen` binds to and `call --connect` reaches (src/api/rpc.ts LOOPBACK_HOSTS). */
+const LOOPBACK = ['127.0.0.1', '::1', 'localhost'] as const;
+
+/**
+ * A loopback `ADDR:PORT` (--listen, --connect): ADDR 127.0.0.1, [::1] or localhost, PORT 0..65535
+ * for --listen (0: a free one), 1..65535 for --connect. Anything else, a non-loopback address above
+ * all, is a usage error.
+ */
+export function readLoopback(
+  cmd: string,
+  flag: 'listen' | 'connect',
+  text: string,
+): { host: (typeof LOOPBACK)[number]; port: number } {
+  const m = /^\[([^\]]*)\]:([^:]*)$/.exec(text) ?? /^([^:[\]]*):([^:]*)$/.exec(text);
+  if (!m) {
+    throw new UsageError(
+      `${cmd}: --${flag} takes ADDR:PORT (127.0.0.1:PORT, [::1]:PORT or localhost:PORT), got "${text}"`,
+      cmd,
+    );
+  }
+  const addr = m[1]!.toLowerCase();
+  const portText = m[2]!;
+  const host = LOOPBACK.find((h) => h === addr);
+  if (!host) {
+    throw new UsageError(
+      `${cmd}: --${flag} ${text}: ${addr === '' ? 'no address' : `${m[1]} is not a loopback address`}; ` +
+        'hnsim serves on 127.0.0.1, [::1] or localhost only (the server has no authentication)',
+      cmd,
+    );
+  }
+  const lowest = flag === 'listen' ? 0 : 1;
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) < lowest || Number(portText) > 65535) {
+    throw new UsageError(
+      `${cmd}: --${flag} ${text}: the port must be an integer ${lowest}..65535` +
+        (flag === 'listen' ? ' (0 picks a free one)' : ''),
+      cmd,
+    );
+  }
+  return { host, port: Number(portText) };
 }

@@ -8,8 +8,8 @@ import {
   EXIT_OK,
   PROFILE_HELP,
   SEED_HELP,
-  UsageError,
   parse,
+  readLoopback,
   write,
   type CliIo,
 } from './args.js';
@@ -70,40 +70,6 @@ when the host cannot be built or the port cannot be bound (in use); 2 for a bad 
 (a non-loopback --listen).
 `;
 
-/** The hosts `serve --listen` binds to (src/api/rpc.ts LOOPBACK_HOSTS; checked here without loading it). */
-const LISTEN_HOSTS = ['127.0.0.1', '::1', 'localhost'] as const;
-
-/**
- * `--listen ADDR:PORT`: ADDR 127.0.0.1, [::1] or localhost, PORT 0..65535. Anything else, a
- * non-loopback address above all, is a usage error.
- */
-function readListen(text: string): { host: (typeof LISTEN_HOSTS)[number]; port: number } {
-  const m = /^\[([^\]]*)\]:([^:]*)$/.exec(text) ?? /^([^:[\]]*):([^:]*)$/.exec(text);
-  if (!m) {
-    throw new UsageError(
-      `serve: --listen takes ADDR:PORT (127.0.0.1:PORT, [::1]:PORT or localhost:PORT), got "${text}"`,
-      'serve',
-    );
-  }
-  const addr = m[1]!.toLowerCase();
-  const portText = m[2]!;
-  const host = LISTEN_HOSTS.find((h) => h === addr);
-  if (!host) {
-    throw new UsageError(
-      `serve: --listen ${text}: ${addr === '' ? 'no address' : `${m[1]} is not a loopback address`}; ` +
-        'hnsim serves on 127.0.0.1, [::1] or localhost only (the server has no authentication)',
-      'serve',
-    );
-  }
-  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
-    throw new UsageError(
-      `serve: --listen ${text}: the port must be an integer 0..65535 (0 picks a free one)`,
-      'serve',
-    );
-  }
-  return { host, port: Number(portText) };
-}
-
 /** How often a server looks whether the process that started it is still there. */
 const PARENT_POLL_MS = 500;
 
@@ -135,7 +101,7 @@ function startedByNpm(io: CliIo): boolean {
 export async function cmdServe(args: string[], io: CliIo): Promise<number> {
   const { flags } = parse('serve', args, 0);
   if (flags.help) return write(io.stdout, SERVE_USAGE).then(() => EXIT_OK);
-  const listen = flags.listen === undefined ? undefined : readListen(flags.listen);
+  const listen = flags.listen === undefined ? undefined : readLoopback('serve', 'listen', flags.listen);
   const { options } = hostOptions('serve', flags);
   const [{ createHost }, { serveStdio, serveTcp }, { cniRpcMethods }, { wineRegistry }, { registerFace }] =
     await Promise.all([
