@@ -16,7 +16,7 @@ import {
 } from './args.js';
 import { stateHost } from './node.js';
 
-export const CNI_USAGE = `Usage: hnsim cni --state FILE [--plugin TYPE] [--seed N] [--profile NAME]
+export const CNI_USAGE = `Usage: hnsim cni --state FILE [--plugin TYPE|PATH] [--seed N] [--profile NAME]
                  [--adapter SPEC]… [--host FILE]
 
 Run one CNI invocation against a simulated node, exactly as a container runtime execs a
@@ -24,20 +24,26 @@ plugin binary: the CNI_* variables (CNI_COMMAND, CNI_CONTAINERID, CNI_NETNS, CNI
 CNI_ARGS, CNI_PATH) come from the environment, the network config from stdin; the
 plugin's stdout is printed and its exit code returned (0, or 1 with a CNI error document).
 The plugin is --plugin, else the "type" of the config. Reference plugins: host-local,
-win-bridge, win-overlay, sdnbridge, sdnoverlay, nat, flannel.
+win-bridge, win-overlay, sdnbridge, sdnoverlay, nat, flannel; a path to an .exe runs that
+binary under Wine (docs/wine.md).
 
 The node lives in the state file (a snapshot: HNS objects, compute systems and the node's
 disk, where host-local and flannel keep their files): read before the call (a fresh host
 from the host options when the file does not exist yet) and written back after it, so an
-ADD and a DEL in two commands see one node. Prepare its networks with 'hnsim call'.
+ADD and a DEL in two commands see one node. Prepare its networks and namespaces with 'hnsim
+call' (docs/cni.md shows cbr0-network.json and win-bridge.conf):
 
-  hnsim call --state node.json HNSCall POST /networks/ "$(cat cbr0.json)"
-  CNI_COMMAND=ADD CNI_CONTAINERID=abc CNI_NETNS=none CNI_IFNAME=eth0 CNI_PATH='C:\\cni' \\
-    hnsim cni --state node.json < win-bridge.conf
+  hnsim call --state node.json HcnCreateNetwork null "$(cat cbr0-network.json)"
+  hnsim call --state node.json HcnCreateNamespace 0b1ce66e-0000-4000-8000-000000000001 '{}'
+  CNI_COMMAND=ADD CNI_CONTAINERID=abc CNI_NETNS=0b1ce66e-0000-4000-8000-000000000001 \\
+    CNI_IFNAME=eth0 CNI_PATH='C:\\cni' hnsim cni --state node.json < win-bridge.conf
 
 Options:
   --state FILE      The node's state file (created when missing; required)
-  --plugin TYPE     The plugin to run (default: the config's "type")
+  --plugin TYPE|PATH
+                    The plugin to run (default: the config's "type"): a reference plugin's
+                    type, or the path of a Windows plugin binary (.exe) on this machine,
+                    run under Wine against the node (docs/wine.md)
 ${SEED_HELP}
 ${PROFILE_HELP}
 ${ADAPTER_HELP}

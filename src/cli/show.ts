@@ -44,6 +44,9 @@ encapsulation, MAC rewrite) in evaluation order, then the host vNIC and uplink p
 
 Options:
   --port PORT       show rules: only this endpoint port (ID or name), or a host-side port
+  --node NAME       With FILE: only this node (repeat for several)
+  --at N            With FILE: after the set-up and the first N steps of the scenario
+                    (default: its end; the final expect block is then skipped)
   --snapshot FILE   Snapshot to list (default: a fresh host, which holds its HostDefault namespace)
 ${SEED_HELP}
 ${PROFILE_HELP.replace('(default', "(default: the snapshot's HNS version, else")}

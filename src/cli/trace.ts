@@ -37,6 +37,8 @@ address: one outside the host arrives on (or leaves by) its uplink. The seed als
 which backend a load balancer picks; a snapshot does not record it, so give --seed the seed
 of the host the snapshot was taken on.
 
+  hnsim call --state node.json HcnCreateNetwork null '{"Name":"nat","Type":"NAT"}'
+  hnsim call --state node.json HNSCall POST /endpoints/ '{"Name":"pod1","VirtualNetworkName":"nat"}'
   hnsim trace --snapshot node.json --from pod1 --to 8.8.8.8 --dport 443 --level summary
 
 Options:
@@ -52,6 +54,10 @@ Options:
                     summary (one line per step), or minimal (only the translations and
                     the disposition, without GUIDs: the form for regression tests)
   --format FORMAT   text (default, at --level) or json (the JSON-RPC Trace result)
+  --proto P         With FILE: tcp, udp or icmp (the short form of --protocol)
+  --port N          With FILE: the destination port (the short form of --dport)
+  --at N            With FILE: trace after the set-up and the first N steps of the scenario
+                    (default: its end; the final expect block is then skipped)
   --snapshot FILE   Snapshot to trace through (default: a fresh host)
 ${SEED_HELP}
 ${PROFILE_HELP.replace('(default', "(default: the snapshot's HNS version, else")}
