@@ -74,7 +74,8 @@ Commands:
                variables from the environment, the config on stdin, the plugin's stdout
                and exit code; the node is a state file kept between invocations
   call         Call one JSON-RPC method (a flat API function such as HcnCreateNetwork or
-               HNSCall, a host method, CniExec, CniExecList) on a state file's node
+               HNSCall, a host method, a fault or clock method, CniExec, CniExecList) on
+               a state file's node, or on a running 'hnsim serve --listen' (--connect)
   wine         Run a Windows program (a real CNI plugin .exe, a Go test binary) under Wine
                with hnsim's computenetwork.dll and vmcompute.dll, against a simulated node
   version      Print the hnsim version and the host profiles it simulates
