@@ -65,9 +65,9 @@ ${PROFILE_HELP}
 ${ADAPTER_HELP}
   -h, --help        Show this help
 
-Exit status: 0 at the end of stdin, of the process that started it, or on SIGINT/SIGTERM; 1
-when the host cannot be built or the port cannot be bound (in use); 2 for a bad command line
-(a non-loopback --listen).
+Exit status: 0 at the end of stdin, of the process that started it, or on SIGINT/SIGTERM;
+1 when the host cannot be built or the port cannot be bound (in use);
+2 for a bad command line (a non-loopback --listen).
 `;
 
 /** How often a server looks whether the process that started it is still there. */
