@@ -32,7 +32,15 @@ const HAVE_REAL =
 
 const pageWine = pageBlocks().filter((b) => b.commands.some((c) => c.wine));
 const help = await helpTexts();
-const files = pageBlocks().find((b) => b.file === 'docs/cni.md')?.files ?? new Map<string, string>();
+// the help texts use the files docs/cni.md shows; a real host-local keeps its reservations in the
+// block's folder (cni-ipam) rather than in this machine's /var/lib/cni/networks, its default
+const files = new Map(pageBlocks().find((b) => b.file === 'docs/cni.md')?.files ?? []);
+const conf = files.get('win-bridge.conf');
+if (conf !== undefined) {
+  const doc = JSON.parse(conf) as { ipam?: Record<string, unknown> };
+  if (doc.ipam) doc.ipam['dataDir'] ??= 'cni-ipam';
+  files.set('win-bridge.conf', JSON.stringify(doc) + '\n');
+}
 const helpWine = [...help]
   .map(([name, text]) => helpBlock(name, text, files))
   .filter((b) => b.commands.some((c) => c.wine));
