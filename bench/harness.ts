@@ -4,41 +4,27 @@
  * is measured here and only here; tests never assert on it (DESIGN contract 5 is checked by eye).
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import v8 from 'node:v8';
+import { buildState, mtimeOf } from '../bin/build-state.js';
 
 /** The package root, bin/hnsim.js and the CLI bundle `npm ci` builds (dist/cli/hnsim.js). */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'hnsim.js');
 const BUNDLE = join(ROOT, 'dist', 'cli', 'hnsim.js');
 
-function mtimeOf(path: string): number {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return -1;
-  }
-}
-
-/** The rule bin/hnsim.js applies: the bundle exists and nothing under src/ is newer. */
-function bundleIsFresh(): boolean {
-  const builtAt = mtimeOf(BUNDLE);
-  if (builtAt < 0) return false;
-  const src = join(ROOT, 'src');
-  if (mtimeOf(src) > builtAt) return false;
-  return readdirSync(src, { recursive: true }).every((name) => mtimeOf(join(src, String(name))) <= builtAt);
-}
-
 /**
  * Figures of whole CLI processes are taken with the bundle, as a user runs hnsim after `npm ci`
- * (HNSIM_RUN=dist): `npm run build` first when it is missing or older than src/.
+ * (HNSIM_RUN=dist): `npm run build` first when dist/ is not up to date (bin/build-state.js, the rule
+ * bin/hnsim.js applies).
  */
 export function ensureBundle(group: string): void {
-  if (bundleIsFresh()) return;
-  process.stderr.write(`bench: ${group}: dist/cli/hnsim.js is missing or older than src/: npm run build\n`);
+  const state = buildState(ROOT);
+  if (state.fresh) return;
+  const why = 'why' in state ? state.why : 'no build';
+  process.stderr.write(`bench: ${group}: dist/ is not up to date (${why}): npm run build\n`);
   // npm is npm.cmd on Windows, which only a shell runs
   const b = spawnSync('npm', ['run', '-s', 'build'], {
     cwd: ROOT,

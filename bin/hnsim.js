@@ -5,43 +5,18 @@
 // is ~300) is what lets `hnsim serve` answer within a few node start-up times.
 //
 // In a source checkout (src/ next to dist/) the build can be missing (`npm ci --ignore-scripts`)
-// or older than the sources being edited. Then the TypeScript sources run through tsx, a
-// devDependency, so the command always runs the code in src/. Without tsx, a missing build is a
+// or older than the sources being edited (bin/build-state.js decides). Then the TypeScript sources
+// run through tsx, a devDependency, so the command always runs the code in src/. Without tsx, a missing build is a
 // one-line error (exit 1) and a stale one runs after a one-line warning.
 //
 // HNSIM_RUN=dist runs the build whatever its age (what the start-up benchmark measures: an
 // installed package has no src/ to compare with); HNSIM_RUN=src runs the sources through tsx.
-import { readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildState, mtimeOf } from './build-state.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bundle = join(root, 'dist', 'cli', 'hnsim.js');
-
-/** Modification time in ms, or -1 when the file does not exist. */
-function mtimeOf(path) {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return -1;
-  }
-}
-
-/**
- * Whether a file or directory under src/ changed after `builtAt` (a directory's time moves when a
- * file is added, removed or renamed). False when there is no src/: an installed package.
- */
-function sourcesNewerThan(builtAt) {
-  const src = join(root, 'src');
-  let names;
-  try {
-    names = readdirSync(src, { recursive: true });
-  } catch {
-    return false;
-  }
-  if (mtimeOf(src) > builtAt) return true;
-  return names.some((name) => mtimeOf(join(src, name)) > builtAt);
-}
 
 /** tsx's ESM loader API, or null when tsx is not installed (an install without devDependencies). */
 async function importTsx() {
@@ -59,9 +34,10 @@ const missing = `hnsim: the compiled CLI (${bundle}) is missing; run \`npm run b
 /** The module to run, or the one-line reason there is none. */
 async function entry() {
   const mode = process.env.HNSIM_RUN;
-  const builtAt = mtimeOf(bundle);
-  if (mode === 'dist') return builtAt >= 0 ? { url: fileUrl(bundle) } : { error: missing };
-  if (mode !== 'src' && builtAt >= 0 && !sourcesNewerThan(builtAt)) return { url: fileUrl(bundle) };
+  const built = mtimeOf(bundle) >= 0;
+  if (mode === 'dist') return built ? { url: fileUrl(bundle) } : { error: missing };
+  const state = buildState(root);
+  if (mode !== 'src' && built && state.fresh) return { url: fileUrl(bundle) };
   const tsx = await importTsx();
   if (tsx) {
     tsx.register();
@@ -69,9 +45,9 @@ async function entry() {
   }
   if (mode === 'src')
     return { error: `hnsim: HNSIM_RUN=src needs tsx (a devDependency); run \`npm install\` in ${root}` };
-  if (builtAt < 0) return { error: missing };
+  if (!built) return { error: missing };
   process.stderr.write(
-    'hnsim: warning: dist/ is older than src/; run `npm run build` to compile the sources\n',
+    `hnsim: warning: dist/ is not up to date (${state.why}); run \`npm run build\` to compile the sources\n`,
   );
   return { url: fileUrl(bundle) };
 }

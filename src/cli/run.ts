@@ -29,7 +29,7 @@ prints them (expected, observed, comparison), HNS state and audit results, and e
 failure with the file position of the expectation. SCENARIO "-" reads stdin.
 
   hnsim run scenarios/quick-start.yaml
-  hnsim run scenarios/dsr-loopback.yaml --trace --format json
+  hnsim run scenarios/dsr.yaml --trace --format json
 
 Options:
   --trace           Also print each trace expectation's packet path (ovn-trace's summary level)

@@ -39,9 +39,9 @@ const SCENARIO_FLAGS_HELP = `  --at N            Take the view after the set-up 
                     the final expect block is then skipped)
   --seed N          Override the scenario's seed (integer 0..4294967295)`;
 
-const EXIT_HELP = (ok: string): string => `Exit status:
+const EXIT_HELP = (ok: string, cannot: string): string => `Exit status:
   0  ${ok}
-  1  the view cannot be taken (an unknown pod or node, an unwritable -o file)
+  1  the view cannot be taken (${cannot})
   2  bad command line
   3  the file is not a valid scenario (FILE:LINE:COL: PATH: message) or state file
   4  the simulator refused what the scenario describes`;
@@ -67,7 +67,7 @@ Options:
 ${SCENARIO_FLAGS_HELP}
   -h, --help        Show this help
 
-${EXIT_HELP('the diagram was written')}
+${EXIT_HELP('the diagram was written', 'an unknown node, an unwritable -o file')}
 `;
 
 export const EXPLAIN_USAGE = `Usage: hnsim explain FILE --from SOURCE --to TARGET [--proto tcp|udp|icmp] [--port N]
@@ -94,7 +94,7 @@ Options:
 ${SCENARIO_FLAGS_HELP}
   -h, --help        Show this help
 
-${EXIT_HELP('an explanation was printed, whatever the verdict')}
+${EXIT_HELP('an explanation was printed, whatever the verdict', 'an unknown pod, service or node, a trace that cannot run')}
 `;
 
 export const TRACE_SCENARIO_USAGE = `       hnsim trace FILE --from SOURCE --to TARGET [--proto tcp|udp|icmp] [--port N]
@@ -255,7 +255,7 @@ export async function loadTarget(
 async function stateTarget(cmd: string, file: string, text: string, seed?: number): Promise<ViewTarget> {
   const [{ createHost }, { profileOfSnapshot }] = await Promise.all([
     import('../host/host.js'),
-    import('./main.js'),
+    import('./node.js'),
   ]);
   const snapshot = JSON.parse(text) as unknown;
   const profile = profileOfSnapshot(snapshot);

@@ -218,6 +218,14 @@ describe('hnsim call', () => {
     expect(Object.keys(disk.files)).toContain('/var/lib/cni/results/cbr0-pod-c-eth0');
   });
 
+  it('cni --help says --plugin takes a reference type or the path of a Windows .exe', async () => {
+    const r = await run(['cni', '--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /^ {2}--plugin TYPE\|PATH\n {20}.*\n.*the path of a Windows plugin binary \(\.exe\)/m,
+    );
+  });
+
   it('usage errors exit 2', async () => {
     expect((await run(['call', '--state', stateFile()])).status).toBe(2);
     expect((await run(['call', 'ListMethods'])).status).toBe(2);

@@ -1,5 +1,5 @@
 // docs/tutorial.md is built from a real run: its scenario (the yaml block) is saved as
-// tutorial.yaml and every console block (`$ hnsim …` then the output) is run again with the CLI
+// tutorial.yaml and every console block (`$ npx hnsim …` then the output) is run again with the CLI
 // and compared, so the page never drifts from what hnsim prints. To refresh the page after a
 // deliberate change, run each command in a folder holding the yaml block as tutorial.yaml.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,16 +26,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('docs/tutorial.md', () => {
   it('has its scenario and the commands the text walks through', () => {
     expect(yaml).toMatch(/^hnsim: scenario\/v1\n/);
-    expect(commands.map((c) => c.line.split(' ').slice(0, 3).join(' '))).toEqual([
-      '$ hnsim run',
-      '$ hnsim show',
-      '$ hnsim show',
-      '$ hnsim show',
-      '$ hnsim show',
-      '$ hnsim show',
-      '$ hnsim trace',
-      '$ hnsim trace',
-      '$ hnsim explain',
+    expect(commands.map((c) => c.line.split(' ').slice(0, 4).join(' '))).toEqual([
+      '$ npx hnsim run',
+      '$ npx hnsim show',
+      '$ npx hnsim show',
+      '$ npx hnsim show',
+      '$ npx hnsim show',
+      '$ npx hnsim show',
+      '$ npx hnsim trace',
+      '$ npx hnsim trace',
+      '$ npx hnsim explain',
     ]);
   });
 
@@ -43,7 +43,7 @@ describe('docs/tutorial.md', () => {
     '%s prints what the page shows',
     async (line, output) => {
       const args = line
-        .replace(/^\$ hnsim /, '')
+        .replace(/^\$ npx hnsim /, '')
         .split(' ')
         .map((a) => (a === 'tutorial.yaml' ? file : a));
       const r = await hnsim(args);
