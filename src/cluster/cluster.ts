@@ -16,9 +16,12 @@
  *   ProviderAddress policy, OutBoundNAT exceptions and the service-CIDR SDNRoute; and kube-proxy's
  *   source-VIP endpoint (microsoft/SDN `helper.psm1`, winkernel);
  * - services as kube-proxy winkernel programs them: a load balancer per service port and frontend
- *   (ClusterIP, NodePort with no VIP and LocalRoutedVIP, external IPs), remote endpoints (Flags 1,
- *   MAC `02-11-<ip>`, ProviderAddress on overlay) for backends on other nodes, DSR when the cluster
- *   says so (`--enable-dsr`), SourceVIP the node IP (l2bridge) or the source VIP (overlay).
+ *   (ClusterIP; NodePort with no VIP, VipExternalIP and LocalRoutedVIP; external and ingress IPs
+ *   with VipExternalIP), remote endpoints (Flags 1, MAC `02-11-<ip>`, ProviderAddress on overlay)
+ *   for backends on other nodes and, on overlay, one per ClusterIP (host MAC, PA = node IP); DSR
+ *   for ClusterIPs when the cluster says so (`--enable-dsr`), for the others with
+ *   `externalTrafficPolicy: Local` on an HNS with DSR; SourceVIP the node IP (l2bridge) or the
+ *   source VIP (overlay).
  *
  * The rooms: types.ts (options, specs, records), windows-node.ts (a node's and a pod's HNS set-up),
  * flannel.ts (routes between nodes, the overlay settings check), services.ts (endpoints, iptables,
@@ -238,6 +241,7 @@ export class Cluster {
         sourceVip,
         overlay: spec.network === 'overlay',
         dsr: this.dsr,
+        nodeIp: ip,
       }),
       syncedGen: -1,
     };
