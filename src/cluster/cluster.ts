@@ -336,7 +336,7 @@ export class Cluster {
       ...(spec.subdomain ? { subdomain: spec.subdomain } : {}),
     };
     let ip: number;
-    let endpoint: { endpointId: string; adopted?: boolean } | undefined;
+    let endpoint: { endpointId: string; namespaceId?: string; adopted?: boolean } | undefined;
     if (node.kind === 'Linux') {
       if (spec.policies?.length) throw hnsError('E_INVALIDARG', 'HNS policies need a Windows node');
       ip = node.node.addPod(spec.namespace, spec.name).ip;
@@ -359,7 +359,7 @@ export class Cluster {
         throw hnsError('E_INVALIDARG', `pod subnet of ${node.name} is full`);
       // the cluster's own endpoint is no change behind its back (the sync need not repair the node)
       const clean = node.host.dataplane.generation() === node.syncedGen;
-      endpoint = { endpointId: createPodEndpoint(this, node, spec, ip) };
+      endpoint = createPodEndpoint(this, node, spec, ip);
       if (clean) node.syncedGen = node.host.dataplane.generation();
       node.nextPod++;
     }
@@ -394,22 +394,26 @@ export class Cluster {
     const rec = this.pods.get(key);
     if (!rec) return false;
     const node = this.nodes.get(rec.node)!;
-    const ownEndpoint = node.kind === 'Windows' && !rec.adopted ? node : undefined;
+    // the endpoint and namespace the cluster made for the pod (an adopted one is its runtime's)
+    const own =
+      node.kind === 'Windows' && !rec.adopted && rec.endpointId !== undefined && rec.namespaceId !== undefined
+        ? { node, pod: { endpointId: rec.endpointId, namespaceId: rec.namespaceId } }
+        : undefined;
     // the services that pick the pod drop it (changed() ignores them on a full sync)
     const dirty = this.sync.servicesOf(rec);
     if (node.kind === 'Linux') node.node.removePod(rec.ipNum);
-    else if (ownEndpoint && !this.incremental) {
+    else if (own && !this.incremental) {
       // full sync: every LB of the node goes first (HNS refuses to delete an endpoint an LB uses)
-      ownEndpoint.proxy.clear();
-      deletePodEndpoint(ownEndpoint, rec.endpointId!);
+      own.node.proxy.clear();
+      deletePodEndpoint(own.node, own.pod);
     }
     this.pods.delete(key);
     this.dns.removePod(namespace, name);
     this.changed(dirty);
-    if (ownEndpoint && this.incremental) {
+    if (own && this.incremental) {
       // incremental sync: the LBs that used the endpoint are gone now
-      deletePodEndpoint(ownEndpoint, rec.endpointId!);
-      ownEndpoint.syncedGen = ownEndpoint.host.dataplane.generation();
+      deletePodEndpoint(own.node, own.pod);
+      own.node.syncedGen = own.node.host.dataplane.generation();
     }
     return true;
   }
