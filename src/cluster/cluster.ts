@@ -16,9 +16,12 @@
  *   ProviderAddress policy, OutBoundNAT exceptions and the service-CIDR SDNRoute; and kube-proxy's
  *   source-VIP endpoint (microsoft/SDN `helper.psm1`, winkernel);
  * - services as kube-proxy winkernel programs them: a load balancer per service port and frontend
- *   (ClusterIP, NodePort with no VIP and LocalRoutedVIP, external IPs), remote endpoints (Flags 1,
- *   MAC `02-11-<ip>`, ProviderAddress on overlay) for backends on other nodes, DSR when the cluster
- *   says so (`--enable-dsr`), SourceVIP the node IP (l2bridge) or the source VIP (overlay).
+ *   (ClusterIP; NodePort with no VIP, VipExternalIP and LocalRoutedVIP; external and ingress IPs
+ *   with VipExternalIP), remote endpoints (Flags 1, MAC `02-11-<ip>`, ProviderAddress on overlay)
+ *   for backends on other nodes and, on overlay, one per ClusterIP (host MAC, PA = node IP); DSR
+ *   for ClusterIPs when the cluster says so (`--enable-dsr`), for the others with
+ *   `externalTrafficPolicy: Local` on an HNS with DSR; SourceVIP the node IP (l2bridge) or the
+ *   source VIP (overlay).
  *
  * The rooms: types.ts (options, specs, records), windows-node.ts (a node's and a pod's HNS set-up),
  * flannel.ts (routes between nodes, the overlay settings check), services.ts (endpoints, iptables,
@@ -238,6 +241,7 @@ export class Cluster {
         sourceVip,
         overlay: spec.network === 'overlay',
         dsr: this.dsr,
+        nodeIp: ip,
       }),
       syncedGen: -1,
     };
@@ -332,7 +336,7 @@ export class Cluster {
       ...(spec.subdomain ? { subdomain: spec.subdomain } : {}),
     };
     let ip: number;
-    let endpoint: { endpointId: string; adopted?: boolean } | undefined;
+    let endpoint: { endpointId: string; namespaceId?: string; adopted?: boolean } | undefined;
     if (node.kind === 'Linux') {
       if (spec.policies?.length) throw hnsError('E_INVALIDARG', 'HNS policies need a Windows node');
       ip = node.node.addPod(spec.namespace, spec.name).ip;
@@ -355,7 +359,7 @@ export class Cluster {
         throw hnsError('E_INVALIDARG', `pod subnet of ${node.name} is full`);
       // the cluster's own endpoint is no change behind its back (the sync need not repair the node)
       const clean = node.host.dataplane.generation() === node.syncedGen;
-      endpoint = { endpointId: createPodEndpoint(this, node, spec, ip) };
+      endpoint = createPodEndpoint(this, node, spec, ip);
       if (clean) node.syncedGen = node.host.dataplane.generation();
       node.nextPod++;
     }
@@ -390,22 +394,26 @@ export class Cluster {
     const rec = this.pods.get(key);
     if (!rec) return false;
     const node = this.nodes.get(rec.node)!;
-    const ownEndpoint = node.kind === 'Windows' && !rec.adopted ? node : undefined;
+    // the endpoint and namespace the cluster made for the pod (an adopted one is its runtime's)
+    const own =
+      node.kind === 'Windows' && !rec.adopted && rec.endpointId !== undefined && rec.namespaceId !== undefined
+        ? { node, pod: { endpointId: rec.endpointId, namespaceId: rec.namespaceId } }
+        : undefined;
     // the services that pick the pod drop it (changed() ignores them on a full sync)
     const dirty = this.sync.servicesOf(rec);
     if (node.kind === 'Linux') node.node.removePod(rec.ipNum);
-    else if (ownEndpoint && !this.incremental) {
+    else if (own && !this.incremental) {
       // full sync: every LB of the node goes first (HNS refuses to delete an endpoint an LB uses)
-      ownEndpoint.proxy.clear();
-      deletePodEndpoint(ownEndpoint, rec.endpointId!);
+      own.node.proxy.clear();
+      deletePodEndpoint(own.node, own.pod);
     }
     this.pods.delete(key);
     this.dns.removePod(namespace, name);
     this.changed(dirty);
-    if (ownEndpoint && this.incremental) {
+    if (own && this.incremental) {
       // incremental sync: the LBs that used the endpoint are gone now
-      deletePodEndpoint(ownEndpoint, rec.endpointId!);
-      ownEndpoint.syncedGen = ownEndpoint.host.dataplane.generation();
+      deletePodEndpoint(own.node, own.pod);
+      own.node.syncedGen = own.node.host.dataplane.generation();
     }
     return true;
   }

@@ -162,6 +162,8 @@ export interface PodRec extends PodInfo {
   readonly ipNum: number;
   /** The endpoint is the runtime's (PodSpec.endpointId): removePod leaves it. */
   readonly adopted?: boolean;
+  /** The namespace the cluster made for the pod's endpoint (not an adopted pod's): removePod deletes it. */
+  readonly namespaceId?: string;
   readonly hostname?: string;
   readonly subdomain?: string;
   readonly dnsServer: boolean;

@@ -151,8 +151,15 @@ export function setUpWindowsNode(
   return { networkId, drMac, sourceVip };
 }
 
+/** What the cluster made for a pod: its endpoint and the namespace that holds it. */
+export interface PodEndpoint {
+  readonly endpointId: string;
+  /** The pod's HCN namespace (containerd's `netns.NewNetNS()`: a namespace per sandbox). */
+  readonly namespaceId: string;
+}
+
 /** The endpoint win-bridge / win-overlay would create for a pod at `ip`, in a fresh namespace (containerd). */
-export function createPodEndpoint(c: Cluster, node: WinNode, spec: PodSpec, ip: number): string {
+export function createPodEndpoint(c: Cluster, node: WinNode, spec: PodSpec, ip: number): PodEndpoint {
   const host = node.host;
   const dns = c.podDns(spec.namespace);
   const overlay = node.spec.network === 'overlay';
@@ -193,13 +200,22 @@ export function createPodEndpoint(c: Cluster, node: WinNode, spec: PodSpec, ip: 
   const ep = must(host.api.HcnCreateEndpoint(node.networkId, null, doc));
   const id = String(ep['ID']);
   const ns = must(host.api.HcnCreateNamespace(null, { SchemaVersion: V2 }));
-  namespaceEndpoint(host, String(ns['ID']), id, 'Add');
-  return id;
+  const namespaceId = String(ns['ID']);
+  namespaceEndpoint(host, namespaceId, id, 'Add');
+  return { endpointId: id, namespaceId };
 }
 
-/** A pod's endpoint goes: out of its namespace (containerd), then deleted (the CNI plugin's DEL). */
-export function deletePodEndpoint(node: WinNode, endpointId: string): void {
-  const ep = node.host.hns.store.endpoints.get(endpointId);
-  if (ep?.HostComputeNamespace) namespaceEndpoint(node.host, ep.HostComputeNamespace, ep.ID, 'Remove');
-  must(node.host.api.HcnDeleteEndpoint(endpointId));
+/**
+ * A pod's endpoint goes, then its namespace: out of the namespace and deleted (the CNI plugin's
+ * DEL at StopPodSandbox), then the namespace deleted (RemovePodSandbox: containerd's
+ * `netns.Remove()`, which takes a namespace already gone as done — reference kubernetes-windows.md
+ * §3.1 step 2).
+ */
+export function deletePodEndpoint(node: WinNode, pod: PodEndpoint): void {
+  const { host } = node;
+  const ep = host.hns.store.endpoints.get(pod.endpointId);
+  if (ep?.HostComputeNamespace) namespaceEndpoint(host, ep.HostComputeNamespace, ep.ID, 'Remove');
+  must(host.api.HcnDeleteEndpoint(pod.endpointId));
+  const gone = host.api.HcnDeleteNamespace(pod.namespaceId);
+  if (!gone.ok && gone.name !== 'ERROR_NOT_FOUND') must(gone);
 }

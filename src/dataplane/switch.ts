@@ -35,14 +35,31 @@ export function forward(
     const rs = net.remoteSubnets.lookup(p.dstIp);
     if (remote && remote.pa && remote.network.type === 'Overlay') {
       const vni = vniOf(remote.network, remote.ip) || vniOf(net, port.ip);
-      return encap(plane, w, net, p, remote.pa, vni, rs?.drMac ?? net.drMac, {
-        kind: 'Endpoint',
+      const rule = {
+        kind: 'Endpoint' as const,
         id: remote.id,
         ...(remote.name ? { name: remote.name } : {}),
         policy: 'ProviderAddress',
         layer: LAYER.ENCAP,
         rule: encapRuleName(`${fmt(remote.ip)}/32`, remote.pa, vni),
-      });
+      };
+      // a remote endpoint whose provider address is this node (kube-proxy's service-VIP endpoint:
+      // the ClusterIP, the host's MAC, PA = the node IP) holds an address only a load balancer
+      // serves: a packet that no load balancer took has nowhere to go (our choice: NoRoute here,
+      // rather than VXLAN to this node itself)
+      if (remote.pa === (net.managementIp || plane.primaryIp())) {
+        w.count(host, port.id, 'droppedOut');
+        return w.stop(
+          host,
+          'Encap',
+          'NoRoute',
+          p,
+          'NoRoute',
+          `${fmt(p.dstIp)} is a remote endpoint on this node (PA ${fmt(remote.pa)}): no load balancer took the packet`,
+          rule,
+        );
+      }
+      return encap(plane, w, net, p, remote.pa, vni, rs?.drMac ?? net.drMac, rule);
     }
     if (rs) {
       return encap(

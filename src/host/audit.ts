@@ -9,6 +9,7 @@
  *   expect(host.audit()).toEqual([]);   // after every pod is deleted
  */
 import { formatIp } from '../addr/ip.js';
+import { parseMac } from '../addr/mac.js';
 import { normalizePath } from '../core/files.js';
 import type { FileStore } from '../core/files.js';
 import { isJsonObject } from '../core/json.js';
@@ -47,10 +48,13 @@ export interface AuditOptions {
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * kube-proxy's source-VIP endpoint on an overlay network: local, with the MAC of the host's
- * interface on the network's vSwitch and a ProviderAddress policy holding the node's address.
+ * An endpoint on an Overlay network that points at this very node: the MAC of the host's interface
+ * on the network's vSwitch (compared as a MAC: kube-proxy writes Go's `00:15:5d:…`, HNS and
+ * PowerShell `00-15-5D-…`) and a ProviderAddress policy holding the node's address. kube-proxy
+ * makes two such: its source-VIP endpoint (local) and, per service, the service-VIP endpoint
+ * (remote, IP = the ClusterIP) — kubernetes-windows.md §2.4 steps 6 and 7.1.
  */
-function isSourceVipEndpoint(s: HnsStore, e: EndpointRec): boolean {
+function pointsAtThisNode(s: HnsStore, e: EndpointRec): boolean {
   const net = s.networks.get(e.HostComputeNetwork);
   if (net?.Type !== 'Overlay') return false;
   const pa = e.Policies.find((p) => p.type === 'ProviderAddress')?.settings as
@@ -58,11 +62,13 @@ function isSourceVipEndpoint(s: HnsStore, e: EndpointRec): boolean {
   if (!pa) return false;
   const nodeIp = s.nics.managementIp(net.ID);
   const hostMac = s.nics.hostVNicOf(net.ID)?.MacAddress ?? s.nics.uplinkOf(net.ID)?.MacAddress;
+  const mac = parseMac(e.MacAddress);
   return (
     nodeIp !== undefined &&
     pa.providerAddress === nodeIp &&
     hostMac !== undefined &&
-    hostMac.toUpperCase() === e.MacAddress.toUpperCase()
+    mac !== undefined &&
+    parseMac(hostMac) === mac
   );
 }
 
@@ -83,7 +89,10 @@ export function auditNode(
   // endpoint, which load balancers name by address (SourceVIP) and which kube-proxy keeps on an
   // overlay network whether or not a service uses it yet (kubernetes-windows.md §2: "if no
   // endpoint exists with IP == sourceVip, create the source-VIP endpoint: local, MAC = host MAC,
-  // PA = node IP")
+  // PA = node IP"). A remote endpoint no load balancer names is left over — except kube-proxy's
+  // service-VIP endpoint on overlay, which no load balancer names either (§2.4 7.1: "if there is no
+  // HNS endpoint for the ClusterIP, create a remote endpoint for the service VIP: IP = ClusterIP,
+  // MAC = host MAC, PA = node IP"; a service without endpoints has one and no load balancer)
   const sourceVips = new Set<string>();
   for (const lb of s.loadBalancers.values()) if (lb.SourceVIP) sourceVips.add(lb.SourceVIP);
   const inNamespace = new Set<string>();
@@ -95,7 +104,7 @@ export function auditNode(
     for (const c of e.IpConfigurations) liveIps.add(formatIp(c.addr));
     const referenced = (s.endpointRefs.get(e.ID)?.size ?? 0) > 0;
     if ((e.Flags & 1) !== 0) {
-      if (!referenced) {
+      if (!referenced && !pointsAtThisNode(s, e)) {
         add(
           'remote-endpoint-unreferenced',
           e.ID,
@@ -110,7 +119,7 @@ export function auditNode(
       e.VmPort !== undefined ||
       referenced ||
       e.IpConfigurations.some((c) => sourceVips.has(formatIp(c.addr))) ||
-      isSourceVipEndpoint(s, e);
+      pointsAtThisNode(s, e);
     if (!used) {
       add(
         'endpoint-unused',

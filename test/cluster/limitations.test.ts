@@ -9,8 +9,11 @@
  * - a node cannot reach its own NodePort; other nodes and external clients can;
  * - MAC spoofing must be allowed for Transparent containers (L2Bridge rewrites the MAC);
  * - DSR: a pod reaching a service backed only by itself needs loopback DSR; DSR keeps the client
- *   IP (non-DSR backends see the SourceVIP); externalTrafficPolicy Local + DSR keeps it on NodePorts;
- * - a service without endpoints has no load balancer (kube-proxy skips it, §2.4 step 7.7).
+ *   IP (non-DSR backends see the SourceVIP); externalTrafficPolicy Local keeps it on NodePorts
+ *   (DSR whenever HNS has DSR), except on an HNS without DSR ("Local traffic policy in non-DSR
+ *   mode");
+ * - a service without endpoints has no load balancer (kube-proxy skips it, §2.4 step 7.7); on
+ *   overlay its VIP is still a remote endpoint pointing at the node (step 7.1).
  */
 import { describe, expect, it } from 'vitest';
 import { Cluster, type ClusterOptions, type ServiceSpec } from '../../src/cluster/cluster.js';
@@ -449,11 +452,26 @@ describe.each([
     expect(t.reply?.final).toMatchObject({ srcIp: '10.0.0.11', srcPort: 30080, dstIp: '204.79.197.200' });
   });
 
-  it(`without DSR (not supported: "Local traffic policy in non-DSR mode") the client IP is lost to ${sourceVip}`, () => {
+  // proxier.go newServiceInfo: localTrafficDSR = externalTrafficPolicy Local, forced off only when
+  // HNS lacks DSR; `--enable-dsr` decides the ClusterIP load balancer alone
+  it('without --enable-dsr, Local is DSR all the same: the backend sees the client IP', () => {
     const c = build({ mode, web: { externalTrafficPolicy: 'Local' } });
     const t = trace(c, { from: 'bing', to: '10.0.0.11', destinationPort: 30080 });
     expect(t.disposition).toBe('Delivered');
+    const lb = step(t, 'win-2', 'LB', 'DNAT');
+    expect(changes(lb)).toEqual({ dstIp: ['10.0.0.11', '10.244.2.3'], dstPort: [30080, 8080] });
+    expect(t.final).toMatchObject({ srcIp: '204.79.197.200', dstIp: '10.244.2.3' });
+  });
+
+  // hcsshim DSRVersion: 9.3–9.x, 10.2 on; HNS 10.0 has no DSR, and "Local traffic policy in non-DSR
+  // mode" is a documented limitation (kubernetes-windows.md §1.5): every backend, SNAT
+  it(`on an HNS without DSR (10.0), Local is not DSR: the client IP is lost to ${sourceVip}`, () => {
+    const c = build({ mode, options: { profile: '10.0' }, web: { externalTrafficPolicy: 'Local' } });
+    const t = trace(c, { from: 'bing', to: '10.0.0.11', destinationPort: 30080 });
+    expect(t.disposition).toBe('Delivered');
     expect(step(t, 'win-2', 'LB', 'DNAT+SNAT').packetAfter.srcIp).toBe(sourceVip);
+    // and win-1, with no backend of its own, balances the NodePort to win-2's pod too
+    expect(has(trace(c, { from: 'bing', to: '10.0.0.10', destinationPort: 30080 }), 'LB')).toBe(true);
   });
 
   it('a node without a local backend has no NodePort load balancer for the service (the packet stops at its host)', () => {
@@ -468,17 +486,21 @@ describe.each([
 // ───────────────────────────── no endpoints ─────────────────────────────
 
 describe('a service without endpoints (kube-proxy programs no load balancer for it)', () => {
-  it('overlay: NoRoute at the service-CIDR NeedEncap route (no remote subnet or endpoint holds the VIP)', () => {
+  // kube-proxy still makes the service-VIP remote endpoint on overlay (syncProxyRules creates it
+  // before looking at the endpoints): the packet meets it, with no load balancer in front
+  it('overlay: NoRoute at the service-VIP remote endpoint (PA = this node; no load balancer took it)', () => {
     const c = build({ mode: 'overlay' });
     const t = trace(c, { from: 'default/client', to: 'svc:default/empty' });
     expect(t.disposition).toBe('NoRoute');
     expect(has(t, 'LB')).toBe(false);
-    const s = step(t, 'win-1', 'Routing', 'NoRoute');
+    const s = step(t, 'win-1', 'Encap', 'NoRoute');
     expect(s.rule).toMatchObject({
-      policy: 'SDNRoute',
-      layer: 'VNET_PA_ROUTE_LAYER',
-      rule: 'ROUTE_10.96.0.0/12_ENCAP',
+      kind: 'Endpoint',
+      policy: 'ProviderAddress',
+      layer: 'VNET_ENCAP_LAYER',
+      rule: 'ENCAP_10.96.0.13/32_10.0.0.10_4096',
     });
+    expect(has(t, 'Encap', 'Encapsulated')).toBe(false);
     expect(t.final.dstIp).toBe('10.96.0.13');
   });
 

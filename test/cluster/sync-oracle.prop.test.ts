@@ -9,14 +9,14 @@
  * Source: kubernetes/kubernetes `pkg/proxy/winkernel/proxier.go`, the v1.31-era revision the
  * reference names (kubernetes-windows.md §2.4–2.5: `syncProxyRules` with `updateLoadBalancer`,
  * `winProxyOptimization`, `terminatedEndpoints`), and `hns.go` @ 280cccaf (`getLoadBalancer`):
- * - a service with no endpoints gets nothing; per service port, a ClusterIP load balancer
+ * - a service with no endpoints gets no load balancer; per service port, a ClusterIP load balancer
  *   (FrontendVIPs = [clusterIP], ExternalPort = port, port-mapping flags 0, DSR = `--enable-dsr`,
  *   all endpoints), a NodePort one when `NodePort() > 0` (no frontend VIP, ExternalPort = nodePort,
  *   flags `isVipExternalIP` + `localRoutedVIP` = 16 + 2, DSR = `localTrafficDSR`, the node's own
- *   endpoints only when `externalTrafficPolicy: Local`), one per external IP and one per
- *   load-balancer ingress IP (flags `isVipExternalIP` = 16, DSR = `localTrafficDSR`, local
- *   endpoints only under `Local`); `localTrafficDSR` is `externalTrafficPolicy == Local` on an
- *   HNS with DSR support (`newServiceInfo`), whatever `--enable-dsr` says;
+ *   endpoints only under `localTrafficDSR`), one per external IP and one per load-balancer ingress
+ *   IP (flags `isVipExternalIP` = 16, DSR = `localTrafficDSR`, local endpoints only under it);
+ *   `localTrafficDSR` is `externalTrafficPolicy == Local` on an HNS with DSR support
+ *   (`newServiceInfo`: `DsrSupported()`), whatever `--enable-dsr` says;
  * - every load balancer: InternalPort = targetPort, `DistributionType` =
  *   `LoadBalancerDistributionSourceIP` (hcsshim `hcn/hcnloadbalancer.go`: 2) when
  *   `sessionAffinity: ClientIP`, else none (0, omitted); SourceVIP = the node IP on l2bridge, and on
@@ -26,15 +26,12 @@
  *   another node, with a ProviderAddress policy on overlay (the RemoteSubnetRoute's PA: the owning
  *   node's IP); local endpoints are the CNI's;
  * - on overlay, per service with a ClusterIP, a remote endpoint for the service VIP (IP = clusterIP,
- *   MAC = the host's MAC, PA = the node IP), created before the endpoints are looked at.
+ *   MAC = the host's MAC: NewProxier's `hostMac`, the hardware address of the interface holding the
+ *   node IP; PA = the node IP), created before the endpoints are looked at — so a service without
+ *   endpoints has one — and cleaned up with the service (`cleanupAllPolicies`).
  * The cluster's addresses (nodes from 10.0.0.10 in the order they are added, node i's pod subnet
  * 10.244.(i+1).0/24, the overlay source VIP at its .2) are the documented ones (ClusterOptions,
  * docs/model.md "Windows overlay nodes").
- *
- * Where the cluster's kube-proxy model does not do what upstream does (KNOWN_DEVIATIONS below), the
- * oracle has a second mode that states those choices, so that it still checks everything else
- * today; the upstream mode is `it.fails` until src/cluster/cluster.ts follows upstream (see the
- * comment at that test).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -95,32 +92,16 @@ function conjureMac(ip: string): string {
 }
 
 /**
- * The cluster's kube-proxy today, where it differs from upstream (src/cluster/cluster.ts
- * `programService`; issue 15 §3): NodePort port-mapping flags 2 (LocalRoutedVIP only; upstream
- * 18), external-IP and ingress flags 0 (upstream 16, VipExternalIP), DSR for NodePort, external
- * and ingress load balancers only when `--enable-dsr` is also set (upstream: `Local` alone), and
- * no remote endpoint for a service VIP on overlay.
+ * `newServiceInfo`: `localTrafficDSR` is `externalTrafficPolicy == Local`, forced off only when
+ * `DsrSupported()` fails (HNS without DSR); `--enable-dsr` plays no part in it.
  */
-interface Mode {
-  readonly nodePortFlags: number;
-  readonly externalFlags: number;
-  readonly localDsr: (w: World, local: boolean) => boolean;
-  readonly serviceVipEndpoint: boolean;
+function localTrafficDsr(local: boolean, hnsHasDsr: boolean): boolean {
+  return local && hnsHasDsr;
 }
 
-const UPSTREAM: Mode = {
-  nodePortFlags: 16 + 2,
-  externalFlags: 16,
-  localDsr: (_w, local) => local,
-  serviceVipEndpoint: true,
-};
-
-const KNOWN_DEVIATIONS: Mode = {
-  nodePortFlags: 2,
-  externalFlags: 0,
-  localDsr: (w, local) => w.dsr && local,
-  serviceVipEndpoint: false,
-};
+/** Port-mapping flags (proxier.go `loadBalancerFlags` → hns.go): VipExternalIP 16, LocalRoutedVIP 2. */
+const NODEPORT_FLAGS = 16 + 2;
+const EXTERNAL_FLAGS = 16;
 
 interface NodeView {
   readonly lbs: string[];
@@ -144,15 +125,16 @@ function lbText(
   );
 }
 
-/** What kube-proxy programs on `node`, from the world alone. */
-function oracle(w: World, node: string, mode: Mode): NodeView {
+/** What kube-proxy programs on `node`, from the world alone (`hnsHasDsr`: the node's HNS supports DSR). */
+function oracle(w: World, node: string, hnsHasDsr = true): NodeView {
   const lbs: string[] = [];
   const remotes = new Set<string>();
   const overlay = w.layout === 'overlay';
   const src = overlay ? sourceVip(node) : nodeIp(node);
   for (const svc of w.services.values()) {
     if (svc.clusterIP === 'None') continue;
-    if (overlay && mode.serviceVipEndpoint) remotes.add(`${svc.clusterIP} mac=host pa=${nodeIp(node)}`);
+    // syncProxyRules, overlay: the service-VIP endpoint comes before the endpoints are looked at
+    if (overlay) remotes.add(`${svc.clusterIP} mac=host pa=${nodeIp(node)}`);
     const eps = [...w.pods.values()].filter((p) => p.app === svc.app);
     if (!eps.length) continue;
     const backend = (p: PodM) => `${p.node === node ? 'local' : 'remote'}:${p.ip}`;
@@ -162,8 +144,9 @@ function oracle(w: World, node: string, mode: Mode): NodeView {
       if (p.node !== node)
         remotes.add(`${p.ip} mac=${conjureMac(p.ip)} pa=${overlay ? nodeIp(p.node) : '-'}`);
     const dist = svc.affinity ? 2 : 0;
-    const localDsr = mode.localDsr(w, svc.local);
-    const outside = svc.local ? mine : all;
+    const localDsr = localTrafficDsr(svc.local, hnsHasDsr);
+    // NodePort: local only if preserveDIP or localTrafficDSR; external and ingress IPs: localTrafficDSR
+    const outside = localDsr ? mine : all;
     for (const port of svc.ports) {
       const proto = port.protocol === 'UDP' ? 17 : 6;
       const lb = (vip: string | undefined, ext: number, flags: number, dsr: boolean, b: string[]) => {
@@ -171,9 +154,9 @@ function oracle(w: World, node: string, mode: Mode): NodeView {
       };
       lb(svc.clusterIP, port.port, 0, w.dsr, all);
       if (svc.type !== 'ClusterIP' && port.nodePort)
-        lb(undefined, port.nodePort, mode.nodePortFlags, localDsr, outside);
-      for (const ip of svc.externalIPs) lb(ip, port.port, mode.externalFlags, localDsr, outside);
-      for (const ip of svc.ingressIPs) lb(ip, port.port, mode.externalFlags, localDsr, outside);
+        lb(undefined, port.nodePort, NODEPORT_FLAGS, localDsr, outside);
+      for (const ip of svc.externalIPs) lb(ip, port.port, EXTERNAL_FLAGS, localDsr, outside);
+      for (const ip of svc.ingressIPs) lb(ip, port.port, EXTERNAL_FLAGS, localDsr, outside);
     }
   }
   return { lbs: lbs.sort(), remotes: [...remotes].sort() };
@@ -184,9 +167,12 @@ function oracle(w: World, node: string, mode: Mode): NodeView {
 function actual(c: Cluster, node: string): NodeView {
   const host = c.host(node);
   const st = canonicalState(host);
-  const hostMac = String(
-    host.adapters().find((a) => a['Name'] === 'Ethernet')?.['MacAddress'] ?? '',
-  ).toLowerCase();
+  // the host's MAC, whatever the separator (kube-proxy writes Go's `00:0d:3a:…`, Get-NetAdapter `00-0D-3A-…`)
+  const macKey = (m: unknown) =>
+    String(m ?? '')
+      .toLowerCase()
+      .replace(/:/g, '-');
+  const hostMac = macKey(host.adapters().find((a) => a['Name'] === 'Ethernet')?.['MacAddress']);
   const byId = new Map<string, string>();
   const remotes: string[] = [];
   for (const e of st.endpoints) {
@@ -195,7 +181,7 @@ function actual(c: Cluster, node: string): NodeView {
     byId.set(String(e['ID']).toUpperCase(), `${remote ? 'remote' : 'local'}:${ip}`);
     if (!remote) continue;
     const pa = (e['Policies'] as JsonObject[] | undefined)?.find((p) => p['Type'] === 'ProviderAddress');
-    const mac = String(e['MacAddress'] ?? '').toLowerCase();
+    const mac = macKey(e['MacAddress']);
     remotes.push(
       `${ip} mac=${mac === hostMac ? 'host' : mac} pa=${pa ? String((pa['Settings'] as JsonObject)['ProviderAddress']) : '-'}`,
     );
@@ -266,8 +252,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ t: fc.constant('unsvc' as const), name: fc.nat(3) }), weight: 1 },
 );
 
-function newCluster(layout: Layout, dsr: boolean): Cluster {
-  const c = new Cluster({ seed: 5, dsr });
+function newCluster(layout: Layout, dsr: boolean, profile?: string): Cluster {
+  const c = new Cluster({ seed: 5, dsr, ...(profile ? { profile } : {}) });
   for (const n of WINDOWS) c.addWindowsNode({ name: n, network: layout });
   c.addLinuxNode({
     name: 'lx',
@@ -361,17 +347,24 @@ function world(layout: Layout, dsr: boolean): World {
   return { layout, dsr, pods: new Map(), services };
 }
 
-function check(mode: Mode, runs: number): void {
+/**
+ * `runs` random histories on the default profile (WS2022, HNS 15.0: DSR supported), or on
+ * `profile` with what its HNS supports (`hnsHasDsr`; `--enable-dsr` is refused there upstream —
+ * NewProxier returns DsrSupported's error — so only `dsr: false` is tried).
+ */
+function check(runs: number, profile?: { readonly name: string; readonly hnsHasDsr: boolean }): void {
   fc.assert(
     fc.property(
       fc.array(opArb, { minLength: 1, maxLength: 25 }),
       fc.constantFrom<Layout>('l2bridge', 'overlay'),
-      fc.boolean(),
+      profile ? fc.constant(false) : fc.boolean(),
       (ops, layout, dsr) => {
-        const c = newCluster(layout, dsr);
+        const c = newCluster(layout, dsr, profile?.name);
         const w = world(layout, dsr);
-        for (const op of ops) apply(c, w, op);
-        for (const n of WINDOWS) expect(actual(c, n), `node ${n}`).toEqual(oracle(w, n, mode));
+        // session affinity needs HNS 12.0 (SessionAffinityVersion): older profiles get none
+        for (const op of ops) apply(c, w, profile && op.t === 'svc' ? { ...op, affinity: false } : op);
+        for (const n of WINDOWS)
+          expect(actual(c, n), `node ${n}`).toEqual(oracle(w, n, profile?.hnsHasDsr ?? true));
       },
     ),
     { numRuns: runs },
@@ -379,20 +372,14 @@ function check(mode: Mode, runs: number): void {
 }
 
 describe('kube-proxy sync against an oracle from winkernel proxier.go', () => {
-  it('random pod and service changes leave every node with what kube-proxy programs (modulo KNOWN_DEVIATIONS)', () => {
-    check(KNOWN_DEVIATIONS, 50);
+  it('random pod and service changes leave every node with exactly what upstream programs', () => {
+    check(50);
   });
 
-  // The cluster's kube-proxy differs from upstream in four ways (KNOWN_DEVIATIONS); the fix is in
-  // src/cluster/cluster.ts (not this branch's file; issue 15 §3, reported to the lead):
-  // `programService` → the NodePort `make` passes flags 18 (VipExternalIP 16 | LocalRoutedVIP 2),
-  // the external-IP / loadBalancerIP `make` passes 16, both with DSR = `local` (ETP Local; the
-  // profile's DSR support, not `this.dsr`); and on overlay, `programService` (or the sync before it)
-  // creates per service with a ClusterIP a remote endpoint {IP = clusterIP, MAC = the node's MAC,
-  // ProviderAddress = node IP, Flags 1}, ref-counted, deleted with the service. Flip to `it` then,
-  // and drop KNOWN_DEVIATIONS.
-  it.fails('… and exactly what upstream programs', () => {
-    check(UPSTREAM, 50);
+  // hcsshim hcnglobals.go DSRVersion: 9.3–9.x and 10.2 on; HNS 10.0 has none, so Local is no DSR
+  // and every backend stays behind NodePorts and external IPs (newServiceInfo forces it off)
+  it('… and on an HNS without DSR (10.0), externalTrafficPolicy: Local is neither DSR nor local-only', () => {
+    check(15, { name: '10.0', hnsHasDsr: false });
   });
 });
 

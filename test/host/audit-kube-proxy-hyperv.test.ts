@@ -1,9 +1,10 @@
-// The audit's two false positives found by the scenarios: kube-proxy's source-VIP endpoint on an
+// The audit's false positives found by the scenarios: kube-proxy's source-VIP endpoint on an
 // overlay network (kubernetes-windows.md §2, winkernel: "if no endpoint exists with IP ==
 // sourceVip, create the source-VIP endpoint: local, MAC = host MAC, PA = node IP"; load balancers
 // name it by address as their SourceVIP, never by ID), and a Hyper-V pod's namespace, which HCS
 // adds to the utility VM's guest (hcs-lifecycle.md: the `NetworkNamespace` guest request) so that
-// no container joins it on the host. Each test fails on the audit before the fix.
+// no container joins it on the host; and kube-proxy's service-VIP remote endpoint on overlay.
+// Each test fails on the audit before the fix.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +64,63 @@ describe("kube-proxy's source-VIP endpoint", () => {
     });
     if (!leaked.ok) throw new Error(leaked.message);
     expect(host.audit().map((f) => [f.kind, f.object])).toEqual([['endpoint-unused', leaked.result.ID]]);
+  });
+});
+
+// kube-proxy's service-VIP endpoint (kubernetes-windows.md §2.4 step 7.1: on overlay, "if there is
+// no HNS endpoint for the ClusterIP, create a remote endpoint for the service VIP: IP = ClusterIP,
+// MAC = host MAC, PA = node IP"): no load balancer names it, and a service without endpoints has
+// it with no load balancer at all; kube-proxy writes the MAC as Go does (`00:0d:3a:…`).
+describe("kube-proxy's service-VIP endpoint", () => {
+  function node(): { c: Cluster; host: ReturnType<Cluster['host']>; netId: string } {
+    const c = new Cluster({ seed: 1 });
+    const host = c.addWindowsNode({ name: 'win-1', network: 'overlay' });
+    c.addWindowsNode({ name: 'win-2', network: 'overlay' });
+    const netId = [...host.hns.store.networks.values()].find((n) => n.Type === 'Overlay')!.ID;
+    return { c, host, netId };
+  }
+
+  function remote(
+    host: ReturnType<Cluster['host']>,
+    netId: string,
+    ip: string,
+    mac: string,
+    pa: string,
+  ): string {
+    const r = host.api.HcnCreateEndpoint(netId, null, {
+      IpConfigurations: [{ IpAddress: ip }],
+      MacAddress: mac,
+      Flags: 1,
+      Policies: [{ Type: 'ProviderAddress', Settings: { ProviderAddress: pa } }],
+      SchemaVersion: { Major: 2, Minor: 0 },
+    });
+    if (!r.ok) throw new Error(r.message);
+    return String(r.result['ID']);
+  }
+
+  it('is not an unreferenced remote endpoint, with or without a load balancer for its service', () => {
+    const { c, host } = node();
+    // the API server's service has one from the start, with no endpoints and no load balancer
+    const vips = [...host.hns.store.endpoints.values()].filter((e) => (e.Flags & 1) === 1);
+    expect(vips.map((e) => e.IpConfigurations[0]?.IpAddress)).toEqual(['10.96.0.1']);
+    expect(host.audit()).toEqual([]);
+    c.addPod({ namespace: 'default', name: 'web-0', node: 'win-2', labels: { app: 'web' } });
+    c.addService({ namespace: 'default', name: 'web', ports: [{ port: 80 }], selector: { app: 'web' } });
+    expect(host.audit()).toEqual([]);
+  });
+
+  it('the host MAC in either notation, with the node IP as PA; anything else unreferenced is still found', () => {
+    const { host, netId } = node();
+    // the vNIC holding 10.0.0.10 has the uplink's MAC 00-0D-3A-00-00-01
+    remote(host, netId, '10.96.0.40', '00-0D-3A-00-00-01', '10.0.0.10');
+    const otherPa = remote(host, netId, '10.96.0.41', '00:0d:3a:00:00:01', '10.0.0.11');
+    const conjured = remote(host, netId, '10.96.0.42', '02-11-0a-60-00-2a', '10.0.0.10');
+    expect(host.audit().map((f) => [f.kind, f.object])).toEqual(
+      [
+        ['remote-endpoint-unreferenced', otherPa],
+        ['remote-endpoint-unreferenced', conjured],
+      ].sort((a, b) => (a[1]! < b[1]! ? -1 : 1)),
+    );
   });
 });
 

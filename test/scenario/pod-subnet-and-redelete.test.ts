@@ -156,22 +156,42 @@ describe('deleting a pod twice, and deleting then adding it again', () => {
     expect(c.generation()).toBe(gen);
   });
 
-  // Cluster.removePod removes the endpoint from the pod's namespace and deletes the endpoint, but
-  // leaves the namespace createPodEndpoint made for it ("in a fresh namespace (containerd)"): the
-  // audit then finds `namespace-without-container … holds nothing`, one per removed pod, where
-  // containerd's RemovePodSandbox deletes it. Fix (src/cluster/cluster.ts, not this branch's
-  // file; issue 15 §3): in `removePod`'s `deleteEndpoint`, after the namespace Remove and the
-  // endpoint delete, `HcnDeleteNamespace` the namespace the cluster created (not an adopted
-  // pod's). Flip to `it` then.
-  it.fails('Cluster.removePod leaves the node as it was before addPod (no empty namespace)', () => {
-    const c = new Cluster({ seed: 2 });
-    c.addWindowsNode({ name: 'w', network: 'l2bridge' });
-    const before = c.host('w').audit();
-    const nsBefore = canonicalState(c.host('w')).namespaces.length;
-    c.addPod({ namespace: 'default', name: 'web', node: 'w' });
-    expect(c.removePod('default', 'web')).toBe(true);
-    expect(c.host('w').audit()).toEqual(before);
-    expect(canonicalState(c.host('w')).namespaces).toHaveLength(nsBefore);
+  // Cluster.removePod used to leave the namespace createPodEndpoint made for the pod ("in a fresh
+  // namespace (containerd)"): the audit found `namespace-without-container … holds nothing`, one
+  // per removed pod, where containerd's RemovePodSandbox deletes it (`netns.Remove()`, idempotent
+  // on not-found: kubernetes-windows.md §3.1 step 2). Both syncs, both layouts.
+  describe.each([
+    ['l2bridge', 'incremental'],
+    ['overlay', 'incremental'],
+    ['l2bridge', 'full'],
+    ['overlay', 'full'],
+  ] as const)('%s, %s sync', (network, kubeProxySync) => {
+    it('Cluster.removePod leaves the node as it was before addPod (no empty namespace)', () => {
+      const c = new Cluster({ seed: 2, kubeProxySync });
+      c.addWindowsNode({ name: 'w', network });
+      c.addService({ namespace: 'default', name: 'web', ports: [{ port: 80 }], selector: { app: 'web' } });
+      const before = c.host('w').audit();
+      const nsBefore = canonicalState(c.host('w')).namespaces.length;
+      c.addPod({ namespace: 'default', name: 'web', node: 'w', labels: { app: 'web' } });
+      expect(canonicalState(c.host('w')).namespaces).toHaveLength(nsBefore + 1);
+      expect(c.removePod('default', 'web')).toBe(true);
+      expect(c.host('w').audit()).toEqual(before);
+      expect(canonicalState(c.host('w')).namespaces).toHaveLength(nsBefore);
+    });
+
+    it('a pod whose namespace is already gone is removed all the same', () => {
+      const c = new Cluster({ seed: 2, kubeProxySync });
+      c.addWindowsNode({ name: 'w', network });
+      const nsBefore = canonicalState(c.host('w')).namespaces.length;
+      const { endpointId } = c.addPod({ namespace: 'default', name: 'web', node: 'w' });
+      const host = c.host('w');
+      const ns = host.hns.store.endpoints.get(endpointId!)!.HostComputeNamespace!;
+      const gone = host.api.HcnDeleteNamespace(ns);
+      if (!gone.ok) throw new Error(gone.message);
+      expect(c.removePod('default', 'web')).toBe(true);
+      expect(host.hns.store.endpoints.has(endpointId!)).toBe(false);
+      expect(canonicalState(host).namespaces).toHaveLength(nsBefore);
+    });
   });
 
   it('deleted and added again: a running pod with a fresh endpoint, reached through its service, nothing leaked', async () => {

@@ -1,20 +1,26 @@
 /**
- * kube-proxy's winkernel proxier as a node agent (reference kubernetes-windows.md §2; kubernetes
- * `pkg/proxy/winkernel` proxier.go and hns.go): on one Windows node, per service port a load
- * balancer for the ClusterIP, one for the NodePort (no frontend VIP, the LocalRoutedVIP port flag)
- * and one per external IP; the endpoints of other nodes as remote endpoints (Flags 1, MAC
- * `02-11-<ip>`, a ProviderAddress policy on overlay), shared by the services that use them and
- * deleted with the last; DSR when `--enable-dsr` is set (NodePorts and external IPs only with
- * `externalTrafficPolicy: Local`); SourceVIP the node's. No load balancer for a frontend without
- * endpoints (HNS refuses one).
+ * kube-proxy's winkernel proxier as a node agent (reference kubernetes-windows.md §2.4–2.6;
+ * kubernetes `pkg/proxy/winkernel` proxier.go, v1.31 era, and hns.go): on one Windows node, per
+ * service port a load balancer for the ClusterIP (DSR when `--enable-dsr` is set), one for the
+ * NodePort (no frontend VIP, port-mapping flags VipExternalIP + LocalRoutedVIP = 18) and one per
+ * external IP and per load-balancer ingress IP (VipExternalIP = 16); those three are DSR, and reach
+ * only this node's backends, when the service is `externalTrafficPolicy: Local` and HNS supports
+ * DSR (`localTrafficDSR`, whatever `--enable-dsr` says). The endpoints of other nodes are remote
+ * endpoints (Flags 1, MAC `02-11-<ip>`, a ProviderAddress policy on overlay), shared by the
+ * services that use them and deleted with the last. On overlay, every service with a ClusterIP also
+ * gets a remote endpoint for its VIP (MAC = the host's, PA = the node IP) unless an endpoint of the
+ * network already has that address; it goes with the service's policies. SourceVIP the node's. No
+ * load balancer for a frontend without endpoints (HNS refuses one).
  *
  * Like flanneld's backends (src/plugins/flanneld), the agent programs its node through the node's
  * API and is fed cluster state — here services and their endpoints, by the caller (src/cluster),
  * which also decides when to sync which services.
  */
-import type { JsonObject } from '../../core/json.js';
+import { hnsError } from '../../core/errors.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import { errorOf, type HcnResult } from '../../api/flat.js';
-import { conjureMac } from '../../cni/gomac.js';
+import { featuresOfVersion } from '../../api/hcn/support.js';
+import { conjureMac, macString, parseMAC } from '../../cni/gomac.js';
 import type { Host } from '../../host/host.js';
 import { fmt } from '../../vswitch/v4.js';
 
@@ -65,9 +71,15 @@ export interface WinKernelNode {
   readonly overlay: boolean;
   /** `--enable-dsr`. */
   readonly dsr: boolean;
+  /** The node IP: the ProviderAddress of the service-VIP endpoints, and how the host MAC is found. */
+  readonly nodeIp: number;
 }
 
 const V2 = { Major: 2, Minor: 0 };
+/** Load balancer flag DSR; port-mapping flags LocalRoutedVIP and VipExternalIP (hcsshim hcnloadbalancer.go, proxier.go). */
+const LB_DSR = 1;
+const PM_LOCAL_ROUTED_VIP = 2;
+const PM_VIP_EXTERNAL_IP = 16;
 
 /** The result of a call the proxier makes; a failure is thrown as the HRESULT it was. */
 function must<T>(r: HcnResult<T>): T {
@@ -88,39 +100,46 @@ export class WinKernelProxy {
   /** The services using each remote endpoint (by backend IP), and the backend IPs of each service. */
   private readonly remoteUsers = new Map<number, Set<string>>();
   private readonly svcRemotes = new Map<string, number[]>();
+  /**
+   * Overlay: the service-VIP remote endpoint each service made (upstream `svcInfo.remoteEndpoint`,
+   * its reference count 1: only the service that created it holds it, and its cleanup deletes it).
+   */
+  private readonly svcVips = new Map<string, { readonly ip: number; readonly id: string }>();
+  /** The network's endpoints by IPv4 address, as one sync queried them (`getAllEndpointsByNetwork`). */
+  private queried: Map<number, string> | undefined;
+  /** `hcn.DSRSupported()`, asked once (hcsshim caches the features per process). */
+  private dsrSupported: boolean | undefined;
+  /** The MAC of the interface holding the node IP, as Go prints it (NewProxier, overlay). */
+  private hostMac: string | undefined;
 
   constructor(readonly node: WinKernelNode) {}
 
-  /** Delete the LBs the last sync programmed (the remote endpoints go at the end of a sync). */
+  /** Delete the LBs and service-VIP endpoints the last sync programmed (backends' remote endpoints go at the end of a sync). */
   clear(): void {
-    const { host } = this.node;
-    for (const lbs of this.svcLbs.values())
-      for (const { id } of lbs)
-        if (host.hns.store.loadBalancers.has(id)) must(host.api.HcnDeleteLoadBalancer(id));
-    this.svcLbs.clear();
+    for (const key of [...this.svcLbs.keys(), ...this.svcVips.keys()]) this.cleanup(key);
     this.svcRemotes.clear();
     this.remoteUsers.clear();
   }
 
   /** The full sync: every service's LBs anew, in order; remote endpoints no LB uses any more go. */
   syncAll(services: readonly (readonly [string, ProxyService])[]): void {
+    this.queried = undefined;
     this.clear();
     for (const [key, svc] of services) this.programService(key, svc);
     for (const ip of [...this.remoteEps.keys()]) this.dropRemoteIfUnused(ip);
+    this.queried = undefined;
   }
 
   /**
-   * Re-program the services `keys` (in that order): each one's LBs go, and come back from
-   * `service(key)` when it still has a ClusterIP; then the remote endpoints they used and no
-   * service uses any more go.
+   * Re-program the services `keys` (in that order): each one's LBs and service-VIP endpoint go
+   * (`cleanupAllPolicies`), and come back from `service(key)` when it still has a ClusterIP; then
+   * the remote endpoints they used and no service uses any more go.
    */
   sync(keys: readonly string[], service: (key: string) => ProxyService | undefined): void {
-    const { host } = this.node;
+    this.queried = undefined;
     const touched = new Set<number>();
     for (const key of keys) {
-      for (const { id } of this.svcLbs.get(key) ?? [])
-        if (host.hns.store.loadBalancers.has(id)) must(host.api.HcnDeleteLoadBalancer(id));
-      this.svcLbs.delete(key);
+      this.cleanup(key);
       for (const ip of this.svcRemotes.get(key) ?? []) {
         this.remoteUsers.get(ip)?.delete(key);
         touched.add(ip);
@@ -130,9 +149,10 @@ export class WinKernelProxy {
       if (svc) this.programService(key, svc);
     }
     for (const ip of touched) this.dropRemoteIfUnused(ip);
+    this.queried = undefined;
   }
 
-  /** Services whose load balancers or remote endpoints are not what this proxier made. */
+  /** Services whose load balancers or remote endpoints (backends' or VIP's) are not what this proxier made. */
   damaged(): Set<string> {
     const s = this.node.host.hns.store;
     const out = new Set<string>();
@@ -140,7 +160,21 @@ export class WinKernelProxy {
       if (lbs.some(({ id, rec }) => s.loadBalancers.get(id) !== rec)) out.add(key);
     for (const [ip, id] of this.remoteEps)
       if (!s.endpoints.has(id)) for (const key of this.remoteUsers.get(ip) ?? []) out.add(key);
+    for (const [key, { id }] of this.svcVips) if (!s.endpoints.has(id)) out.add(key);
     return out;
+  }
+
+  /** A service's LBs go, and its service-VIP endpoint (upstream `cleanupAllPolicies`). */
+  private cleanup(key: string): void {
+    const { host } = this.node;
+    for (const { id } of this.svcLbs.get(key) ?? [])
+      if (host.hns.store.loadBalancers.has(id)) must(host.api.HcnDeleteLoadBalancer(id));
+    this.svcLbs.delete(key);
+    const vip = this.svcVips.get(key);
+    if (!vip) return;
+    if (host.hns.store.endpoints.has(vip.id)) must(host.api.HcnDeleteEndpoint(vip.id));
+    if (this.queried?.get(vip.ip) === vip.id) this.queried.delete(vip.ip);
+    this.svcVips.delete(key);
   }
 
   /** Delete the remote endpoint of `ip` when no service uses it any more. */
@@ -154,11 +188,80 @@ export class WinKernelProxy {
     this.remoteEps.delete(ip);
   }
 
-  /** One service's LBs (its LBs must be gone already), with the remote endpoints they need. */
+  /**
+   * `localTrafficDSR`: `externalTrafficPolicy: Local`, forced off when HNS lacks DSR
+   * (`newServiceInfo` asks `DsrSupported()`: the DSR range of the version HNS reports; a failed
+   * version query counts as no support).
+   */
+  private localTrafficDsr(spec: ProxyServiceSpec): boolean {
+    if (spec.externalTrafficPolicy !== 'Local') return false;
+    if (this.dsrSupported === undefined) {
+      const r = this.node.host.api.HNSCall('GET', '/globals/version', '');
+      const out = r.ok && r.result['Success'] === true ? r.result['Output'] : undefined;
+      this.dsrSupported =
+        isJsonObject(out) &&
+        featuresOfVersion({ Major: Number(out['Major'] ?? 0), Minor: Number(out['Minor'] ?? 0) }).DSR;
+    }
+    return this.dsrSupported;
+  }
+
+  /**
+   * The host MAC kube-proxy records on overlay (NewProxier): the hardware address of the interface
+   * that holds the node IP, in Go's `HardwareAddr.String()` form (`00:15:5d:…`); none is
+   * `could not find host mac address for <ip>`.
+   */
+  private macOfNodeIp(): string {
+    if (this.hostMac !== undefined) return this.hostMac;
+    const ip = fmt(this.node.nodeIp);
+    const nic = this.node.host.adapters().find((a) => a['IPv4Address'] === ip);
+    const mac = nic ? macString(parseMAC(String(nic['MacAddress'] ?? ''))) : '';
+    if (!mac) throw hnsError('ERROR_NOT_FOUND', `could not find host mac address for ${ip}`);
+    return (this.hostMac = mac);
+  }
+
+  /** The network's endpoints by IPv4 address (first one wins), queried once per sync. */
+  private endpointsByIp(): Map<number, string> {
+    if (this.queried) return this.queried;
+    const m = new Map<number, string>();
+    const net = this.node.networkId.toUpperCase();
+    for (const e of this.node.host.hns.store.endpoints.values()) {
+      if (e.HostComputeNetwork.toUpperCase() !== net) continue;
+      for (const c of e.IpConfigurations)
+        if (c.addr.family === 4 && !m.has(c.addr.value)) m.set(c.addr.value, e.ID);
+    }
+    return (this.queried = m);
+  }
+
+  /**
+   * Overlay: a remote endpoint for the service VIP (IP = ClusterIP, MAC = the host's, PA = the node
+   * IP) when no endpoint of the network has that address — before the service's endpoints are
+   * looked at, so a service without endpoints has one too (syncProxyRules).
+   */
+  private serviceVipEndpoint(key: string, clusterIP: number): void {
+    const { host, networkId, nodeIp } = this.node;
+    const have = this.endpointsByIp();
+    if (have.has(clusterIP)) return;
+    const ep = must(
+      host.api.HcnCreateEndpoint(networkId, null, {
+        HostComputeNetwork: networkId,
+        IpConfigurations: [{ IpAddress: fmt(clusterIP) }],
+        MacAddress: this.macOfNodeIp(),
+        Flags: 1,
+        Policies: [{ Type: 'ProviderAddress', Settings: { ProviderAddress: fmt(nodeIp) } }],
+        SchemaVersion: V2,
+      }),
+    );
+    const id = String(ep['ID']);
+    have.set(clusterIP, id);
+    this.svcVips.set(key, { ip: clusterIP, id });
+  }
+
+  /** One service's policies (its LBs must be gone already), with the remote endpoints they need. */
   private programService(key: string, svc: ProxyService): void {
-    const { name, host, sourceVip, dsr } = this.node;
+    const { name, host, sourceVip, dsr, overlay } = this.node;
     const { spec, clusterIP, endpoints } = svc;
-    const local = spec.externalTrafficPolicy === 'Local';
+    if (overlay) this.serviceVipEndpoint(key, clusterIP);
+    const localDsr = this.localTrafficDsr(spec);
     const affinity = spec.sessionAffinity === 'ClientIP' ? 2 : 0;
     const remotes: number[] = [];
     const endpointIds = (onNode: boolean) =>
@@ -167,9 +270,8 @@ export class WinKernelProxy {
         .map((b) => (b.node === name ? b.endpointId! : this.remoteEndpoint(b, key, remotes)));
     const all = endpointIds(false);
     if (remotes.length) this.svcRemotes.set(key, remotes);
-    // externalTrafficPolicy Local: NodePorts and external IPs go to this node's backends only
-    const external = local ? endpointIds(true) : all;
-    const externalIps = [...(spec.externalIPs ?? []), ...(spec.loadBalancerIP ? [spec.loadBalancerIP] : [])];
+    // localTrafficDSR: NodePorts, external and ingress IPs go to this node's backends only
+    const external = localDsr ? endpointIds(true) : all;
     const lbs: { id: string; rec: unknown }[] = [];
     for (const port of spec.ports) {
       const make = (vips: string[], ext: number, flags: number, lbDsr: boolean, eps: string[]) => {
@@ -189,7 +291,7 @@ export class WinKernelProxy {
                 Flags: flags,
               },
             ],
-            Flags: lbDsr ? 1 : 0,
+            Flags: lbDsr ? LB_DSR : 0,
             SchemaVersion: V2,
           }),
         );
@@ -199,11 +301,11 @@ export class WinKernelProxy {
       };
       make([fmt(clusterIP)], port.port, 0, dsr, all);
       if ((spec.type === 'NodePort' || spec.type === 'LoadBalancer') && port.nodePort)
-        make([], port.nodePort, 2, dsr && local, external);
-      for (const e of externalIps) make([e], port.port, 0, dsr && local, external);
+        make([], port.nodePort, PM_VIP_EXTERNAL_IP | PM_LOCAL_ROUTED_VIP, localDsr, external);
+      for (const e of spec.externalIPs ?? []) make([e], port.port, PM_VIP_EXTERNAL_IP, localDsr, external);
+      if (spec.loadBalancerIP) make([spec.loadBalancerIP], port.port, PM_VIP_EXTERNAL_IP, localDsr, external);
     }
   }
-
   /** A remote endpoint for a backend on another node, reused by IP. */
   private remoteEndpoint(b: ProxyEndpoint, key: string, remotes: number[]): string {
     const { host, networkId, overlay } = this.node;
