@@ -59,8 +59,8 @@ cbr0-network.json and win-bridge.conf as docs/wine.md shows them; in a checkout 
 with hnsim as a dependency, 'npx hnsim'):
 
   npx hnsim call --state node.json HcnCreateNetwork null "$(cat cbr0-network.json)"
-  ns=$(npx hnsim call --state node.json HcnCreateNamespace null '{}' | jq -r .ID)
-  export CNI_CONTAINERID=c1 CNI_NETNS=$ns CNI_IFNAME=eth0 CNI_PATH="Z:$(echo ~/cni/bin | tr / '\\\\')"
+  npx hnsim call --state node.json HcnCreateNamespace 0b1ce66e-0000-4000-8000-000000000001 '{}'
+  export CNI_CONTAINERID=c1 CNI_NETNS=0b1ce66e-0000-4000-8000-000000000001 CNI_IFNAME=eth0 CNI_PATH="Z:$(echo ~/cni/bin | tr / '\\\\')"
   CNI_COMMAND=ADD npx hnsim wine --state node.json -- ~/cni/bin/win-bridge.exe < win-bridge.conf
   CNI_COMMAND=DEL npx hnsim wine --state node.json -- ~/cni/bin/win-bridge.exe < win-bridge.conf
   GOOS=windows go test -exec 'npx hnsim wine --' ./...

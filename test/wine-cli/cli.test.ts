@@ -117,7 +117,7 @@ describe('hnsim wine: help and usage errors (exit 2)', () => {
       // issue 15: the DLL answering the interface questions, the Windows build, a namespace for ApiVersion 2
       'iphlpapi.dll',
       'ws2019 10.0.17763',
-      'CNI_NETNS=$ns',
+      'CNI_NETNS=0b1ce66e-0000-4000-8000-000000000001',
       '--keep-wineserver',
       'apt-get install wine64 gcc-mingw-w64-x86-64',
       '120 when Wine or mingw-w64 is missing',
