@@ -402,16 +402,14 @@ export class Cluster {
     // the services that pick the pod drop it (changed() ignores them on a full sync)
     const dirty = this.sync.servicesOf(rec);
     if (node.kind === 'Linux') node.node.removePod(rec.ipNum);
-    else if (own && !this.incremental) {
-      // full sync: every LB of the node goes first (HNS refuses to delete an endpoint an LB uses)
-      own.node.proxy.clear();
-      deletePodEndpoint(own.node, own.pod);
-    }
     this.pods.delete(key);
     this.dns.removePod(namespace, name);
+    // kube-proxy learns of the pod's removal and syncs, then the pod's endpoint goes (kubelet tears
+    // the sandbox down after the containers' grace period). HNS would delete the endpoint in either
+    // order; deleted first, the load balancers would name it until kube-proxy synced
+    // (kubernetes#112836, test/acceptance/stale-load-balancer.test.ts).
     this.changed(dirty);
-    if (own && this.incremental) {
-      // incremental sync: the LBs that used the endpoint are gone now
+    if (own) {
       deletePodEndpoint(own.node, own.pod);
       own.node.syncedGen = own.node.host.dataplane.generation();
     }

@@ -120,9 +120,19 @@ export function hostStack(
 /**
  * The host stack hands a load-balanced packet to its backend: a local port through the switch; a
  * remote endpoint of an overlay network encapsulated to its provider address (node-to-node
- * forwarding); any other remote one by the host's routes.
+ * forwarding); any other remote one by the host's routes. A backend whose endpoint is gone
+ * (`target` undefined) is only an address: whatever endpoint holds it now, else the host's routes.
  */
-function toBackend(plane: HostPlane, w: Walk, t: PortView, p: Packet, forwarded: boolean): void {
+function toBackend(
+  plane: HostPlane,
+  w: Walk,
+  target: PortView | undefined,
+  p: Packet,
+  forwarded: boolean,
+): void {
+  const v = plane.view();
+  const t = target ?? v.localByIp.get(p.dstIp) ?? v.remoteByIp.get(p.dstIp);
+  if (!t) return routeOut(plane, w, p, forwarded);
   if (!t.remote) return hostToPort(plane, w, t, p);
   const net = t.network;
   if (net.type === 'Overlay') {

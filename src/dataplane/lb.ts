@@ -82,14 +82,19 @@ export function findLb(plane: HostPlane, p: Packet, wildcard: boolean): LbView |
   );
 }
 
-/** DNAT to a backend (DSR: at the client's port; otherwise also SNAT to the source VIP). */
+/**
+ * DNAT to a backend (DSR: at the client's port; otherwise also SNAT to the source VIP). The rule
+ * holds the backend's address, not the endpoint: a backend endpoint deleted since is still chosen
+ * and its address still the destination; a step says it is gone, and the packet goes on by its
+ * address alone (`target` undefined), where nothing may hold it any more (kubernetes#112836).
+ */
 export function applyLb(
   plane: HostPlane,
   w: Walk,
   lb: LbView,
   p: Packet,
   side: 'port' | 'host',
-): { packet: Packet; target: PortView } | undefined {
+): { packet: Packet; target: PortView | undefined } | undefined {
   const host = plane.name;
   const ref = lbRef(plane, lb, p.dstIp, side);
   if (lb.backends.length === 0) {
@@ -116,5 +121,16 @@ export function applyLb(
   }
   w.step(host, 'LB', kind === 'DNAT' ? 'DNAT' : 'DNAT+SNAT', p, after, ref, detail);
   track(plane, w, after, p, kind, ref);
-  return { packet: after, target: b };
+  if (!b.live) {
+    w.step(
+      host,
+      'LB',
+      'BackendGone',
+      after,
+      after,
+      ref,
+      `backend endpoint ${b.id} is gone: the load balancer still sends to the address it had, ${fmt(b.ip)}`,
+    );
+  }
+  return { packet: after, target: b.port };
 }

@@ -48,7 +48,7 @@ export function portEgress(
   if (!dipFirst && !aclStage(plane, w, port, 'Out', p)) return;
   // load balancing (LB_DSR on every local pod port; SLB for non-DSR)
   const lb = findLb(plane, p, false);
-  let balanced: { packet: Packet; target: PortView } | undefined;
+  let balanced: { packet: Packet; target: PortView | undefined } | undefined;
   if (lb) {
     balanced = applyLb(plane, w, lb, p, 'port');
     if (!balanced) return;

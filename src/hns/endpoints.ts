@@ -278,17 +278,22 @@ export function modifyEndpoint(hns: HnsService, id: string, doc: JsonObject): En
   });
 }
 
-/** Delete an endpoint (allowed while in a namespace, reference §6.9; refused while an LB or route names it). */
+/**
+ * Delete an endpoint: allowed while in a namespace (reference §6.9) and while load balancers, SDN
+ * routes or v1 policy lists name it — they stay as they are, still naming it (a stale reference:
+ * kubernetes#112836, docs/model.md "Endpoints").
+ */
 export function deleteEndpoint(hns: HnsService, id: string): void {
   hns.atomic(() => {
     getEndpoint(hns, id);
-    const refs = hns.store.refsOf(id);
-    if (refs.size) throw hnsError('HCN_E_ENTITY_HAS_REFERENCES', `used by ${[...refs].sort().join(', ')}`);
     removeEndpoint(hns, id);
   });
 }
 
-/** Commit-phase removal: frees addresses, MAC and claims, leaves its namespace. */
+/**
+ * Commit-phase removal: frees addresses, MAC and claims, leaves its namespace. The references
+ * other objects hold to it (`store.endpointRefs`) stay: they still name it.
+ */
 export function removeEndpoint(hns: HnsService, id: string): void {
   const store = hns.store;
   const e = store.endpoints.get(id)!;

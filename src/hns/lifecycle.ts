@@ -18,7 +18,7 @@ import type {
   PolicyListRec,
   SdnRouteRec,
 } from './model.js';
-import { subnetsOf } from './model.js';
+import { dipsOf, subnetsOf } from './model.js';
 import type { ParsedPolicy, PolicyContext, PolicyScope, NetworkType } from './policy/contracts.js';
 import { parsePolicy, serializePolicy } from './policy/registry.js';
 import type { HnsService } from './service.js';
@@ -85,18 +85,13 @@ export function applyRestart(hns: HnsService, policy: RestartPolicy): void {
   for (const e of s.endpoints.values()) {
     if (policy.endpoints === 'remove' || doomedNetworks.has(e.HostComputeNetwork)) doomedEndpoints.add(e.ID);
   }
-  const touchesDoomed = (eps: readonly string[]) => eps.some((ep) => doomedEndpoints.has(ep));
-  for (const lb of [...s.loadBalancers.values()]) {
-    if (policy.loadBalancers === 'remove' || touchesDoomed(lb.HostComputeEndpoints))
-      hns.deleteLoadBalancer(lb.ID);
-  }
-  for (const rt of [...s.routes.values()]) {
-    if (policy.routes === 'remove' || touchesDoomed(rt.HostComputeEndpoints)) hns.deleteSdnRoute(rt.ID);
-  }
-  for (const pl of [...s.policyLists.values()]) {
-    if (policy.policyLists === 'remove' || touchesDoomed(policyListEndpoints(pl)))
-      deletePolicyList(hns, pl.ID);
-  }
+  // each kind follows its own key: a kept load balancer, route or list whose endpoints go stays,
+  // naming them, as after any endpoint delete (docs/model.md)
+  if (policy.loadBalancers === 'remove')
+    for (const lb of [...s.loadBalancers.values()]) hns.deleteLoadBalancer(lb.ID);
+  if (policy.routes === 'remove') for (const rt of [...s.routes.values()]) hns.deleteSdnRoute(rt.ID);
+  if (policy.policyLists === 'remove')
+    for (const pl of [...s.policyLists.values()]) deletePolicyList(hns, pl.ID);
   for (const id of doomedEndpoints) hns.deleteEndpoint(id);
   if (policy.namespaces === 'remove') {
     for (const ns of [...s.namespaces.values()]) hns.deleteNamespace(ns.ID);
@@ -278,13 +273,34 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
       const policies = decPolicies(e.Policies, { version, scope: 'endpoint', networkType });
       return Object.assign(shape, e, { Policies: policies }) as unknown as EndpointRec;
     });
+    // a snapshot of hnsim 0.1 has no backend addresses: its load balancers' and lists' backends
+    // all existed (0.1 refused to delete them), so their addresses are read from the endpoints
+    const byId = new Map(endpoints.map((e) => [e.ID, e]));
+    const withDips = <T extends { dips?: unknown }>(r: T, ids: readonly string[], what: string) => {
+      if (r.dips !== undefined) {
+        if (!isDipLists(r.dips)) throw new Error(`${what}: dips is not a list of address lists`);
+        return r as T & { dips: string[][] };
+      }
+      const dips = ids.map((id) => {
+        const e = byId.get(id);
+        if (!e) throw new Error(`${what} names endpoint ${id}, which the snapshot does not have`);
+        return dipsOf(e);
+      });
+      return { ...r, dips };
+    };
     built = {
       networks,
       endpoints,
       namespaces: snap.namespaces.map((r) => dec(r) as NamespaceRec),
-      loadBalancers: snap.loadBalancers.map((r) => dec(r) as LoadBalancerRec),
+      loadBalancers: snap.loadBalancers.map((r) => {
+        const lb = dec(r) as LoadBalancerRec;
+        return withDips(lb, lb.HostComputeEndpoints, `load balancer ${lb.ID}`);
+      }),
       routes: snap.routes.map((r) => dec(r) as SdnRouteRec),
-      policyLists: snap.policyLists.map((r) => dec(r) as PolicyListRec),
+      policyLists: snap.policyLists.map((r) => {
+        const pl = dec(r) as PolicyListRec;
+        return withDips(pl, policyListEndpoints(pl), `policy list ${pl.ID}`);
+      }),
     };
   } catch (e) {
     throw hnsError('E_INVALIDARG', `corrupt snapshot: ${(e as Error).message}`);
@@ -338,6 +354,10 @@ export function restoreSnapshot(hns: HnsService, input: unknown): void {
   hns.deps.rng.setState(snap.rng as [number, number, number, number]);
   hns.deps.clock.setNow(snap.clock);
   hns.downUntil = typeof snap.downUntil === 'number' ? snap.downUntil : 0;
+}
+
+function isDipLists(v: unknown): v is string[][] {
+  return Array.isArray(v) && v.every((l) => Array.isArray(l) && l.every((a) => typeof a === 'string'));
 }
 
 /**

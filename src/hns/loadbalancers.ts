@@ -3,15 +3,17 @@
  * ports) mapped to backend endpoints. HNS keeps them in one store with the v1 policy lists
  * (src/hns/v1/policylist.ts): a v1 list holding an ELB policy is a load balancer here, and every
  * load balancer is an ELB policy list through v1 (docs/model.md, "Policy lists"). A frontend
- * (protocol, external port, VIP) is claimed once across both (`store.lbClaims`); every backend
- * keeps a reference that stops its deletion.
+ * (protocol, external port, VIP) is claimed once across both (`store.lbClaims`). Each backend
+ * must exist when a load balancer is created or modified, and its addresses are kept (`dips`):
+ * deleting a backend endpoint later leaves the load balancer as it is, still naming it and still
+ * redirecting to its address (docs/model.md, "Load balancers").
  *
  *   createLoadBalancer(hns, null, { HostComputeEndpoints: [epId], FrontendVIPs: ['10.96.0.10'],
  *     PortMappings: [{ Protocol: 6, InternalPort: 80, ExternalPort: 80 }] })
  */
 import { hnsError } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/json.js';
-import type { LbPortMappingRec, LoadBalancerRec, PolicyListRec } from './model.js';
+import { dipsOf, type LbPortMappingRec, type LoadBalancerRec, type PolicyListRec } from './model.js';
 import { argGuid } from './schema/common.js';
 import { loadBalancerClaims, parseLoadBalancer } from './schema/loadbalancer.js';
 import { supports } from './versions.js';
@@ -46,6 +48,7 @@ export function loadBalancerOfList(pl: PolicyListRec): LoadBalancerRec | undefin
     })),
     SchemaVersion: { Major: 2, Minor: 0 },
     Flags: first['IsDSR'] === true ? 1 : 0,
+    dips: pl.dips,
     seq: pl.seq,
   };
 }
@@ -79,7 +82,8 @@ function validateLb(hns: HnsService, doc: JsonObject, selfId: string | undefined
   const d = parseLoadBalancer(doc, hns.profile.version);
   if (!d.HostComputeEndpoints.length)
     throw hnsError('E_INVALIDARG', 'a load balancer needs at least one endpoint');
-  for (const epId of d.HostComputeEndpoints) hns.getEndpoint(epId);
+  // every backend must exist now; its addresses are what the rules hold from here on
+  const dips = d.HostComputeEndpoints.map((epId) => dipsOf(hns.getEndpoint(epId)));
   if (d.HostComputeNetwork) hns.getNetwork(d.HostComputeNetwork);
   const claims = loadBalancerClaims(d);
   const seen = new Set<string>();
@@ -89,17 +93,17 @@ function validateLb(hns: HnsService, doc: JsonObject, selfId: string | undefined
       throw hnsError('HCN_E_PORT_ALREADY_EXISTS', `frontend ${c}`);
     seen.add(c);
   }
-  return { d, claims };
+  return { d, claims, dips };
 }
 
 export function createLoadBalancer(hns: HnsService, idArg: unknown, doc: JsonObject): LoadBalancerRec {
   return hns.atomic(() => {
     const store = hns.store;
     const given = argGuid(idArg);
-    const { d, claims } = validateLb(hns, doc, undefined);
+    const { d, claims, dips } = validateLb(hns, doc, undefined);
     const id = hns.newId(given ?? d.givenId, 'ERROR_ALREADY_EXISTS');
     const { givenId: _g, ...rest } = d;
-    const rec: LoadBalancerRec = { kind: 'LoadBalancer', ...rest, ID: id, seq: hns.nextSeq() };
+    const rec: LoadBalancerRec = { kind: 'LoadBalancer', ...rest, ID: id, dips, seq: hns.nextSeq() };
     store.loadBalancers.set(id, rec);
     store.ids.add(id);
     for (const c of claims) store.lbClaims.set(c, id);
@@ -122,9 +126,9 @@ export function modifyLoadBalancer(hns: HnsService, id: string, doc: JsonObject)
     if (!supports(hns.profile.version, 'ModifyLoadbalancer')) {
       throw hnsError('E_NOTIMPL', 'load balancer modification needs HNS 15.4');
     }
-    const { d, claims } = validateLb(hns, doc, id);
+    const { d, claims, dips } = validateLb(hns, doc, id);
     const { givenId: _g, ...rest } = d;
-    const rec: LoadBalancerRec = { kind: 'LoadBalancer', ...rest, ID: id, seq: old.seq };
+    const rec: LoadBalancerRec = { kind: 'LoadBalancer', ...rest, ID: id, dips, seq: old.seq };
     const list = store.policyLists.get(id);
     if (list) releasePolicyList(store, list);
     else {

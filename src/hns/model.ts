@@ -5,7 +5,7 @@
  * mutates only in the commit phase of an operation.
  */
 import type { JsonObject } from '../core/json.js';
-import type { IpAddr, Prefix } from '../addr/ip.js';
+import { formatIp, type IpAddr, type Prefix } from '../addr/ip.js';
 import type { IpPool } from '../addr/pool.js';
 import type { MacPool } from '../addr/mac.js';
 import type { NetworkType, ParsedPolicy } from './policy/contracts.js';
@@ -197,6 +197,13 @@ export interface LoadBalancerRec {
   readonly SchemaVersion: SchemaVersion;
   readonly Flags: number;
   readonly HostComputeNetwork?: string;
+  /**
+   * Each backend's addresses (its IpConfigurations, in order), in the order of
+   * `HostComputeEndpoints`, as they were when the load balancer was created or modified: the DIPs
+   * its VFP rules hold. They stay when a backend endpoint is deleted, so a stale load balancer
+   * still redirects to the address its backend had (docs/model.md, "Load balancers").
+   */
+  readonly dips: readonly (readonly string[])[];
   readonly seq: number;
 }
 
@@ -223,6 +230,8 @@ export interface PolicyListRec {
   readonly ID: string;
   readonly References: readonly string[];
   readonly Policies: readonly JsonObject[];
+  /** Each referenced endpoint's addresses when the list was created (as `LoadBalancerRec.dips`). */
+  readonly dips: readonly (readonly string[])[];
   readonly seq: number;
 }
 
@@ -247,3 +256,11 @@ export function subnetsOf(n: Pick<NetworkRec, 'Ipams'>): SubnetRec[] {
 }
 
 export type AnyRec = NetworkRec | EndpointRec | NamespaceRec | LoadBalancerRec | SdnRouteRec | PolicyListRec;
+
+/**
+ * The addresses a load balancer or policy list keeps for a backend it names (its DIPs): the
+ * endpoint's IpConfigurations, in order, written canonically.
+ */
+export function dipsOf(e: Pick<EndpointRec, 'IpConfigurations'>): string[] {
+  return e.IpConfigurations.map((c) => formatIp(c.addr));
+}

@@ -338,21 +338,15 @@ function resyncPools(hns: HnsService, before: NetworkRec, after: NetworkRec): vo
 
 /**
  * Delete a network. Its endpoints go with it (the v1 test TestEndpointStatsAll deletes a network
- * with a live endpoint and expects success); refused while a load balancer or route names one.
+ * with a live endpoint and expects success), whatever load balancers, SDN routes or v1 policy lists
+ * name them: those stay, still naming the endpoints (and the network), until deleted
+ * (microsoft/Windows-Containers#79, moby/libnetwork#2524; docs/model.md "Networks").
  */
 export function deleteNetwork(hns: HnsService, id: string): void {
   hns.atomic(() => {
     const store = hns.store;
     const n = getNetwork(hns, id);
     const alloc = store.alloc.get(id)!;
-    for (const epId of alloc.endpoints) {
-      if (store.refsOf(epId).size) {
-        throw hnsError(
-          'HCN_E_ENTITY_HAS_REFERENCES',
-          `endpoint ${epId} is used by ${[...store.refsOf(epId)].sort().join(', ')}`,
-        );
-      }
-    }
     hns.notify('NetworkPreDelete', { ID: id });
     for (const epId of [...alloc.endpoints]) removeEndpoint(hns, epId);
     store.networks.delete(id);

@@ -4,7 +4,8 @@
  * the leaks of reference cni-windows.md §7 (P3, P4, P5, P7, P15) and kubernetes-windows.md §4
  * (#2, #3, #18): an endpoint nobody uses, an empty namespace, an IP reservation with no endpoint,
  * a remote endpoint no load balancer names, a libcni cache entry or a flannel config for a pod that
- * is gone, and any inconsistency of the HNS store itself. Read-only.
+ * is gone, a load balancer, route or policy list still naming a deleted endpoint (kubernetes#112836),
+ * and any inconsistency of the HNS store itself. Read-only.
  *
  *   expect(host.audit()).toEqual([]);   // after every pod is deleted
  */
@@ -14,6 +15,7 @@ import { normalizePath } from '../core/files.js';
 import type { FileStore } from '../core/files.js';
 import { isJsonObject } from '../core/json.js';
 import { auditStore } from '../hns/audit.js';
+import { policyListEndpoints } from '../hns/v1/policylist.js';
 import type { EndpointRec } from '../hns/model.js';
 import type { ProviderAddressSettings } from '../hns/policy/shared/provider-address.js';
 import type { HnsStore } from '../hns/store.js';
@@ -26,6 +28,7 @@ export type AuditKind =
   | 'remote-endpoint-unreferenced'
   | 'cni-cache-stale'
   | 'flannel-config-stale'
+  | 'endpoint-reference-stale'
   | 'store-inconsistent';
 
 export interface AuditFinding {
@@ -210,11 +213,17 @@ export function auditNode(
     }
   }
 
+  // load balancers, SDN routes and v1 policy lists still naming an endpoint (or network) deleted
+  // since: HNS keeps them as they are, and a load balancer still redirects to the gone backend's
+  // address (kubernetes#112836)
+  staleReferences(s, add);
+
   const order: readonly AuditKind[] = [
     'store-inconsistent',
     'endpoint-unused',
     'namespace-without-container',
     'remote-endpoint-unreferenced',
+    'endpoint-reference-stale',
     'ip-reservation-orphaned',
     'cni-cache-stale',
     'flannel-config-stale',
@@ -224,4 +233,23 @@ export function auditNode(
       order.indexOf(a.kind) - order.indexOf(b.kind) ||
       (a.object < b.object ? -1 : a.object > b.object ? 1 : 0),
   );
+}
+
+/** One `endpoint-reference-stale` finding per load balancer, SDN route or policy list naming what is gone. */
+function staleReferences(s: HnsStore, add: (kind: AuditKind, object: string, detail: string) => void): void {
+  const report = (what: string, id: string, endpoints: readonly string[], network?: string) => {
+    const gone = [...new Set(endpoints.filter((ep) => !s.endpoints.has(ep)))];
+    const netGone = network !== undefined && network !== '' && !s.networks.has(network);
+    if (!gone.length && !netGone) return;
+    const names = [
+      ...(gone.length ? [`endpoint${gone.length > 1 ? 's' : ''} ${gone.join(', ')}`] : []),
+      ...(netGone ? [`network ${network}`] : []),
+    ];
+    add('endpoint-reference-stale', id, `${what} ${id} names ${names.join(' and ')}, deleted since`);
+  };
+  for (const lb of s.loadBalancers.values())
+    report('load balancer', lb.ID, lb.HostComputeEndpoints, lb.HostComputeNetwork);
+  for (const rt of s.routes.values())
+    report('SDN route', rt.ID, rt.HostComputeEndpoints, rt.HostComputeNetwork);
+  for (const pl of s.policyLists.values()) report('policy list', pl.ID, policyListEndpoints(pl));
 }

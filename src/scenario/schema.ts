@@ -128,6 +128,7 @@ export const AUDIT_KINDS = [
   'remote-endpoint-unreferenced',
   'cni-cache-stale',
   'flannel-config-stale',
+  'endpoint-reference-stale',
   'store-inconsistent',
 ] as const;
 export const DELETE_KINDS = ['endpoint', 'network', 'namespace', 'loadbalancer'] as const;

@@ -132,7 +132,7 @@ export class KitModel {
     return [...table].filter(([, v]) => v.owner === owner).map(([k]) => k);
   }
 
-  /** Endpoints a load balancer names. */
+  /** Endpoints a load balancer names (deleted ones too: a load balancer keeps naming them). */
   referenced(): Set<string> {
     const out = new Set<string>();
     for (const lb of this.loadBalancers.values()) for (const e of lb.endpoints) out.add(e.toUpperCase());
@@ -461,13 +461,9 @@ class DeleteNetwork implements fc.AsyncCommand<KitModel, KitReal> {
   check = () => true;
   async run(m: KitModel, r: KitReal): Promise<void> {
     const { id, live } = resolve(m, m.own(m.networks, 'hns'), this.ref);
-    const refd = m.referenced();
-    const busy = live && [...m.endpoints].some(([e, ep]) => ep.network === id && refd.has(e.toUpperCase()));
-    const want: Expect = !live
-      ? { hresult: 'HCN_E_NETWORK_NOT_FOUND' }
-      : busy
-        ? { hresult: 'HCN_E_ENTITY_HAS_REFERENCES' }
-        : { ok: true };
+    // endpoints load balancers name go with their network all the same; the load balancers stay
+    // (docs/model.md, "Networks")
+    const want: Expect = live ? { ok: true } : { hresult: 'HCN_E_NETWORK_NOT_FOUND' };
     const res = await call(r, this.toString(), 'HcnDeleteNetwork', [id], want);
     if (res.ok) m.deleteNetwork(id);
     agree(m, r, this.toString());
@@ -502,11 +498,8 @@ class DeleteEndpoint implements fc.AsyncCommand<KitModel, KitReal> {
   check = () => true;
   async run(m: KitModel, r: KitReal): Promise<void> {
     const { id, live } = resolve(m, m.own(m.endpoints, 'hns'), this.ref);
-    const want: Expect = !live
-      ? { hresult: 'HCN_E_ENDPOINT_NOT_FOUND' }
-      : m.referenced().has(id.toUpperCase())
-        ? { hresult: 'HCN_E_ENTITY_HAS_REFERENCES' }
-        : { ok: true };
+    // a load balancer naming it keeps naming it (docs/model.md, "Endpoints")
+    const want: Expect = live ? { ok: true } : { hresult: 'HCN_E_ENDPOINT_NOT_FOUND' };
     const res = await call(r, this.toString(), 'HcnDeleteEndpoint', [id], want);
     if (res.ok) m.deleteEndpoint(id);
     agree(m, r, this.toString());

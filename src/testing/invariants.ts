@@ -15,9 +15,11 @@
  *   allocated and held once; `claims` = exactly the union of the endpoints' policy claims.
  * - References: an endpoint's network and namespace exist, the namespace lists it and every
  *   namespace Endpoint resource points back (membership symmetric, listed once); non-default
- *   compartments unique and below the next free one; LB, route and policy-list endpoints (and
- *   networks) exist; `endpointRefs` = exactly the union of those references; `lbClaims` = exactly
- *   the frontends of the load balancers and v1 ELB policy lists.
+ *   compartments unique and below the next free one; `endpointRefs` = exactly the union of the
+ *   LB, route and policy-list endpoint references; each LB and policy list keeps one address list
+ *   per backend; `lbClaims` = exactly the frontends of the load balancers and v1 ELB policy lists.
+ *   An LB, route or policy list naming a deleted endpoint or network is not a violation: HNS
+ *   allows it (docs/model.md); the leak audit reports it (`endpoint-reference-stale`).
  * - Enumerations: each HcnEnumerate* returns the table's IDs in creation order (load balancers: the
  *   HCN ones and the v1 policy lists holding an ELB policy, one store in HNS).
  *

@@ -392,7 +392,10 @@ function lbRule(view: HostView, e: LbEntry, layer: string, side: 'remote' | 'loc
   const data: Record<string, string> = {
     Backends:
       lb.backends
-        .map((p) => `${fmt(p.ip)}:${lb.internalPort}${p.remote ? ' (remote endpoint)' : ''}`)
+        .map(
+          (b) =>
+            `${fmt(b.ip)}:${lb.internalPort}${b.remote ? ' (remote endpoint)' : ''}${b.live ? '' : ` (endpoint ${b.id} gone)`}`,
+        )
         .join(',') || '(none)',
     Distribution: DISTRIBUTION[lb.distribution] ?? String(lb.distribution),
   };
@@ -717,7 +720,7 @@ export function listPortRules(view: HostView, portId: string): PortRules {
 
 /** Whether a switch carries any backend of a load balancer (else: every host vNIC lists it). */
 function lbOnSwitch(view: HostView, lb: LbView, sw: SwitchView): boolean {
-  const switches = new Set(lb.backends.map((p) => p.network.switchId));
+  const switches = new Set(lb.backends.flatMap((b) => (b.port ? [b.port.network.switchId] : [])));
   if (switches.has(sw.id)) return true;
   return ![...switches].some((id) => id !== undefined && view.switches.get(id)?.hostVnic);
 }

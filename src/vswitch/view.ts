@@ -115,10 +115,28 @@ export interface LbView {
   readonly localRoutedVip: boolean;
   readonly preserveDip: boolean;
   readonly sourceVip: number;
-  /** Backends in the load balancer's order. */
-  readonly backends: readonly PortView[];
+  /** Backends in the load balancer's order, deleted ones included (they keep their address). */
+  readonly backends: readonly LbBackend[];
   /** FrontendVIPs (IPv4), empty for a NodePort-style LB that answers on the host's addresses. */
   readonly vips: readonly number[];
+}
+
+/**
+ * A backend of a load balancer: the endpoint it names and the address its rule holds, the DIP the
+ * backend had when the load balancer was created or modified (docs/model.md, "Load balancers").
+ * The endpoint may be gone since: the rule still redirects to that address.
+ */
+export interface LbBackend {
+  /** The endpoint ID the load balancer names. */
+  readonly id: string;
+  /** The IPv4 DIP (0: the backend had none). */
+  readonly ip: number;
+  /** The named endpoint's port while it exists and holds that address; else undefined. */
+  readonly port: PortView | undefined;
+  /** Whether the named endpoint still exists (false: a stale backend, deleted since). */
+  readonly live: boolean;
+  /** A remote endpoint (Flags 1); a gone one is not known to be. */
+  readonly remote: boolean;
 }
 
 /** A host-side interface: the host vNIC of a switch or an endpoint attached to compartment 1. */
@@ -476,10 +494,16 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
       }
     }
   };
-  const backendsOf = (ids: readonly string[]) =>
-    ids.map((id) => ports.get(id)).filter((p): p is PortView => p !== undefined);
+  const backendsOf = (ids: readonly string[], dips: readonly (readonly string[])[]): LbBackend[] =>
+    ids.map((id, i) => {
+      const p = ports.get(id);
+      const dip = (dips[i] ?? []).map((a) => ip4(a)).find((v) => v !== undefined);
+      const ip = dip ?? p?.ip ?? 0;
+      const port = p && p.ip === ip ? p : undefined;
+      return { id, ip, port, live: store.endpoints.has(id), remote: port?.remote ?? false };
+    });
   for (const lb of store.loadBalancers.values()) {
-    const backends = backendsOf(lb.HostComputeEndpoints);
+    const backends = backendsOf(lb.HostComputeEndpoints, lb.dips);
     const vips = lb.FrontendVIPs.map((v) => ip4(v)).filter((v): v is number => v !== undefined);
     const dsr = (lb.Flags & 1) !== 0;
     if (!dsr) nonDsr++;
@@ -505,7 +529,7 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
   }
   for (const pl of store.policyLists.values()) {
     const ids = pl.References.map((r) => r.slice(r.lastIndexOf('/') + 1));
-    const backends = backendsOf(ids);
+    const backends = backendsOf(ids, pl.dips);
     pl.Policies.forEach((p, index) => {
       if (String(p['Type']).toUpperCase() !== 'ELB') return;
       const num = (k: string) => (typeof p[k] === 'number' ? (p[k] as number) : 0);

@@ -28,7 +28,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../src/host/host.js';
 import type { Json, JsonObject } from '../../src/core/json.js';
-import { HcnCallError, HcnV2, HnsV1 } from './client-flow.js';
+import { HcnV2, HnsV1 } from './client-flow.js';
 import { goView, sameGuidText } from './hcsshim-flow.js';
 
 const SOURCE_VIP = '192.168.1.2';
@@ -392,17 +392,23 @@ describe.each(['ws2019', 'ws2022', 'ws2025'])('kube-proxy winkernel hns_test.go 
   });
 });
 
-describe('one store, both APIs refuse the same things', () => {
-  it('a backend of either kind of load balancer cannot be deleted, nor its network, through either API', () => {
+describe('one store: a deleted backend, seen through both APIs', () => {
+  // Was: 'both APIs refuse the same things' — deleting a backend of either kind of load balancer,
+  // or its network, was refused (HCN_E_ENTITY_HAS_REFERENCES). Windows deletes them and keeps the
+  // load balancers (docs/model.md, Endpoints "Delete": kubernetes#112836, Windows-Containers#79).
+  it('a backend of either kind of load balancer is deleted through either API; both stay, their frontends held', () => {
     const f = fixture('ws2022');
     const ep = String(f.endpoint.ID);
     const net = String(f.network.ID);
     const ep2 = String(
       f.hcn.createEndpoint(net, testEndpointDoc(net, '192.168.1.4', '00-11-22-33-44-66')).ID,
     );
+    const ep3 = String(
+      f.hcn.createEndpoint(net, testEndpointDoc(net, '192.168.1.5', '00-11-22-33-44-77')).ID,
+    );
     const v2lb = f.hcn.createLoadBalancer(hcnLoadBalancerDoc([ep]));
     const v1lb = new KubeHnsV1(f.v1).getLoadBalancer(
-      [ep],
+      [ep2],
       {},
       SOURCE_VIP,
       '11.0.0.9',
@@ -410,23 +416,55 @@ describe('one store, both APIs refuse the same things', () => {
       INTERNAL_PORT,
       8080,
     );
+    f.hcn.deleteEndpoint(ep); // hcn: Endpoint.Delete()
+    f.v1.request('DELETE', `/endpoints/${ep2}`); // hcsshim root: HNSEndpoint.Delete()
+    // each still names its backend, in each API's spelling
+    expect(
+      goView('HostComputeLoadBalancer', f.hcn.byId('LoadBalancer', String(v2lb.ID))!).HostComputeEndpoints,
+    ).toEqual([ep]);
+    expect((f.v1.request('GET', `/policylists/${v1lb}`) as JsonObject).References).toEqual([
+      `/endpoints/${ep2}`,
+    ]);
+    expect((f.v1.request('GET', `/policylists/${String(v2lb.ID)}`) as JsonObject).References).toEqual([
+      `/endpoints/${ep.toLowerCase()}`,
+    ]);
+    // the same frontends through the other API: HCN_E_PORT_ALREADY_EXISTS either way
     const snap = JSON.stringify(f.host.snapshot());
-    for (const call of [() => f.hcn.deleteEndpoint(ep), () => f.hcn.deleteNetwork(String(f.network.ID))]) {
-      expect(call).toThrow(HcnCallError);
-      try {
-        call();
-      } catch (e) {
-        expect((e as HcnCallError).code).toBe('HCN_E_ENTITY_HAS_REFERENCES');
-      }
-    }
-    expect(() => f.v1.request('DELETE', `/endpoints/${ep}`)).toThrow(/hns failed with error : /);
-    expect(JSON.stringify(f.host.snapshot())).toBe(snap);
-    // the same frontend through the other API: HCN_E_PORT_ALREADY_EXISTS either way
-    expect(() => f.hcn.createLoadBalancer(hcnLoadBalancerDoc([ep], '11.0.0.9', 8080))).toThrow(/0x803b0013/);
-    // (two backends: the v1 wrapper does not take the one-backend HCN load balancer as its own, and posts)
+    expect(() => f.hcn.createLoadBalancer(hcnLoadBalancerDoc([ep3], '11.0.0.9', 8080))).toThrow(/0x803b0013/);
     expect(() =>
-      new KubeHnsV1(f.v1).getLoadBalancer(
-        [ep, ep2],
+      f.v1.request(
+        'POST',
+        '/policylists/',
+        JSON.stringify({
+          References: [`/endpoints/${ep3}`],
+          Policies: [
+            {
+              Type: 'ELB',
+              Protocol: PROTOCOL,
+              InternalPort: INTERNAL_PORT,
+              ExternalPort: EXTERNAL_PORT,
+              SourceVIP: SOURCE_VIP,
+              VIPs: [SERVICE_VIP],
+            },
+          ],
+        }),
+      ),
+    ).toThrow(/The specified port already exists\. /);
+    expect(JSON.stringify(f.host.snapshot())).toBe(snap);
+    // kube-proxy 1.23's v1 getLoadBalancer matches an existing list on the number of references
+    // only: the service's new single backend is handed the stale list, which sends to the deleted
+    // endpoint's address (kubernetes#113524: "kube-proxy will think that the old service policy
+    // proxy rules that never got deleted is still valid")
+    expect(
+      new KubeHnsV1(f.v1).getLoadBalancer([ep3], {}, SOURCE_VIP, '11.0.0.9', PROTOCOL, INTERNAL_PORT, 8080),
+    ).toBe(v1lb);
+    // deleting them later works, through either API; then the frontends are free
+    new KubeHnsV2(f.hcn).deleteLoadBalancer(v1lb);
+    new KubeHnsV1(f.v1).deleteLoadBalancer(String(v2lb.ID));
+    expect(f.host.hns.store.endpointRefs.size).toBe(0);
+    new KubeHnsV2(f.hcn).deleteLoadBalancer(
+      new KubeHnsV2(f.hcn).getLoadBalancer(
+        [ep3],
         {},
         SOURCE_VIP,
         SERVICE_VIP,
@@ -434,11 +472,9 @@ describe('one store, both APIs refuse the same things', () => {
         INTERNAL_PORT,
         EXTERNAL_PORT,
       ),
-    ).toThrow(/The specified port already exists\. /);
-    expect(JSON.stringify(f.host.snapshot())).toBe(snap);
-    new KubeHnsV2(f.hcn).deleteLoadBalancer(v1lb);
-    new KubeHnsV1(f.v1).deleteLoadBalancer(String(v2lb.ID));
-    f.hcn.deleteEndpoint(ep2);
-    cleanUp(f);
+    );
+    f.hcn.deleteEndpoint(ep3);
+    f.hcn.deleteNetwork(net);
+    expect(f.host.hns.store.endpointRefs.size).toBe(0);
   });
 });

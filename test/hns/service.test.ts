@@ -530,18 +530,66 @@ describe('load balancers and routes', () => {
     expect(ok(host.api.HcnQueryLoadBalancerProperties(l.ID, '')).HostComputeEndpoints).toEqual([a]);
   });
 
-  it('refuses empty or unknown backends, and endpoint deletes while referenced', () => {
-    const { host, a } = lbSetup();
+  it('refuses empty or unknown backends', () => {
+    const { host } = lbSetup();
     fails(host, () => host.api.HcnCreateLoadBalancer(null, lb([])), 'E_INVALIDARG');
     fails(
       host,
       () => host.api.HcnCreateLoadBalancer(null, lb(['11111111-2222-4333-8444-555555555555'])),
       'HCN_E_ENDPOINT_NOT_FOUND',
     );
-    const l = ok(host.api.HcnCreateLoadBalancer(null, lb([a])));
-    fails(host, () => host.api.HcnDeleteEndpoint(a), 'HCN_E_ENTITY_HAS_REFERENCES');
-    ok(host.api.HcnDeleteLoadBalancer(l.ID));
+  });
+
+  // Was: deleting a referenced endpoint was refused (HCN_E_ENTITY_HAS_REFERENCES, our choice).
+  // Windows deletes it and keeps the load balancer naming it (kubernetes#112836: "an additional
+  // external VIP load balancing rule that references endpoints which no longer exist"), its port
+  // held (kubernetes PR #137530: orphaned load balancers → 0x803b0013).
+  it('deleting a backend endpoint leaves the load balancer and route as they were', () => {
+    const { host, a, b } = lbSetup();
+    const l = ok(host.api.HcnCreateLoadBalancer(null, lb([a, b])));
+    const r = ok(
+      host.api.HcnCreateSdnRoute(
+        null,
+        JSON.stringify({ HostComputeEndpoints: [a], Setting: [{ DestinationPrefix: '10.0.0.0/8' }] }),
+      ),
+    );
+    // the addresses the rules hold: a is .2, b is .3 of the NAT network's 192.168.100.0/24
+    expect(host.hns.store.loadBalancers.get(l.ID)!.dips).toEqual([['192.168.100.2'], ['192.168.100.3']]);
     ok(host.api.HcnDeleteEndpoint(a));
+    expect(ok(host.api.HcnEnumerateEndpoints(''))).toEqual([b]);
+    expect(ok(host.api.HcnQueryLoadBalancerProperties(l.ID, ''))).toEqual(l);
+    expect(ok(host.api.HcnQuerySdnRouteProperties(r.ID, ''))).toEqual(r);
+    expect(host.hns.store.loadBalancers.get(l.ID)!.dips).toEqual([['192.168.100.2'], ['192.168.100.3']]);
+    // the frontend stays claimed; the deleted endpoint cannot be named anew
+    fails(host, () => host.api.HcnCreateLoadBalancer(null, lb([b])), 'HCN_E_PORT_ALREADY_EXISTS');
+    fails(host, () => host.api.HcnModifyLoadBalancer(l.ID, lb([a, b])), 'HCN_E_ENDPOINT_NOT_FOUND');
+    fails(
+      host,
+      () =>
+        host.api.HcnCreateSdnRoute(
+          null,
+          JSON.stringify({ HostComputeEndpoints: [a], Setting: [{ DestinationPrefix: '10.0.0.0/8' }] }),
+        ),
+      'HCN_E_ENDPOINT_NOT_FOUND',
+    );
+    // a modify to live backends only takes their addresses
+    ok(host.api.HcnModifyLoadBalancer(l.ID, lb([b])));
+    expect(host.hns.store.loadBalancers.get(l.ID)!.dips).toEqual([['192.168.100.3']]);
+    ok(host.api.HcnDeleteSdnRoute(r.ID));
+    ok(host.api.HcnDeleteLoadBalancer(l.ID));
+    ok(host.api.HcnCreateLoadBalancer(null, lb([b])));
+  });
+
+  it('deleting a network whose endpoints a load balancer names leaves the load balancer', () => {
+    const { host, a, b } = lbSetup();
+    const net = host.hns.store.endpoints.get(a)!.HostComputeNetwork;
+    const l = ok(host.api.HcnCreateLoadBalancer(null, lb([a, b])));
+    ok(host.api.HcnDeleteNetwork(net));
+    expect(ok(host.api.HcnEnumerateEndpoints(''))).toEqual([]);
+    expect(ok(host.api.HcnEnumerateLoadBalancers(''))).toEqual([l.ID]);
+    expect(ok(host.api.HcnQueryLoadBalancerProperties(l.ID, ''))).toEqual(l);
+    ok(host.api.HcnDeleteLoadBalancer(l.ID));
+    expect(host.hns.store.endpointRefs.size).toBe(0);
   });
 
   it('rejects whole-object LB modify below HNS 15.4', () => {
@@ -642,13 +690,16 @@ describe('restart, reboot and snapshots', () => {
     expect(ok(keeper.api.HcnEnumerateEndpoints(''))).toEqual([ke.ID]);
     expect(ok(keeper.api.HcnEnumerateLoadBalancers(''))).toEqual([]);
     expect(ok(keeper.api.HcnEnumerateSdnRoutes(''))).toEqual([]);
-    // per call: keep LBs too; then remove endpoints — an LB goes with the endpoints it names
+    // per call: keep LBs too; then remove endpoints — a kept LB stays, naming the endpoints that
+    // went, as after any endpoint delete (was: the LB went with them, only because HNS refused
+    // to delete a referenced endpoint)
     const klb = ok(keeper.api.HcnCreateLoadBalancer(null, lbDoc([ke.ID])));
     keeper.restartHns({ loadBalancers: 'keep' });
     expect(ok(keeper.api.HcnEnumerateLoadBalancers(''))).toEqual([klb.ID]);
     keeper.restartHns({ endpoints: 'remove', loadBalancers: 'keep' });
     expect(ok(keeper.api.HcnEnumerateEndpoints(''))).toEqual([]);
-    expect(ok(keeper.api.HcnEnumerateLoadBalancers(''))).toEqual([]);
+    expect(ok(keeper.api.HcnEnumerateLoadBalancers(''))).toEqual([klb.ID]);
+    expect(ok(keeper.api.HcnQueryLoadBalancerProperties(klb.ID, '')).HostComputeEndpoints).toEqual([ke.ID]);
     expect(ok(keeper.api.HcnEnumerateNetworks(''))).toEqual([kn.ID]);
   });
 
@@ -672,6 +723,55 @@ describe('restart, reboot and snapshots', () => {
     for (const s of [corrupt, bad]) {
       expect(() => other.restore(s)).toThrow(expect.objectContaining({ code: 'E_INVALIDARG' }));
       expect(other.snapshot()).toEqual(before);
+    }
+  });
+
+  it('keeps the addresses of load balancer backends; a 0.1 snapshot without them looks them up', () => {
+    const { host, netId } = setup('ws2025');
+    const a = ok(host.api.HcnCreateEndpoint(netId, null, '{}')); // 192.168.100.2
+    const b = ok(host.api.HcnCreateEndpoint(netId, null, '{}')); // 192.168.100.3
+    const doc = {
+      FrontendVIPs: ['10.96.0.10'],
+      PortMappings: [{ Protocol: 6, InternalPort: 80, ExternalPort: 80 }],
+    };
+    const l = ok(
+      host.api.HcnCreateLoadBalancer(null, JSON.stringify({ ...doc, HostComputeEndpoints: [a.ID, b.ID] })),
+    );
+    const list = ok(
+      host.api.HNSCall(
+        'POST',
+        '/policylists/',
+        JSON.stringify({
+          References: [`/endpoints/${b.ID}`],
+          Policies: [{ Type: 'ELB', Protocol: 6, InternalPort: 80, ExternalPort: 81, VIPs: ['10.96.0.11'] }],
+        }),
+      ),
+    ) as JsonObject;
+    const listId = String((list['Output'] as JsonObject)['ID']);
+    const dips = [['192.168.100.2'], ['192.168.100.3']];
+    // hnsim 0.1: no dips (every backend then existed)
+    const old = JSON.parse(JSON.stringify(host.snapshot()));
+    for (const r of [...old.loadBalancers, ...old.policyLists]) delete r.dips;
+    const restored = createHost({ seed: 1, profile: 'ws2025' });
+    restored.restore(old);
+    expect(restored.hns.store.loadBalancers.get(l.ID)!.dips).toEqual(dips);
+    expect(restored.hns.store.policyLists.get(listId)!.dips).toEqual([['192.168.100.3']]);
+    // a backend deleted since: the snapshot keeps its address, and restores it
+    ok(host.api.HcnDeleteEndpoint(a.ID));
+    const snap = JSON.parse(JSON.stringify(host.snapshot()));
+    const again = createHost({ seed: 1, profile: 'ws2025' });
+    again.restore(snap);
+    expect(again.snapshot()).toEqual(snap);
+    expect(again.hns.store.loadBalancers.get(l.ID)!.dips).toEqual(dips);
+    // without dips, a backend the snapshot lacks is a corrupt snapshot; so is a dips that is no list
+    const lacking = JSON.parse(JSON.stringify(snap));
+    delete lacking.loadBalancers[0].dips;
+    const garbled = JSON.parse(JSON.stringify(snap));
+    garbled.policyLists[0].dips = 'x';
+    const before = again.snapshot();
+    for (const bad of [lacking, garbled]) {
+      expect(() => again.restore(bad)).toThrow(expect.objectContaining({ code: 'E_INVALIDARG' }));
+      expect(again.snapshot()).toEqual(before);
     }
   });
 });

@@ -160,27 +160,75 @@ describe('host.audit()', () => {
     ]);
   });
 
-  it('a load balancer that names a deleted endpoint: HNS refuses the delete, so only a broken store has one, and the audit names it', () => {
+  // Was: HNS refused the delete, so only a broken store had such a load balancer, reported as
+  // store-inconsistent. Windows deletes the endpoint and keeps what names it (kubernetes#112836):
+  // a leak of its own kind, produced here by the real flow — a pod's CNI DEL while kube-proxy's
+  // load balancer (and a route, and a v1 list) still name the pod's endpoint.
+  it('a load balancer, route or policy list naming a deleted endpoint is endpoint-reference-stale', async () => {
     const { host, networkId } = node();
-    const ep = ok(
-      host.api.HcnCreateEndpoint(networkId, null, { Name: 'backend', SchemaVersion: { Major: 2, Minor: 0 } }),
-    );
+    const rt = new ContainerdRuntime(host, { networks: [cniNetwork(host, CONFLIST)] });
+    const pod = await rt.runPodSandbox({ metadata: { name: 'web', namespace: 'default', uid: 'u1' } });
+    const ep = [...host.hns.store.endpoints.values()].find((e) => e.Name === `${pod}_cbr0`)!;
+    const V2 = { Major: 2, Minor: 0 };
     const lb = ok(
       host.api.HcnCreateLoadBalancer(null, {
         HostComputeEndpoints: [ep.ID],
         FrontendVIPs: ['10.96.0.30'],
         PortMappings: [{ Protocol: 6, InternalPort: 80, ExternalPort: 80 }],
-        SchemaVersion: { Major: 2, Minor: 0 },
+        HostComputeNetwork: networkId,
+        SchemaVersion: V2,
       }),
     );
-    // through the API the endpoint cannot go while the load balancer names it (reference §6.9)
-    expect(host.api.HcnDeleteEndpoint(ep.ID).ok).toBe(false);
+    const route = ok(
+      host.api.HcnCreateSdnRoute(null, {
+        HostComputeEndpoints: [ep.ID],
+        Setting: [{ DestinationPrefix: '10.96.0.0/12', NeedEncap: true }],
+        SchemaVersion: V2,
+      }),
+    );
+    const list = ok(
+      host.api.HNSCall(
+        'POST',
+        '/policylists/',
+        JSON.stringify({
+          References: [`/endpoints/${ep.ID}`],
+          Policies: [{ Type: 'ROUTE', DestinationPrefix: '10.0.0.0/8' }],
+        }),
+      ),
+    ) as { Output: { ID: string } };
     expect(host.audit()).toEqual([]);
-    // behind the service's back (a store restored from a hand-edited file, a bug): it is gone
-    host.hns.store.endpoints.delete(ep.ID);
-    host.hns.store.alloc.get(networkId)!.endpoints.delete(ep.ID);
-    const found = host.audit().filter((f) => f.kind === 'store-inconsistent');
-    expect(found.map((f) => f.detail)).toContain(`load balancer ${lb.ID}: endpoint ${ep.ID} does not exist`);
+    await rt.stopPodSandbox(pod); // win-bridge's DEL deletes the endpoint: it succeeds
+    await rt.removePodSandbox(pod);
+    expect(host.hns.store.endpoints.has(ep.ID)).toBe(false);
+    expect(host.audit()).toEqual(
+      [
+        {
+          kind: 'endpoint-reference-stale',
+          object: lb.ID,
+          detail: `load balancer ${lb.ID} names endpoint ${ep.ID}, deleted since`,
+        },
+        {
+          kind: 'endpoint-reference-stale',
+          object: route.ID,
+          detail: `SDN route ${route.ID} names endpoint ${ep.ID}, deleted since`,
+        },
+        {
+          kind: 'endpoint-reference-stale',
+          object: list.Output.ID,
+          detail: `policy list ${list.Output.ID} names endpoint ${ep.ID}, deleted since`,
+        },
+      ].sort((a, b) => (a.object < b.object ? -1 : 1)),
+    );
+    // the network goes too: the load balancer names it as well
+    ok(host.api.HcnDeleteNetwork(networkId));
+    expect(host.audit().find((f) => f.object === lb.ID)?.detail).toBe(
+      `load balancer ${lb.ID} names endpoint ${ep.ID} and network ${networkId}, deleted since`,
+    );
+    // deleting them cleans up (what kube-proxy's next sync does)
+    ok(host.api.HcnDeleteLoadBalancer(lb.ID));
+    ok(host.api.HcnDeleteSdnRoute(route.ID));
+    ok(host.api.HNSCall('DELETE', `/policylists/${list.Output.ID}`, ''));
+    expect(host.audit()).toEqual([]);
   });
 
   it('an inconsistent store is reported with the store audit’s own lines', () => {

@@ -6,8 +6,9 @@
  * an ELB policy is an HCN load balancer (src/hns/loadbalancers.ts). A list created here is kept, as
  * written, in `store.policyLists`; an HCN load balancer in `store.loadBalancers`; the functions below
  * that take an ID find either. Like every service operation, a create validates everything first
- * and then commits; references are registered with `store.addRef`, so a referenced endpoint (and its
- * network) cannot be deleted; ELB frontends claim `store.lbClaims` with the same keys HCN load
+ * and then commits; references (to endpoints that exist then) are registered with `store.addRef`,
+ * with each endpoint's addresses (`dips`); deleting a referenced endpoint later leaves the list as
+ * it is, still naming it; ELB frontends claim `store.lbClaims` with the same keys HCN load
  * balancers use, so the two APIs conflict as on Windows.
  *
  *   createPolicyList(hns, { References: ['/endpoints/<id>'], Policies: [{ Type: 'ELB', Protocol: 6,
@@ -17,7 +18,7 @@ import { parseIp, parsePrefix } from '../../addr/ip.js';
 import { hnsError } from '../../core/errors.js';
 import { newGuid, parseGuid } from '../../core/guid.js';
 import { isJsonObject, Reader, type Json, type JsonObject } from '../../core/json.js';
-import type { LoadBalancerRec, PolicyListRec } from '../model.js';
+import { dipsOf, type LoadBalancerRec, type PolicyListRec } from '../model.js';
 import { readGuid } from '../schema/common.js';
 import type { HnsService } from '../service.js';
 import type { HnsStore } from '../store.js';
@@ -121,8 +122,9 @@ export function createPolicyList(hns: HnsService, body: JsonObject): PolicyListR
     const givenId = readGuid(r, 'ID');
     const refs = r.strs('References').map(readReference);
     const ids = new Set<string>();
+    const dips: string[][] = [];
     for (const ref of refs) {
-      hns.getEndpoint(ref.id);
+      dips.push(dipsOf(hns.getEndpoint(ref.id)));
       if (ids.has(ref.id)) throw hnsError('E_INVALIDARG', `${ref.ref} is referenced twice`);
       ids.add(ref.id);
     }
@@ -142,6 +144,7 @@ export function createPolicyList(hns: HnsService, body: JsonObject): PolicyListR
       ID: id,
       References: refs.map((x) => x.ref),
       Policies: policies.map((p) => p.json),
+      dips,
       seq: ++store.seq,
     };
     store.policyLists.set(id, rec);
@@ -178,6 +181,7 @@ export function policyListOfLoadBalancer(lb: LoadBalancerRec): PolicyListRec {
     ID: lb.ID,
     References: lb.HostComputeEndpoints.map((ep) => `/endpoints/${ep.toLowerCase()}`),
     Policies,
+    dips: lb.dips,
     seq: lb.seq,
   };
 }
