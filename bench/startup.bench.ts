@@ -175,22 +175,23 @@ async function importChild(dir: string, specifier: string): Promise<Timing> {
 }
 
 /**
- * What one child's import evaluates that it need not: ip-num is loaded at the first IPv6 string
- * (src/addr/ip.ts), never by the import itself. Answers a sentence for the note.
+ * Whether one child's import loads what only some calls need: ip-num (the first IPv6 string,
+ * src/addr/ip.ts) and yaml (the first scenario, src/scenario/load.ts) are required when first
+ * used, never by the import itself. Answers a sentence for the note.
  */
 async function importLoads(dir: string): Promise<string> {
   const probe = [
     "await import('hnsim'); await import('hnsim/testing');",
     "const { createRequire } = await import('node:module');",
     'const cache = Object.keys(createRequire(import.meta.url).cache);',
-    'console.log(JSON.stringify({ ipNum: cache.some((k) => /[\\\\/]ip-num[\\\\/]/.test(k)) }));',
+    "console.log(JSON.stringify(['ip-num', 'yaml'].filter((p) => cache.some((k) => k.includes(`node_modules/${p}/`) || k.includes(`node_modules\\\\${p}\\\\`)))));",
   ].join(' ');
   const t = await timeChild(process.execPath, ['--input-type=module', '-e', probe], { cwd: dir });
   check('import probe', t, t.firstLine !== undefined);
-  const { ipNum } = JSON.parse(t.firstLine!) as { ipNum: boolean };
-  return ipNum
-    ? 'ip-num IS loaded by the import (something parses an IPv6 string at module load)'
-    : 'ip-num not loaded by the import (only at the first IPv6 string)';
+  const loaded = JSON.parse(t.firstLine!) as string[];
+  return loaded.length
+    ? `the import LOADS ${loaded.join(' and ')} (something uses it at module load)`
+    : 'neither ip-num nor yaml loaded by the import (each at its first use)';
 }
 
 /** The median over rounds of `a[r] − b[r]` (children of the same round, so the same load). */

@@ -1,9 +1,11 @@
 /**
  * What `import 'hnsim'` evaluates (issue 15: an import costs ≤ 100 ms beyond node's start, measured
- * by bench/startup.bench.ts). ip-num's top-level code builds IPv6 ranges, so it is loaded at the
- * first IPv6 string (src/addr/ip.ts), and no module of the package may parse an IPv6 address while
- * it loads. Checked in a fresh node process (vitest's workers share one module graph, so ip-num may
- * already be loaded here), on the sources through tsx.
+ * by bench/startup.bench.ts). ip-num's top-level code builds IPv6 ranges and yaml is ~250 KB to
+ * compile, and most users need neither: ip-num is loaded at the first IPv6 string
+ * (src/addr/ip.ts), yaml at the first scenario (src/scenario/load.ts), and no module of the
+ * package may parse an IPv6 address or a scenario while it loads. Checked in a fresh node process
+ * (vitest's workers share one module graph, so either may already be loaded here), on the sources
+ * through tsx.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -23,32 +25,31 @@ function child(code: string): unknown {
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
 }
 
-const ipNumLoaded = [
-  "const { createRequire } = await import('node:module');",
-  'const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => /[\\\\/]ip-num[\\\\/]/.test(k));',
-].join(' ');
-
 describe('import cost', () => {
-  it('importing hnsim and hnsim/testing loads no ip-num; the first IPv6 string does', () => {
+  it('importing hnsim and hnsim/testing loads neither ip-num nor yaml; their first use does', () => {
     const out = child(
       [
-        ipNumLoaded,
-        `await import('${src('index.ts')}');`,
+        "const { createRequire } = await import('node:module');",
+        'const cache = createRequire(import.meta.url).cache;',
+        "const loaded = () => ['ip-num', 'yaml'].filter((p) => Object.keys(cache).some((k) => /node_modules[\\\\/]([^\\\\/]+)[\\\\/]/.exec(k)?.[1] === p));",
+        `const hnsim = await import('${src('index.ts')}');`,
         `await import('${src('testing/index.ts')}');`,
         'const atImport = loaded();',
+        "const v4 = hnsim.ipv4('10.0.0.1');",
         `const { parseIp } = await import('${src('addr/ip.ts')}');`,
-        "const v4 = parseIp('10.0.0.1');",
-        'const afterV4 = loaded();',
         "const v6 = parseIp('fd00::1');",
-        'console.log(JSON.stringify({ atImport, afterV4, v4: v4?.value, v6: v6?.value.toString(16), afterV6: loaded() }));',
+        'const afterV6 = loaded();',
+        "const s = hnsim.loadScenario('hnsim: scenario/v1\\nname: t\\nhosts:\\n  - name: n1\\n');",
+        'console.log(JSON.stringify({ atImport, v4, v6: v6?.value.toString(16), afterV6, name: s.doc.name, afterScenario: loaded() }));',
       ].join(' '),
     );
     expect(out).toEqual({
-      atImport: false,
-      afterV4: false,
+      atImport: [],
       v4: 0x0a000001,
       v6: 'fd000000000000000000000000000001',
-      afterV6: true,
+      afterV6: ['ip-num'],
+      name: 't',
+      afterScenario: ['ip-num', 'yaml'],
     });
   });
 });
