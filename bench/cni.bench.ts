@@ -1,6 +1,8 @@
 /**
- * Benchmarks of the CNI layer (issue 8: "containerd RunPodSandbox + StopPodSandbox with win-bridge
- * (v2) through the conflist runner: median ≤ 100 µs; 1,000 pods on one node in ≤ 0.5 s"). The node
+ * Benchmarks of the CNI layer: containerd RunPodSandbox + StopPodSandbox with win-bridge (v2) through
+ * the conflist runner, median ≤ 500 µs; 1,000 pods on one node in ≤ 0.6 s (issue 15; issue 8 set
+ * 100 µs and 0.5 s, which the faithful path, ~25 flat-API calls and 4 plugin executions a pod, does
+ * not reach: bench/README.md). The node
  * is the e2e test's (test/runtime/e2e.test.ts) on a /16: an L2Bridge network `cbr0` bound to the
  * adapter, containerd with the conflist win-bridge `apiVersion: 2` + host-local run by libcni's
  * runner (`CniRunner` over `pluginHost` and the reference plugins). Information beside the targets:
@@ -266,7 +268,7 @@ export async function run(report: Report, opts: { quick?: boolean } = {}): Promi
     name: 'cni RunPodSandbox+StopPodSandbox median',
     value: us(median(atZero.wall)),
     unit: 'µs',
-    target: { max: 100 },
+    target: { max: 500 },
     note: cycleNote,
   });
   report({
@@ -299,8 +301,14 @@ export async function run(report: Report, opts: { quick?: boolean } = {}): Promi
     name: `cni ${PODS} pods on one node`,
     value: median(wall) / 1000,
     unit: 's',
-    target: { max: 0.5 },
+    target: { max: 0.6 },
     note: `${PODS} × RunPodSandbox on a fresh node, one after the other, all left running; median of ${fills.length} node(s) (${wall.map((w) => w.toFixed(0)).join(', ')} ms; cpu ${fills.map((f) => f.cpuMs.toFixed(0)).join(', ')} ms)`,
+  });
+  report({
+    name: `cni ${PODS} pods on one node cpu`,
+    value: median(fills.map((f) => f.cpuMs)) / 1000,
+    unit: 's',
+    note: 'process CPU time of the same fills (median): the figure to compare on a busy machine',
   });
 
   // ── information: the runner alone, host-local alone

@@ -6,7 +6,8 @@
  *   npm run bench                      # the table
  *   npm run bench -- --json            # machine-readable rows on stdout
  *   npm run bench -- --strict --quick  # smoke run (10k instead of 100k), non-zero on a MISS
- *   npm run bench -- --only=addr       # some modules, comma-separated (hns, addr, trace, hcs, cni, startup, wine, scenario)
+ *   npm run bench -- --only=addr       # some modules, comma-separated (hns, addr, trace, hcs, cni, startup, wine, scenario, suite)
+ *   npm run bench -- --all             # every module, the opt-in ones (suite: minutes of npm test) included
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -17,14 +18,20 @@ interface Options {
   readonly json: boolean;
   readonly strict: boolean;
   readonly quick: boolean;
-  /** The groups to run (`--only=cni,wine`); undefined = all. */
+  /** The groups to run (`--only=cni,wine`); undefined = every group that is not opt-in. */
   readonly only: ReadonlySet<string> | undefined;
+  /** `--all`: the opt-in groups too. */
+  readonly all: boolean;
 }
 
 type BenchModule = { run: (report: Report, opts: { quick: boolean }) => unknown };
 
-/** Benchmark modules by group name; a module file that does not exist yet is skipped. */
-const MODULES: readonly { readonly group: string; readonly file: string }[] = [
+/**
+ * Benchmark modules by group name; a module file that does not exist yet is skipped. An opt-in
+ * group runs only when named in --only or with --all: `suite` spawns the project's own test
+ * suites, minutes each, which would turn a 40-second run into a many-minute one.
+ */
+const MODULES: readonly { readonly group: string; readonly file: string; readonly optIn?: true }[] = [
   { group: 'hns', file: './hns.bench.ts' },
   { group: 'addr', file: './addr.bench.ts' },
   { group: 'trace', file: './trace.bench.ts' },
@@ -33,6 +40,7 @@ const MODULES: readonly { readonly group: string; readonly file: string }[] = [
   { group: 'startup', file: './startup.bench.ts' },
   { group: 'wine', file: './wine.bench.ts' },
   { group: 'scenario', file: './scenario.bench.ts' },
+  { group: 'suite', file: './suite.bench.ts', optIn: true },
 ];
 
 function parseArgs(argv: readonly string[]): Options {
@@ -46,8 +54,10 @@ function parseArgs(argv: readonly string[]): Options {
         process.stderr.write(`bench: unknown group ${unknown.join(', ')} (known: ${known})\n`);
         process.exit(2);
       }
-    } else if (!['--json', '--strict', '--quick'].includes(a)) {
-      process.stderr.write(`bench: unknown argument ${a} (known: --json --strict --quick --only=<group>)\n`);
+    } else if (!['--json', '--strict', '--quick', '--all'].includes(a)) {
+      process.stderr.write(
+        `bench: unknown argument ${a} (known: --json --strict --quick --all --only=<group>)\n`,
+      );
       process.exit(2);
     }
   }
@@ -56,6 +66,7 @@ function parseArgs(argv: readonly string[]): Options {
     strict: argv.includes('--strict'),
     quick: argv.includes('--quick'),
     only,
+    all: argv.includes('--all'),
   };
 }
 
@@ -66,7 +77,7 @@ async function main(): Promise<number> {
   const started = performance.now();
   const loadStart = loadavg()[0]!;
   for (const m of MODULES) {
-    if (opts.only !== undefined && !opts.only.has(m.group)) continue;
+    if (opts.only !== undefined ? !opts.only.has(m.group) : m.optIn && !opts.all) continue;
     const url = new URL(m.file, import.meta.url);
     if (!existsSync(url)) {
       process.stderr.write(`bench: ${m.file} not found, skipped\n`);

@@ -6,16 +6,23 @@
  *   (b) `node bin/hnsim.js serve` with one JSON-RPC request written to its stdin at spawn, spawn →
  *       its first response line (stdin is then closed and the server exits): target ≤ 4 × (a);
  *   (c) `npm start --silent` (the quick-start walkthrough, npm's own start included), spawn →
- *       exit: target ≤ 1 s.
+ *       exit: target ≤ 1 s;
+ *   (d) `import('hnsim')` and (e) `import('hnsim/testing')` in `node --input-type=module -e`, from
+ *       a throwaway project whose node_modules/hnsim links to this checkout (the package resolved
+ *       through its exports map, as a user's code resolves it), spawn → exit: what every test file
+ *       of a user's suite pays. Target: median of (d) − (a) and of (e) − (a), paired by round,
+ *       ≤ 100 ms each.
  *
- * The three run interleaved, round after round, so a change of machine load hits all of them.
+ * They run interleaved, round after round, so a change of machine load hits all of them.
  * The command under test is the compiled one, dist/cli/hnsim.js: when it is missing or older than
  * src/, `npm run build` runs first, and (b) and (c) run with HNSIM_RUN=dist, so bin/hnsim.js runs
  * the build as in an installed package even if src/ is edited during the run (in a checkout it
  * would otherwise switch to the sources through tsx).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BIN, ensureBundle, median, quantile, ROOT, type Report } from './harness.js';
 
@@ -63,13 +70,18 @@ interface Timing {
 function timeChild(
   command: string,
   args: readonly string[],
-  opts: { readonly request?: string; readonly shell?: boolean; readonly env?: NodeJS.ProcessEnv } = {},
+  opts: {
+    readonly request?: string;
+    readonly shell?: boolean;
+    readonly env?: NodeJS.ProcessEnv;
+    readonly cwd?: string;
+  } = {},
 ): Promise<Timing> {
   return new Promise((resolve, reject) => {
     const cpu0 = childCpuMs();
     const t0 = performance.now();
     const child = spawn(command, args, {
-      cwd: ROOT,
+      cwd: opts.cwd ?? ROOT,
       stdio: 'pipe',
       shell: opts.shell ?? false,
       env: opts.env ?? process.env,
@@ -141,6 +153,52 @@ const npmStart = async (): Promise<Timing> => {
   return t;
 };
 
+/**
+ * A throwaway project that depends on hnsim: node_modules/hnsim is a link to this checkout (a
+ * junction on Windows, which needs no privilege), so `import('hnsim')` resolves the package by
+ * name through its `exports`, to the files `npm run build` wrote, as in a user's project.
+ */
+function userProject(): { readonly dir: string; readonly remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'hnsim-import-'));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(ROOT, join(dir, 'node_modules', 'hnsim'), 'junction');
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** `import(specifier)` in a child node started in `dir`, spawn → exit. */
+async function importChild(dir: string, specifier: string): Promise<Timing> {
+  const t = await timeChild(process.execPath, ['--input-type=module', '-e', `await import('${specifier}')`], {
+    cwd: dir,
+  });
+  check(`import('${specifier}')`, t, true);
+  return t;
+}
+
+/**
+ * Whether one child's import loads what only some calls need: ip-num (the first IPv6 string,
+ * src/addr/ip.ts) and yaml (the first scenario, src/scenario/load.ts) are required when first
+ * used, never by the import itself. Answers a sentence for the note.
+ */
+async function importLoads(dir: string): Promise<string> {
+  const probe = [
+    "await import('hnsim'); await import('hnsim/testing');",
+    "const { createRequire } = await import('node:module');",
+    'const cache = Object.keys(createRequire(import.meta.url).cache);',
+    "console.log(JSON.stringify(['ip-num', 'yaml'].filter((p) => cache.some((k) => k.includes(`node_modules/${p}/`) || k.includes(`node_modules\\\\${p}\\\\`)))));",
+  ].join(' ');
+  const t = await timeChild(process.execPath, ['--input-type=module', '-e', probe], { cwd: dir });
+  check('import probe', t, t.firstLine !== undefined);
+  const loaded = JSON.parse(t.firstLine!) as string[];
+  return loaded.length
+    ? `the import LOADS ${loaded.join(' and ')} (something uses it at module load)`
+    : 'neither ip-num nor yaml loaded by the import (each at its first use)';
+}
+
+/** The median over rounds of `a[r] − b[r]` (children of the same round, so the same load). */
+function pairedMedian(a: readonly Timing[], b: readonly Timing[]): number {
+  return median(a.map((t, r) => t.exitMs - b[r]!.exitMs));
+}
+
 /** CPU time of a series as a mean (its tick resolution divides by the number of runs). */
 function cpuMean(ts: readonly Timing[]): number | undefined {
   if (ts.some((t) => t.cpuMs === undefined)) return undefined;
@@ -154,18 +212,33 @@ function spread(values: readonly number[]): string {
 export async function run(report: Report, opts: { quick?: boolean } = {}): Promise<void> {
   const rounds = opts.quick ? 5 : 15;
   ensureBundle('startup');
+  const user = userProject();
+  try {
+    await measure(report, rounds, user.dir);
+  } finally {
+    user.remove();
+  }
+}
 
-  // One untimed round loads the files into the page cache, then rounds of (a), (b), (c).
+async function measure(report: Report, rounds: number, userDir: string): Promise<void> {
+  // One untimed round loads the files into the page cache, then rounds of (a) … (e).
   await nodeBare();
   await serveFirst();
   await npmStart();
+  await importChild(userDir, 'hnsim');
+  await importChild(userDir, 'hnsim/testing');
+  const loads = await importLoads(userDir);
   const bare: Timing[] = [];
   const serve: Timing[] = [];
   const start: Timing[] = [];
+  const lib: Timing[] = [];
+  const kit: Timing[] = [];
   for (let r = 0; r < rounds; r++) {
     bare.push(await nodeBare());
     serve.push(await serveFirst());
     start.push(await npmStart());
+    lib.push(await importChild(userDir, 'hnsim'));
+    kit.push(await importChild(userDir, 'hnsim/testing'));
   }
   const bareMs = bare.map((t) => t.exitMs);
   const firstMs = serve.map((t) => t.firstLineMs!);
@@ -175,7 +248,7 @@ export async function run(report: Report, opts: { quick?: boolean } = {}): Promi
     name: "node -e '' start→exit median",
     value: nodeMedian,
     unit: 'ms',
-    note: `${rounds} rounds of (node, serve, npm start) after one untimed round; ${spread(bareMs)}`,
+    note: `${rounds} rounds of (node, serve, npm start, import hnsim, import hnsim/testing) after one untimed round; ${spread(bareMs)}`,
   });
   report({
     name: 'hnsim serve spawn→first response median',
@@ -203,6 +276,19 @@ export async function run(report: Report, opts: { quick?: boolean } = {}): Promi
     note: `npm start --silent (npm's own start included), output piped; ${spread(startMs)}`,
   });
   report({ name: 'npm start / node start', value: median(startMs) / nodeMedian, unit: '×' });
+  for (const [specifier, series] of [
+    ['hnsim', lib],
+    ['hnsim/testing', kit],
+  ] as const) {
+    const ms = series.map((t) => t.exitMs);
+    report({
+      name: `import '${specifier}' − node start, median`,
+      value: pairedMedian(series, bare),
+      unit: 'ms',
+      target: { max: 100 },
+      note: `node --input-type=module -e "await import('${specifier}')" in a project depending on hnsim, spawn → exit (${specifier === 'hnsim' ? `median ${median(ms).toFixed(1)} ms, ${spread(ms)}; ${loads}` : `median ${median(ms).toFixed(1)} ms, ${spread(ms)}; fast-check, its peer dependency, included`}), minus the same round's node -e ''`,
+    });
+  }
 
   const cpu = [cpuMean(bare), cpuMean(serve), cpuMean(start)] as const;
   if (cpu[0] === undefined || cpu[1] === undefined || cpu[2] === undefined) return;
@@ -215,4 +301,10 @@ export async function run(report: Report, opts: { quick?: boolean } = {}): Promi
   report({ name: 'hnsim serve cpu mean', value: cpu[1], unit: 'ms', note: 'the whole process, to exit' });
   report({ name: 'npm start cpu mean', value: cpu[2], unit: 'ms' });
   report({ name: 'hnsim serve / node start (cpu)', value: cpu[1] / cpu[0], unit: '×' });
+  const [libCpu, kitCpu] = [cpuMean(lib), cpuMean(kit)];
+  if (libCpu !== undefined)
+    report({ name: "import 'hnsim' − node start (cpu)", value: libCpu - cpu[0], unit: 'ms' });
+  if (kitCpu !== undefined) {
+    report({ name: "import 'hnsim/testing' − node start (cpu)", value: kitCpu - cpu[0], unit: 'ms' });
+  }
 }

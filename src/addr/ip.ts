@@ -3,7 +3,20 @@
  * fast; IPv6 validated by ip-num); inside, an IPv4 address is a uint32 `number` and an IPv6 address
  * a `bigint`, so containment and allocation are plain integer math.
  */
-import { IPv6, Validator } from 'ip-num';
+import { createRequire } from 'node:module';
+import type * as IpNum from 'ip-num';
+
+/**
+ * ip-num, loaded at the first IPv6 string to validate rather than with this module: its top-level
+ * code builds IPv6 ranges (~15–20 ms), which every `import 'hnsim'` would pay though most hosts
+ * never see an IPv6 address. It is CommonJS, so a synchronous `require` loads it on every Node 20
+ * (from an ES module, `import('ip-num')` costs several times more: node's CommonJS export scan).
+ * Not bundled: dist/ and the CLI bundle load it from node_modules, where it is a dependency.
+ */
+let ipNum: typeof IpNum | undefined;
+function loadIpNum(): typeof IpNum {
+  return (ipNum ??= createRequire(import.meta.url)('ip-num') as typeof IpNum);
+}
 
 export type IpAddr =
   { readonly family: 4; readonly value: number } | { readonly family: 6; readonly value: bigint };
@@ -44,6 +57,7 @@ export function formatIPv4(v: number): string {
 
 export function parseIPv6(s: string): bigint | undefined {
   if (s.length < 2 || s.length > 45 || !s.includes(':') || s.includes('%')) return undefined;
+  const { IPv6, Validator } = loadIpNum();
   const [ok] = Validator.isValidIPv6String(s);
   if (!ok) return undefined;
   try {

@@ -11,22 +11,22 @@
  *   const s = loadScenario(text, 'scenarios/quick-start.yaml');   // throws ScenarioLoadError
  */
 import { readFileSync, statSync } from 'node:fs';
-import {
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseDocument,
-  type Document,
-  type Node as YamlNode,
-  type ParsedNode,
-} from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+import type { Document, LineCounter, Node as YamlNode, ParsedNode } from 'yaml';
 import { confListFromBytes } from '../cni/conf.js';
 import type { Json, JsonObject } from '../core/json.js';
 import { LIMITS, SCENARIO_FORMAT, SCENARIO_SCHEMA, STEP_KINDS } from './schema.js';
 import type { PodSpec, ScenarioDoc, Scenario, SourcePosition, Step } from './types.js';
 import { parseIpv4, parseIpv4Prefix, SchemaValidator, type JsonPath } from './validate.js';
+
+/**
+ * The yaml package, loaded at the first scenario parsed rather than with the module: `import
+ * 'hnsim'` would otherwise compile and run its ~250 KB for every user, most of whom never load a
+ * scenario (bench/README.md, start-up). CommonJS, so a synchronous `require` on every Node 20.
+ */
+let yamlLib: typeof Yaml | undefined;
+const yaml = (): typeof Yaml => (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
 
 export interface ScenarioIssue {
   readonly file: string;
@@ -132,7 +132,7 @@ class Converter {
     if (node === null) return null;
     if (node.tag !== undefined && !CORE_TAGS.has(node.tag))
       throw new ConvertError(path, `the tag ${node.tag} is not allowed (plain YAML values only)`, at);
-    if (isAlias(node)) {
+    if (yaml().isAlias(node)) {
       if (++this.aliases > LIMITS.aliases)
         throw new ConvertError(path, `more than ${LIMITS.aliases} aliases`, at);
       const target = node.resolve(this.doc) as ParsedNode | undefined;
@@ -145,7 +145,7 @@ class Converter {
         this.expanding.delete(target);
       }
     }
-    if (isScalar(node)) {
+    if (yaml().isScalar(node)) {
       const v = node.value;
       if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
       if (typeof v === 'number') {
@@ -156,15 +156,15 @@ class Converter {
     }
     if (depth >= LIMITS.depth)
       throw new ConvertError(path, `nested more than ${LIMITS.depth} levels deep`, at);
-    if (isSeq(node)) {
+    if (yaml().isSeq(node)) {
       return node.items.map((item, i) => this.convert(item as ParsedNode | null, [...path, i], depth + 1));
     }
-    if (isMap(node)) {
+    if (yaml().isMap(node)) {
       const out: JsonObject = {};
       for (const pair of node.items) {
         const key = pair.key as ParsedNode | null;
         const keyOffset = key?.range?.[0] ?? at;
-        if (!key || !isScalar(key) || !['string', 'number', 'boolean'].includes(typeof key.value))
+        if (!key || !yaml().isScalar(key) || !['string', 'number', 'boolean'].includes(typeof key.value))
           throw new ConvertError(path, 'a key must be a plain string', keyOffset);
         const k = String(key.value);
         if (Object.hasOwn(out, k))
@@ -203,10 +203,10 @@ export function loadScenario(text: string, file = '<scenario>'): Scenario {
       },
     ]);
   }
-  const lines = new LineCounter();
+  const lines = new (yaml().LineCounter)();
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, {
+    doc = yaml().parseDocument(text, {
       lineCounter: lines,
       prettyErrors: true,
       uniqueKeys: true,

@@ -159,7 +159,8 @@ async function deallocateIpam(ctx: PluginContext, config: NetworkConfig, stdin: 
 }
 
 const DEFAULT_V4 = parseCIDR('0.0.0.0/0')!;
-const DEFAULT_V6 = parseCIDR('::/0')!;
+/** `::/0`, parsed at first use: an IPv6 parse loads ip-num (src/addr/ip.ts), which importing hnsim does not. */
+let defaultV6: { ip: GoIP; net: GoNet } | undefined;
 
 /**
  * `addEndpointGatewaysFromConfig`: a still-nil gateway (IPv4, or IPv6 for routes whose gw is not
@@ -173,7 +174,7 @@ function addEndpointGatewaysFromConfig(ep: EndpointInfo, config: NetworkConfig):
       maskOnes(r.dst.mask) === maskOnes(d.net.mask) && ipEqual(r.dst.ip, d.ip);
     if (isV4) {
       if (!ep.gateway && isDefault(DEFAULT_V4)) ep.gateway = r.gw;
-    } else if (!ep.gateway6 && isDefault(DEFAULT_V6)) {
+    } else if (!ep.gateway6 && isDefault((defaultV6 ??= parseCIDR('::/0')!))) {
       ep.gateway6 = r.gw;
     }
     if (ep.gateway && ep.gateway6) break;
