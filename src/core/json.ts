@@ -140,7 +140,8 @@ export class Reader {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) {
       this.fail(`${key} must be an integer in 0..${max}`);
     }
-    return v;
+    // JSON's -0 is an integer field's 0 (Go's and HNS's integers have no negative zero)
+    return v === 0 ? 0 : v;
   }
 
   uint(key: string, max: number, dflt = 0): number {

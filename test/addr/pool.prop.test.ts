@@ -14,6 +14,7 @@ import {
   type IpAddr,
   type Prefix,
 } from '../../src/addr/index.js';
+import { runs } from '../runs.js';
 
 type Op =
   | { readonly kind: 'allocate' }
@@ -112,79 +113,82 @@ function addrAt(p: Prefix, at: number): IpAddr {
 }
 
 describe('IpPool against the model', () => {
-  it.prop([caseArb], { numRuns: 400 })('same outputs, no double allocation, used consistent', (c) => {
-    const { prefix } = c;
-    const reserved = c.reservedAt.map((at) => addrAt(prefix, at));
-    let pool = new IpPool(prefix, { reserved });
-    const net = BigInt(prefix.addr);
-    const lastInPrefix = BigInt(prefixLast(prefix).value);
-    const smallest = prefix.family === 4 ? prefix.len >= 31 : prefix.len >= 127;
-    const first = smallest ? net : net + 1n;
-    const last = smallest || prefix.family === 6 ? lastInPrefix : lastInPrefix - 1n;
-    const blocked = new Set<bigint>();
-    for (const r of reserved) if (pool.has(r)) blocked.add(BigInt(r.value));
-    const model = new Model(first, last, blocked);
-    let capacity = 0n;
-    for (let v = first; v <= last; v++) if (!blocked.has(v)) capacity++;
-    expect(pool.capacity).toBe(capacity);
+  it.prop([caseArb], { numRuns: runs(150, 4_000) })(
+    'same outputs, no double allocation, used consistent',
+    (c) => {
+      const { prefix } = c;
+      const reserved = c.reservedAt.map((at) => addrAt(prefix, at));
+      let pool = new IpPool(prefix, { reserved });
+      const net = BigInt(prefix.addr);
+      const lastInPrefix = BigInt(prefixLast(prefix).value);
+      const smallest = prefix.family === 4 ? prefix.len >= 31 : prefix.len >= 127;
+      const first = smallest ? net : net + 1n;
+      const last = smallest || prefix.family === 6 ? lastInPrefix : lastInPrefix - 1n;
+      const blocked = new Set<bigint>();
+      for (const r of reserved) if (pool.has(r)) blocked.add(BigInt(r.value));
+      const model = new Model(first, last, blocked);
+      let capacity = 0n;
+      for (let v = first; v <= last; v++) if (!blocked.has(v)) capacity++;
+      expect(pool.capacity).toBe(capacity);
 
-    for (const op of c.ops) {
-      switch (op.kind) {
-        case 'allocate': {
-          const got = pool.allocate();
-          const want = model.allocate();
-          expect(got === undefined ? undefined : BigInt(got.value)).toBe(want);
-          if (got !== undefined) {
-            expect(got.family).toBe(prefix.family);
-            expect(model.allocatable(BigInt(got.value))).toBe(true); // never network/broadcast/reserved
-          } else {
-            expect(BigInt(model.taken.size)).toBe(capacity); // undefined only when really exhausted
+      for (const op of c.ops) {
+        switch (op.kind) {
+          case 'allocate': {
+            const got = pool.allocate();
+            const want = model.allocate();
+            expect(got === undefined ? undefined : BigInt(got.value)).toBe(want);
+            if (got !== undefined) {
+              expect(got.family).toBe(prefix.family);
+              expect(model.allocatable(BigInt(got.value))).toBe(true); // never network/broadcast/reserved
+            } else {
+              expect(BigInt(model.taken.size)).toBe(capacity); // undefined only when really exhausted
+            }
+            break;
           }
-          break;
+          case 'reserve': {
+            const a = addrAt(prefix, op.at);
+            const v = BigInt(a.value);
+            const want =
+              op.at < 0 || op.at >= c.span
+                ? 'outside'
+                : !model.allocatable(v)
+                  ? 'reserved'
+                  : model.taken.has(v)
+                    ? 'taken'
+                    : 'ok';
+            expect(pool.reserve(a)).toBe(want);
+            if (want === 'ok') model.reserve(v);
+            break;
+          }
+          case 'release': {
+            const a = addrAt(prefix, op.at);
+            const v = BigInt(a.value);
+            const want = op.at >= 0 && op.at < c.span && model.taken.has(v);
+            expect(pool.release(a)).toBe(want);
+            if (want) model.release(v);
+            break;
+          }
+          case 'snapshot': {
+            const snap = pool.toJSON();
+            const back = IpPool.fromJSON(JSON.parse(JSON.stringify(snap)));
+            expect(back.toJSON()).toEqual(snap);
+            pool = back;
+            break;
+          }
+          case 'clone':
+            pool = pool.clone();
+            break;
         }
-        case 'reserve': {
-          const a = addrAt(prefix, op.at);
-          const v = BigInt(a.value);
-          const want =
-            op.at < 0 || op.at >= c.span
-              ? 'outside'
-              : !model.allocatable(v)
-                ? 'reserved'
-                : model.taken.has(v)
-                  ? 'taken'
-                  : 'ok';
-          expect(pool.reserve(a)).toBe(want);
-          if (want === 'ok') model.reserve(v);
-          break;
-        }
-        case 'release': {
-          const a = addrAt(prefix, op.at);
-          const v = BigInt(a.value);
-          const want = op.at >= 0 && op.at < c.span && model.taken.has(v);
-          expect(pool.release(a)).toBe(want);
-          if (want) model.release(v);
-          break;
-        }
-        case 'snapshot': {
-          const snap = pool.toJSON();
-          const back = IpPool.fromJSON(JSON.parse(JSON.stringify(snap)));
-          expect(back.toJSON()).toEqual(snap);
-          pool = back;
-          break;
-        }
-        case 'clone':
-          pool = pool.clone();
-          break;
+        expect(pool.used).toBe(model.taken.size);
       }
-      expect(pool.used).toBe(model.taken.size);
-    }
-    const allocated = pool.allocated().map((a) => BigInt(a.value));
-    expect(allocated).toEqual([...model.taken].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
-    for (const v of allocated) expect(pool.isAllocated(addrAt(prefix, Number(v - net)))).toBe(true);
-    expect(new Set(allocated.map((v) => formatIp(addrAt(prefix, Number(v - net))))).size).toBe(
-      allocated.length,
-    );
-  });
+      const allocated = pool.allocated().map((a) => BigInt(a.value));
+      expect(allocated).toEqual([...model.taken].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
+      for (const v of allocated) expect(pool.isAllocated(addrAt(prefix, Number(v - net)))).toBe(true);
+      expect(new Set(allocated.map((v) => formatIp(addrAt(prefix, Number(v - net))))).size).toBe(
+        allocated.length,
+      );
+    },
+  );
 });
 
 describe('MacPool against the model', () => {
@@ -193,7 +197,7 @@ describe('MacPool against the model', () => {
     ops: fc.array(opArb(20), { maxLength: 100 }),
   });
 
-  it.prop([macCaseArb], { numRuns: 300 })(
+  it.prop([macCaseArb], { numRuns: runs(100, 3_000) })(
     'same outputs as the model over concatenated ranges',
     ({ sizes, ops }) => {
       // ranges in descending MAC order, gaps between them, so pool order ≠ MAC order
@@ -252,40 +256,39 @@ describe('IpPool queue housekeeping against the model', () => {
     rotate: fc.nat(),
   });
 
-  it.prop([fc.array(phaseArb, { minLength: 1, maxLength: 10 }), fc.constantFrom(4, 6)], { numRuns: 30 })(
-    'same outputs over long phases',
-    (phases, family) => {
-      const prefix = parsePrefix(family === 4 ? '10.7.0.0/20' : 'fd00:7::/116')!;
-      const gw = addrAt(prefix, 1);
-      let pool = new IpPool(prefix, { reserved: [gw] });
-      const net = BigInt(prefix.addr);
-      const last = family === 4 ? net + 4094n : net + 4095n;
-      const model = new Model(net + 1n, last, new Set([net + 1n]));
-      const at = (v: bigint): IpAddr => addrAt(prefix, Number(v - net));
-      for (const ph of phases) {
-        if (ph.kind === 'allocate') {
-          for (let i = 0; i < ph.count; i++) {
-            const got = pool.allocate();
-            expect(got === undefined ? undefined : BigInt(got.value)).toBe(model.allocate());
-          }
-        } else {
-          const source = ph.kind === 'release' ? [...model.taken] : [...model.queue];
-          const k = source.length === 0 ? 0 : ph.rotate % source.length;
-          const targets = source.slice(k).concat(source.slice(0, k)).slice(0, ph.count);
-          for (const v of targets) {
-            if (ph.kind === 'release') {
-              expect(pool.release(at(v))).toBe(true);
-              model.release(v);
-            } else {
-              expect(pool.reserve(at(v))).toBe('ok');
-              model.reserve(v);
-            }
+  it.prop([fc.array(phaseArb, { minLength: 1, maxLength: 10 }), fc.constantFrom(4, 6)], {
+    numRuns: runs(10, 300),
+  })('same outputs over long phases', (phases, family) => {
+    const prefix = parsePrefix(family === 4 ? '10.7.0.0/20' : 'fd00:7::/116')!;
+    const gw = addrAt(prefix, 1);
+    let pool = new IpPool(prefix, { reserved: [gw] });
+    const net = BigInt(prefix.addr);
+    const last = family === 4 ? net + 4094n : net + 4095n;
+    const model = new Model(net + 1n, last, new Set([net + 1n]));
+    const at = (v: bigint): IpAddr => addrAt(prefix, Number(v - net));
+    for (const ph of phases) {
+      if (ph.kind === 'allocate') {
+        for (let i = 0; i < ph.count; i++) {
+          const got = pool.allocate();
+          expect(got === undefined ? undefined : BigInt(got.value)).toBe(model.allocate());
+        }
+      } else {
+        const source = ph.kind === 'release' ? [...model.taken] : [...model.queue];
+        const k = source.length === 0 ? 0 : ph.rotate % source.length;
+        const targets = source.slice(k).concat(source.slice(0, k)).slice(0, ph.count);
+        for (const v of targets) {
+          if (ph.kind === 'release') {
+            expect(pool.release(at(v))).toBe(true);
+            model.release(v);
+          } else {
+            expect(pool.reserve(at(v))).toBe('ok');
+            model.reserve(v);
           }
         }
-        expect(pool.used).toBe(model.taken.size);
-        expect(pool.toJSON().released).toEqual(model.queue.map((v) => formatIp(at(v))));
-        if (ph.rotate % 3 === 0) pool = IpPool.fromJSON(pool.toJSON());
       }
-    },
-  );
+      expect(pool.used).toBe(model.taken.size);
+      expect(pool.toJSON().released).toEqual(model.queue.map((v) => formatIp(at(v))));
+      if (ph.rotate % 3 === 0) pool = IpPool.fromJSON(pool.toJSON());
+    }
+  });
 });

@@ -21,8 +21,9 @@ import { cloneJson, type Json, type JsonObject } from '../../src/core/json.js';
 import type { HnsSnapshot } from '../../src/hns/lifecycle.js';
 import { checkInvariants } from '../../src/testing/index.js';
 import { containerDoc, ok, setupHcs, v1ContainerDoc, vmDoc, type HcsFixture } from './hcs-helpers.js';
+import { runs } from '../runs.js';
 
-const TOTAL_RUNS = Number(process.env.HNSIM_HCS_FUZZ_RUNS ?? 3000);
+const TOTAL_RUNS = Number(process.env.HNSIM_HCS_FUZZ_RUNS ?? runs(600, 30_000));
 const SEED = 20261130;
 const NIC = '8d1c4b5e-7a47-4c42-9d56-0f2d3c8e9a11';
 const NIC2 = '0b6f1c2a-1d8e-4f3b-a2c4-5e6f7a8b9c0d';

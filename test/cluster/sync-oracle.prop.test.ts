@@ -38,6 +38,7 @@ import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../src/cluster/cluster.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { canonicalState } from '../../src/testing/state.js';
+import { runs } from '../runs.js';
 
 // ───────────────────────────── the oracle's own world ─────────────────────────────
 
@@ -373,13 +374,13 @@ function check(runs: number, profile?: { readonly name: string; readonly hnsHasD
 
 describe('kube-proxy sync against an oracle from winkernel proxier.go', () => {
   it('random pod and service changes leave every node with exactly what upstream programs', () => {
-    check(50);
+    check(runs(25, 500));
   });
 
   // hcsshim hcnglobals.go DSRVersion: 9.3–9.x and 10.2 on; HNS 10.0 has none, so Local is no DSR
   // and every backend stays behind NodePorts and external IPs (newServiceInfo forces it off)
   it('… and on an HNS without DSR (10.0), externalTrafficPolicy: Local is neither DSR nor local-only', () => {
-    check(15, { name: '10.0', hnsHasDsr: false });
+    check(runs(8, 150), { name: '10.0', hnsHasDsr: false });
   });
 });
 

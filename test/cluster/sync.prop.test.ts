@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../src/cluster/cluster.js';
 import type { Json, JsonObject } from '../../src/core/json.js';
 import { canonicalState } from '../../src/testing/state.js';
+import { runs } from '../runs.js';
 
 type Op =
   | { readonly t: 'pod'; readonly name: number; readonly node: number; readonly app: number }
@@ -161,7 +162,7 @@ describe('kube-proxy sync: incremental = full', () => {
             ).toEqual([]);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: runs(20, 600) },
     );
   });
 

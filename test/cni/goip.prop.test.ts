@@ -20,6 +20,7 @@ import {
   ipString,
   type GoIP,
 } from '../../src/cni/goip.js';
+import { runs } from '../runs.js';
 
 /** The reference: one byte at a time from the low end. */
 function bytesByShifting(v: bigint): number[] {
@@ -46,7 +47,7 @@ describe('ipBytes', () => {
           expect([...ipBytes(ip)]).toEqual(bytesByShifting(v6));
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: runs(700, 20_000) },
     );
   });
 
@@ -103,7 +104,7 @@ describe('canonical texts without the 16-byte form', () => {
         expect(goIPText(s)).toEqual(ip ? { text: goFormatIP(ip), family: ip.family } : undefined);
         expect(goCanonicalIP(s)).toBe(ip ? goFormatIP(ip) : undefined);
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(1_000, 30_000) },
     );
   });
 
@@ -115,7 +116,7 @@ describe('canonical texts without the 16-byte form', () => {
         expect(goCanonicalCIDR(s)).toBe(n ? goFormatCIDR(n) : undefined);
         expect(goCIDRFamily(s)).toBe(n?.ip.family);
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(1_000, 30_000) },
     );
   });
 });

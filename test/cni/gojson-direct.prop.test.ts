@@ -21,6 +21,7 @@ import {
   GoRaw,
   type GoValue,
 } from '../../src/cni/gojson.js';
+import { runs } from '../runs.js';
 
 /** Strings and keys with what Go's encoder treats specially. */
 const text = fc.oneof(
@@ -95,7 +96,7 @@ describe('goMarshalIndent is goIndent(goMarshal(v))', () => {
       fc.property(value, fc.constantFrom('    ', '\t', '  '), (v, indent) => {
         expect(goMarshalIndent(v, indent)).toBe(goIndent(goMarshal(v), '', indent));
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(1_000, 30_000) },
     );
   });
 
@@ -128,7 +129,7 @@ describe('goMapOf is JSON.parse(goMarshal(v))', () => {
   };
 
   it('on generated values', () => {
-    fc.assert(fc.property(value, same), { numRuns: 3000 });
+    fc.assert(fc.property(value, same), { numRuns: runs(1_000, 30_000) });
   });
 
   it('on deep nesting, repeated struct fields, undefined members and what Go cannot encode', () => {
@@ -173,7 +174,7 @@ describe('goDocOf is JSON.parse(goMarshal(v))', () => {
   };
 
   it('on generated values', () => {
-    fc.assert(fc.property(value, same), { numRuns: 3000 });
+    fc.assert(fc.property(value, same), { numRuns: runs(1_000, 30_000) });
   });
 
   it('on deep nesting, repeated names, `__proto__`, merged keys, integer keys and bad numbers', () => {

@@ -27,6 +27,7 @@ import {
   type GoValue,
 } from '../../src/cni/gojson.js';
 import type { Json } from '../../src/core/json.js';
+import { runs } from '../runs.js';
 
 /** Text that is JSON or close to it: JSON with one character changed, cut, or surrounded. */
 const nearJson = fc.oneof(
@@ -71,7 +72,7 @@ describe('goParse: JSON.parse first, the scanner only on failure', () => {
           expect(() => goParse(text)).toThrow(new GoError(err));
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(700, 20_000) },
     );
   });
 

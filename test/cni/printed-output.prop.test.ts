@@ -17,6 +17,7 @@ import {
 import type { ExecOutput, PluginHost } from '../../src/cni/contracts.js';
 import { pluginMain } from '../../src/cni/skel.js';
 import { VERSION_ALL } from '../../src/cni/version.js';
+import { runs } from '../runs.js';
 
 const VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] as const;
 
@@ -136,7 +137,7 @@ describe('parsePluginOutput with the plugin output', () => {
           );
         },
       ),
-      { numRuns: 1500 },
+      { numRuns: runs(500, 15_000) },
     );
   });
 });

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { convertResult, parseResult, resultText, type CniResult } from '../../src/cni/index.js';
+import { runs } from '../runs.js';
 
 const VERSIONS = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] as const;
 
@@ -80,7 +81,7 @@ describe('results read or converted are frozen through and through', () => {
         }
         expectDeepFrozen(parseResult(text, v));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -102,7 +103,7 @@ describe('results read or converted are frozen through and through', () => {
         }
         if (again) expectDeepFrozen(again);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 

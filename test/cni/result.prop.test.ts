@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { convertResult, parseResult, resultJson, resultText, type CniResult } from '../../src/cni/index.js';
 import { goMarshal, goSyntaxError, type GoValue } from '../../src/cni/gojson.js';
+import { runs } from '../runs.js';
 
 const v4 = fc
   .tuple(fc.integer({ min: 1, max: 223 }), fc.nat(255), fc.nat(255), fc.nat(255))
@@ -130,7 +131,7 @@ describe('Go JSON properties', () => {
         }
         expect(goSyntaxError(s) === undefined).toBe(ok);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 

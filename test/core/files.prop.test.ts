@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/core/files.js';
+import { runs } from '../runs.js';
 
 const seg = fc.constantFrom('a', 'A', 'b', 'c');
 const path = fc.array(seg, { minLength: 1, maxLength: 3 }).map((xs) => `/${xs.join('/')}`);
@@ -65,7 +66,7 @@ describe('FileStore against a naive model', () => {
         }
         expect(f.size).toBe(m.size);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

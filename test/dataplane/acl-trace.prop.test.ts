@@ -28,6 +28,7 @@ import {
   walkText,
   type EndpointFacts,
 } from './prop-kit.js';
+import { runs } from '../runs.js';
 
 type Action = 'Allow' | 'Block';
 type Direction = 'In' | 'Out';
@@ -227,7 +228,7 @@ function expectReplyDelivered(reply: TraceResult | undefined, w: World, f: Flow,
 }
 
 describe('stateful ACLs: replies of an allowed connection come back (§1.4)', () => {
-  test.prop([statefulCaseArb], { numRuns: 300 })(
+  test.prop([statefulCaseArb], { numRuns: runs(100, 3_000) })(
     'trace with reply: a Delivered packet A → B has a Delivered reply, whatever B Out / A In block',
     (c) => {
       const w = statefulWorld(c);
@@ -237,7 +238,7 @@ describe('stateful ACLs: replies of an allowed connection come back (§1.4)', ()
     },
   );
 
-  test.prop([statefulCaseArb], { numRuns: 300 })(
+  test.prop([statefulCaseArb], { numRuns: runs(100, 3_000) })(
     'send: after a Delivered send A → B, a trace of its reply B → A is Delivered',
     (c) => {
       const w = statefulWorld(c);
@@ -321,7 +322,7 @@ const priorityCaseArb = fc.record({
 });
 
 describe('a higher-priority Block is never bypassed end to end (§2.2)', () => {
-  test.prop([priorityCaseArb], { numRuns: 300 })(
+  test.prop([priorityCaseArb], { numRuns: runs(100, 3_000) })(
     'a matching Switch Block (A Out or B In) above every Allow of that endpoint/direction denies; the denial names it or a Block as strong',
     (c) => {
       const block = matchingBlock(c.flow, c.where, c.shape, c.priority);

@@ -32,6 +32,7 @@ import {
   walkText,
   type EndpointFacts,
 } from './prop-kit.js';
+import { runs } from '../runs.js';
 
 // ───────────────────────────── the host ─────────────────────────────
 
@@ -327,7 +328,7 @@ const caseArb = fc.record({
 });
 
 describe('traces change nothing, and depend on nothing but the state', () => {
-  test.prop([caseArb], { numRuns: 150 })(
+  test.prop([caseArb], { numRuns: runs(50, 1_500) })(
     'snapshot, endpoint stats and flow state are unchanged by traces; a trace repeats exactly',
     ({ seed, spec, traces }) => {
       const b = build(seed, spec);
@@ -347,7 +348,7 @@ describe('traces change nothing, and depend on nothing but the state', () => {
     },
   );
 
-  test.prop([caseArb], { numRuns: 150 })(
+  test.prop([caseArb], { numRuns: runs(50, 1_500) })(
     'a host built with the same calls from another seed gives the same dispositions',
     ({ seed, otherSeed, spec, traces }) => {
       const one = build(seed, spec);

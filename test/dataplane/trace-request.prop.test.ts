@@ -29,6 +29,7 @@ import {
   queryEndpoint,
   type EndpointFacts,
 } from './prop-kit.js';
+import { runs } from '../runs.js';
 
 const E_INVALIDARG = 0x80070057;
 const ERROR_NOT_FOUND = 0x80070490;
@@ -242,7 +243,10 @@ describe('bad trace/send requests are refused with E_INVALIDARG or ERROR_NOT_FOU
   // seed it shrank to defect 4 on a cold host:
   //   {"seed":1,"mode":"trace","warm":false,"base":{"from":0,"to":0},"junk":[{"set":"ttl","to":null}]}
   //   trace({"from":"<A's ID>","to":"<B's ID>","ttl":null}) → answered "Delivered"
-  test.prop([fullCaseArb], { numRuns: 300 })('any junk request (the property as specified)', (c) => check(c));
+  test.prop([fullCaseArb], { numRuns: runs(100, 3_000) })(
+    'any junk request (the property as specified)',
+    (c) => check(c),
+  );
 
   // What is refused correctly today: junk in the fields both calls read, unknown fields, send's
   // own fields on send, junk for the whole request (other than null/undefined), on a cold flow table.
@@ -263,7 +267,7 @@ describe('bad trace/send requests are refused with E_INVALIDARG or ERROR_NOT_FOU
     })
     .filter((c) => !unreadOnly(c));
 
-  test.prop([refusedCaseArb], { numRuns: 300 })(
+  test.prop([refusedCaseArb], { numRuns: runs(100, 3_000) })(
     'junk in the fields a call reads, unknown fields, or a non-object request, on a cold flow table',
     (c) => check(c),
   );
@@ -274,7 +278,7 @@ describe('bad trace/send requests are refused with E_INVALIDARG or ERROR_NOT_FOU
   // (reading 'from')"; send(null) → TypeError "… (reading 'packets')". (The same ordering makes a
   // field holding an object without a prototype, `{from: Object.create(null)}`, a TypeError
   // "Cannot convert object to primitive value".)
-  test.prop([seedArb, modeArb, fc.constantFrom(null, undefined)], { numRuns: 100 })(
+  test.prop([seedArb, modeArb, fc.constantFrom(null, undefined)], { numRuns: runs(35, 1_000) })(
     'a request that is null or undefined is refused (E_INVALIDARG), not a TypeError',
     (seed, mode, whole) => check({ seed, mode, warm: false, base: { from: 0, to: 0 }, junk: { whole } }),
   );
@@ -284,7 +288,7 @@ describe('bad trace/send requests are refused with E_INVALIDARG or ERROR_NOT_FOU
   // "toString", "valueOf", "hasOwnProperty" and "__proto__" yield a function or an object as the
   // protocol, and the trace/send is answered. Counterexample:
   //   trace({"from":"<A>","to":"<B>","protocol":"constructor"}) → Delivered, request.protocol = Object
-  test.prop([seedArb, modeArb, baseArb, fc.constantFrom(...INHERITED_NAMES)], { numRuns: 100 })(
+  test.prop([seedArb, modeArb, baseArb, fc.constantFrom(...INHERITED_NAMES)], { numRuns: runs(35, 1_000) })(
     'a protocol name that only the object prototype knows is refused',
     (seed, mode, base, name) =>
       check({ seed, mode, warm: false, base, junk: [{ set: 'protocol', to: name }] }),
@@ -314,7 +318,7 @@ describe('bad trace/send requests are refused with E_INVALIDARG or ERROR_NOT_FOU
         : []),
     );
   test.prop([seedArb, baseArb.chain((base) => fc.tuple(fc.constant(base), collidingJunk(base)))], {
-    numRuns: 100,
+    numRuns: runs(35, 1_000),
   })(
     'after a valid trace, a junk variant of it is still refused (not answered from the flow table)',
     (seed, [base, edit]) => check({ seed, mode: 'trace', warm: true, base, junk: [edit] }),
@@ -336,7 +340,7 @@ describe('bad trace/send requests are refused with E_INVALIDARG or ERROR_NOT_FOU
       .constantFrom('packets', 'bytes')
       .map((set) => ({ mode: 'send' as Mode, e: { set, to: null } as Edit })),
   );
-  test.prop([seedArb, baseArb, unreadJunk], { numRuns: 100 })(
+  test.prop([seedArb, baseArb, unreadJunk], { numRuns: runs(35, 1_000) })(
     'junk in a field the call does not read (trace: packets/bytes; send: allBranches) and null ttl/packets/bytes are refused',
     (seed, base, { mode, e }) => check({ seed, mode, warm: false, base, junk: [e] }),
   );

@@ -34,6 +34,7 @@ import type { JsonObject } from '../../src/core/json.js';
 import type { ExitType, SystemState } from '../../src/hcs/model.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import { checkInvariants } from '../../src/testing/index.js';
+import { runs } from '../runs.js';
 
 // ───────────────────────────── the reference model ─────────────────────────────
 
@@ -853,7 +854,7 @@ describe('HCS model-based property', () => {
           agree(model, real, 'the final restore');
         },
       ),
-      { numRuns: Number(process.env.HNSIM_HCS_MODEL_RUNS ?? 150) },
+      { numRuns: Number(process.env.HNSIM_HCS_MODEL_RUNS ?? runs(50, 1_500)) },
     );
     if (process.env.HNSIM_HCS_MODEL_STATS) {
       console.log(

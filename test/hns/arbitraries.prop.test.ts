@@ -27,6 +27,7 @@ import {
   sdnRouteDoc,
   type DocKind,
 } from '../../src/testing/index.js';
+import { runs } from '../runs.js';
 
 const PROFILE_NAMES = ['ws2019', 'ws2022', 'ws2025'] as const;
 
@@ -60,7 +61,7 @@ describe('test kit arbitraries', () => {
         fc.property(networkDoc({ version }), (doc) => {
           withNetwork(profile, doc);
         }),
-        { numRuns: 150 },
+        { numRuns: runs(50, 1_500) },
       );
     });
 
@@ -118,7 +119,7 @@ describe('test kit arbitraries', () => {
           ok(host.api.HcnCreateSdnRoute(null, rtDoc!), `HcnCreateSdnRoute(${JSON.stringify(rtDoc)})`);
           expect(checkInvariants(host)).toEqual([]);
         }),
-        { numRuns: 100 },
+        { numRuns: runs(35, 1_000) },
       );
     });
 
@@ -131,7 +132,7 @@ describe('test kit arbitraries', () => {
             const parsed = parsePolicy(p, { version, scope, networkType: 'Overlay' });
             expect(parsed.type).toBe(p.Type);
           }),
-          { numRuns: 200 },
+          { numRuns: runs(70, 2_000) },
         );
       }
     });
@@ -168,7 +169,7 @@ describe('test kit arbitraries', () => {
             if (!isDeepStrictEqual(after, before)) expect(after).toEqual(before);
           },
         ),
-        { numRuns: 300 },
+        { numRuns: runs(100, 3_000) },
       );
     }
   });

@@ -20,6 +20,7 @@ import {
   policies,
   sdnRouteDoc,
 } from '../../src/testing/index.js';
+import { runs } from '../runs.js';
 
 // ───────────────────────────── scripts ─────────────────────────────
 
@@ -210,7 +211,7 @@ describe('determinism', () => {
         expect(rb.join('\n')).toBe(ra.join('\n'));
         expect(JSON.stringify(b.snapshot())).toBe(JSON.stringify(a.snapshot()));
       }),
-      { numRuns: 150 },
+      { numRuns: runs(50, 1_500) },
     );
   });
 
@@ -237,7 +238,7 @@ describe('determinism', () => {
           expect(ids(s1!)).toEqual(x);
         },
       ),
-      { numRuns: 100 },
+      { numRuns: runs(35, 1_000) },
     );
   });
 
@@ -269,7 +270,7 @@ describe('determinism', () => {
           expect(JSON.stringify(c.snapshot())).toBe(JSON.stringify(a.snapshot()));
         },
       ),
-      { numRuns: 150 },
+      { numRuns: runs(50, 1_500) },
     );
   });
 });

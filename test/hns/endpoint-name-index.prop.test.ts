@@ -10,6 +10,7 @@ import { parseGuid } from '../../src/core/guid.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import type { EndpointRec } from '../../src/hns/model.js';
 import { EndpointTable } from '../../src/hns/store.js';
+import { runs } from '../runs.js';
 
 const GUID = '1f6cf7a2-4b1e-4c5d-9e8f-0a1b2c3d4e5f';
 /** Names that collide in every way the filter allows: equal, GUID spellings, case, empty. */
@@ -157,7 +158,7 @@ describe('HcnEnumerateEndpoints Name filter (indexed)', () => {
           expectFilterMatchesScan(host);
         }
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 });

@@ -29,9 +29,10 @@ import {
   policy,
   sdnRouteDoc,
 } from '../../src/testing/index.js';
+import { runs } from '../runs.js';
 
-/** Runs in the default suite; raise with HNSIM_FUZZ_RUNS for a longer soak. */
-const TOTAL_RUNS = Number(process.env.HNSIM_FUZZ_RUNS ?? 10_000);
+/** 2,000 runs in `npm test`, 100,000 in `npm run test:soak` (test/runs.ts); HNSIM_FUZZ_RUNS sets any count. */
+const TOTAL_RUNS = Number(process.env.HNSIM_FUZZ_RUNS ?? runs(2_000, 100_000));
 const SEED = 20240601;
 
 /** A host holding one object of each kind, so fuzzed IDs can hit live objects. */

@@ -20,6 +20,7 @@ import { winBridge } from '../../src/plugins/win-bridge.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import { cniNetwork } from '../../src/runtime/network.js';
 import { leftovers, node, podConfig } from './kit.js';
+import { runs } from '../runs.js';
 
 const BIN = 'C:\\opt\\cni\\bin';
 const CODES: readonly HResultName[] = [
@@ -39,7 +40,7 @@ const faultArb = fc.record({ at: fc.nat(50), code: fc.constantFrom(...CODES) });
 
 describe('containerd lifecycles under injected HNS/HCS failures', () => {
   test.prop([fc.array(opArb, { minLength: 1, maxLength: 10 }), fc.array(faultArb, { maxLength: 1 })], {
-    numRuns: 200,
+    numRuns: runs(60, 2_000),
   })('after kubelet’s cleanup nothing of the pods is left', async (ops, faults) => {
     const host = node(41);
     const registry = new PluginRegistry().register(winBridge, [BIN]).register(hostLocal, [BIN]);

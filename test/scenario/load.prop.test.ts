@@ -19,6 +19,7 @@ import {
   ScenarioSetupError,
   type Scenario,
 } from '../../src/scenario/index.js';
+import { runs } from '../runs.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const BASES = ['quick-start.yaml', 'hns-restart.yaml', 'nat-port-mappings.yaml'].map((f) =>
@@ -172,7 +173,7 @@ describe('the loader under random mutations', () => {
     (_i, base) => {
       fc.assert(
         fc.property(textMutation(base), (text) => void load(text)),
-        { numRuns: 150 },
+        { numRuns: runs(30, 1_500) },
       );
     },
   );
@@ -192,7 +193,7 @@ describe('the loader under random mutations', () => {
               `${i.path}: ${i.message}`,
             ).toBe(true);
         }),
-        { numRuns: 150 },
+        { numRuns: runs(30, 1_500) },
       );
     },
   );
@@ -210,7 +211,7 @@ describe('the loader under random mutations', () => {
           expect(e.at.line).toBeGreaterThanOrEqual(1);
         }
       }),
-      { numRuns: 40 },
+      { numRuns: runs(8, 400) },
     );
   });
 });

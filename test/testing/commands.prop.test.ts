@@ -21,8 +21,9 @@ import {
   kitSetup,
   type KitReal,
 } from '../../src/testing/index.js';
+import { runs } from '../runs.js';
 
-const runs = { numRuns: 40 };
+const RUNS = { numRuns: runs(40) };
 
 describe('kit commands agree with the model', () => {
   it('HNS, HCS and CNI commands, any order', async () => {
@@ -42,7 +43,7 @@ describe('kit commands agree with the model', () => {
           expect(leaks).toEqual([]);
         },
       ),
-      runs,
+      RUNS,
     );
   });
 
@@ -54,7 +55,7 @@ describe('kit commands agree with the model', () => {
           await fc.asyncModelRun(kitSetup({ cni: true }), cmds);
         },
       ),
-      runs,
+      RUNS,
     );
   });
 
@@ -150,7 +151,7 @@ describe('your own commands in the same run', () => {
         fc.commands([...hnsCommands(), fc.constant(new ForgetEndpoint())], { maxCommands: 30, size: 'max' }),
         (cmds) => fc.asyncModelRun(kitSetup(), cmds),
       ),
-      runs,
+      RUNS,
     );
   });
 });

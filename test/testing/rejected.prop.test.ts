@@ -21,6 +21,7 @@ import {
   rejectedPolicy,
   type RejectedDoc,
 } from '../../src/testing/index.js';
+import { runs } from '../runs.js';
 
 /** Reference hns-hcs.md §5.2 (and winerror.h for E_INVALIDARG). */
 const HR: Readonly<Record<string, number>> = {
@@ -89,7 +90,7 @@ function expectRefused(
   expect(canonicalState(host), what).toEqual(before);
 }
 
-const runs = { numRuns: 200 };
+const RUNS = { numRuns: runs(70, 2_000) };
 
 describe('rejectedDoc: refused with the labelled HRESULT, atomically', () => {
   for (const profile of ['ws2019', 'ws2022', 'ws2025'] as const) {
@@ -101,7 +102,7 @@ describe('rejectedDoc: refused with the labelled HRESULT, atomically', () => {
         fc.property(rejectedDoc('Network', { version }), (r) => {
           expectRefused(host, () => host.api.HcnCreateNetwork(null, r.value), r);
         }),
-        runs,
+        RUNS,
       );
       expect(checkInvariants(host)).toEqual([]);
     });
@@ -114,7 +115,7 @@ describe('rejectedDoc: refused with the labelled HRESULT, atomically', () => {
           fc.property(rejectedDoc('endpoint', { version, networkType: type, subnets: [SUBNET] }), (r) => {
             expectRefused(host, () => host.api.HcnCreateEndpoint(net, null, r.value), r);
           }),
-          runs,
+          RUNS,
         );
       });
     }
@@ -133,7 +134,7 @@ describe('rejectedDoc: refused with the labelled HRESULT, atomically', () => {
           fc.property(rejectedDoc(kind, { version, endpointIds: eps }), (r) => {
             expectRefused(host, () => create(r.value), r);
           }),
-          runs,
+          RUNS,
         );
       }
     });
@@ -217,7 +218,7 @@ describe('rejectedPolicy / rejectedPolicies', () => {
           r,
         );
       }),
-      runs,
+      RUNS,
     );
   });
 
@@ -243,7 +244,7 @@ describe('rejectedPolicy / rejectedPolicies', () => {
         };
         expectRefused(host, () => host.api.HcnCreateNetwork(null, doc), r);
       }),
-      runs,
+      RUNS,
     );
   });
 

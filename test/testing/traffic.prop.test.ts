@@ -24,6 +24,7 @@ import {
   traceRequest,
 } from '../../src/testing/index.js';
 import { addL2Bridge } from '../../src/testing/commands.js';
+import { runs } from '../runs.js';
 
 const V2 = { Major: 2, Minor: 0 };
 
@@ -103,7 +104,7 @@ describe('traceRequest', () => {
           expect(t.request.from).toBe(req.from);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
     expect(() => traceRequest({ from: ['a'], to: ['a'] })).toThrow(TypeError);
   });
@@ -125,7 +126,7 @@ describe('aclRule / aclSet', () => {
           if (s.LocalPorts || s.RemotePorts) expect(['6', '17', '6,17']).toContain(s.Protocols);
         }
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -158,7 +159,7 @@ describe('aclRule / aclSet', () => {
           }
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -185,7 +186,7 @@ describe('loadBalancerDocs', () => {
         }
         for (const id of ids) host.api.HcnDeleteLoadBalancer(id);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
     expect(checkInvariants(host)).toEqual([]);
   });
@@ -202,7 +203,7 @@ describe('clusterSpec / buildCluster', () => {
           if (n.os === 'windows') expect(checkInvariants(c.host(n.name))).toEqual([]);
         for (const p of spec.pods) expect(c.pod(podRef(p))?.node).toBe(p.node);
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
     expect(fc.sample(clusterSpec(), { numRuns: 10, seed: 5 })).toEqual(
       fc.sample(clusterSpec(), { numRuns: 10, seed: 5 }),
@@ -233,7 +234,7 @@ describe('clusterSpec / buildCluster', () => {
           }
         }
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 

@@ -11,6 +11,7 @@ import { describe, expect } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
 import type { AclOptions, AclVerdict, CompiledAcls } from '../../src/vswitch/acl.js';
 import { acl, compileFrom, judge, networkAcl } from './acl-kit.js';
+import { runs } from '../runs.js';
 
 // ---------------------------------------------------------------------------------------------
 // Rules and packets
@@ -319,7 +320,9 @@ function insertAt<T>(xs: readonly T[], at: number, x: T): T[] {
 // ---------------------------------------------------------------------------------------------
 
 describe('Switch ACL rules agree with the reference evaluator (§2.1–§2.3)', () => {
-  test.prop([switchRules, fc.array(packetArb, { minLength: 1, maxLength: 4 })], { numRuns: 1000 })(
+  test.prop([switchRules, fc.array(packetArb, { minLength: 1, maxLength: 4 })], {
+    numRuns: runs(300, 10_000),
+  })(
     '(a) default options: same verdict, same deciding rule (Id and priority) or the same default',
     (rules, packets) => {
       const acls = compile(rules);
@@ -327,13 +330,12 @@ describe('Switch ACL rules agree with the reference evaluator (§2.1–§2.3)', 
     },
   );
 
-  test.prop([switchRules, fc.array(packetArb, { minLength: 1, maxLength: 4 }), optionsArb], { numRuns: 500 })(
-    '(a′) any tieBreak / defaultDeny option: same verdict and deciding rule',
-    (rules, packets, opts) => {
-      const acls = compile(rules, opts);
-      for (const p of packets) expect(outcome(run(acls, p))).toEqual(refVfp(rules, p, opts));
-    },
-  );
+  test.prop([switchRules, fc.array(packetArb, { minLength: 1, maxLength: 4 }), optionsArb], {
+    numRuns: runs(150, 5_000),
+  })('(a′) any tieBreak / defaultDeny option: same verdict and deciding rule', (rules, packets, opts) => {
+    const acls = compile(rules, opts);
+    for (const p of packets) expect(outcome(run(acls, p))).toEqual(refVfp(rules, p, opts));
+  });
 });
 
 describe('priority properties', () => {
@@ -347,7 +349,7 @@ describe('priority properties', () => {
 
   test.prop(
     [packetArb, matchShapeArb, fc.integer({ min: 100, max: 1000 }), othersArb, fc.nat(), optionsArb],
-    { numRuns: 300 },
+    { numRuns: runs(100, 3_000) },
   )(
     '(b) a matching Block with a lower Priority number than every Allow denies, whatever else is added',
     (p, s, priority, others, at, opts) => {
@@ -388,7 +390,7 @@ describe('priority properties', () => {
       fc.nat(),
       optionsArb,
     ],
-    { numRuns: 300 },
+    { numRuns: runs(100, 3_000) },
   )(
     '(c) adding a rule with a greater Priority number than the deciding rule changes nothing',
     (rules, p, extra, offset, at, opts) => {
@@ -409,7 +411,9 @@ describe('priority properties', () => {
 describe('Host (WFP) rules', () => {
   const mixedRules = rulesArb(ruleArb(['Allow', 'Block'], ['Switch', 'Host']), 'r');
 
-  test.prop([mixedRules, packetArb, matchShapeArb, priorityArb, fc.nat(), optionsArb], { numRuns: 300 })(
+  test.prop([mixedRules, packetArb, matchShapeArb, priorityArb, fc.nat(), optionsArb], {
+    numRuns: runs(100, 3_000),
+  })(
     '(d) any matching Host Block denies, whatever its priority and whatever Allows exist',
     (rules, p, s, priority, at, opts) => {
       const hostBlock = matchingRule(p, s, {
@@ -433,7 +437,9 @@ describe('Host (WFP) rules', () => {
     },
   );
 
-  test.prop([mixedRules, fc.array(packetArb, { minLength: 1, maxLength: 4 }), optionsArb], { numRuns: 300 })(
+  test.prop([mixedRules, fc.array(packetArb, { minLength: 1, maxLength: 4 }), optionsArb], {
+    numRuns: runs(100, 3_000),
+  })(
     '(e) Switch and Host rules together agree with the two-stage reference (VFP, then WFP)',
     (rules, packets, opts) => {
       const acls = compile(rules, opts);

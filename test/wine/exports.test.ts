@@ -17,7 +17,7 @@ import { readPeExports } from '../../src/wine/build.js';
 import { describeWine, hcncall, ready, readyWine, startSim } from './kit.js';
 import { h, hcncallInput, step, type CallOutput, type Step } from './steps.js';
 import { join } from 'node:path';
-import { COMPUTECORE_ZSYSCALL, HCN_ZSYSCALL, VMCOMPUTE_ZSYSCALL } from '../wine-build/hcsshim-exports.js';
+import { COMPUTECORE_ZSYSCALL, HCN_ZSYSCALL, VMCOMPUTE_ZSYSCALL } from './hcsshim-exports.js';
 
 const E_NOTIMPL = 0x80004001;
 const E_HANDLE = 0x80070006;

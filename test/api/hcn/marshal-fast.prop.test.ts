@@ -18,6 +18,7 @@ import {
 } from '../../../src/api/hcn/hcn.js';
 import type { JsonObject } from '../../../src/core/json.js';
 import { copyData, pick, unmarshal, type Spec } from '../../../src/api/hcn/marshal.js';
+import { runs } from '../../runs.js';
 
 describe('copyData', () => {
   it('plain data: a deep copy equal to structuredClone, sharing nothing with the original', () => {
@@ -172,7 +173,7 @@ describe('marshalQuery', () => {
           expect(marshalQuerySlow(q)).toBe(goQuery(major, minor, flags, filter));
         },
       ),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -194,7 +195,7 @@ describe('marshalQuery', () => {
         const hq = q as unknown as HostComputeQuery;
         expect(marshalQuery(hq)).toBe(marshalQuerySlow(hq));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
     expect(
       marshalQuery({ SchemaVersion: 'x', Flags: Number.NaN, Filter: 5 } as unknown as HostComputeQuery),

@@ -24,6 +24,7 @@ import {
   serializePolicy,
 } from '../../../src/hns/policy/index.js';
 import { SAMPLES } from './samples.js';
+import { runs } from '../../runs.js';
 
 function keysOf(v: Json, into: Set<string>): Set<string> {
   if (Array.isArray(v)) v.forEach((x) => keysOf(x, into));
@@ -168,7 +169,7 @@ function expectRegisteredHnsError(e: unknown): void {
   expect(isRegisteredHResult((e as HnsError).hresult)).toBe(true);
 }
 
-test.prop([docInContext], { numRuns: 3000 })(
+test.prop([docInContext], { numRuns: runs(1_000, 30_000) })(
   'parsePolicy round-trips or throws a registered HRESULT',
   ([raw, ctx]) => {
     let p;
@@ -279,7 +280,7 @@ function expectedRefusal(singles: readonly Outcome[]): number | undefined {
 // single-instance table above. Catches a no-op or inverted single-instance check, a module that
 // lost (or gained) `multiple: false`, the wrong HRESULT for a second InterfaceParameters, a list
 // error other than the first element's, and a parse that drops, merges or reorders policies.
-test.prop([fc.oneof(validList, anyList)], { numRuns: 1000 })(
+test.prop([fc.oneof(validList, anyList)], { numRuns: runs(300, 10_000) })(
   'parsePolicies = each document parsed alone, in order, refused at the first bad one or the first second instance',
   ([raws, ctx]) => {
     const singles = raws.map((raw) => alone(raw, ctx));

@@ -12,6 +12,7 @@ import {
   IPAllocator,
   type RangeSet,
 } from '../../../src/plugins/host-local/index.js';
+import { runs } from '../../runs.js';
 
 const BASE = 0x0a000000; // 10.0.0.0
 
@@ -88,7 +89,7 @@ describe('host-local allocator (model-based)', () => {
           }
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { FileStore, type FileChange } from '../../../src/core/files.js';
 import { DiskStore, escapedPath, ipString, parseIP, type IP } from '../../../src/plugins/host-local/index.js';
 import { goTrimSpace } from '../../../src/plugins/host-local/store.js';
+import { runs } from '../../runs.js';
 
 const LINE_BREAK = '\r\n';
 const DIR = '/var/lib/cni/networks/cbr0';
@@ -149,7 +150,7 @@ describe('host-local DiskStore keeps its directory view exact', () => {
           expect(a.log).toEqual(b.log);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

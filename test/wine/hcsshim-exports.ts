@@ -2,7 +2,7 @@
  * The functions hcsshim binds from the three DLLs, copied from its generated bindings
  * (microsoft/hcsshim 7c9ff7f48, v0.15.0-rc.4+4: hcn/, internal/vmcompute/, internal/computecore/
  * zsyscall_windows.go) — not from native/, so that a name missing from a .def fails the tests that
- * use them (test/wine-build: the built DLLs; test/wine: the DLLs installed in a prefix).
+ * use them (test/wine/build.test.ts: the built DLLs; test/wine/exports.test.ts: the DLLs installed in a prefix).
  */
 /** hcn/zsyscall_windows.go: the computenetwork.dll procs (modcomputenetwork.NewProc). */
 export const HCN_ZSYSCALL = [
