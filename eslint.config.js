@@ -22,7 +22,11 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { console: 'readonly', process: 'readonly' } },
+    // no rule here reads JSDoc: the parser skips it (about a tenth of the lint's time; issue 15)
+    languageOptions: {
+      globals: { console: 'readonly', process: 'readonly' },
+      parserOptions: { jsDocParsingMode: 'none' },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
