@@ -4,6 +4,7 @@
  * is measured here and only here; tests never assert on it (DESIGN contract 5 is checked by eye).
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
@@ -14,6 +15,28 @@ import { buildState, mtimeOf } from '../bin/build-state.js';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'hnsim.js');
 const BUNDLE = join(ROOT, 'dist', 'cli', 'hnsim.js');
+
+/** npm is npm.cmd on Windows, which only a shell runs. */
+export const NPM_SHELL = process.platform === 'win32';
+
+/** Clock ticks per second of /proc times (USER_HZ, 100 on every Linux architecture node runs on). */
+export const CLK_TCK = 100;
+
+/**
+ * CPU time (user + system, ms) of this process's children that have exited and been waited for,
+ * grandchildren waited for by them included; undefined off Linux. Resolution: 1000 / CLK_TCK ms.
+ */
+export function childCpuMs(): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // After "pid (comm) ": field 3 (state) is index 0, so cutime (16) and cstime (17) are 13 and 14.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLK_TCK;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Figures of whole CLI processes are taken with the bundle, as a user runs hnsim after `npm ci`

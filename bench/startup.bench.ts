@@ -20,36 +20,25 @@
  * would otherwise switch to the sources through tsx).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { BIN, ensureBundle, median, quantile, ROOT, type Report } from './harness.js';
+import {
+  BIN,
+  childCpuMs,
+  CLK_TCK,
+  ensureBundle,
+  median,
+  NPM_SHELL,
+  quantile,
+  ROOT,
+  type Report,
+} from './harness.js';
 
 const REQUEST = '{"jsonrpc":"2.0","id":1,"method":"HcnEnumerateNetworks","params":[""]}\n';
-/** npm is npm.cmd on Windows, which only a shell runs. */
-const NPM_SHELL = process.platform === 'win32';
 /** The environment of (b) and (c): the compiled CLI, without bin/hnsim.js's source check. */
 const COMPILED = { ...process.env, HNSIM_RUN: 'dist' };
-
-/** Clock ticks per second of /proc times (USER_HZ, 100 on every Linux architecture node runs on). */
-const CLK_TCK = 100;
-
-/**
- * CPU time (user + system, ms) of this process's children that have exited and been waited for,
- * grandchildren waited for by them included; undefined off Linux. Resolution: 1000 / CLK_TCK ms.
- */
-function childCpuMs(): number | undefined {
-  if (process.platform !== 'linux') return undefined;
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    // After "pid (comm) ": field 3 (state) is index 0, so cutime (16) and cstime (17) are 13 and 14.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLK_TCK;
-  } catch {
-    return undefined;
-  }
-}
 
 interface Timing {
   /** Spawn → the child exited and its stdio closed. */

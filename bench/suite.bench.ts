@@ -13,24 +13,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ROOT, type Report } from './harness.js';
-
-/** npm is npm.cmd on Windows, which only a shell runs. */
-const NPM_SHELL = process.platform === 'win32';
-/** Clock ticks per second of /proc times (USER_HZ). */
-const CLK_TCK = 100;
-
-/** CPU time (ms) of this process's waited-for children and their descendants; undefined off Linux. */
-function childCpuMs(): number | undefined {
-  if (process.platform !== 'linux') return undefined;
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLK_TCK;
-  } catch {
-    return undefined;
-  }
-}
+import { childCpuMs, NPM_SHELL, ROOT, type Report } from './harness.js';
 
 interface Run {
   readonly seconds: number;
