@@ -2,16 +2,14 @@
  * The project's own test suites as a contributor runs them: `npm test` (typecheck, lint, format
  * check, vitest) and `npm run test:soak` (the long property, fuzz and soak runs), each spawned as a
  * whole process, spawn → exit. Target for `npm test`: ≤ 2 minutes on 2 idle cores (issue 15); the
- * soak suite is information. A missing `test:soak` script gives a row that says so.
+ * soak suite is information.
  *
  * Minutes long, so not part of a plain `npm run bench`: `npm run bench -- --only=suite` (or
  * `--all`) runs it (bench/run.ts). On a busy machine the wall time says more about the load than
  * about the suite: the note carries the load average and the CPU time of the whole process tree.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { childCpuMs, NPM_SHELL, ROOT, type Report } from './harness.js';
 
@@ -67,28 +65,12 @@ function lastLines(output: string, n: number): string {
   return output.trimEnd().split('\n').slice(-n).join(' / ');
 }
 
-function scripts(): Record<string, unknown> {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    scripts?: Record<string, unknown>;
-  };
-  return pkg.scripts ?? {};
-}
-
 async function suite(
   report: Report,
   script: string,
   name: string,
   target: { max: number } | undefined,
 ): Promise<void> {
-  if (typeof scripts()[script] !== 'string') {
-    report({
-      name: `${name} (no "${script}" script)`,
-      value: NaN,
-      unit: 's',
-      note: `package.json has no "${script}" script: nothing to time`,
-    });
-    return;
-  }
   process.stderr.write(`bench: suite: npm run ${script}…\n`);
   const r = await runScript(script);
   const cores = availableParallelism();
@@ -97,7 +79,7 @@ async function suite(
   const failed = r.code !== 0;
   report({
     name: `${name} wall`,
-    // a run that stopped early (typecheck or lint failed) has no comparable time
+    // a failed run has no comparable time
     value: failed ? NaN : r.seconds,
     unit: 's',
     ...(target ? { target } : {}),
