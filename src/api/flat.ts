@@ -207,6 +207,12 @@ export function errorOf(f: HcnFailure): HnsError {
   return detail === undefined ? e : new HnsError(f.hr, detail);
 }
 
+/** A call's result; a failure is thrown as the HnsError it was (`errorOf`). */
+export function must<T>(r: HcnResult<T>): T {
+  if (!r.ok) throw errorOf(r);
+  return r.result;
+}
+
 /** Run `fn`, turning an HnsError into data; anything else is a bug surfaced as E_FAIL with its text. */
 export function capture<T>(fn: () => T): HcnResult<T> {
   try {

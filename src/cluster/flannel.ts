@@ -10,10 +10,10 @@
  */
 import type { JsonObject } from '../core/json.js';
 import { formatMac } from '../addr/mac.js';
+import { must } from '../api/flat.js';
 import { fmt, fmtPrefix, parsePrefix4 } from '../vswitch/v4.js';
 import type { Fabric } from './underlay.js';
 import type { AnyNode, ClusterFinding, WinNode } from './types.js';
-import { must } from './windows-node.js';
 
 /** flannel host-gw peers: l2bridge Windows nodes and host-gw Linux nodes. */
 export function isHostGw(n: AnyNode): boolean {

@@ -9,18 +9,12 @@
 import { hnsError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
 import { formatMac, parseMac } from '../addr/mac.js';
-import { errorOf, type HcnResult } from '../api/flat.js';
+import { must } from '../api/flat.js';
 import { conjureMac } from '../cni/gomac.js';
 import type { Host } from '../host/host.js';
 import { fmt, fmtPrefix, type Prefix4 } from '../vswitch/v4.js';
 import type { Cluster } from './cluster.js';
 import type { PodSpec, WindowsNodeSpec, WinNode } from './types.js';
-
-/** The result of a call the cluster's own set-up makes; a failure is thrown as the HRESULT it was. */
-export function must<T>(r: HcnResult<T>): T {
-  if (!r.ok) throw errorOf(r);
-  return r.result;
-}
 
 const V2 = { Major: 2, Minor: 0 };
 

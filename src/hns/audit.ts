@@ -2,8 +2,9 @@
  * Whole-store consistency of one HNS (reference hns-hcs.md §1, §6; DESIGN contracts 2 and 5): IDs
  * unique across kinds, endpoints on existing networks and namespaces, namespace membership
  * symmetric, allocation pools, claims and indexes that agree with the objects. (A load balancer,
- * route or policy list naming a deleted endpoint is a state HNS allows, not an inconsistency.) Used to validate a restored snapshot before it is
- * swapped in, and by the public test kit (`checkInvariants` in src/testing) after every operation.
+ * route or policy list naming a deleted endpoint is a state HNS allows, not an inconsistency.) Used
+ * to validate a restored snapshot before it is swapped in, and by the public test kit
+ * (`checkInvariants` in src/testing) after every operation.
  *
  *   auditStore(host.hns.store) // [] when consistent; one readable line per violation otherwise
  */

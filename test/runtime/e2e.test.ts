@@ -27,29 +27,12 @@ import {
   HOST_LOCAL_CBR0 as HOST_LOCAL_DIR,
   v1BridgeNode,
 } from '../scenarios/cni-pitfall-kit.js';
-import { leftovers, podConfig, podFiles, recordSteps, rejection } from './kit.js';
+import { addL2Bridge, leftovers, podConfig, podFiles, recordSteps, rejection } from './kit.js';
 
-/** The HCN L2Bridge `cbr0` on 10.244.1.0/24 (gateway .1) over the node's NIC `Ethernet`. */
+/** The HCN L2Bridge `cbr0` on 10.244.1.0/24 (gateway .1) over the node's NIC. */
 function l2bridgeNode(seed: number): Host {
   const host = bareNode(seed);
-  const r = host.api.HcnCreateNetwork(null, {
-    Name: 'cbr0',
-    Type: 'L2Bridge',
-    Policies: [{ Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } }],
-    Ipams: [
-      {
-        Type: 'Static',
-        Subnets: [
-          {
-            IpAddressPrefix: '10.244.1.0/24',
-            Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
-          },
-        ],
-      },
-    ],
-    SchemaVersion: { Major: 2, Minor: 0 },
-  });
-  if (!r.ok) throw new Error(r.message);
+  addL2Bridge(host);
   return host;
 }
 

@@ -18,7 +18,7 @@
  */
 import { hnsError } from '../../core/errors.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
-import { errorOf, type HcnResult } from '../../api/flat.js';
+import { must } from '../../api/flat.js';
 import { featuresOfVersion } from '../../api/hcn/support.js';
 import { conjureMac, macString, parseMAC } from '../../cni/gomac.js';
 import type { Host } from '../../host/host.js';
@@ -80,12 +80,6 @@ const V2 = { Major: 2, Minor: 0 };
 const LB_DSR = 1;
 const PM_LOCAL_ROUTED_VIP = 2;
 const PM_VIP_EXTERNAL_IP = 16;
-
-/** The result of a call the proxier makes; a failure is thrown as the HRESULT it was. */
-function must<T>(r: HcnResult<T>): T {
-  if (!r.ok) throw errorOf(r);
-  return r.result;
-}
 
 function protoNum(p: 'TCP' | 'UDP' | undefined): number {
   return p === 'UDP' ? 17 : 6;
