@@ -494,14 +494,20 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
       }
     }
   };
-  const backendsOf = (ids: readonly string[], dips: readonly (readonly string[])[]): LbBackend[] =>
-    ids.map((id, i) => {
+  // a backend with no IPv4 address (neither remembered nor on a port) is no IPv4 backend: left out,
+  // as an endpoint without a port was before load balancers kept their dead backends
+  const backendsOf = (ids: readonly string[], dips: readonly (readonly string[])[]): LbBackend[] => {
+    const out: LbBackend[] = [];
+    ids.forEach((id, i) => {
       const p = ports.get(id);
       const dip = (dips[i] ?? []).map((a) => ip4(a)).find((v) => v !== undefined);
-      const ip = dip ?? p?.ip ?? 0;
+      const ip = dip ?? p?.ip;
+      if (ip === undefined || ip === 0) return;
       const port = p && p.ip === ip ? p : undefined;
-      return { id, ip, port, live: store.endpoints.has(id), remote: port?.remote ?? false };
+      out.push({ id, ip, port, live: store.endpoints.has(id), remote: port?.remote ?? false });
     });
+    return out;
+  };
   for (const lb of store.loadBalancers.values()) {
     const backends = backendsOf(lb.HostComputeEndpoints, lb.dips);
     const vips = lb.FrontendVIPs.map((v) => ip4(v)).filter((v): v is number => v !== undefined);
