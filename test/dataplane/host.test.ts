@@ -14,12 +14,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../src/cluster/cluster.js';
-import type { JsonObject } from '../../src/core/json.js';
 import { HnsError } from '../../src/core/errors.js';
 import type { TraceRequest } from '../../src/dataplane/trace.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import { changes, has, isDynamicPort, step, steps, tj, wire, type TraceJ } from './trace-kit.js';
-import { ok } from './prop-kit.js';
+import { createEndpoint, createNetwork, ok } from './prop-kit.js';
 
 const V2 = { Major: 2, Minor: 0 };
 const HOST_IP = '192.168.1.10';
@@ -36,37 +35,6 @@ function host(seed = 7): Host {
       { name: 'Ethernet', ipAddress: `${HOST_IP}/24`, gateway: '192.168.1.1', macAddress: HOST_MAC },
     ],
   });
-}
-
-function network(h: Host, name: string, type: string, prefix: string, gateway: string): string {
-  const net = ok(
-    h.api.HcnCreateNetwork(null, {
-      Name: name,
-      Type: type,
-      Ipams: [
-        {
-          Type: 'Static',
-          Subnets: [
-            { IpAddressPrefix: prefix, Routes: [{ NextHop: gateway, DestinationPrefix: '0.0.0.0/0' }] },
-          ],
-        },
-      ],
-      SchemaVersion: V2,
-    }),
-  );
-  return String(net['ID']);
-}
-
-function endpoint(h: Host, net: string, name: string, ip: string, policies: JsonObject[] = []): string {
-  const ep = ok(
-    h.api.HcnCreateEndpoint(net, null, {
-      Name: name,
-      IpConfigurations: [{ IpAddress: ip, PrefixLength: 24 }],
-      Policies: policies,
-      SchemaVersion: V2,
-    }),
-  );
-  return String(ep['ID']);
 }
 
 function trace(h: Host, req: TraceRequest): TraceJ {
@@ -102,11 +70,11 @@ function routeTable(h: Host): string[] {
 describe('NAT network (WinNAT; kubernetes-windows.md §1.2: MAC and IP rewritten to the host MAC/IP)', () => {
   function natHost() {
     const h = host();
-    const net = network(h, 'nat', 'NAT', '172.30.0.0/24', '172.30.0.1');
-    const web = endpoint(h, net, 'web', '172.30.0.5', [
+    const net = createNetwork(h, 'nat', 'NAT', '172.30.0.0/24', '172.30.0.1');
+    const web = createEndpoint(h, net, 'web', '172.30.0.5', [
       { Type: 'PortMapping', Settings: { Protocol: 6, InternalPort: 80, ExternalPort: 8080 } },
     ]);
-    const db = endpoint(h, net, 'db', '172.30.0.6');
+    const db = createEndpoint(h, net, 'db', '172.30.0.6');
     return { h, web, db };
   }
 
@@ -210,9 +178,9 @@ describe('NAT network (WinNAT; kubernetes-windows.md §1.2: MAC and IP rewritten
 
 describe('Private network: a private switch, no host vNIC', () => {
   const h = host();
-  const net = network(h, 'priv', 'Private', '172.31.0.0/24', '172.31.0.1');
-  endpoint(h, net, 'c1', '172.31.0.5');
-  const c2 = endpoint(h, net, 'c2', '172.31.0.6');
+  const net = createNetwork(h, 'priv', 'Private', '172.31.0.0/24', '172.31.0.1');
+  createEndpoint(h, net, 'c1', '172.31.0.5');
+  const c2 = createEndpoint(h, net, 'c2', '172.31.0.6');
 
   it('the host has no vEthernet for it', () => {
     expect(h.adapters().map((a) => a['Name'])).toEqual(['Ethernet']);
@@ -239,8 +207,8 @@ describe('Private network: a private switch, no host vNIC', () => {
 
 describe('Internal network: host ↔ container', () => {
   const h = host();
-  const net = network(h, 'int', 'Internal', '172.29.0.0/24', '172.29.0.1');
-  const c1 = endpoint(h, net, 'c1', '172.29.0.5');
+  const net = createNetwork(h, 'int', 'Internal', '172.29.0.0/24', '172.29.0.1');
+  const c1 = createEndpoint(h, net, 'c1', '172.29.0.5');
 
   it('the host has a vEthernet on the switch holding the gateway address', () => {
     expect(h.adapters().find((a) => a['Name'] === 'vEthernet (int)')).toMatchObject({
@@ -277,9 +245,9 @@ describe('Internal network: host ↔ container', () => {
 describe('L2Tunnel vs L2Bridge on one host (vfp-dataplane.md §6)', () => {
   function pair(type: 'L2Tunnel' | 'L2Bridge') {
     const h = host();
-    const net = network(h, 'ext', type, '192.168.1.0/24', '192.168.1.1');
-    endpoint(h, net, 'c1', '192.168.1.50');
-    const c2 = endpoint(h, net, 'c2', '192.168.1.51');
+    const net = createNetwork(h, 'ext', type, '192.168.1.0/24', '192.168.1.1');
+    createEndpoint(h, net, 'c1', '192.168.1.50');
+    const c2 = createEndpoint(h, net, 'c2', '192.168.1.51');
     return { h, c2 };
   }
 
@@ -394,9 +362,9 @@ describe('host routes (New-NetRoute / Remove-NetRoute)', () => {
 /** An L2Bridge host: client .10, web-1..3 .11–.13 behind a load balancer 10.96.0.50:80 → 8080. */
 function lbHost(seed = 7) {
   const h = host(seed);
-  const net = network(h, 'cbr0', 'L2Bridge', '10.244.1.0/24', '10.244.1.1');
-  const client = endpoint(h, net, 'client', '10.244.1.10');
-  const webs = [1, 2, 3].map((i) => endpoint(h, net, `web-${i}`, `10.244.1.${10 + i}`));
+  const net = createNetwork(h, 'cbr0', 'L2Bridge', '10.244.1.0/24', '10.244.1.1');
+  const client = createEndpoint(h, net, 'client', '10.244.1.10');
+  const webs = [1, 2, 3].map((i) => createEndpoint(h, net, `web-${i}`, `10.244.1.${10 + i}`));
   const lb = ok(
     h.api.HcnCreateLoadBalancer(null, {
       HostComputeEndpoints: webs,

@@ -12,51 +12,25 @@
 import { describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../src/host/host.js';
 import { listPortRules } from '../../src/vswitch/rules.js';
-import { ok } from './prop-kit.js';
+import { ADAPTER, createEndpoint, createNetwork } from './prop-kit.js';
 import { path, step, steps, tj, type TraceJ } from './trace-kit.js';
 
-const NIC = { name: 'Ethernet', ipAddress: '10.0.0.4/24', gateway: '10.0.0.1' };
-const V2 = { Major: 2, Minor: 0 };
 const POD = '10.244.1.5';
 
 /** An L2Bridge node with `pod` holding one OutBoundNAT policy with both lists. */
 function node(): { host: Host; pod: string } {
-  const host = createHost({ seed: 5, profile: 'ws2022', adapters: [NIC] });
-  const net = ok(
-    host.api.HcnCreateNetwork(null, {
-      Name: 'cbr0',
-      Type: 'L2Bridge',
-      Ipams: [
-        {
-          Type: 'Static',
-          Subnets: [
-            {
-              IpAddressPrefix: '10.244.1.0/24',
-              Routes: [{ NextHop: '10.244.1.1', DestinationPrefix: '0.0.0.0/0' }],
-            },
-          ],
-        },
-      ],
-      SchemaVersion: V2,
-    }),
-  ).ID;
-  const pod = ok(
-    host.api.HcnCreateEndpoint(net, null, {
-      Name: 'pod',
-      IpConfigurations: [{ IpAddress: POD }],
-      Policies: [
-        {
-          Type: 'OutBoundNAT',
-          Settings: {
-            Destinations: ['8.8.8.0/24'],
-            // 8.8.8.8 is inside Destinations; 203.0.113.0/24 is outside them
-            Exceptions: ['8.8.8.8/32', '203.0.113.0/24'],
-          },
-        },
-      ],
-      SchemaVersion: V2,
-    }),
-  ).ID;
+  const host = createHost({ seed: 5, profile: 'ws2022', adapters: [{ ...ADAPTER }] });
+  const net = createNetwork(host, 'cbr0', 'L2Bridge', '10.244.1.0/24', '10.244.1.1');
+  const pod = createEndpoint(host, net, 'pod', POD, [
+    {
+      Type: 'OutBoundNAT',
+      Settings: {
+        Destinations: ['8.8.8.0/24'],
+        // 8.8.8.8 is inside Destinations; 203.0.113.0/24 is outside them
+        Exceptions: ['8.8.8.8/32', '203.0.113.0/24'],
+      },
+    },
+  ]);
   return { host, pod };
 }
 

@@ -69,6 +69,55 @@ export function endpointJson(
   return JSON.stringify(doc);
 }
 
+/**
+ * Creates a network of `type` with one static subnet `prefix` (default route via `gateway`); its ID.
+ */
+export function createNetwork(
+  host: Host,
+  name: string,
+  type: string,
+  prefix: string,
+  gateway: string,
+): string {
+  const net = ok(
+    host.api.HcnCreateNetwork(null, {
+      Name: name,
+      Type: type,
+      Ipams: [
+        {
+          Type: 'Static',
+          Subnets: [
+            { IpAddressPrefix: prefix, Routes: [{ NextHop: gateway, DestinationPrefix: '0.0.0.0/0' }] },
+          ],
+        },
+      ],
+      SchemaVersion: { ...SCHEMA },
+    }),
+    'HcnCreateNetwork',
+  );
+  return String(net['ID']);
+}
+
+/** Creates an endpoint on `net` at `ip`/24 with `policies`; its ID. */
+export function createEndpoint(
+  host: Host,
+  net: string,
+  name: string,
+  ip: string,
+  policies: readonly JsonObject[] = [],
+): string {
+  const ep = ok(
+    host.api.HcnCreateEndpoint(net, null, {
+      Name: name,
+      IpConfigurations: [{ IpAddress: ip, PrefixLength: 24 }],
+      Policies: [...policies],
+      SchemaVersion: { ...SCHEMA },
+    }),
+    'HcnCreateEndpoint',
+  );
+  return String(ep['ID']);
+}
+
 /** What HcnQueryEndpointProperties reports of an endpoint that the properties use. */
 export interface EndpointFacts {
   readonly id: string;

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import { listPortRules } from '../../src/vswitch/rules.js';
-import { ok } from './prop-kit.js';
+import { createEndpoint, createNetwork, ok } from './prop-kit.js';
 import { step, tj, type StepJ, type TraceJ } from './trace-kit.js';
 
 const V2 = { Major: 2, Minor: 0 };
@@ -23,47 +23,18 @@ function host(): Host {
   });
 }
 
-function network(h: Host, name: string, type: string, prefix: string, gateway: string): string {
-  return String(
-    ok(
-      h.api.HcnCreateNetwork(null, {
-        Name: name,
-        Type: type,
-        Ipams: [
-          {
-            Type: 'Static',
-            Subnets: [
-              { IpAddressPrefix: prefix, Routes: [{ NextHop: gateway, DestinationPrefix: '0.0.0.0/0' }] },
-            ],
-          },
-        ],
-        SchemaVersion: V2,
-      }),
-    )['ID'],
-  );
-}
-
-function endpoint(h: Host, net: string, name: string, ip: string): string {
-  return String(
-    ok(
-      h.api.HcnCreateEndpoint(net, null, {
-        Name: name,
-        IpConfigurations: [{ IpAddress: ip, PrefixLength: 24 }],
-        SchemaVersion: V2,
-      }),
-    )['ID'],
-  );
-}
-
 /**
  * A NAT network (an internal switch: an address no port holds is not on it) 172.20.0.0/24 with
  * client .10 and web-1 .11, web-2 .12 behind the load balancer 10.96.0.50 TCP 80 → 8080.
  */
 function natLb(extra: JsonObject = {}) {
   const h = host();
-  const net = network(h, 'nat', 'NAT', '172.20.0.0/24', '172.20.0.1');
-  endpoint(h, net, 'client', '172.20.0.10');
-  const webs = [endpoint(h, net, 'web-1', '172.20.0.11'), endpoint(h, net, 'web-2', '172.20.0.12')];
+  const net = createNetwork(h, 'nat', 'NAT', '172.20.0.0/24', '172.20.0.1');
+  createEndpoint(h, net, 'client', '172.20.0.10');
+  const webs = [
+    createEndpoint(h, net, 'web-1', '172.20.0.11'),
+    createEndpoint(h, net, 'web-2', '172.20.0.12'),
+  ];
   const lb = String(
     ok(
       h.api.HcnCreateLoadBalancer(null, {
@@ -120,7 +91,7 @@ describe('a load balancer whose backend endpoint is gone', () => {
   it('sends to whatever endpoint holds the address now (a recycled IP)', () => {
     const { h, net, webs } = natLb();
     ok(h.api.HcnDeleteEndpoint(webs[1]!));
-    const reused = endpoint(h, net, 'web-3', '172.20.0.12');
+    const reused = createEndpoint(h, net, 'web-3', '172.20.0.12');
     const t = tj(h.trace({ from: 'client', to: '10.96.0.50', allBranches: true }));
     const gone = t.branches![1]!;
     expect(walk(gone.observations)).toContain('LB/BackendGone');
@@ -130,9 +101,9 @@ describe('a load balancer whose backend endpoint is gone', () => {
 
   it('a v1 ELB policy list does the same', () => {
     const h = host();
-    const net = network(h, 'nat', 'NAT', '172.20.0.0/24', '172.20.0.1');
-    endpoint(h, net, 'client', '172.20.0.10');
-    const web = endpoint(h, net, 'web', '172.20.0.11');
+    const net = createNetwork(h, 'nat', 'NAT', '172.20.0.0/24', '172.20.0.1');
+    createEndpoint(h, net, 'client', '172.20.0.10');
+    const web = createEndpoint(h, net, 'web', '172.20.0.11');
     const out = ok(
       h.api.HNSCall(
         'POST',
@@ -157,8 +128,8 @@ describe('a load balancer whose backend endpoint is gone', () => {
 
   it('from the host stack (a NodePort): DNAT to the old address, then the host routes it as any packet', () => {
     const h = host();
-    const net = network(h, 'cbr0', 'L2Bridge', '10.244.1.0/24', '10.244.1.1');
-    const web = endpoint(h, net, 'web', '10.244.1.11');
+    const net = createNetwork(h, 'cbr0', 'L2Bridge', '10.244.1.0/24', '10.244.1.1');
+    const web = createEndpoint(h, net, 'web', '10.244.1.11');
     const lb = String(
       ok(
         h.api.HcnCreateLoadBalancer(null, {

@@ -21,7 +21,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { createHost, type Host } from '../../src/host/host.js';
 import { readPeExports } from '../../src/wine/build.js';
 import { wineBuiltinOf } from '../../src/wine/prefix.js';
-import { describeWine, readyWine, runProgram, serveHost, WINE_REQUIRED, type Sim } from './kit.js';
+import { describeWine, keyValues, readyWine, runProgram, serveHost, WINE_REQUIRED, type Sim } from './kit.js';
 import { gonetProgram, goVersion, ipPrograms } from './programs.js';
 
 interface GoIface {
@@ -82,16 +82,6 @@ async function runGonet(sim: Sim | undefined, args: string[]): Promise<GoReport>
   const r = await runProgram(gonet, '', { args, ...(sim ? { endpoint: sim.endpoint } : {}) });
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as GoReport;
-}
-
-/** `key=value` lines of a C program (CRLF). */
-function lines(text: string): Record<string, string> {
-  return Object.fromEntries(
-    text
-      .split(/\r?\n/)
-      .filter((l) => l.includes('='))
-      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-  );
 }
 
 function ok<T>(r: { ok: boolean; result?: unknown; hr?: number }): T {
@@ -239,7 +229,7 @@ describeWine("hnsim's iphlpapi.dll: the node's interfaces and routes (issue 15)"
       const made = buildNetworks(sim.host);
       const r = await runProgram(iplayout, '', { endpoint: sim.endpoint });
       expect(r.exitCode, r.stderr).toBe(0);
-      const out = lines(r.stdout);
+      const out = keyValues(r.stdout);
       // the Windows SDK's x64 layouts
       const layout: Record<string, number> = {
         'IP_ADAPTER_INFO.size': 704,
@@ -436,7 +426,7 @@ describeWine("hnsim's iphlpapi.dll: the node's interfaces and routes (issue 15)"
         endpoint: sim.endpoint,
         args: ['exports'],
       });
-      const out = lines(r.stdout);
+      const out = keyValues(r.stdout);
       expect(out['missing']).toBe('0');
       expect(out['found']).toBe(String(names.length));
       // answered here

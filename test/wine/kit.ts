@@ -117,6 +117,16 @@ export interface HcncallRun extends WineRunResult {
   readonly blocks: BlockOutput[];
 }
 
+/** The `key=value` lines of a test program's stdout as an object (C stdout is in text mode: CRLF). */
+export function keyValues(text: string): Record<string, string> {
+  return Object.fromEntries(
+    text
+      .split(/\r?\n/)
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+}
+
 /** Run a Windows program of the kit under Wine. */
 export async function runProgram(
   program: string,

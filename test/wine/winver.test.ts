@@ -13,20 +13,10 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import { createHost } from '../../src/host/host.js';
-import { describeWine, hnsim, readyWine, runProgram, serveChild, serveHost } from './kit.js';
+import { describeWine, hnsim, keyValues, readyWine, runProgram, serveChild, serveHost } from './kit.js';
 import { ipPrograms } from './programs.js';
 
 let winver = '';
-
-/** `key=value` lines (a C program's stdout is in text mode: CRLF). */
-function lines(text: string): Record<string, string> {
-  return Object.fromEntries(
-    text
-      .split(/\r?\n/)
-      .filter((l) => l.includes('='))
-      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-  );
-}
 
 function expectBuild(out: Record<string, string>, build: number, productName: string): void {
   expect(out['RtlGetVersion.status']).toBe('0');
@@ -63,12 +53,12 @@ describeWine('the Windows version per profile (issue 15)', () => {
   ])('hnsim wine --profile %s: Windows 10.0.%i', async (profile, build, productName) => {
     const r = await hnsim(['wine', '--profile', profile, '--', winver]);
     expect(r.code, r.stderr).toBe(0);
-    expectBuild(lines(r.stdout), build, productName);
+    expectBuild(keyValues(r.stdout), build, productName);
   });
 
   it('the default profile (ws2022) when none is named; the DisplayVersion of releases that have one', async () => {
     const r = await hnsim(['wine', '--', winver]);
-    const out = lines(r.stdout);
+    const out = keyValues(r.stdout);
     expectBuild(out, 20348, 'Windows Server 2022 Datacenter');
     expect(out['HKLM.DisplayVersion']).toBe('21H2');
     expect(out['HKLM.ReleaseId']).toBe('2009');
@@ -79,7 +69,7 @@ describeWine('the Windows version per profile (issue 15)', () => {
     try {
       const r = await hnsim(['wine', '--connect', server.endpoint, '--', winver]);
       expect(r.code, r.stderr).toBe(0);
-      expectBuild(lines(r.stdout), 17763, 'Windows Server 2019 Datacenter');
+      expectBuild(keyValues(r.stdout), 17763, 'Windows Server 2019 Datacenter');
     } finally {
       await server.stop();
     }
@@ -92,7 +82,7 @@ describeWine('the Windows version per profile (issue 15)', () => {
       const runs = await Promise.all(
         [a, b, a, b].map((sim) => runProgram(winver, '', { endpoint: sim.endpoint })),
       );
-      expect(runs.map((r) => lines(r.stdout)['RtlGetVersion'])).toEqual([
+      expect(runs.map((r) => keyValues(r.stdout)['RtlGetVersion'])).toEqual([
         '10.0.17763',
         '10.0.26100',
         '10.0.17763',
