@@ -146,6 +146,8 @@ describe('a load balancer whose backend endpoint is gone', () => {
     expect(t.final).toMatchObject({ dstIp: '10.244.1.11', dstPort: 8080 });
     const direct = tj(h.trace({ from: 'host', to: '10.244.1.11', destinationPort: 8080 }));
     expect(t.disposition).toBe(direct.disposition);
+    // no port holds 10.244.1.11 any more: the host sends it out by its default route
+    expect([t.disposition, t.at]).toEqual(['ExitsNetwork', 'external:10.244.1.11']);
     expect(after(t, t.observations.indexOf(note))[0]).toBe('HostStack/Forwarded');
   });
 
