@@ -171,7 +171,7 @@ export async function hostFromFlags(
  * A host from the host options with a snapshot's text restored into it (its HNS version is the
  * profile unless one is given); `what` and `notJson` word the command errors.
  */
-export async function restoredHost(
+async function restoredHost(
   built: ReturnType<typeof hostOptions>,
   source?: { readonly text: string; readonly what: string; readonly notJson: string },
 ): Promise<Host> {

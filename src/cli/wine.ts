@@ -230,7 +230,7 @@ async function doctor(flags: WineFlags, io: WineCliIo): Promise<number> {
 }
 
 /** What `hnsim wine` says on stderr before a slow first-use step. */
-export function stepMessage(step: WineStep): string {
+function stepMessage(step: WineStep): string {
   switch (step.step) {
     case 'prefix':
       return `creating the Wine prefix ${step.dir} (first use: about 10 s, 700 MB)`;

@@ -16,7 +16,7 @@ import type { Fabric } from './underlay.js';
 import type { AnyNode, ClusterFinding, WinNode } from './types.js';
 
 /** flannel host-gw peers: l2bridge Windows nodes and host-gw Linux nodes. */
-export function isHostGw(n: AnyNode): boolean {
+function isHostGw(n: AnyNode): boolean {
   return n.kind === 'Windows' ? n.spec.network === 'l2bridge' : n.spec.backend === 'host-gw';
 }
 

@@ -28,7 +28,7 @@ const num = (v: Json | undefined): number => (typeof v === 'number' ? v : 0);
  * `SourceVIP`, `FrontendVIPs` (its `VIPs`) and the DSR flag (`IsDSR` → 1); the references are the
  * backends. ROUTE policies have no load balancer form (docs/model.md).
  */
-export function loadBalancerOfList(pl: PolicyListRec): LoadBalancerRec | undefined {
+function loadBalancerOfList(pl: PolicyListRec): LoadBalancerRec | undefined {
   const elbs = pl.Policies.filter((p) => String(p['Type']).toUpperCase() === 'ELB');
   const first = elbs[0];
   if (!first) return undefined;

@@ -262,7 +262,7 @@ async function createPrefix(tools: WineTools, dir: string, env: Env, timeoutMs: 
 export const KEPT_BUILTINS: Readonly<Record<string, string>> = { 'iphlpapi.dll': 'iphlpapi_wine.dll' };
 
 /** Whether a file is one of Wine's builtin DLLs ("Wine builtin DLL" in its DOS stub, at 0x40). */
-export function isWineBuiltin(file: string): boolean {
+function isWineBuiltin(file: string): boolean {
   let fd: number | undefined;
   try {
     fd = openSync(file, 'r');
@@ -353,7 +353,7 @@ export async function preparePrefix(options: PrefixOptions): Promise<PreparedPre
 /** `<prefix>/hnsim-windows`: the prefixes per Windows build. */
 export const WINDOWS_DIR = 'hnsim-windows';
 /** The file written into a per-build prefix once its registry holds the build (its content: the digest). */
-export const WINDOWS_MARKER = '.hnsim-windows';
+const WINDOWS_MARKER = '.hnsim-windows';
 
 /** The prefix a program of this Windows build runs in. */
 export function windowsPrefixDir(base: string, windows: WindowsVersion): string {
@@ -365,7 +365,7 @@ function registryDigest(windows: WindowsVersion): string {
 }
 
 /** Whether the per-build prefix is there with this registry (a later hnsim may write other values). */
-export function windowsPrefixReady(dir: string, windows: WindowsVersion): boolean {
+function windowsPrefixReady(dir: string, windows: WindowsVersion): boolean {
   try {
     return readFileSync(join(dir, WINDOWS_MARKER), 'utf8').trim() === registryDigest(windows);
   } catch {

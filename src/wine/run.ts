@@ -218,7 +218,7 @@ export async function runUnderWine(request: WineRunRequest): Promise<WineRunResu
 }
 
 /** The Windows of the node a program will talk to (its GetVersion profile), else the default profile's. */
-export async function windowsOfNode(endpoint: string | undefined): Promise<WindowsVersion> {
+async function windowsOfNode(endpoint: string | undefined): Promise<WindowsVersion> {
   const version =
     endpoint === undefined ? undefined : await simulatorVersion(endpoint).catch(() => undefined);
   return windowsVersionOf(version ?? resolveProfile(DEFAULT_PROFILE)!);

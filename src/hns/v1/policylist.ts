@@ -164,7 +164,7 @@ export function createPolicyList(hns: HnsService, body: JsonObject): PolicyListR
  * `Get-HnsPolicyList` shows kube-proxy's load balancers (projectcalico/calico#8465). Distribution
  * type, the other port mapping flags, the IPv6 flag and `HostComputeNetwork` have no v1 field.
  */
-export function policyListOfLoadBalancer(lb: LoadBalancerRec): PolicyListRec {
+function policyListOfLoadBalancer(lb: LoadBalancerRec): PolicyListRec {
   const Policies = lb.PortMappings.map((pm) => {
     const json: JsonObject = { Type: 'ELB' };
     if (pm.Protocol) json['Protocol'] = pm.Protocol;
@@ -187,7 +187,7 @@ export function policyListOfLoadBalancer(lb: LoadBalancerRec): PolicyListRec {
 }
 
 /** The policy list with this ID, either kept as one or an HCN load balancer's v1 view; else undefined. */
-export function findPolicyList(hns: HnsService, id: string): PolicyListRec | undefined {
+function findPolicyList(hns: HnsService, id: string): PolicyListRec | undefined {
   const pl = hns.store.policyLists.get(id);
   if (pl) return pl;
   const lb = hns.store.loadBalancers.get(id);
