@@ -286,7 +286,12 @@ describe('adapters and vSwitches', () => {
   it('a network on no switch has no SwitchGuid', () => {
     nics().networkSwitch.delete(w.net);
     nics().switches.set(w.sw, { ...swRec(), Networks: [] });
-    expect(found()).toContain(`network ${w.net} is on no switch but has SwitchGuid ${w.sw}`);
+    // the switch the network made is still filed under its ID, with no network on it
+    expect(found()).toEqual([
+      `network ${w.net} has the ID of a switch it is not on`,
+      `switch ${w.sw} has no network but still exists`,
+      `network ${w.net} is on no switch but has SwitchGuid ${w.sw}`,
+    ]);
   });
 
   it('a network’s SwitchGuid is its switch', () => {
