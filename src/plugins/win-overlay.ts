@@ -31,6 +31,7 @@ import {
 import { annotate, first } from './hns/errors.js';
 import { field, goBool, goString } from '../cni/gojson.js';
 import { ipString, parseIP, to4 } from '../cni/goip.js';
+import { conjureMac } from '../cni/gomac.js';
 import {
   addEndpointReleasingIpam,
   delEndpointAndIpam,
@@ -70,12 +71,11 @@ export function loadWinOverlayConf(stdin: string): WinOverlayNetConf {
 }
 
 /**
- * The overlay MAC: `fmt.Sprintf("%v-%02x-%02x-%02x-%02x", prefix, ip[0..3])`, lower-case hex after
- * the prefix as given (`0E-2A-0a-f4-01-05` for 10.244.1.5).
+ * The overlay MAC of a 4-byte address: `conjureMac`'s `%v-%02x-%02x-%02x-%02x`, lower-case hex
+ * after the prefix as given (`0E-2A-0a-f4-01-05` for 10.244.1.5).
  */
 export function overlayMac(prefix: string, ip4: Uint8Array): string {
-  const hex = [...ip4.slice(0, 4)].map((b) => b.toString(16).padStart(2, '0'));
-  return `${prefix}-${hex.join('-')}`;
+  return conjureMac(prefix, new DataView(ip4.buffer, ip4.byteOffset, 4).getUint32(0));
 }
 
 /**

@@ -17,7 +17,7 @@ import type { JsonPath } from './validate.js';
 import type { RunWorld } from './world.js';
 
 /** Whether `actual` has everything `expected` has (objects: its keys; arrays: same length, element by element). */
-export function partialMatch(actual: Json | undefined, expected: Json, path = ''): string | undefined {
+function partialMatch(actual: Json | undefined, expected: Json, path = ''): string | undefined {
   if (expected === null || typeof expected !== 'object') {
     return actual === expected
       ? undefined

@@ -15,20 +15,12 @@ import { writeSubnetEnv } from '../plugins/flanneld/index.js';
 import { ContainerdRuntime } from '../runtime/containerd.js';
 import { DockershimRuntime } from '../runtime/dockershim.js';
 import { cniNetwork } from '../runtime/network.js';
+import { fmt, fmtPrefix } from '../vswitch/v4.js';
 import { digest, NodeEvents, shorten } from './narrate.js';
 import { ScenarioSetupError } from './results.js';
 import type { HostSpec } from './types.js';
 import type { JsonPath } from './validate.js';
-import {
-  errorText,
-  formatIp,
-  formatPrefix,
-  indentLines,
-  nodeLines,
-  type NodeState,
-  type Runtime,
-  type RunWorld,
-} from './world.js';
+import { errorText, indentLines, nodeLines, type NodeState, type Runtime, type RunWorld } from './world.js';
 
 /** The cluster and its underlay, then each host joining it. */
 export async function setupCluster(w: RunWorld): Promise<void> {
@@ -88,7 +80,7 @@ async function addClusterNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise
     w.nodes.set(h.name, { name: h.name, spec: h, os: 'linux' });
     const n = cl.nodeOf(h.name)!;
     w.step(`Node ${h.name} joins: Linux, flannel ${f.backend}`, [
-      `Address ${formatIp(n.ip)}, pod subnet ${formatPrefix(n.podSubnet)}${f.backend === 'vxlan' ? `, VXLAN VNI ${f.vni ?? 1} port ${f.port ?? 8472}` : ''}.`,
+      `Address ${fmt(n.ip)}, pod subnet ${fmtPrefix(n.podSubnet)}${f.backend === 'vxlan' ? `, VXLAN VNI ${f.vni ?? 1} port ${f.port ?? 8472}` : ''}.`,
       ...(lines.length ? ['The other nodes learn its pod subnet:', ...lines] : []),
     ]);
     return;

@@ -159,7 +159,6 @@ async function runtimePod(
   state.ip = status.network.ip || undefined;
   if (state.error !== undefined) return;
   state.phase = 'Running';
-  state.error = undefined;
   if (p.hostProcess) {
     notes.push(`A HostProcess pod: it has the node's network (no CNI call, no namespace).`);
     return;

@@ -52,13 +52,10 @@ export async function runScenario(s: Scenario, options: RunOptions = {}): Promis
     scenario: doc.name,
     file: s.file,
     ...(doc.description ? { description: doc.description.trim() } : {}),
-    seed: doc.seed ?? 1,
+    seed: w.seed,
     walkthrough: {
       title: `hnsim run: ${doc.name}`,
-      header: [
-        ...(doc.description ? doc.description.trim().split('\n') : []),
-        `${s.file}, seed ${doc.seed ?? 1}`,
-      ],
+      header: [...(doc.description ? doc.description.trim().split('\n') : []), `${s.file}, seed ${w.seed}`],
       steps: w.steps,
       completed: true,
     },

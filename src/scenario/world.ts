@@ -12,6 +12,7 @@ import type { Host } from '../host/host.js';
 import type { NarratedStep } from '../render/narration.js';
 import type { ContainerdRuntime } from '../runtime/containerd.js';
 import type { DockershimRuntime } from '../runtime/dockershim.js';
+import { fmt } from '../vswitch/v4.js';
 import { formatPath } from './load.js';
 import { LiveDigest, type NarrationLine, type NodeEvents } from './narrate.js';
 import {
@@ -66,14 +67,6 @@ export function nodeLines(byNode: ReadonlyMap<string, readonly string[]>): strin
   return [...byNode].flatMap(([n, diff]) => [`${n}:`, ...diff.map((d) => `  ${d}`)]);
 }
 
-export function formatIp(ip: number): string {
-  return [(ip >>> 24) & 255, (ip >>> 16) & 255, (ip >>> 8) & 255, ip & 255].join('.');
-}
-
-export function formatPrefix(p: { addr: number; len: number }): string {
-  return `${formatIp(p.addr)}/${p.len}`;
-}
-
 export class RunWorld {
   readonly steps: NarratedStep[] = [];
   readonly checkpoints: Checkpoint[] = [];
@@ -120,7 +113,7 @@ export class RunWorld {
   }
 
   dnsIp(): string {
-    return formatIp(this.cluster!.dnsServiceIp);
+    return fmt(this.cluster!.dnsServiceIp);
   }
 
   /** What changed on a node since the last call (the first call only starts following it). */

@@ -196,7 +196,7 @@ interface FieldDiff {
  * context's equality.
  */
 function fieldDiff(ctx: MatcherContext, doc: unknown, fields: unknown, path = ''): FieldDiff[] {
-  if (isJsonObject(fields) && !isAsymmetric(fields) && isJsonObject(doc))
+  if (isJsonObject(fields) && !isMatcher(fields) && isJsonObject(doc))
     return Object.entries(fields).flatMap(([k, v]) => fieldDiff(ctx, doc[k], v, path ? `${path}.${k}` : k));
   if (Array.isArray(fields) && Array.isArray(doc) && fields.length === doc.length)
     return fields.flatMap((v, i) => fieldDiff(ctx, doc[i], v, `${path}[${i}]`));
@@ -212,6 +212,7 @@ function showMatcher(m: { toString(): string; sample?: unknown }): string {
   return `${name} ${sample instanceof RegExp ? String(sample) : JSON.stringify(sample)}`;
 }
 
+/** An `expect.any(…)` / `expect.stringMatching(…)`-style value: compared by `equals`, not key by key. */
 const isMatcher = (v: unknown): v is { asymmetricMatch: unknown; sample?: unknown } =>
   v !== null &&
   typeof v === 'object' &&
@@ -252,9 +253,4 @@ function missingEndpoint(ctx: MatcherContext, eps: readonly JsonObject[], fields
     ...lines,
     `the node has: ${names}`,
   ].join('\n');
-}
-
-/** An `expect.any(…)` / `expect.stringMatching(…)`-style value: compared by `equals`, not key by key. */
-function isAsymmetric(x: JsonObject): boolean {
-  return isMatcher(x);
 }

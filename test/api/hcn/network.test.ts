@@ -57,6 +57,22 @@ describe('HostComputeNetwork.create', () => {
     expect(net.MacPool.Ranges![0]!.StartMacAddress).toBe('00-15-5D-52-C0-00');
   });
 
+  it("sends create and modify settings as Go's json.Marshal writes them: <, > and & escaped", async () => {
+    const { hcn, rec } = setup();
+    const net = await hcn.createNetwork({
+      Name: 'a<b>&c',
+      Type: 'NAT',
+      SchemaVersion: { Major: 2, Minor: 2 },
+    });
+    expect(rec.calls[0]!.method).toBe('HcnCreateNetwork');
+    expect(rec.calls[0]!.args[1]).toContain('"Name":"a\\u003cb\\u003e\\u0026c"');
+    expect(net.Name).toBe('a<b>&c');
+    rec.clear();
+    await net.addPolicy({ Policies: [{ Type: NetworkPolicyType.HostRoute, Settings: { Note: '<&>' } }] });
+    expect(rec.calls[0]!.method).toBe('HcnModifyNetwork');
+    expect(rec.calls[0]!.args[1]).toContain('{"Note":"\\u003c\\u0026\\u003e"}');
+  });
+
   it('a NAT network without Ipams is valid, and HNS fills a MAC pool', async () => {
     const { hcn } = setup();
     const net = await hcn.createNetwork({ Name: 'hpc', Type: 'NAT', SchemaVersion: { Major: 2, Minor: 2 } });

@@ -759,6 +759,12 @@ describe('policy lists and HCN load balancers are one store (docs/model.md "Poli
     );
     const id = String(pl['ID']);
     expect(enumerateLbs()).toEqual([id]);
+    // an enumeration filtered on its ID finds it too
+    const byId = JSON.stringify({
+      SchemaVersion: { Major: 2, Minor: 0 },
+      Filter: JSON.stringify({ ID: id }),
+    });
+    expect(unwrap(h.api.HcnEnumerateLoadBalancers(byId))).toEqual([id]);
     expect(query(id)).toEqual({
       ID: id,
       HostComputeEndpoints: [ep1],
