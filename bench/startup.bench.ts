@@ -12,6 +12,8 @@
  *       through its exports map, as a user's code resolves it), spawn → exit: what every test file
  *       of a user's suite pays. Target: median of (d) − (a) and of (e) − (a), paired by round,
  *       ≤ 100 ms each.
+ *   (f) `import('fast-check')` the same way: the kit's peer dependency, which (e) includes and a
+ *       user's property test imports anyway; (e) − (f) is what the kit adds to it (no target).
  *
  * They run interleaved, round after round, so a change of machine load hits all of them.
  * The command under test is the compiled one, dist/cli/hnsim.js: when it is missing or older than
@@ -151,6 +153,8 @@ function userProject(): { readonly dir: string; readonly remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'hnsim-import-'));
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(ROOT, join(dir, 'node_modules', 'hnsim'), 'junction');
+  // the user's own fast-check, the one the kit resolves (its peer dependency), for (f)
+  symlinkSync(join(ROOT, 'node_modules', 'fast-check'), join(dir, 'node_modules', 'fast-check'), 'junction');
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -216,18 +220,21 @@ async function measure(report: Report, rounds: number, userDir: string): Promise
   await npmStart();
   await importChild(userDir, 'hnsim');
   await importChild(userDir, 'hnsim/testing');
+  await importChild(userDir, 'fast-check');
   const loads = await importLoads(userDir);
   const bare: Timing[] = [];
   const serve: Timing[] = [];
   const start: Timing[] = [];
   const lib: Timing[] = [];
   const kit: Timing[] = [];
+  const fc: Timing[] = [];
   for (let r = 0; r < rounds; r++) {
     bare.push(await nodeBare());
     serve.push(await serveFirst());
     start.push(await npmStart());
     lib.push(await importChild(userDir, 'hnsim'));
     kit.push(await importChild(userDir, 'hnsim/testing'));
+    fc.push(await importChild(userDir, 'fast-check'));
   }
   const bareMs = bare.map((t) => t.exitMs);
   const firstMs = serve.map((t) => t.firstLineMs!);
@@ -237,7 +244,7 @@ async function measure(report: Report, rounds: number, userDir: string): Promise
     name: "node -e '' start→exit median",
     value: nodeMedian,
     unit: 'ms',
-    note: `${rounds} rounds of (node, serve, npm start, import hnsim, import hnsim/testing) after one untimed round; ${spread(bareMs)}`,
+    note: `${rounds} rounds of (node, serve, npm start, import hnsim, import hnsim/testing, import fast-check) after one untimed round; ${spread(bareMs)}`,
   });
   report({
     name: 'hnsim serve spawn→first response median',
@@ -278,6 +285,18 @@ async function measure(report: Report, rounds: number, userDir: string): Promise
       note: `node --input-type=module -e "await import('${specifier}')" in a project depending on hnsim, spawn → exit (${specifier === 'hnsim' ? `median ${median(ms).toFixed(1)} ms, ${spread(ms)}; ${loads}` : `median ${median(ms).toFixed(1)} ms, ${spread(ms)}; fast-check, its peer dependency, included`}), minus the same round's node -e ''`,
     });
   }
+  report({
+    name: "import 'fast-check' − node start, median",
+    value: pairedMedian(fc, bare),
+    unit: 'ms',
+    note: "the kit's peer dependency alone, as (e) loads it; a user's property test pays it anyway",
+  });
+  report({
+    name: "import 'hnsim/testing' − import 'fast-check', median",
+    value: pairedMedian(kit, fc),
+    unit: 'ms',
+    note: 'what the kit adds to the fast-check a property test imports anyway',
+  });
 
   const cpu = [cpuMean(bare), cpuMean(serve), cpuMean(start)] as const;
   if (cpu[0] === undefined || cpu[1] === undefined || cpu[2] === undefined) return;

@@ -92,7 +92,10 @@ function renderCheckpoint(c: Checkpoint, file: string, o: ReportOptions): string
         o,
       )
         .split('\n')
-        .map((l) => '  ' + (o.color ? l.replace(/^[✓✗!]/, (m) => mark(m as '✓' | '✗' | '!', o)) : l)),
+        // \u2713 ✓, \u2717 ✗: escaped so the bundles stay ASCII (V8 reads a non-ASCII file as two-byte)
+        .map(
+          (l) => '  ' + (o.color ? l.replace(/^[\u2713\u2717!]/, (m) => mark(m as '✓' | '✗' | '!', o)) : l),
+        ),
     );
     for (const r of traces) {
       if (!r.ok) out.push(...problemLines(r, file, o));

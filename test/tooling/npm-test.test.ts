@@ -1,5 +1,5 @@
 /**
- * `npm test` is bin/test.js: the type check, lint and format check one after another beside vitest.
+ * `npm test` is bin/test.js: the type check, lint and format check beside vitest, all four at once.
  * Run here in a folder whose four tools are stand-ins that exit as told, so the runner's own
  * logic is what is checked: every step runs, a failing one fails the whole with its exit code
  * (after all have ended) and its output is shown, and vitest gets the arguments.
