@@ -14,6 +14,16 @@
 export { createHost, Host, TOKENS, type HostOptions } from './host/host.js';
 export { auditNode, type AuditFinding, type AuditKind, type AuditOptions } from './host/audit.js';
 export {
+  AzureVm,
+  PlatformUnreachable,
+  WIRESERVER_IP,
+  INTERFACE_INFO_URL,
+  type AzureVmSpec,
+  type AzureNicSpec,
+  type AzureNic,
+  type PlatformReply,
+} from './host/azure.js';
+export {
   SERVICE_RESTART_DEFAULT,
   REBOOT_DEFAULT,
   SNAPSHOT_FORMAT,
@@ -290,6 +300,7 @@ export {
   type PluginHost,
   type ExecRequest,
   type ExecOutput,
+  type NetInterface,
   type RuntimeConf,
   type Writer,
 } from './cni/contracts.js';
@@ -339,6 +350,7 @@ export {
   sdnoverlay,
   nat,
   flannel,
+  azureVnetIpam,
 } from './plugins/index.js';
 export * as flanneld from './plugins/flanneld/index.js';
 

@@ -24,7 +24,7 @@ is a flat API function (HcnCreateNetwork, HcnQueryEndpointProperties, HNSCall, �
 "params" its positional arguments; an HNS failure is error -32000 with data {hresult,
 name, errorRecord}. Host methods: Snapshot, Restore(snapshot), RestartHns(policy?, with
 "downtimeMs"), Reboot(policy?), GetVersion, GetAdapters, ListMethods. CNI:
-CniExec({plugin, env, stdin}) → {exitCode, stdout, stderr} runs one plugin invocation;
+CniExec({plugin, env, stdin, cwd?}) → {exitCode, stdout, stderr} runs one plugin invocation;
 CniExecList({conflist, command, containerId, netns, ifname, args?, capabilityArgs?}) runs
 a network config list as libcni does (ADD in order, DEL in reverse, its result cache).
 Faults and time: FaultFail({method|id|name|path, hresult, times}), FaultDelay({…, ms}),

@@ -9,6 +9,7 @@
  * clients of one simulated node (HCN v2, the hcsshim v1 HNS package, HCS) with the host's fault
  * layer in their path, the node's disk, and a way to invoke other plugins (delegation).
  */
+import type { PlatformReply } from '../host/azure.js';
 import type { Clock } from '../core/clock.js';
 import type { EventBus } from '../core/events.js';
 import type { FileStore } from '../core/files.js';
@@ -123,7 +124,22 @@ export interface CniResult {
 export interface ExecRequest {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdin: string | Uint8Array;
+  /**
+   * The process's working directory on the node's disk, where a plugin that keeps state beside it
+   * writes (azure-vnet's `azure-vnet*.json`): containerd running as a service starts plugins in
+   * `C:\Windows\System32`, dockershim under aks-engine in `C:\k`. Default `C:\Windows\System32`.
+   */
+  readonly cwd?: string;
 }
+
+/** An OS network interface as Go's `net.Interfaces()` lists it: name and hardware address. */
+export interface NetInterface {
+  readonly name: string;
+  /** `00:0d:3a:…` as `net.HardwareAddr.String()` prints it; '' for none. */
+  readonly mac: string;
+}
+
+export type { PlatformReply };
 
 /** What the invocation printed and how it exited (0 success, 1 failure with an error document). */
 export interface ExecOutput {
@@ -161,6 +177,16 @@ export interface PluginHost {
    * `invoke.ExecPluginWithResult` does. `depth` is the caller's depth + 1 (for events).
    */
   exec(pluginType: string, request: ExecRequest, depth: number): Promise<ExecOutput>;
+  /**
+   * The node's network interfaces in `net.Interfaces()` order (physical adapters, then host vNICs);
+   * absent on a host that does not model them (a plugin then sees none).
+   */
+  interfaces?(): readonly NetInterface[];
+  /**
+   * An HTTP GET from the node to a platform address (the Azure wireserver): the reply, or a thrown
+   * Error carrying Go's HTTP client text when nothing answers; absent: nothing ever answers.
+   */
+  platformGet?(url: string): PlatformReply;
 }
 
 /**

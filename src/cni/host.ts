@@ -19,6 +19,8 @@ import {
   type CniPlugin,
   type ExecOutput,
   type ExecRequest,
+  type NetInterface,
+  type PlatformReply,
   type PluginHost,
 } from './contracts.js';
 import type { FoundPlugin, PluginRegistry } from './registry.js';
@@ -62,7 +64,7 @@ class NodePluginHost implements CniHost {
   readonly events: EventBus;
 
   constructor(
-    host: Host,
+    private readonly host: Host,
     readonly registry: PluginRegistry,
   ) {
     this.name = host.name;
@@ -73,6 +75,19 @@ class NodePluginHost implements CniHost {
     this.files = host.files;
     this.clock = host.clock;
     this.events = host.events;
+  }
+
+  interfaces(): readonly NetInterface[] {
+    return this.host.adapters().map((a) => ({
+      name: String(a['Name']),
+      mac: String(a['MacAddress'] ?? '')
+        .toLowerCase()
+        .replaceAll('-', ':'),
+    }));
+  }
+
+  platformGet(url: string): PlatformReply {
+    return this.host.platformGet(url);
   }
 
   find(pluginType: string, paths: readonly string[]): FoundPlugin {

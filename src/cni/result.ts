@@ -514,7 +514,8 @@ const ipNetType: GoType = {
   },
 };
 
-const netIPType: GoType = {
+/** `net.IP` as `UnmarshalText` decodes it: '' is nil, else Go's canonical text or `invalid IP address: …`. */
+export const netIPType: GoType = {
   k: 'text',
   name: 'net.IP',
   decode: (s) => {

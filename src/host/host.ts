@@ -12,6 +12,7 @@ import { Clock } from '../core/clock.js';
 import { hnsError } from '../core/errors.js';
 import { EventBus } from '../core/events.js';
 import { FileStore } from '../core/files.js';
+import { AzureVm, platformGet, type AzureVmSpec, type PlatformReply } from './azure.js';
 import { auditNode, type AuditFinding, type AuditOptions } from './audit.js';
 import { ipInterfaces, type IpInterfacesDoc } from './iphelper.js';
 import { Rng } from '../core/rng.js';
@@ -81,6 +82,11 @@ export interface HostOptions {
    * 0x8037… errors) or vmcompute.dll (`vmcompute`: ERROR_VMCOMPUTE_* 0xC037…).
    */
   readonly hcs?: HcsOptions & { readonly api?: 'computecore' | 'vmcompute' };
+  /**
+   * The node is an Azure VM (src/host/azure.ts): its NICs' secondary IP configurations, which the
+   * wireserver lists for azure-vnet-ipam. Without it the node is not on Azure.
+   */
+  readonly azure?: AzureVmSpec;
   /** Replace bindings after the defaults are bound: `(c) => c.rebind(TOKENS.Clock).toConstantValue(…)`. */
   readonly override?: (container: Container) => void;
 }
@@ -126,6 +132,8 @@ export class Host {
    * leaves it as it is.
    */
   readonly files = new FileStore();
+  /** The Azure VM the node is (`HostOptions.azure`), if it is one. */
+  readonly azure: AzureVm | undefined;
 
   constructor(
     readonly container: Container,
@@ -143,6 +151,7 @@ export class Host {
     this.dataplane = container.get<HostPlane>(TOKENS.Dataplane);
     this.hcs = container.get<HcsService>(TOKENS.Hcs);
     this.seed = options.seed ?? 1;
+    this.azure = options.azure ? AzureVm.parse(options.azure, this.hns.store.nics.physical()) : undefined;
     this.files.onChange = (c) => this.events.emit('file.change', c);
     if (options.defaultNamespace !== false) this.bootNamespaces();
   }
@@ -180,6 +189,14 @@ export class Host {
     if (p.namespaces === 'remove' && this.options.defaultNamespace !== false) this.bootNamespaces();
     this.dropFlows();
     this.events.emit('hns.service', { what: 'reboot', time: this.clock.now() });
+  }
+
+  /**
+   * `GET url` from the node to a platform address (src/host/azure.ts): on an Azure VM the
+   * wireserver answers its interface document; anything else never answers (`PlatformUnreachable`).
+   */
+  platformGet(url: string): PlatformReply {
+    return platformGet(this.azure, url);
   }
 
   /**

@@ -18,8 +18,9 @@ import { winBridge } from './win-bridge.js';
 import { winOverlay } from './win-overlay.js';
 import { nat, sdnbridge, sdnoverlay } from './wcn/index.js';
 import { flannel } from './flannel/index.js';
+import { azureVnetIpam } from './azure-vnet-ipam/index.js';
 
-export { hostLocal, winBridge, winOverlay, sdnbridge, sdnoverlay, nat, flannel };
+export { hostLocal, winBridge, winOverlay, sdnbridge, sdnoverlay, nat, flannel, azureVnetIpam };
 
 /** containerd's CNI binary directory on Windows (its `bin_dir` default). */
 export const DEFAULT_CNI_BIN_DIR = 'C:\\Program Files\\containerd\\cni\\bin';
@@ -33,6 +34,7 @@ export const REFERENCE_PLUGINS: readonly CniPlugin[] = [
   sdnoverlay,
   nat,
   flannel,
+  azureVnetIpam,
 ];
 
 /**
@@ -80,7 +82,7 @@ export function execPlugin(
 }
 
 const LIST_COMMANDS: readonly CniCommand[] = ['ADD', 'DEL', 'CHECK', 'GC', 'STATUS'];
-const EXEC_KEYS = ['plugin', 'env', 'stdin'];
+const EXEC_KEYS = ['plugin', 'env', 'stdin', 'cwd'];
 const LIST_KEYS = [
   'conflist',
   'command',
@@ -109,8 +111,9 @@ function optString(method: string, o: JsonObject, k: string): string | undefined
 }
 
 /**
- * `CniExec({plugin, env, stdin})` → `{exitCode, stdout, stderr}`: one invocation, as exec'ing the
- * plugin binary with that environment and stdin. `CniExecList({conflist, command, containerId,
+ * `CniExec({plugin, env, stdin, cwd?})` → `{exitCode, stdout, stderr}`: one invocation, as exec'ing
+ * the plugin binary with that environment and stdin (in `cwd` on the node's disk, where a plugin
+ * keeping state beside it writes). `CniExecList({conflist, command, containerId,
  * netns, ifname?, args?, capabilityArgs?, validAttachments?, cacheDir?, cniPath?})` → the runner's
  * outcome `{ok, result?, error?}` (src/cni/runner.ts runList); `cniPath` defaults to containerd's
  * bin directory.
@@ -141,7 +144,8 @@ export function cniRpcMethods(
         if (!found) {
           throw invalidParams(`${m}: no CNI plugin "${plugin}" (known: ${registry.types().join(', ')})`);
         }
-        const out = await node().run(found, { env, stdin }, 0);
+        const cwd = optString(m, o, 'cwd');
+        const out = await node().run(found, { env, stdin, ...(cwd !== undefined ? { cwd } : {}) }, 0);
         return { exitCode: out.exitCode, stdout: out.stdout, stderr: out.stderr };
       },
     },

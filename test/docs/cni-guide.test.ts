@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  azureVnetIpam,
   ContainerdRuntime,
   cniNetwork,
   createHost,
@@ -14,6 +15,7 @@ import {
   execPlugin,
   hcn,
   pluginMain,
+  pluginHost,
   printResult,
   referenceRegistry,
   stdinText,
@@ -184,5 +186,29 @@ describe('docs/cni.md', () => {
     expect((await rt.podSandboxStatus(pod)).network.ip).toBe('10.244.1.3');
     await rt.stopPodSandbox(pod);
     expect(host.hns.store.endpoints.size).toBe(0);
+  });
+
+  it("Azure CNI's IPAM: azure-vnet-ipam hands out the NIC's secondary IPs the wireserver lists", async () => {
+    const host = createHost({
+      adapters: [{ name: 'Ethernet', ipAddress: '10.240.0.4/16', gateway: '10.240.0.1' }],
+      azure: { nics: [{ adapter: 'Ethernet', secondaryIps: ['10.240.0.5', '10.240.0.6'] }] },
+    });
+    const env = {
+      CNI_COMMAND: 'ADD',
+      CNI_CONTAINERID: 'pod-a',
+      CNI_NETNS: 'none',
+      CNI_IFNAME: 'eth0',
+      CNI_PATH: 'C:\\k',
+    };
+    const conf =
+      '{"cniVersion":"1.0.0","name":"azure","type":"azure-vnet","ipam":{"type":"azure-vnet-ipam"}}';
+    const out = await azureVnetIpam.exec(pluginHost(host, referenceRegistry()), { env, stdin: conf });
+    expect(JSON.parse(out.stdout)).toEqual({
+      cniVersion: '1.0.0',
+      ips: [{ address: '10.240.0.5/16', gateway: '10.240.0.1' }],
+      routes: [{ dst: '0.0.0.0/0', gw: '10.240.0.1' }],
+      dns: { nameservers: ['168.63.129.16'] },
+    });
+    expect(host.files.exists('C:\\Windows\\System32\\azure-vnet-ipam.json')).toBe(true);
   });
 });

@@ -1,0 +1,148 @@
+/**
+ * The Azure VM around a node (issue 16; reference azure-cni.md §5.1 and §6): the IP configurations
+ * Azure's fabric holds for each of the VM's NICs — the primary address, which the OS adapter
+ * carries, and the secondary ones, which no OS interface carries until a plugin hands them to
+ * pods — and the two platform addresses a VM reaches without a route: the wireserver
+ * (168.63.129.16) and IMDS (169.254.169.254).
+ *
+ * What answers today is the wireserver's interface document, the one `azure-vnet-ipam` reads
+ * (`GET http://168.63.129.16/machine/plugins?comp=nmagent&type=getinterfaceinfov1`), in the shape of
+ * ACN `cns/wireserver/testdata/interfaces.xml` and the struct `common.XmlDocument` decodes it
+ * into: `<Interfaces><Interface MacAddress IsPrimary><IPSubnet Prefix><IPAddress Address
+ * IsPrimary/>…`. A VM without this configuration is not on Azure: nothing answers there, and a
+ * request fails as Go's HTTP client fails on a host that never answers (docs/model.md, "Azure").
+ *
+ *   createHost({ adapters: [{ name: 'Ethernet', ipAddress: '10.240.0.4/16', macAddress: '00-0D-3A-…' }],
+ *                azure: { nics: [{ adapter: 'Ethernet', secondaryIps: ['10.240.0.5', '10.240.0.6'] }] } });
+ */
+import { hnsError } from '../core/errors.js';
+import { formatIPv4, parseIPv4, parsePrefix, prefixContains, formatPrefix, type Prefix } from '../addr/ip.js';
+import { parseMac } from '../addr/mac.js';
+import type { NetAdapterRec } from '../hns/adapters.js';
+
+/** The wireserver's address. */
+export const WIRESERVER_IP = '168.63.129.16';
+/** The document azure-vnet-ipam asks for (ACN `ipam/azure.go` `azureQueryUrl`). */
+export const INTERFACE_INFO_URL = 'http://168.63.129.16/machine/plugins?comp=nmagent&type=getinterfaceinfov1';
+
+/** One NIC of the VM as `createHost({ azure })` takes it. */
+export interface AzureNicSpec {
+  /** The host adapter this NIC is (its MAC and primary address are the adapter's). */
+  readonly adapter: string;
+  /** The NIC's secondary IP configurations: IPv4 addresses inside the adapter's subnet. */
+  readonly secondaryIps?: readonly string[];
+}
+
+/** The VM's NICs as Azure's fabric knows them, the primary NIC first. */
+export interface AzureVmSpec {
+  readonly nics: readonly AzureNicSpec[];
+}
+
+/** One NIC as the fabric holds it. */
+export interface AzureNic {
+  readonly adapter: string;
+  /** Twelve upper-case hex digits, as the wireserver writes a MAC. */
+  readonly mac: string;
+  readonly isPrimary: boolean;
+  readonly subnet: Prefix;
+  readonly primaryIp: string;
+  readonly secondaryIps: readonly string[];
+}
+
+/** What a platform address answered: the HTTP status and body. */
+export interface PlatformReply {
+  readonly status: number;
+  readonly body: string;
+}
+
+/** A request to a platform address that nothing answers: Go's HTTP client error text. */
+export class PlatformUnreachable extends Error {
+  constructor(url: string, hostPort: string) {
+    super(`Get "${url}": dial tcp ${hostPort}: i/o timeout`);
+    this.name = 'PlatformUnreachable';
+  }
+}
+
+function specError(what: string): never {
+  throw hnsError('E_INVALIDARG', `azure: ${what}`);
+}
+
+/** The VM's NIC configuration, checked against the host's adapters. */
+export class AzureVm {
+  private constructor(readonly nics: readonly AzureNic[]) {}
+
+  /** Build from `createHost`'s `azure` option; a bad spec is E_INVALIDARG naming the problem. */
+  static parse(spec: AzureVmSpec, adapters: readonly NetAdapterRec[]): AzureVm {
+    if (typeof spec !== 'object' || spec === null || !Array.isArray(spec.nics))
+      specError('nics must be a list');
+    if (spec.nics.length === 0) specError('a VM has at least one NIC');
+    const taken = new Set<string>();
+    const used = new Set<number>();
+    const list: readonly AzureNicSpec[] = spec.nics;
+    const nics = list.map((n, i): AzureNic => {
+      const a = adapters.find((x) => x.Name.toLowerCase() === String(n?.adapter).toLowerCase());
+      if (!a) specError(`nic ${i}: no host adapter "${String(n?.adapter)}"`);
+      if (taken.has(a.Name.toLowerCase())) specError(`nic ${i}: adapter "${a.Name}" is named twice`);
+      taken.add(a.Name.toLowerCase());
+      if (!a.IPv4) specError(`nic ${i}: adapter "${a.Name}" has no IPv4 address`);
+      const subnet = parsePrefix(`${a.IPv4.IPAddress}/${a.IPv4.PrefixLength}`)!;
+      used.add(a.IPv4.addr);
+      const secondaryIps = (n.secondaryIps ?? []).map((s: unknown) => {
+        const v = typeof s === 'string' ? parseIPv4(s) : undefined;
+        if (v === undefined) specError(`nic ${i}: secondary IP ${JSON.stringify(s)} is not an IPv4 address`);
+        if (!prefixContains(subnet, { family: 4, value: v })) {
+          specError(
+            `nic ${i}: secondary IP ${String(s)} is outside the NIC's subnet ${formatPrefix(subnet)}`,
+          );
+        }
+        if (used.has(v)) specError(`nic ${i}: IP ${String(s)} is configured twice`);
+        used.add(v);
+        return formatIPv4(v);
+      });
+      const mac = parseMac(a.MacAddress)!;
+      return {
+        adapter: a.Name,
+        mac: mac.toString(16).toUpperCase().padStart(12, '0'),
+        isPrimary: i === 0,
+        subnet,
+        primaryIp: a.IPv4.IPAddress,
+        secondaryIps,
+      };
+    });
+    return new AzureVm(nics);
+  }
+
+  /** The wireserver's `getinterfaceinfov1` document. */
+  interfaceInfoXml(): string {
+    const lines = ['<Interfaces>'];
+    for (const n of this.nics) {
+      lines.push(`    <Interface MacAddress="${n.mac}" IsPrimary="${n.isPrimary}">`);
+      lines.push(`        <IPSubnet Prefix="${formatPrefix(n.subnet)}">`);
+      lines.push(`            <IPAddress Address="${n.primaryIp}" IsPrimary="true"/>`);
+      for (const ip of n.secondaryIps)
+        lines.push(`            <IPAddress Address="${ip}" IsPrimary="false"/>`);
+      lines.push('        </IPSubnet>');
+      lines.push('    </Interface>');
+    }
+    lines.push('</Interfaces>');
+    return `${lines.join('\n')}\n`;
+  }
+}
+
+/**
+ * `GET url` from the node to a platform address: the wireserver's interface document (200), 404 for
+ * another wireserver path; a VM not on Azure, IMDS (not modelled yet) and any other host never
+ * answer: `PlatformUnreachable`.
+ */
+export function platformGet(vm: AzureVm | undefined, url: string): PlatformReply {
+  const m = /^http:\/\/([^/:?#]+)(?::(\d+))?([^#]*)$/.exec(url);
+  const host = m?.[1] ?? '';
+  const port = m?.[2] ?? '80';
+  if (vm && host === WIRESERVER_IP && port === '80') {
+    const path = m![3] || '/';
+    if (`http://${WIRESERVER_IP}${path}` === INTERFACE_INFO_URL)
+      return { status: 200, body: vm.interfaceInfoXml() };
+    return { status: 404, body: '' };
+  }
+  throw new PlatformUnreachable(url, `${host}:${port}`);
+}

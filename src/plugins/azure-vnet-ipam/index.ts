@@ -1,0 +1,280 @@
+/**
+ * The `azure-vnet-ipam` CNI plugin (Azure/azure-container-networking v1.8.12: `cni/ipam/plugin/
+ * main.go`, `cni/ipam/ipam.go`, `ipam/*.go`; reference azure-cni.md §1, §5, §8): addresses from the
+ * secondary IP configurations of the VM's NICs, as the wireserver lists them.
+ *
+ * One invocation, as the binary runs: restore `azure-vnet-ipam.json` from the working directory (a
+ * file Go cannot decode: `Failed to start IPAM plugin, err:<error>.` on stdout, exit 1, before any
+ * command — VERSION included); then skel with versions 0.1.0–1.0.0. ADD parses the configuration
+ * (`ipam.environment` default `azure`, `ipam.addressSpace` default `local`), asks the wireserver
+ * once (a failure is only logged), takes a pool when `ipam.subnet` is empty (on `master`'s
+ * interface when set; IPv6 for `ipam.type` `azure-vnet-ipamv6`) and an address keyed by the
+ * container ID (the same container gets the same address again), and prints `ips[{address,
+ * gateway: host 1}]`, `routes[{0.0.0.0/0 via host 1}]`, `dns.nameservers ["168.63.129.16"]` at the
+ * configuration's version; with `ipam.type` `internal` it prints nothing (azure-vnet's in-process
+ * call). DEL releases by `ipam.ipAddress`, else by container ID, within `ipam.subnet`. CHECK does
+ * nothing. Failures are code 100 with upstream's texts (`Failed to allocate pool: no available
+ * address pools`, `Failed to allocate address: No available addresses`, …); the state is written
+ * after every change, as upstream saves after each manager call.
+ *
+ * Not modelled yet: the store's lock file (`azure-vnet-ipam.lock`, 60 s timeout) and the
+ * `mas`/file and IPv6 node sources (`ipam.environment` other than `azure`/`null`: "Invalid
+ * configuration").
+ */
+import { isoAt } from '../../core/clock.js';
+import { joinPath } from '../../core/files.js';
+import { formatIp } from '../../addr/ip.js';
+import {
+  CniError,
+  type CniPlugin,
+  type CniResult,
+  type ExecOutput,
+  type PluginHost,
+} from '../../cni/contracts.js';
+import {
+  field,
+  goAny,
+  goBool,
+  goString,
+  goStruct,
+  goUnmarshal,
+  goSlice,
+  type GoType,
+} from '../../cni/gojson.js';
+import { printResult } from '../../cni/result.js';
+import { pluginMain, stdinText, type CmdArgs, type PluginContext } from '../../cni/skel.js';
+import { AddressManager, LOCAL_ADDRESS_SPACE, type IpamSource } from './manager.js';
+import { loadState, stateText } from './state.js';
+import { decodeInterfaceDocument } from './xml.js';
+
+export { AddressManager, IPAM_ERRORS, IpamError, DNS_HOST_PROXY, LOCAL_ADDRESS_SPACE } from './manager.js';
+export { decodeInterfaceDocument, type WireInterface } from './xml.js';
+export { loadState, stateText, STORE_KEY } from './state.js';
+
+/** The release this plugin follows (its `version`, written into the state file as `Version`). */
+export const AZURE_CNI_VERSION = 'v1.8.12';
+/** ACN `cni/cni.go` `supportedVersions`. */
+export const AZURE_CNI_VERSIONS: readonly string[] = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0'];
+/** The state file's name, in the plugin's working directory. */
+export const IPAM_STATE_FILE = 'azure-vnet-ipam.json';
+/** Where a plugin runs when the runtime does not say: containerd as a Windows service. */
+export const DEFAULT_CWD = 'C:\\Windows\\System32';
+const WIRESERVER_QUERY = 'http://168.63.129.16/machine/plugins?comp=nmagent&type=getinterfaceinfov1';
+const IPAM_V6 = 'azure-vnet-ipamv6';
+
+/** ACN `cni.IPAM`, as `json.Unmarshal` fills it. */
+const IPAM_STRUCT = goStruct('cni.IPAM', [
+  field('mode', goString),
+  field('type', goString),
+  field('environment', goString),
+  field('addressSpace', goString),
+  field('subnet', goString),
+  field('ipAddress', goString),
+  field('queryInterval', goString),
+]);
+/** ACN `cni.NetworkConfig`: the fields the IPAM reads, the others as they decode (not checked here). */
+const NETWORK_CONFIG: GoType = goStruct('cni.NetworkConfig', [
+  field('cniVersion', goString),
+  field('name', goString),
+  field('type', goString),
+  field('mode', goString),
+  field('master', goString),
+  field('adapterName', goString),
+  field('bridge', goString),
+  field('multiTenancy', goBool),
+  field('enableSnatOnHost', goBool),
+  field('podNamespaceForDualNetwork', goSlice(goString)),
+  field('ipsToRouteViaHost', goSlice(goString)),
+  field('ipam', IPAM_STRUCT),
+  field('dns', goAny),
+  field('runtimeConfig', goAny),
+  field('windowsSettings', goAny),
+  field('AdditionalArgs', goAny),
+]);
+
+interface IpamConfig {
+  readonly cniVersion: string;
+  readonly master: string;
+  readonly type: string;
+  readonly environment: string;
+  readonly addressSpace: string;
+  readonly subnet: string;
+  readonly ipAddress: string;
+}
+
+/** `plugin.Errorf`: a code-100 error. */
+const errorf = (msg: string): CniError => new CniError(100, msg);
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** Go's RFC 3339 with nanoseconds, trailing zeros dropped (`time.Time.MarshalJSON`). */
+function goTimeText(ms: number): string {
+  return isoAt(ms).replace(/\.?0+Z$/, 'Z');
+}
+
+/** One process of the plugin: its manager over the state file and the node's wireserver. */
+class IpamProcess {
+  readonly am: AddressManager;
+  private others = new Map<string, string>();
+
+  constructor(
+    private readonly host: PluginHost,
+    private readonly path: string,
+  ) {
+    this.am = new AddressManager(() => this.save());
+    this.am.Version = AZURE_CNI_VERSION;
+  }
+
+  /** `am.restore`: throws Go's error for a file it cannot decode. */
+  restore(): void {
+    this.others = loadState(this.host.files, this.path, this.am).others;
+    this.am.Version = AZURE_CNI_VERSION;
+  }
+
+  private save(): void {
+    this.am.TimeStamp = goTimeText(this.host.clock.now());
+    this.host.files.write(this.path, stateText(this.am, this.others));
+  }
+
+  /** `Configure`: the configuration, its source started. */
+  configure(args: CmdArgs): IpamConfig {
+    let doc: Record<string, unknown>;
+    try {
+      doc = (goUnmarshal(stdinText(args), NETWORK_CONFIG) ?? {}) as Record<string, unknown>;
+    } catch (e) {
+      throw errorf(`Failed to parse network configuration: ${messageOf(e)}`);
+    }
+    const ipam = (doc['ipam'] ?? {}) as Record<string, string | undefined>;
+    const environment = ipam['environment'] || 'azure';
+    const host = this.host;
+    const source: IpamSource = {
+      fetch: () => {
+        if (!host.platformGet)
+          throw new Error(`Get "${WIRESERVER_QUERY}": dial tcp 168.63.129.16:80: i/o timeout`);
+        const reply = host.platformGet(WIRESERVER_QUERY);
+        if (reply.status !== 200) throw new Error(`wireserver http error: status ${reply.status}`);
+        return reply.body;
+      },
+      interfaces: () => host.interfaces?.() ?? [],
+      decode: decodeInterfaceDocument,
+    };
+    try {
+      this.am.startSource(environment, source);
+    } catch (e) {
+      throw errorf(`Failed to parse network configuration: ${messageOf(e)}`);
+    }
+    return {
+      cniVersion: (doc['cniVersion'] as string | undefined) || '0.2.0',
+      master: (doc['master'] as string | undefined) ?? '',
+      type: ipam['type'] ?? '',
+      environment,
+      addressSpace: ipam['addressSpace'] || LOCAL_ADDRESS_SPACE,
+      subnet: ipam['subnet'] ?? '',
+      ipAddress: ipam['ipAddress'] ?? '',
+    };
+  }
+
+  async add(args: CmdArgs, ctx: PluginContext): Promise<void> {
+    const conf = this.configure(args);
+    const am = this.am;
+    const id = args.containerID;
+    let subnet = conf.subnet;
+    let poolId = '';
+    try {
+      if (subnet === '') {
+        try {
+          const got = am.requestPool(conf.addressSpace, '', conf.master, conf.type === IPAM_V6);
+          poolId = got.poolId;
+          subnet = got.subnet;
+        } catch (e) {
+          throw errorf(`Failed to allocate pool: ${messageOf(e)}`);
+        }
+      }
+      let address: string;
+      try {
+        address = am.requestAddress(conf.addressSpace, subnet, conf.ipAddress, id);
+      } catch (e) {
+        throw errorf(`Failed to allocate address: ${messageOf(e)}`);
+      }
+      try {
+        let info;
+        try {
+          info = am.poolInfo(conf.addressSpace, subnet);
+        } catch (e) {
+          throw errorf(`Failed to get pool information: ${messageOf(e)}`);
+        }
+        const gateway = formatIp(info.gateway);
+        const result: CniResult = {
+          cniVersion: '1.0.0',
+          ips: [{ address, gateway }],
+          routes: [{ dst: '0.0.0.0/0', gw: gateway }],
+          dns: { nameservers: [...info.dnsServers] },
+        };
+        if (conf.type === 'internal') return;
+        try {
+          printResult(ctx.stdout, result, conf.cniVersion);
+        } catch (e) {
+          throw errorf(`Failed to convert result: ${messageOf(e)}`);
+        }
+      } catch (e) {
+        // the deferred release of the address
+        try {
+          am.releaseAddress(conf.addressSpace, subnet, address, id);
+        } catch {
+          // `_ = plugin.am.ReleaseAddress(...)`
+        }
+        throw e;
+      }
+    } catch (e) {
+      if (poolId !== '') {
+        try {
+          am.releasePool(conf.addressSpace, poolId);
+        } catch {
+          // `_ = plugin.am.ReleasePool(...)`
+        }
+      }
+      throw e;
+    }
+    return Promise.resolve();
+  }
+
+  async del(args: CmdArgs): Promise<void> {
+    const conf = this.configure(args);
+    try {
+      this.am.releaseAddress(conf.addressSpace, conf.subnet, conf.ipAddress, args.containerID);
+    } catch (e) {
+      throw errorf(`Failed to release address: ${messageOf(e)}`);
+    }
+    return Promise.resolve();
+  }
+}
+
+/** The skeleton the binary runs for one process. */
+function skeleton(proc: IpamProcess): CniPlugin {
+  return pluginMain(
+    'azure-vnet-ipam',
+    {
+      add: (args, ctx) => proc.add(args, ctx),
+      del: (args) => proc.del(args),
+      // `Get` (CNI CHECK) returns nil
+      check: () => Promise.resolve(),
+    },
+    AZURE_CNI_VERSIONS,
+    AZURE_CNI_VERSION,
+  );
+}
+
+/** The azure-vnet-ipam plugin. */
+export const azureVnetIpam: CniPlugin = {
+  type: 'azure-vnet-ipam',
+  async exec(host, request, depth = 0): Promise<ExecOutput> {
+    const path = joinPath(request.cwd ?? DEFAULT_CWD, IPAM_STATE_FILE);
+    const proc = new IpamProcess(host, path);
+    try {
+      proc.restore();
+    } catch (e) {
+      // main.go: Start fails before skel runs, printed with fmt.Printf, then os.Exit(1)
+      return { exitCode: 1, stdout: `Failed to start IPAM plugin, err:${messageOf(e)}.\n`, stderr: '' };
+    }
+    return skeleton(proc).exec(host, request, depth);
+  },
+};

@@ -1,0 +1,443 @@
+/**
+ * azure-vnet-ipam's address manager (ACN v1.8.12 `ipam/manager.go`, `ipam/pool.go`,
+ * `ipam/azure.go`; reference azure-cni.md §5): address spaces hold pools keyed by subnet, pools
+ * hold address records keyed by address text. The Azure source fills the `local` space from the
+ * wireserver's interface document — one pool per `IPSubnet` of an interface matched to a host
+ * interface by MAC, one record per non-primary address — and merges each refresh into the stored
+ * space by epoch (new records added; vanished ones dropped, or kept as unhealthy while in use and
+ * dropped on release). A pool's gateway is its subnet's host 1; its DNS is 168.63.129.16.
+ *
+ * Go ranges over maps in random order where the code picks "any" pool or address; here every map
+ * keeps insertion order (the document's order, then records added later), so a choice is the
+ * first that qualifies (docs/model.md, "Azure CNI").
+ */
+import {
+  formatIp,
+  formatPrefix,
+  parseIp,
+  parsePrefix,
+  prefixContains,
+  type IpAddr,
+  type Prefix,
+} from '../../addr/ip.js';
+import type { NetInterface } from '../../cni/contracts.js';
+import type { WireInterface } from './xml.js';
+
+export const LOCAL_ADDRESS_SPACE = 'local';
+export const GLOBAL_ADDRESS_SPACE = 'global';
+export const LOCAL_SCOPE = 0;
+export const GLOBAL_SCOPE = 1;
+/** The Azure DNS host proxy every pool answers as its DNS server. */
+export const DNS_HOST_PROXY = '168.63.129.16';
+
+/** ACN `ipam/api.go`'s errors, by their texts. */
+export const IPAM_ERRORS = {
+  invalidAddressSpace: 'Invalid address space',
+  invalidPoolId: 'Invalid address pool',
+  invalidAddress: 'Invalid address',
+  invalidScope: 'Invalid scope',
+  invalidConfiguration: 'Invalid configuration',
+  poolExists: 'Address pool already exists',
+  poolNotFound: 'Address pool not found',
+  addressExists: 'Address already exists',
+  addressNotFound: 'Address not found',
+  addressInUse: 'Address already in use',
+  noAvailableAddresses: 'No available addresses',
+  noAvailablePools: 'no available address pools',
+} as const;
+
+/** A Go `error` of the manager: its text is what the plugin prints after its own prefix. */
+export class IpamError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IpamError';
+  }
+}
+
+export interface AddressRecord {
+  ID: string;
+  readonly addr: IpAddr;
+  InUse: boolean;
+  unhealthy: boolean;
+  epoch: number;
+}
+
+export interface AddressPool {
+  space: AddressSpace | undefined;
+  readonly Id: string;
+  readonly IfName: string;
+  readonly subnet: Prefix;
+  readonly gateway: IpAddr;
+  readonly addresses: Map<string, AddressRecord>;
+  readonly byId: Map<string, AddressRecord>;
+  readonly IsIPv6: boolean;
+  readonly Priority: number;
+  RefCount: number;
+  epoch: number;
+}
+
+export interface AddressSpace {
+  readonly Id: string;
+  readonly Scope: number;
+  readonly pools: Map<string, AddressPool>;
+  epoch: number;
+}
+
+/** What `GetPoolInfo` answers. */
+export interface PoolInfo {
+  readonly subnet: Prefix;
+  readonly gateway: IpAddr;
+  readonly dnsServers: readonly string[];
+  readonly unhealthy: readonly string[];
+  readonly isIPv6: boolean;
+  readonly available: number;
+  readonly capacity: number;
+}
+
+/** `platform.GenerateAddress(subnet, ::1)`: the subnet's host 1. */
+function hostOne(p: Prefix): IpAddr {
+  return p.family === 4 ? { family: 4, value: (p.addr + 1) >>> 0 } : { family: 6, value: p.addr + 1n };
+}
+
+export function newAddressSpace(id: string, scope: number): AddressSpace {
+  if (scope !== LOCAL_SCOPE && scope !== GLOBAL_SCOPE) throw new IpamError(IPAM_ERRORS.invalidScope);
+  return { Id: id, Scope: scope, pools: new Map(), epoch: 0 };
+}
+
+/** `as.newAddressPool`: a new pool, or the existing one with "Address pool already exists". */
+export function newAddressPool(
+  as: AddressSpace,
+  ifName: string,
+  priority: number,
+  subnet: Prefix,
+): { pool: AddressPool; exists: boolean } {
+  const id = formatPrefix(subnet);
+  const have = as.pools.get(id);
+  if (have) return { pool: have, exists: true };
+  const pool: AddressPool = {
+    space: as,
+    Id: id,
+    IfName: ifName,
+    subnet,
+    gateway: hostOne(subnet),
+    addresses: new Map(),
+    byId: new Map(),
+    IsIPv6: subnet.family === 6,
+    Priority: priority,
+    RefCount: 0,
+    epoch: as.epoch,
+  };
+  as.pools.set(id, pool);
+  return { pool, exists: false };
+}
+
+/** `ap.newAddressRecord`: "Invalid address" outside the subnet, "Address already exists" twice. */
+export function newAddressRecord(ap: AddressPool, addr: IpAddr): AddressRecord {
+  if (!prefixContains(ap.subnet, addr)) throw new IpamError(IPAM_ERRORS.invalidAddress);
+  const key = formatIp(addr);
+  if (ap.addresses.has(key)) throw new IpamError(IPAM_ERRORS.addressExists);
+  const rec: AddressRecord = { ID: '', addr, InUse: false, unhealthy: false, epoch: ap.epoch };
+  ap.addresses.set(key, rec);
+  return rec;
+}
+
+const isInUse = (ap: AddressPool): boolean => ap.RefCount > 0;
+const anyRecordInUse = (ap: AddressPool): boolean =>
+  [...ap.addresses.values()].some((r) => r.InUse || r.ID !== '');
+
+/** `as.merge`: fold a refreshed space into the stored one. */
+function merge(as: AddressSpace, fresh: AddressSpace): void {
+  as.epoch++;
+  for (const [pk, pv] of fresh.pools) {
+    const ap = as.pools.get(pk);
+    if (!ap) {
+      as.pools.set(pk, pv);
+      pv.space = as;
+      pv.epoch = as.epoch;
+    } else {
+      for (const [ak, av] of pv.addresses) {
+        const ar = ap.addresses.get(ak);
+        if (!ar) {
+          ap.addresses.set(ak, av);
+          av.epoch = as.epoch;
+        } else {
+          ar.epoch = as.epoch;
+          ar.unhealthy = false;
+        }
+      }
+      pv.addresses.clear();
+      pv.space = undefined;
+    }
+  }
+  fresh.pools.clear();
+  for (const [pk, pv] of as.pools) {
+    if (pv.epoch >= as.epoch) continue;
+    for (const [ak, av] of pv.addresses) {
+      if (av.epoch === as.epoch) pv.epoch = as.epoch;
+      else if (av.InUse) {
+        pv.epoch = as.epoch;
+        av.unhealthy = true;
+      } else pv.addresses.delete(ak);
+    }
+    if (pv.epoch < as.epoch && !isInUse(pv)) {
+      pv.space = undefined;
+      as.pools.delete(pk);
+    }
+  }
+}
+
+/** `as.releasePool`: the pool's RefCount drops to 0 unless some record is in use or tagged. */
+function releasePool(as: AddressSpace, poolId: string): void {
+  const ap = as.pools.get(poolId);
+  if (!ap) throw new IpamError(IPAM_ERRORS.poolNotFound);
+  if (!anyRecordInUse(ap)) ap.RefCount = 0;
+}
+
+/** `as.requestPool`. */
+function requestPool(as: AddressSpace, poolId: string, ifName: string, v6: boolean): AddressPool {
+  let ap: AddressPool | undefined;
+  if (poolId !== '') {
+    ap = as.pools.get(poolId);
+    if (!ap) throw new IpamError(IPAM_ERRORS.poolNotFound);
+  } else {
+    for (const pool of as.pools.values()) {
+      if (isInUse(pool)) {
+        // in case the pool is not really in use, try to release it
+        releasePool(as, pool.Id);
+        if (isInUse(pool)) continue;
+      }
+      if (pool.IsIPv6 !== v6) continue;
+      if (ifName !== '' && ifName !== pool.IfName) continue;
+      if (!ap) {
+        ap = pool;
+        continue;
+      }
+      if (pool.Priority > ap.Priority) ap = pool;
+      if (pool.addresses.size > ap.addresses.size) ap = pool;
+    }
+    if (!ap) throw new IpamError(IPAM_ERRORS.noAvailablePools);
+  }
+  if (ap.RefCount === 0) ap.RefCount = 1;
+  return ap;
+}
+
+/** `ap.requestAddress`: the address in CIDR form (`10.240.0.5/16`). */
+function requestAddress(ap: AddressPool, address: string, id: string, gateway: boolean): string {
+  let ar: AddressRecord | undefined;
+  if (address !== '') {
+    ar = ap.addresses.get(address);
+    if (!ar) throw new IpamError(IPAM_ERRORS.addressNotFound);
+    if (ar.InUse && (id === '' || id !== ar.ID)) throw new IpamError(IPAM_ERRORS.addressInUse);
+  } else if (gateway) {
+    ar = { ID: '', addr: ap.gateway, InUse: false, unhealthy: false, epoch: 0 };
+    id = '';
+  } else if (id !== '') {
+    ar = ap.byId.get(id);
+  }
+  if (!ar) {
+    for (const r of ap.addresses.values()) {
+      if (!r.InUse && r.ID === '') {
+        ar = r;
+        break;
+      }
+    }
+    if (!ar) throw new IpamError(IPAM_ERRORS.noAvailableAddresses);
+  }
+  if (id !== '') {
+    ap.byId.set(id, ar);
+    ar.ID = id;
+  }
+  ar.InUse = true;
+  return `${formatIp(ar.addr)}/${ap.subnet.len}`;
+}
+
+/** `ap.releaseAddress`: a missing, differently tagged or free record is released silently. */
+function releaseAddress(ap: AddressPool, address: string, id: string): void {
+  let ar: AddressRecord | undefined;
+  if (address !== '') {
+    ar = ap.addresses.get(address);
+    if (!ar && address === formatIp(ap.gateway)) return;
+  } else if (id !== '') {
+    ar = ap.byId.get(id);
+    if (ar) address = formatIp(ar.addr);
+  }
+  if (!ar || (id !== '' && id !== ar.ID)) return;
+  if (!ar.InUse) return;
+  ar.InUse = false;
+  if (id !== '' && ar.ID === id) {
+    ap.byId.delete(ar.ID);
+    ar.ID = '';
+  }
+  if (ar.epoch < (ap.space?.epoch ?? 0)) ap.addresses.delete(address);
+}
+
+/** Where the Azure source asks, and how the answer arrives (the node's HTTP client). */
+export interface IpamSource {
+  /** The interface document's text, or a thrown error (only logged: the stored state is used). */
+  fetch(): string;
+  /** The node's interfaces, to match the document's MACs against. */
+  interfaces(): readonly NetInterface[];
+  /** Decode the document (xml.ts). */
+  decode(text: string): WireInterface[];
+}
+
+/**
+ * The address manager of one plugin process: the stored state, the source (started by
+ * `startSource` with the environment the configuration names) and the refresh that runs before
+ * each operation — once per process, as the in-memory 10-second interval never passes within one
+ * invocation. `save` is called after every change (the plugin writes the state file).
+ */
+export class AddressManager {
+  Version = '';
+  TimeStamp = '';
+  readonly spaces = new Map<string, AddressSpace>();
+  private source: IpamSource | undefined;
+  private refreshed = false;
+  /** Log lines (the plugin's log file upstream; kept for tests and traces). */
+  readonly log: string[] = [];
+
+  constructor(private readonly save: () => void) {}
+
+  /** `StartSource`: `azure` (the wireserver), `null` (none) or '' (none); anything else is refused. */
+  startSource(environment: string, source: IpamSource): void {
+    switch (environment) {
+      case 'azure':
+        this.source = source;
+        return;
+      case 'null':
+      case '':
+        this.source = undefined;
+        return;
+      default:
+        // mas/fileIpam (c:\k\interfaces.json) and ipv6NodeIpam are not modelled
+        throw new IpamError(IPAM_ERRORS.invalidConfiguration);
+    }
+  }
+
+  /** `refreshSource`: a failed refresh is logged, not returned. */
+  private refresh(): void {
+    if (!this.source || this.refreshed) return;
+    this.refreshed = true;
+    try {
+      this.refreshFrom(this.source);
+    } catch (e) {
+      this.log.push(`Source refresh failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** `azureSource.refresh`: the document's pools and records, merged into the `local` space. */
+  private refreshFrom(source: IpamSource): void {
+    const interfaces = source.interfaces();
+    const local = newAddressSpace(LOCAL_ADDRESS_SPACE, LOCAL_SCOPE);
+    const doc = source.decode(source.fetch());
+    for (const i of doc) {
+      const mac = i.macAddress.toLowerCase();
+      let ifName = '';
+      let priority = 0;
+      for (const iface of interfaces) {
+        const own = iface.mac.replaceAll(':', '').toLowerCase();
+        if (own === mac || mac === '*') {
+          ifName = iface.name;
+          if (!i.isPrimary) priority = 1;
+          break;
+        }
+      }
+      if (ifName === '') {
+        this.log.push(`Failed to find interface with MAC Address ${mac}`);
+        continue;
+      }
+      for (const s of i.subnets) {
+        const subnet = parsePrefix(s.prefix);
+        if (!subnet) {
+          this.log.push(`Failed to parse subnet ${s.prefix}`);
+          continue;
+        }
+        const { pool, exists } = newAddressPool(local, ifName, priority, subnet);
+        if (exists) {
+          this.log.push(`Failed to create pool ${s.prefix} on ${ifName}: ${IPAM_ERRORS.poolExists}`);
+          continue;
+        }
+        for (const a of s.addresses) {
+          if (a.isPrimary) continue;
+          const addr = parseIp(a.address);
+          try {
+            if (!addr) throw new IpamError(IPAM_ERRORS.invalidAddress);
+            newAddressRecord(pool, addr);
+          } catch (e) {
+            this.log.push(`Failed to create address ${a.address}: ${(e as Error).message}`);
+          }
+        }
+      }
+    }
+    this.setAddressSpace(local);
+  }
+
+  /** `setAddressSpace`: a new space, or merged into the stored one; then saved. */
+  setAddressSpace(as: AddressSpace): void {
+    const have = this.spaces.get(as.Id);
+    if (!have) this.spaces.set(as.Id, as);
+    else merge(have, as);
+    this.save();
+  }
+
+  private space(asId: string): AddressSpace {
+    const as = this.spaces.get(asId);
+    if (!as) throw new IpamError(IPAM_ERRORS.invalidAddressSpace);
+    return as;
+  }
+
+  private pool(as: AddressSpace, poolId: string): AddressPool {
+    const ap = as.pools.get(poolId);
+    if (!ap) throw new IpamError(`Pool id ${poolId} not found :${IPAM_ERRORS.invalidPoolId}`);
+    return ap;
+  }
+
+  /** `RequestPool`: the pool's ID and subnet. */
+  requestPool(asId: string, poolId: string, ifName: string, v6: boolean): { poolId: string; subnet: string } {
+    this.refresh();
+    const ap = requestPool(this.space(asId), poolId, ifName, v6);
+    this.save();
+    return { poolId: ap.Id, subnet: formatPrefix(ap.subnet) };
+  }
+
+  releasePool(asId: string, poolId: string): void {
+    this.refresh();
+    releasePool(this.space(asId), poolId);
+    this.save();
+  }
+
+  poolInfo(asId: string, poolId: string): PoolInfo {
+    const ap = this.pool(this.space(asId), poolId);
+    let available = 0;
+    const unhealthy: string[] = [];
+    for (const r of ap.addresses.values()) {
+      if (!r.InUse) available++;
+      if (r.unhealthy) unhealthy.push(formatIp(r.addr));
+    }
+    return {
+      subnet: ap.subnet,
+      gateway: ap.gateway,
+      dnsServers: [DNS_HOST_PROXY],
+      unhealthy,
+      isIPv6: ap.IsIPv6,
+      available,
+      capacity: ap.addresses.size,
+    };
+  }
+
+  /** `RequestAddress`: `address` '' for any; `id` the container ID (the same one again gets the same address). */
+  requestAddress(asId: string, poolId: string, address: string, id: string, gateway = false): string {
+    this.refresh();
+    const ap = this.pool(this.space(asId), poolId);
+    const got = requestAddress(ap, address, id, gateway);
+    this.save();
+    return got;
+  }
+
+  releaseAddress(asId: string, poolId: string, address: string, id: string): void {
+    this.refresh();
+    const ap = this.pool(this.space(asId), poolId);
+    releaseAddress(ap, address, id);
+    this.save();
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * `azure-vnet-ipam.json`, the IPAM's state on the node's disk (ACN v1.8.12 `store/json.go`,
+ * `ipam/manager.go`, `ipam/pool.go`; reference azure-cni.md §1.2, §5.2): a JSON object of keys to
+ * values — the manager under `IPAM` — written whole with `json.MarshalIndent(data, "", "\t")`, keys
+ * sorted as Go sorts a map's, the manager's exported fields in declaration order: `Version`,
+ * `TimeStamp`, `AddressSpaces{<id>:{Id, Scope, Pools{<subnet>:{Id, IfName, Subnet{IP, Mask},
+ * Gateway, Addresses{<ip>:{ID, Addr, InUse}}, IsIPv6, Priority, RefCount}}}}`. `Mask` is a
+ * `net.IPMask`, so base64 of its bytes. Unexported fields (epochs, `unhealthy`, the by-ID index)
+ * are not stored: the index is rebuilt from the records' IDs on load, and every epoch starts at 0.
+ *
+ * Reading follows `jsonFileStore.Read`: no file or an empty one is no state; other keys are kept
+ * as they are; a document Go cannot decode is Go's error text (the plugin then fails to start).
+ */
+import { formatIp, parseIp, parsePrefix, type IpAddr } from '../../addr/ip.js';
+import type { Json } from '../../core/json.js';
+import {
+  field,
+  goBool,
+  GoError,
+  goInt,
+  goJsonKind,
+  goMap,
+  goMarshalIndent,
+  GoOrdered,
+  goPtr,
+  GoRaw,
+  goRaw,
+  goString,
+  goStruct,
+  goUnmarshal,
+  type GoType,
+  type GoValue,
+} from '../../cni/gojson.js';
+import { netIPType } from '../../cni/result.js';
+import type { FileStore } from '../../core/files.js';
+import type { AddressManager, AddressPool, AddressRecord, AddressSpace } from './manager.js';
+
+/** The manager's key in the state file. */
+export const STORE_KEY = 'IPAM';
+
+/** `net.IPMask` is a `[]byte`: a base64 string (standard alphabet, padded), or null. */
+const ipMask: GoType = {
+  k: 'custom',
+  name: 'net.IPMask',
+  decode: (raw: Json) => {
+    if (raw === null) return undefined;
+    if (typeof raw !== 'string') {
+      throw new GoError(`json: cannot unmarshal ${goJsonKind(raw)} into Go value of type net.IPMask`);
+    }
+    if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(raw)) {
+      throw new GoError(`illegal base64 data at input byte ${Math.max(0, raw.search(/[^A-Za-z0-9+/=]/))}`);
+    }
+    return [...Buffer.from(raw, 'base64')];
+  },
+};
+
+/** `time.Time.UnmarshalJSON`: an RFC 3339 string (null leaves the zero time). */
+const goTime: GoType = {
+  k: 'custom',
+  name: 'time.Time',
+  decode: (raw: Json) => {
+    if (raw === null) return undefined;
+    if (typeof raw !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(raw)) {
+      throw new GoError(
+        `parsing time ${JSON.stringify(JSON.stringify(raw))} as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse as RFC 3339`,
+      );
+    }
+    return raw;
+  },
+};
+
+const RECORD = goStruct('ipam.addressRecord', [
+  field('ID', goString),
+  field('Addr', netIPType),
+  field('InUse', goBool),
+]);
+const IPNET = goStruct('net.IPNet', [field('IP', netIPType), field('Mask', ipMask)]);
+const POOL = goStruct('ipam.addressPool', [
+  field('Id', goString),
+  field('IfName', goString),
+  field('Subnet', IPNET),
+  field('Gateway', netIPType),
+  field('Addresses', goMap(goPtr(RECORD))),
+  field('IsIPv6', goBool),
+  field('Priority', goInt),
+  field('RefCount', goInt),
+]);
+const SPACE = goStruct('ipam.addressSpace', [
+  field('Id', goString),
+  field('Scope', goInt),
+  field('Pools', goMap(goPtr(POOL))),
+]);
+const MANAGER = goStruct('ipam.addressManager', [
+  field('Version', goString),
+  field('TimeStamp', goTime),
+  field('AddressSpaces', goMap(goPtr(SPACE))),
+]);
+const FILE = goMap(goPtr(goRaw));
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
+
+/** The prefix length of a mask's bytes (leading ones), or undefined when the mask is not canonical. */
+function maskLen(bytes: readonly number[]): number | undefined {
+  let len = 0;
+  let ended = false;
+  for (const b of bytes) {
+    for (let bit = 7; bit >= 0; bit--) {
+      if ((b >> bit) & 1) {
+        if (ended) return undefined;
+        len++;
+      } else ended = true;
+    }
+  }
+  return len;
+}
+
+function maskBytes(family: 4 | 6, len: number): string {
+  const n = family === 4 ? 4 : 16;
+  const out = Buffer.alloc(n);
+  for (let i = 0; i < len; i++) out[i >> 3]! |= 0x80 >> (i & 7);
+  return out.toString('base64');
+}
+
+/** The state file's other keys (kept when the file is written again) and the manager, restored. */
+export interface LoadedState {
+  readonly others: Map<string, string>;
+}
+
+/**
+ * `restore`: fill `am` from the file at `path`. Throws GoError for a document Go cannot decode
+ * (the syntax error, or a value of the wrong type).
+ */
+export function loadState(files: FileStore, path: string, am: AddressManager): LoadedState {
+  const others = new Map<string, string>();
+  const text = files.read(path);
+  if (text === undefined || text.length === 0) return { others };
+  const data = obj(goUnmarshal(text, FILE));
+  for (const [k, v] of Object.entries(data)) if (k !== STORE_KEY && typeof v === 'string') others.set(k, v);
+  const raw = data[STORE_KEY];
+  if (typeof raw !== 'string') return { others };
+  const m = obj(goUnmarshal(raw, MANAGER));
+  am.Version = (m['Version'] as string | undefined) ?? '';
+  am.TimeStamp = (m['TimeStamp'] as string | undefined) ?? '';
+  for (const [asKey, asVal] of Object.entries(obj(m['AddressSpaces']))) {
+    const a = obj(asVal);
+    const space: AddressSpace = {
+      Id: (a['Id'] as string | undefined) ?? '',
+      Scope: (a['Scope'] as number | undefined) ?? 0,
+      pools: new Map(),
+      epoch: 0,
+    };
+    am.spaces.set(asKey, space);
+    for (const [pk, pv] of Object.entries(obj(a['Pools']))) {
+      const p = obj(pv);
+      const net = obj(p['Subnet']);
+      const ip = parseIp((net['IP'] as string | undefined) ?? '') ?? ({ family: 4, value: 0 } as IpAddr);
+      const len = maskLen((net['Mask'] as number[] | undefined) ?? []) ?? 0;
+      const subnet = parsePrefix(`${formatIp(ip)}/${len}`)!;
+      const gw = parseIp((p['Gateway'] as string | undefined) ?? '') ?? ip;
+      const pool: AddressPool = {
+        space,
+        Id: (p['Id'] as string | undefined) ?? '',
+        IfName: (p['IfName'] as string | undefined) ?? '',
+        subnet,
+        gateway: gw,
+        addresses: new Map(),
+        byId: new Map(),
+        IsIPv6: p['IsIPv6'] === true,
+        Priority: (p['Priority'] as number | undefined) ?? 0,
+        RefCount: (p['RefCount'] as number | undefined) ?? 0,
+        epoch: 0,
+      };
+      space.pools.set(pk, pool);
+      for (const [ak, av] of Object.entries(obj(p['Addresses']))) {
+        const r = obj(av);
+        const addr = parseIp((r['Addr'] as string | undefined) ?? '') ?? ({ family: 4, value: 0 } as IpAddr);
+        const rec: AddressRecord = {
+          ID: (r['ID'] as string | undefined) ?? '',
+          addr,
+          InUse: r['InUse'] === true,
+          unhealthy: false,
+          epoch: 0,
+        };
+        pool.addresses.set(ak, rec);
+        if (rec.ID !== '') pool.byId.set(rec.ID, rec);
+      }
+    }
+  }
+  return { others };
+}
+
+/** The manager as Go marshals it (struct fields in order, maps sorted by `goMarshal`). */
+function managerValue(am: AddressManager): GoValue {
+  const spaces: Record<string, GoValue> = {};
+  for (const [k, as] of am.spaces) {
+    const pools: Record<string, GoValue> = {};
+    for (const [pk, p] of as.pools) {
+      const addresses: Record<string, GoValue> = {};
+      for (const [ak, r] of p.addresses) {
+        addresses[ak] = new GoOrdered([
+          ['ID', r.ID],
+          ['Addr', formatIp(r.addr)],
+          ['InUse', r.InUse],
+        ]);
+      }
+      pools[pk] = new GoOrdered([
+        ['Id', p.Id],
+        ['IfName', p.IfName],
+        [
+          'Subnet',
+          new GoOrdered([
+            [
+              'IP',
+              formatIp(
+                p.subnet.family === 4
+                  ? { family: 4, value: p.subnet.addr }
+                  : { family: 6, value: p.subnet.addr },
+              ),
+            ],
+            ['Mask', maskBytes(p.subnet.family, p.subnet.len)],
+          ]),
+        ],
+        ['Gateway', formatIp(p.gateway)],
+        ['Addresses', addresses],
+        ['IsIPv6', p.IsIPv6],
+        ['Priority', p.Priority],
+        ['RefCount', p.RefCount],
+      ]);
+    }
+    spaces[k] = new GoOrdered([
+      ['Id', as.Id],
+      ['Scope', as.Scope],
+      ['Pools', pools],
+    ]);
+  }
+  return new GoOrdered([
+    ['Version', am.Version],
+    ['TimeStamp', am.TimeStamp],
+    ['AddressSpaces', spaces],
+  ]);
+}
+
+/** `jsonFileStore.Write(IPAM, am)`: the whole file, tab-indented, the other keys as they were. */
+export function stateText(am: AddressManager, others: ReadonlyMap<string, string>): string {
+  const data: Record<string, GoValue> = {};
+  for (const [k, v] of others) data[k] = new GoRaw(v);
+  data[STORE_KEY] = managerValue(am);
+  return goMarshalIndent(data, '\t');
+}
