@@ -51,7 +51,8 @@ export const ADAPTER_HELP = `  --adapter SPEC    A host network adapter (repeat 
   --host FILE       A host document (JSON): {"name","seed","profile","adapters":[{"name",
                     "ipAddress","gateway","macAddress","mtu","macSpoofing"}],"serviceRestart":
                     {…,"downtimeMs"},"reboot":{…},"defaultNamespace","dataplane":{…},
-                    "hcs":{"api":"computecore"|"vmcompute",…}}; flags override it`;
+                    "hcs":{"api":"computecore"|"vmcompute",…},"azure":{"nics":[{"adapter",
+                    "secondaryIps":[…]}]}}; flags override it`;
 
 export function defaultIo(): CliIo {
   return {

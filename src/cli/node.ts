@@ -70,6 +70,7 @@ const HOST_DOC_KEYS = [
   'defaultNamespace',
   'dataplane',
   'hcs',
+  'azure',
 ];
 
 /**
@@ -105,6 +106,8 @@ function readHostDocument(path: string): HostOptions {
   if (doc.defaultNamespace !== undefined && typeof doc.defaultNamespace !== 'boolean')
     throw bad('defaultNamespace', 'true or false');
   if (doc.dataplane !== undefined && !isJsonObject(doc.dataplane)) throw bad('dataplane', 'an object');
+  if (doc.azure !== undefined && (!isJsonObject(doc.azure) || !Array.isArray(doc.azure['nics'])))
+    throw bad('azure', 'an object {"nics":[{"adapter","secondaryIps":[…]}]}');
   if (doc.hcs !== undefined) {
     if (!isJsonObject(doc.hcs)) throw bad('hcs', 'an object');
     const api = doc.hcs['api'];
