@@ -1,6 +1,8 @@
 // The `hnsim` command for tests, two ways: as a user runs it (`node bin/hnsim.js …` in a child
 // process, no build step) and in-process through `main` (fast: fake stdin/stdout/stderr).
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -55,4 +57,23 @@ export async function runHnsim(
     env: opts.env ?? {},
   });
   return { status, stdout: out.join(''), stderr: err.join('') };
+}
+
+/**
+ * `hnsim serve --host FILE` in-process, `hostDoc` written to FILE, `request` one JSON-RPC line on
+ * stdin: its exit status, stdout (the response) and stderr.
+ */
+export async function serveWithHostDoc(
+  hostDoc: unknown,
+  request: unknown,
+): Promise<{ status: number | null; out: string; err: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'hnsim-hostdoc-'));
+  try {
+    const file = join(dir, 'host.json');
+    writeFileSync(file, JSON.stringify(hostDoc));
+    const r = await runHnsim(['serve', '--host', file], { input: JSON.stringify(request) + '\n' });
+    return { status: r.status, out: r.stdout, err: r.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

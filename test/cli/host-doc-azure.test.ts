@@ -1,28 +1,8 @@
 // `--host FILE` with "azure" makes `hnsim serve`'s node an Azure VM: azure-vnet-ipam over JSON-RPC
 // (CniExec) gets the NIC's secondary IPs from the node's wireserver; a malformed "azure" is a
 // command error naming the key, and a NIC Azure could not have is "cannot build the host".
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { runHnsim } from './hnsim.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function serve(
-  hostDoc: unknown,
-  request: unknown,
-): Promise<{ status: number | null; out: string; err: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'hnsim-hostdoc-'));
-  dirs.push(dir);
-  const file = join(dir, 'host.json');
-  writeFileSync(file, JSON.stringify(hostDoc));
-  const r = await runHnsim(['serve', '--host', file], { input: JSON.stringify(request) + '\n' });
-  return { status: r.status, out: r.stdout, err: r.stderr };
-}
+import { describe, expect, it } from 'vitest';
+import { serveWithHostDoc as serve } from './hnsim.js';
 
 const VM = {
   adapters: [{ name: 'Ethernet', ipAddress: '10.240.0.4/16', gateway: '10.240.0.1' }],

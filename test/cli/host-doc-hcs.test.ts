@@ -1,27 +1,7 @@
 // `--host FILE` carries the HCS API choice (and dataplane options) to `hnsim serve`, so JSON-RPC
 // users can have vmcompute's 0xC037… spelling (reference hcs-lifecycle.md §0).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { runHnsim } from './hnsim.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-async function serve(
-  hostDoc: unknown,
-  request: unknown,
-): Promise<{ status: number | null; out: string; err: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'hnsim-hostdoc-'));
-  dirs.push(dir);
-  const file = join(dir, 'host.json');
-  writeFileSync(file, JSON.stringify(hostDoc));
-  const r = await runHnsim(['serve', '--host', file], { input: JSON.stringify(request) + '\n' });
-  return { status: r.status, out: r.stdout, err: r.stderr };
-}
+import { describe, expect, it } from 'vitest';
+import { serveWithHostDoc as serve } from './hnsim.js';
 
 const START_MISSING = { jsonrpc: '2.0', id: 1, method: 'HcsStartComputeSystem', params: ['nope'] };
 
