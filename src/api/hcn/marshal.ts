@@ -288,18 +288,26 @@ export function isGoGuid(s: string): boolean {
 /** The all-zero GUID hcsshim passes as `id` on create, so that HNS chooses the ID. */
 export const ZERO_GUID = '00000000-0000-0000-0000-000000000000';
 
-/** What Go's `json.Marshal` escapes in strings that `JSON.stringify` writes as they are (HTMLEscape). */
-const GO_ONLY_ESCAPES = /[<>&\u2028\u2029]/g;
+/**
+ * Where Go's `json.Marshal` and `JSON.stringify` write a string differently: `<`, `>`, `&`, U+2028
+ * and U+2029 (Go escapes them: HTMLEscape), and a lone surrogate, which `JSON.stringify` writes as
+ * a `\udXXX` escape (a pair it writes as it is) and Go holds as U+FFFD (the Go side decoded the
+ * text or converted UTF-16 into a string: either replaces it) and writes as it is. An escaped
+ * backslash is matched too, so that `\\ud800` (a backslash, then text) is left alone.
+ */
+const GO_ONLY_ESCAPES = /[<>&\u2028\u2029]|\\(?:\\|ud[89a-f][0-9a-f]{2})/g;
 
-function goEscape(c: string): string {
-  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+function goEscape(m: string): string {
+  if (m.length === 1) return `\\u${m.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  return m === '\\\\' ? m : '\ufffd';
 }
 
 /**
  * JSON text as Go's `json.Marshal` writes this value (objects in their key order, as the struct
  * specs and `json.RawMessage` keep them): `JSON.stringify`, with `<`, `>`, `&`, U+2028 and U+2029
- * escaped as `\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029` (Go's HTML-safe string encoding;
- * those characters only occur inside strings, so the whole text can be rewritten).
+ * escaped as `\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029` (Go's HTML-safe string encoding)
+ * and a lone surrogate written as U+FFFD; those only occur inside strings, so the whole text can
+ * be rewritten.
  */
 export function goJson(value: unknown): string {
   const text = JSON.stringify(value);

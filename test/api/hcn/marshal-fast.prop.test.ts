@@ -77,7 +77,9 @@ describe('copyData', () => {
  * Go's `json.Marshal` of a string (golang/go `src/encoding/json/encode.go`, `appendString` with
  * HTML escaping on, as `json.Marshal` has it), written here for well-formed strings: `"` and `\`
  * escaped; \b \f \n \r \t by name; other control characters as \u00xx; `<`, `>`, `&`, U+2028 and
- * U+2029 as \u003c, \u003e, \u0026, \u2028, \u2029; everything else as it is.
+ * U+2029 as \u003c, \u003e, \u0026, \u2028, \u2029; everything else as it is. A lone surrogate is
+ * U+FFFD, written as it is: the Go side holds what it decoded from JSON or converted from UTF-16,
+ * and both replace an unpaired surrogate with U+FFFD (`unicode/utf16.Decode`, decode.go `unquote`).
  */
 function goString(s: string): string {
   let out = '"';
@@ -92,7 +94,8 @@ function goString(s: string): string {
       13: '\\r',
       9: '\\t',
     };
-    if (named[c] !== undefined) out += named[c];
+    if (c >= 0xd800 && c <= 0xdfff) out += '\ufffd';
+    else if (named[c] !== undefined) out += named[c];
     else if (c < 0x20 || c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029)
       out += `\\u${c.toString(16).padStart(4, '0')}`;
     else out += ch;
@@ -112,7 +115,7 @@ function goQuery(major: number, minor: number, flags: number, filter: string): s
   return `${out}}`;
 }
 
-/** Well-formed strings, with the characters Go and JSON.stringify write differently mixed in. */
+/** Strings with the characters Go and JSON.stringify write differently mixed in, lone surrogates too. */
 const text = fc
   .array(
     fc.oneof(
@@ -131,6 +134,9 @@ const text = fc
         '\u007f',
         'é',
         '😀',
+        '\ud800',
+        '\udfff',
+        '\\ud800',
       ),
     ),
     { maxLength: 6 },
