@@ -68,7 +68,9 @@ async function delegate(
   verb: string,
 ): Promise<ExecOutput> {
   const env = { ...ctx.env, CNI_COMMAND: verb };
-  const out = await ctx.host.exec(pluginType, { env, stdin: netconf }, ctx.depth + 1);
+  // a child process starts in its parent's working directory
+  const cwd = ctx.cwd !== undefined ? { cwd: ctx.cwd } : {};
+  const out = await ctx.host.exec(pluginType, { env, stdin: netconf, ...cwd }, ctx.depth + 1);
   if (out.exitCode !== 0) throw pluginError(out);
   // RawExec copies a successful plugin's stderr to the caller's stderr
   if (out.stderr) ctx.stderr.write(out.stderr);

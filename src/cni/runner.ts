@@ -127,6 +127,12 @@ export interface CniRunnerOptions {
   readonly cacheDir?: string;
   /** Environment the runtime process has (`os.Environ()`), under the CNI_* variables. */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * The runtime process's working directory, which the plugins it execs start in (containerd as a
+   * Windows service: `C:\Windows\System32`; dockershim under aks-engine: `C:\k`); unset, plugins
+   * see none (their own default).
+   */
+  readonly cwd?: string;
 }
 
 /** Go's `[]byte` JSON form: standard base64 with padding. */
@@ -193,12 +199,14 @@ export class CniRunner {
   readonly #path: readonly string[];
   readonly #cacheDir: string;
   readonly #env: Readonly<Record<string, string>>;
+  readonly #cwd: string | undefined;
 
   constructor(host: PluginHost, options: CniRunnerOptions) {
     this.#host = host;
     this.#path = [...options.path];
     this.#cacheDir = options.cacheDir ?? '';
     this.#env = options.env ?? {};
+    this.#cwd = options.cwd;
   }
 
   get path(): readonly string[] {
@@ -235,7 +243,7 @@ export class CniRunner {
 
   /** `ExecPluginWithoutResult`. */
   async #execNoResult(run: Runner, bytes: Uint8Array, env: Record<string, string>): Promise<ExecOutput> {
-    const out = await run({ env, stdin: bytes });
+    const out = await run({ env, stdin: bytes, ...(this.#cwd !== undefined ? { cwd: this.#cwd } : {}) });
     if (out.exitCode !== 0) throw pluginError(out);
     return out;
   }

@@ -43,6 +43,8 @@ export interface PluginContext {
   readonly stderr: Writer;
   /** 0 for the runtime's call, +1 per delegation. */
   readonly depth: number;
+  /** The process's working directory, when the caller gave one (a delegate inherits it). */
+  readonly cwd?: string;
 }
 
 export type CmdFunc = (args: CmdArgs, ctx: PluginContext) => Promise<void>;
@@ -198,7 +200,14 @@ export function pluginMain(
         const v = given[k];
         if (v !== undefined) env[k] = v;
       }
-      const ctx: PluginContext = { host, env, stdout, stderr, depth };
+      const ctx: PluginContext = {
+        host,
+        env,
+        stdout,
+        stderr,
+        depth,
+        ...(request.cwd !== undefined ? { cwd: request.cwd } : {}),
+      };
       let err: CniError | undefined;
       try {
         err = await dispatch(funcs, supported, about, env, toBytes(request.stdin), ctx);

@@ -21,6 +21,11 @@ export interface CniNetworkOptions {
   readonly path?: readonly string[];
   /** libcni's cache directory (default /var/lib/cni). */
   readonly cacheDir?: string;
+  /**
+   * The runtime's working directory, where its plugins start (`CniRunnerOptions.cwd`): containerd
+   * as a service `C:\Windows\System32`, dockershim under aks-engine `C:\k`. Default: unset.
+   */
+  readonly cwd?: string;
 }
 
 /** A conflist (its text or the JSON object) and a runner for it on `host`. Throws libcni's parse errors. */
@@ -33,6 +38,7 @@ export function cniNetwork(
   const runner = new CniRunner(pluginHost(host, options.registry ?? referenceRegistry()), {
     path: options.path ?? [DEFAULT_CNI_BIN_DIR],
     ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
   });
   return { list: confListFromBytes(text), runner };
 }
