@@ -75,13 +75,22 @@ export class AzureVm {
   static parse(spec: AzureVmSpec, adapters: readonly NetAdapterRec[]): AzureVm {
     if (typeof spec !== 'object' || spec === null || !Array.isArray(spec.nics))
       specError('nics must be a list');
+    for (const k of Object.keys(spec)) if (k !== 'nics') specError(`unknown key "${k}" (nics)`);
     if (spec.nics.length === 0) specError('a VM has at least one NIC');
     const taken = new Set<string>();
     const used = new Set<number>();
     const list: readonly AzureNicSpec[] = spec.nics;
     const nics = list.map((n, i): AzureNic => {
-      const a = adapters.find((x) => x.Name.toLowerCase() === String(n?.adapter).toLowerCase());
-      if (!a) specError(`nic ${i}: no host adapter "${String(n?.adapter)}"`);
+      if (typeof n !== 'object' || n === null || Array.isArray(n)) specError(`nic ${i} must be an object`);
+      for (const k of Object.keys(n)) {
+        if (k !== 'adapter' && k !== 'secondaryIps')
+          specError(`nic ${i}: unknown key "${k}" (adapter, secondaryIps)`);
+      }
+      if (typeof n.adapter !== 'string') specError(`nic ${i}: adapter must be the name of a host adapter`);
+      if (n.secondaryIps !== undefined && !Array.isArray(n.secondaryIps))
+        specError(`nic ${i}: secondaryIps must be a list of IPv4 addresses`);
+      const a = adapters.find((x) => x.Name.toLowerCase() === n.adapter.toLowerCase());
+      if (!a) specError(`nic ${i}: no host adapter "${n.adapter}"`);
       if (taken.has(a.Name.toLowerCase())) specError(`nic ${i}: adapter "${a.Name}" is named twice`);
       taken.add(a.Name.toLowerCase());
       if (!a.IPv4) specError(`nic ${i}: adapter "${a.Name}" has no IPv4 address`);
