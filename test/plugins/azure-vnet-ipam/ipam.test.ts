@@ -269,6 +269,25 @@ describe('azure-vnet-ipam off Azure and with bad state', () => {
   });
 });
 
+describe('azure-vnet-ipam across a reboot (reference azure-cni.md §5.3 "No reboot reset", §7 #1)', () => {
+  it('keeps every address in use after a reboot, until the state file is deleted (AKS cleanupnetwork.ps1)', async () => {
+    const host = azureHost(['10.240.0.5']);
+    const inPool = { cniVersion: '0.4.0', subnet: '10.240.0.0/16' };
+    ok(await run(host, 'ADD', 'before-reboot', { cniVersion: '0.4.0' }));
+    host.reboot();
+    // the pod is gone with the reboot, its address is not: the CNI path never clears InUse
+    expect(failed(await run(host, 'ADD', 'after-reboot', inPool))).toEqual({
+      code: 100,
+      msg: 'Failed to allocate address: No available addresses',
+    });
+    // what AKS's node start-up does: delete azure-vnet*.json
+    host.files.remove(STATE);
+    expect(addressOf(ok(await run(host, 'ADD', 'after-reboot', { cniVersion: '0.4.0' })))).toBe(
+      '10.240.0.5/16',
+    );
+  });
+});
+
 describe('azure-vnet-ipam.json', () => {
   it('is the manager under IPAM, tab-indented, fields in Go declaration order, the mask base64', async () => {
     const host = azureHost(['10.240.0.5', '10.240.0.6']);
