@@ -45,7 +45,7 @@ import { printResult } from '../../cni/result.js';
 import { pluginMain, stdinText, type CmdArgs, type PluginContext } from '../../cni/skel.js';
 import { AddressManager, LOCAL_ADDRESS_SPACE, type IpamSource } from './manager.js';
 import { loadState, stateText } from './state.js';
-import { decodeInterfaceDocument } from './xml.js';
+import { INTERFACE_INFO_URL, PlatformUnreachable, WIRESERVER_IP } from '../../host/azure.js';
 
 export { AddressManager, IPAM_ERRORS, IpamError, DNS_HOST_PROXY, LOCAL_ADDRESS_SPACE } from './manager.js';
 export { decodeInterfaceDocument, type WireInterface } from './xml.js';
@@ -59,7 +59,6 @@ export const AZURE_CNI_VERSIONS: readonly string[] = ['0.1.0', '0.2.0', '0.3.0',
 export const IPAM_STATE_FILE = 'azure-vnet-ipam.json';
 /** Where a plugin runs when the runtime does not say: containerd as a Windows service. */
 export const DEFAULT_CWD = 'C:\\Windows\\System32';
-const WIRESERVER_QUERY = 'http://168.63.129.16/machine/plugins?comp=nmagent&type=getinterfaceinfov1';
 const IPAM_V6 = 'azure-vnet-ipamv6';
 
 /** ACN `cni.IPAM`, as `json.Unmarshal` fills it. */
@@ -96,7 +95,6 @@ interface IpamConfig {
   readonly cniVersion: string;
   readonly master: string;
   readonly type: string;
-  readonly environment: string;
   readonly addressSpace: string;
   readonly subnet: string;
   readonly ipAddress: string;
@@ -105,6 +103,24 @@ interface IpamConfig {
 /** `plugin.Errorf`: a code-100 error. */
 const errorf = (msg: string): CniError => new CniError(100, msg);
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** `fn()`, its error as `plugin.Errorf("<what>: %v", err)`. */
+function step<T>(what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw errorf(`${what}: ${messageOf(e)}`);
+  }
+}
+
+/** `_ = fn()`: a deferred release whose error nobody reads. */
+function ignoring(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // dropped, as upstream drops it
+  }
+}
 
 /** Go's RFC 3339 with nanoseconds, trailing zeros dropped (`time.Time.MarshalJSON`). */
 function goTimeText(ms: number): string {
@@ -137,36 +153,27 @@ class IpamProcess {
 
   /** `Configure`: the configuration, its source started. */
   configure(args: CmdArgs): IpamConfig {
-    let doc: Record<string, unknown>;
-    try {
-      doc = (goUnmarshal(stdinText(args), NETWORK_CONFIG) ?? {}) as Record<string, unknown>;
-    } catch (e) {
-      throw errorf(`Failed to parse network configuration: ${messageOf(e)}`);
-    }
+    const parse = 'Failed to parse network configuration';
+    const doc = step(
+      parse,
+      () => (goUnmarshal(stdinText(args), NETWORK_CONFIG) ?? {}) as Record<string, unknown>,
+    );
     const ipam = (doc['ipam'] ?? {}) as Record<string, string | undefined>;
-    const environment = ipam['environment'] || 'azure';
     const host = this.host;
     const source: IpamSource = {
       fetch: () => {
-        if (!host.platformGet)
-          throw new Error(`Get "${WIRESERVER_QUERY}": dial tcp 168.63.129.16:80: i/o timeout`);
-        const reply = host.platformGet(WIRESERVER_QUERY);
+        if (!host.platformGet) throw new PlatformUnreachable(INTERFACE_INFO_URL, `${WIRESERVER_IP}:80`);
+        const reply = host.platformGet(INTERFACE_INFO_URL);
         if (reply.status !== 200) throw new Error(`wireserver http error: status ${reply.status}`);
         return reply.body;
       },
       interfaces: () => host.interfaces?.() ?? [],
-      decode: decodeInterfaceDocument,
     };
-    try {
-      this.am.startSource(environment, source);
-    } catch (e) {
-      throw errorf(`Failed to parse network configuration: ${messageOf(e)}`);
-    }
+    step(parse, () => this.am.startSource(ipam['environment'] || 'azure', source));
     return {
       cniVersion: (doc['cniVersion'] as string | undefined) || '0.2.0',
       master: (doc['master'] as string | undefined) ?? '',
       type: ipam['type'] ?? '',
-      environment,
       addressSpace: ipam['addressSpace'] || LOCAL_ADDRESS_SPACE,
       subnet: ipam['subnet'] ?? '',
       ipAddress: ipam['ipAddress'] ?? '',
@@ -174,64 +181,34 @@ class IpamProcess {
   }
 
   async add(args: CmdArgs, ctx: PluginContext): Promise<void> {
-    const conf = this.configure(args);
+    const { addressSpace: as, master, type, ipAddress, cniVersion, ...conf } = this.configure(args);
     const am = this.am;
     const id = args.containerID;
     let subnet = conf.subnet;
     let poolId = '';
+    let address = '';
     try {
       if (subnet === '') {
-        try {
-          const got = am.requestPool(conf.addressSpace, '', conf.master, conf.type === IPAM_V6);
-          poolId = got.poolId;
-          subnet = got.subnet;
-        } catch (e) {
-          throw errorf(`Failed to allocate pool: ${messageOf(e)}`);
-        }
+        ({ poolId, subnet } = step('Failed to allocate pool', () =>
+          am.requestPool(as, '', master, type === IPAM_V6),
+        ));
       }
-      let address: string;
-      try {
-        address = am.requestAddress(conf.addressSpace, subnet, conf.ipAddress, id);
-      } catch (e) {
-        throw errorf(`Failed to allocate address: ${messageOf(e)}`);
-      }
-      try {
-        let info;
-        try {
-          info = am.poolInfo(conf.addressSpace, subnet);
-        } catch (e) {
-          throw errorf(`Failed to get pool information: ${messageOf(e)}`);
-        }
-        const gateway = formatIp(info.gateway);
-        const result: CniResult = {
-          cniVersion: '1.0.0',
-          ips: [{ address, gateway }],
-          routes: [{ dst: '0.0.0.0/0', gw: gateway }],
-          dns: { nameservers: [...info.dnsServers] },
-        };
-        if (conf.type === 'internal') return;
-        try {
-          printResult(ctx.stdout, result, conf.cniVersion);
-        } catch (e) {
-          throw errorf(`Failed to convert result: ${messageOf(e)}`);
-        }
-      } catch (e) {
-        // the deferred release of the address
-        try {
-          am.releaseAddress(conf.addressSpace, subnet, address, id);
-        } catch {
-          // `_ = plugin.am.ReleaseAddress(...)`
-        }
-        throw e;
-      }
+      address = step('Failed to allocate address', () => am.requestAddress(as, subnet, ipAddress, id));
+      const info = step('Failed to get pool information', () => am.poolInfo(as, subnet));
+      const gateway = formatIp(info.gateway);
+      const result: CniResult = {
+        cniVersion: '1.0.0',
+        ips: [{ address, gateway }],
+        routes: [{ dst: '0.0.0.0/0', gw: gateway }],
+        dns: { nameservers: [...info.dnsServers] },
+      };
+      // `internal`: azure-vnet's in-process call reads the result instead
+      if (type !== 'internal')
+        step('Failed to convert result', () => printResult(ctx.stdout, result, cniVersion));
     } catch (e) {
-      if (poolId !== '') {
-        try {
-          am.releasePool(conf.addressSpace, poolId);
-        } catch {
-          // `_ = plugin.am.ReleasePool(...)`
-        }
-      }
+      // upstream's deferred releases, the last deferred first
+      if (address !== '') ignoring(() => am.releaseAddress(as, subnet, address, id));
+      if (poolId !== '') ignoring(() => am.releasePool(as, poolId));
       throw e;
     }
     return Promise.resolve();
@@ -239,11 +216,9 @@ class IpamProcess {
 
   async del(args: CmdArgs): Promise<void> {
     const conf = this.configure(args);
-    try {
-      this.am.releaseAddress(conf.addressSpace, conf.subnet, conf.ipAddress, args.containerID);
-    } catch (e) {
-      throw errorf(`Failed to release address: ${messageOf(e)}`);
-    }
+    step('Failed to release address', () =>
+      this.am.releaseAddress(conf.addressSpace, conf.subnet, conf.ipAddress, args.containerID),
+    );
     return Promise.resolve();
   }
 }

@@ -9,7 +9,9 @@
  *
  * Go ranges over maps in random order where the code picks "any" pool or address; here every map
  * keeps insertion order (the document's order, then records added later), so a choice is the
- * first that qualifies (docs/model.md, "Azure CNI").
+ * first that qualifies (docs/model.md, "azure-vnet-ipam"). What upstream only logs (an interface
+ * no host interface matches, a subnet or address it cannot use, a failed refresh) is skipped
+ * silently: the plugin's log file is not modelled.
  */
 import {
   formatIp,
@@ -21,25 +23,20 @@ import {
   type Prefix,
 } from '../../addr/ip.js';
 import type { NetInterface } from '../../cni/contracts.js';
-import type { WireInterface } from './xml.js';
+import { decodeInterfaceDocument } from './xml.js';
 
 export const LOCAL_ADDRESS_SPACE = 'local';
-export const GLOBAL_ADDRESS_SPACE = 'global';
-export const LOCAL_SCOPE = 0;
-export const GLOBAL_SCOPE = 1;
+/** `ipam.LocalScope`: the scope of the `local` space. */
+const LOCAL_SCOPE = 0;
 /** The Azure DNS host proxy every pool answers as its DNS server. */
 export const DNS_HOST_PROXY = '168.63.129.16';
 
-/** ACN `ipam/api.go`'s errors, by their texts. */
+/** ACN `ipam/api.go`'s errors that reach the plugin's output, by their texts. */
 export const IPAM_ERRORS = {
   invalidAddressSpace: 'Invalid address space',
   invalidPoolId: 'Invalid address pool',
-  invalidAddress: 'Invalid address',
-  invalidScope: 'Invalid scope',
   invalidConfiguration: 'Invalid configuration',
-  poolExists: 'Address pool already exists',
   poolNotFound: 'Address pool not found',
-  addressExists: 'Address already exists',
   addressNotFound: 'Address not found',
   addressInUse: 'Address already in use',
   noAvailableAddresses: 'No available addresses',
@@ -99,21 +96,18 @@ function hostOne(p: Prefix): IpAddr {
   return p.family === 4 ? { family: 4, value: (p.addr + 1) >>> 0 } : { family: 6, value: p.addr + 1n };
 }
 
-export function newAddressSpace(id: string, scope: number): AddressSpace {
-  if (scope !== LOCAL_SCOPE && scope !== GLOBAL_SCOPE) throw new IpamError(IPAM_ERRORS.invalidScope);
-  return { Id: id, Scope: scope, pools: new Map(), epoch: 0 };
-}
-
-/** `as.newAddressPool`: a new pool, or the existing one with "Address pool already exists". */
-export function newAddressPool(
+/**
+ * `as.newAddressPool` for a subnet not in the space yet (undefined when it is: "Address pool
+ * already exists", which the source only logs).
+ */
+function newAddressPool(
   as: AddressSpace,
   ifName: string,
   priority: number,
   subnet: Prefix,
-): { pool: AddressPool; exists: boolean } {
+): AddressPool | undefined {
   const id = formatPrefix(subnet);
-  const have = as.pools.get(id);
-  if (have) return { pool: have, exists: true };
+  if (as.pools.has(id)) return undefined;
   const pool: AddressPool = {
     space: as,
     Id: id,
@@ -128,17 +122,17 @@ export function newAddressPool(
     epoch: as.epoch,
   };
   as.pools.set(id, pool);
-  return { pool, exists: false };
+  return pool;
 }
 
-/** `ap.newAddressRecord`: "Invalid address" outside the subnet, "Address already exists" twice. */
-export function newAddressRecord(ap: AddressPool, addr: IpAddr): AddressRecord {
-  if (!prefixContains(ap.subnet, addr)) throw new IpamError(IPAM_ERRORS.invalidAddress);
+/**
+ * `ap.newAddressRecord`: a record for an address of the pool's subnet not in it yet (upstream's
+ * "Invalid address" and "Address already exists" are only logged: the address is skipped).
+ */
+function newAddressRecord(ap: AddressPool, addr: IpAddr): void {
   const key = formatIp(addr);
-  if (ap.addresses.has(key)) throw new IpamError(IPAM_ERRORS.addressExists);
-  const rec: AddressRecord = { ID: '', addr, InUse: false, unhealthy: false, epoch: ap.epoch };
-  ap.addresses.set(key, rec);
-  return rec;
+  if (!prefixContains(ap.subnet, addr) || ap.addresses.has(key)) return;
+  ap.addresses.set(key, { ID: '', addr, InUse: false, unhealthy: false, epoch: ap.epoch });
 }
 
 const isInUse = (ap: AddressPool): boolean => ap.RefCount > 0;
@@ -271,14 +265,12 @@ function releaseAddress(ap: AddressPool, address: string, id: string): void {
   if (ar.epoch < (ap.space?.epoch ?? 0)) ap.addresses.delete(address);
 }
 
-/** Where the Azure source asks, and how the answer arrives (the node's HTTP client). */
+/** Where the Azure source asks (the node's HTTP client) and what it matches the answer against. */
 export interface IpamSource {
-  /** The interface document's text, or a thrown error (only logged: the stored state is used). */
+  /** The interface document's text, or a thrown error (the stored state is then used). */
   fetch(): string;
   /** The node's interfaces, to match the document's MACs against. */
   interfaces(): readonly NetInterface[];
-  /** Decode the document (xml.ts). */
-  decode(text: string): WireInterface[];
 }
 
 /**
@@ -293,8 +285,6 @@ export class AddressManager {
   readonly spaces = new Map<string, AddressSpace>();
   private source: IpamSource | undefined;
   private refreshed = false;
-  /** Log lines (the plugin's log file upstream; kept for tests and traces). */
-  readonly log: string[] = [];
 
   constructor(private readonly save: () => void) {}
 
@@ -314,58 +304,34 @@ export class AddressManager {
     }
   }
 
-  /** `refreshSource`: a failed refresh is logged, not returned. */
+  /** `refreshSource`: a failed refresh is only logged upstream, not returned. */
   private refresh(): void {
     if (!this.source || this.refreshed) return;
     this.refreshed = true;
     try {
       this.refreshFrom(this.source);
-    } catch (e) {
-      this.log.push(`Source refresh failed: ${(e as Error).message}`);
+    } catch {
+      // "Source refresh failed": the operation goes on with the stored state
     }
   }
 
   /** `azureSource.refresh`: the document's pools and records, merged into the `local` space. */
   private refreshFrom(source: IpamSource): void {
     const interfaces = source.interfaces();
-    const local = newAddressSpace(LOCAL_ADDRESS_SPACE, LOCAL_SCOPE);
-    const doc = source.decode(source.fetch());
-    for (const i of doc) {
+    const local: AddressSpace = { Id: LOCAL_ADDRESS_SPACE, Scope: LOCAL_SCOPE, pools: new Map(), epoch: 0 };
+    for (const i of decodeInterfaceDocument(source.fetch())) {
       const mac = i.macAddress.toLowerCase();
-      let ifName = '';
-      let priority = 0;
-      for (const iface of interfaces) {
-        const own = iface.mac.replaceAll(':', '').toLowerCase();
-        if (own === mac || mac === '*') {
-          ifName = iface.name;
-          if (!i.isPrimary) priority = 1;
-          break;
-        }
-      }
-      if (ifName === '') {
-        this.log.push(`Failed to find interface with MAC Address ${mac}`);
-        continue;
-      }
+      // the first host interface with that MAC ('*': any); a secondary NIC's pools come first
+      const iface = interfaces.find((x) => mac === '*' || x.mac.replaceAll(':', '').toLowerCase() === mac);
+      if (!iface) continue;
+      const priority = i.isPrimary ? 0 : 1;
       for (const s of i.subnets) {
         const subnet = parsePrefix(s.prefix);
-        if (!subnet) {
-          this.log.push(`Failed to parse subnet ${s.prefix}`);
-          continue;
-        }
-        const { pool, exists } = newAddressPool(local, ifName, priority, subnet);
-        if (exists) {
-          this.log.push(`Failed to create pool ${s.prefix} on ${ifName}: ${IPAM_ERRORS.poolExists}`);
-          continue;
-        }
+        const pool = subnet && newAddressPool(local, iface.name, priority, subnet);
+        if (!pool) continue;
         for (const a of s.addresses) {
-          if (a.isPrimary) continue;
-          const addr = parseIp(a.address);
-          try {
-            if (!addr) throw new IpamError(IPAM_ERRORS.invalidAddress);
-            newAddressRecord(pool, addr);
-          } catch (e) {
-            this.log.push(`Failed to create address ${a.address}: ${(e as Error).message}`);
-          }
+          const addr = a.isPrimary ? undefined : parseIp(a.address);
+          if (addr) newAddressRecord(pool, addr);
         }
       }
     }
