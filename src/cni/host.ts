@@ -26,6 +26,7 @@ import {
 import type { FoundPlugin, PluginRegistry } from './registry.js';
 import { splitPathList } from './registry.js';
 import { errorText } from './result.js';
+import { macString, parseMAC } from './gomac.js';
 
 /** A `PluginHost` that can also find plugins itself (the runner uses it for libcni's lookup order). */
 export interface CniHost extends PluginHost {
@@ -80,9 +81,7 @@ class NodePluginHost implements CniHost {
   interfaces(): readonly NetInterface[] {
     return this.host.adapters().map((a) => ({
       name: String(a['Name']),
-      mac: String(a['MacAddress'] ?? '')
-        .toLowerCase()
-        .replaceAll('-', ':'),
+      mac: macString(parseMAC(String(a['MacAddress'] ?? ''))),
     }));
   }
 

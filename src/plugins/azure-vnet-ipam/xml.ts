@@ -43,6 +43,12 @@ function unescape(text: string): string {
 }
 
 const NAME = /^[A-Za-z_:][-A-Za-z0-9_:.]*/;
+/** What the reader skips, by how it opens and closes (the comment before the other `<!`). */
+const SKIPPED: readonly (readonly [string, string])[] = [
+  ['<?', '?>'],
+  ['<!--', '-->'],
+  ['<!', '>'],
+];
 const ATTR = /^\s+([A-Za-z_:][-A-Za-z0-9_:.]*)\s*=\s*("([^"<]*)"|'([^'<]*)')/;
 
 /** The element tree of a document (its root element). */
@@ -54,22 +60,12 @@ function parseTree(text: string): Element {
     const lt = text.indexOf('<', i);
     if (lt < 0) break;
     i = lt;
-    if (text.startsWith('<?', i)) {
-      const end = text.indexOf('?>', i);
+    // a processing instruction or declaration, a comment, a DOCTYPE: skipped to its end
+    const skip = SKIPPED.find(([open]) => text.startsWith(open, i));
+    if (skip) {
+      const end = text.indexOf(skip[1], i);
       if (end < 0) throw new Error('XML syntax error: unexpected EOF');
-      i = end + 2;
-      continue;
-    }
-    if (text.startsWith('<!--', i)) {
-      const end = text.indexOf('-->', i);
-      if (end < 0) throw new Error('XML syntax error: unexpected EOF');
-      i = end + 3;
-      continue;
-    }
-    if (text.startsWith('<!', i)) {
-      const end = text.indexOf('>', i);
-      if (end < 0) throw new Error('XML syntax error: unexpected EOF');
-      i = end + 1;
+      i = end + skip[1].length;
       continue;
     }
     if (text.startsWith('</', i)) {
