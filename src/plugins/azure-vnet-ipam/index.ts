@@ -143,7 +143,6 @@ class IpamProcess {
   /** `am.restore`: throws Go's error for a file it cannot decode. */
   restore(): void {
     this.others = loadState(this.host.files, this.path, this.am).others;
-    this.am.Version = AZURE_CNI_VERSION;
   }
 
   private save(): void {

@@ -140,8 +140,9 @@ export function loadState(files: FileStore, path: string, am: AddressManager): L
   const raw = data[STORE_KEY];
   if (typeof raw !== 'string') return { others };
   const m = obj(goUnmarshal(raw, MANAGER));
-  am.Version = (m['Version'] as string | undefined) ?? '';
-  am.TimeStamp = (m['TimeStamp'] as string | undefined) ?? '';
+  // json.Unmarshal sets what the document has: the release that first wrote the file stays its Version
+  am.Version = (m['Version'] as string | undefined) ?? am.Version;
+  am.TimeStamp = (m['TimeStamp'] as string | undefined) ?? am.TimeStamp;
   for (const [asKey, asVal] of Object.entries(obj(m['AddressSpaces']))) {
     const a = obj(asVal);
     const space: AddressSpace = {

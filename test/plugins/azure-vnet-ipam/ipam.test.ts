@@ -335,6 +335,15 @@ describe('azure-vnet-ipam.json', () => {
     expect(host.files.read(STATE)).toBe(expected);
   });
 
+  it('keeps the Version of the release that wrote it first (Initialize sets it, restore reads over it)', async () => {
+    const host = azureHost();
+    host.files.write(STATE, '{"IPAM":{"Version":"v1.4.22","AddressSpaces":{}}}');
+    ok(await run(host, 'ADD', 'a', { cniVersion: '0.4.0' }));
+    expect((JSON.parse(host.files.read(STATE)!) as { IPAM: { Version: string } }).IPAM.Version).toBe(
+      'v1.4.22',
+    );
+  });
+
   it('keeps the other keys of the file; is written in the working directory the runtime gives', async () => {
     const host = azureHost();
     host.files.write('C:\\k\\azure-vnet-ipam.json', '{"Other":{"a":1}}');
