@@ -3,6 +3,7 @@
 // command error naming the key, and a NIC Azure could not have is "cannot build the host".
 import { describe, expect, it } from 'vitest';
 import { serveWithHostDoc as serve } from './hnsim.js';
+import { ipamConf, ipamEnv } from '../plugins/azure-vnet-ipam/kit.js';
 
 const VM = {
   adapters: [{ name: 'Ethernet', ipAddress: '10.240.0.4/16', gateway: '10.240.0.1' }],
@@ -16,14 +17,8 @@ const ADD = {
   params: [
     {
       plugin: 'azure-vnet-ipam',
-      env: {
-        CNI_COMMAND: 'ADD',
-        CNI_CONTAINERID: 'a',
-        CNI_NETNS: 'none',
-        CNI_IFNAME: 'eth0',
-        CNI_PATH: 'C:\\k',
-      },
-      stdin: '{"cniVersion":"0.4.0","name":"azure","type":"azure-vnet","ipam":{"type":"azure-vnet-ipam"}}',
+      env: ipamEnv('ADD', 'a'),
+      stdin: ipamConf({ cniVersion: '0.4.0' }),
     },
   ],
 };

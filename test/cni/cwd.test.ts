@@ -3,7 +3,7 @@
 // in its parent's directory. azure-vnet-ipam keeps its state there (reference azure-cni.md §1.2:
 // `C:\k` under dockershim/aks-engine, `C:\Windows\System32` under containerd as a service).
 import { describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/host.js';
+import { azureHost } from '../plugins/azure-vnet-ipam/kit.js';
 import { referenceRegistry } from '../../src/plugins/index.js';
 import { cniNetwork } from '../../src/runtime/network.js';
 import { pluginMain, type PluginContext } from '../../src/cni/skel.js';
@@ -28,13 +28,6 @@ function recorder(seen: (string | undefined)[]) {
   );
 }
 
-function azureVm() {
-  return createHost({
-    adapters: [{ name: 'Ethernet', ipAddress: '10.240.0.4/16', gateway: '10.240.0.1' }],
-    azure: { nics: [{ adapter: 'Ethernet', secondaryIps: ['10.240.0.5'] }] },
-  });
-}
-
 const CONFLIST = {
   cniVersion: '1.0.0',
   name: 'azure',
@@ -47,7 +40,7 @@ describe('a plugin process’s working directory', () => {
       ['C:\\k', 'C:\\k\\azure-vnet-ipam.json'],
       [undefined, 'C:\\Windows\\System32\\azure-vnet-ipam.json'],
     ] as const) {
-      const host = azureVm();
+      const host = azureHost(['10.240.0.5']);
       const seen: (string | undefined)[] = [];
       const registry = referenceRegistry();
       registry.register(recorder(seen));

@@ -9,6 +9,7 @@ import { decodeInterfaceDocument } from '../../src/plugins/azure-vnet-ipam/xml.j
 import { azureVnetIpam } from '../../src/plugins/azure-vnet-ipam/index.js';
 import { pluginHost } from '../../src/cni/host.js';
 import { referenceRegistry } from '../../src/plugins/index.js';
+import { ipamConf, ipamEnv } from '../plugins/azure-vnet-ipam/kit.js';
 
 const URL = 'http://168.63.129.16/machine/plugins?comp=nmagent&type=getinterfaceinfov1';
 
@@ -131,14 +132,8 @@ describe('what a node reaches', () => {
 
   it('azure-vnet-ipam prefers a secondary NIC’s pool (priority 1), matched to the host interface by MAC', async () => {
     const out = await azureVnetIpam.exec(pluginHost(twoNicVm(), referenceRegistry()), {
-      env: {
-        CNI_COMMAND: 'ADD',
-        CNI_CONTAINERID: 'a',
-        CNI_NETNS: 'none',
-        CNI_IFNAME: 'eth0',
-        CNI_PATH: 'C:\\k',
-      },
-      stdin: '{"cniVersion":"0.4.0","name":"azure","type":"azure-vnet","ipam":{"type":"azure-vnet-ipam"}}',
+      env: ipamEnv('ADD', 'a'),
+      stdin: ipamConf({ cniVersion: '0.4.0' }),
     });
     expect(out.exitCode).toBe(0);
     expect((JSON.parse(out.stdout) as { ips: { address: string }[] }).ips[0]!.address).toBe('10.241.0.9/16');

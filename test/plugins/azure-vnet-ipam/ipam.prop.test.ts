@@ -7,13 +7,11 @@
 // state file agrees with the model after every step. A failed ADD holds nothing new.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createHost } from '../../../src/host/host.js';
 import { pluginHost } from '../../../src/cni/host.js';
 import { referenceRegistry } from '../../../src/plugins/index.js';
 import { azureVnetIpam } from '../../../src/plugins/azure-vnet-ipam/index.js';
 import { runs } from '../../runs.js';
-
-const STATE = 'C:\\Windows\\System32\\azure-vnet-ipam.json';
+import { azureHost, ipamConf, ipamEnv, IPAM_STATE } from './kit.js';
 
 type Cmd = { kind: 'ADD' | 'DEL'; id: number };
 
@@ -39,26 +37,12 @@ describe('azure-vnet-ipam (model-based)', () => {
         ),
         async (n, cmds: Cmd[]) => {
           const secondary = Array.from({ length: n }, (_, i) => `10.240.0.${10 + i}`);
-          const host = createHost({
-            adapters: [{ name: 'Ethernet', ipAddress: '10.240.0.4/16' }],
-            azure: { nics: [{ adapter: 'Ethernet', secondaryIps: secondary }] },
-          });
+          const host = azureHost(secondary);
           const ph = pluginHost(host, referenceRegistry());
           const exec = (command: string, id: number, subnet: string) =>
             azureVnetIpam.exec(ph, {
-              env: {
-                CNI_COMMAND: command,
-                CNI_CONTAINERID: `c${id}`,
-                CNI_NETNS: 'none',
-                CNI_IFNAME: 'eth0',
-                CNI_PATH: 'C:\\k',
-              },
-              stdin: JSON.stringify({
-                cniVersion: '0.4.0',
-                name: 'azure',
-                type: 'azure-vnet',
-                ipam: { type: 'azure-vnet-ipam', ...(subnet ? { subnet } : {}) },
-              }),
+              env: ipamEnv(command, `c${id}`),
+              stdin: ipamConf({ cniVersion: '0.4.0', ...(subnet ? { subnet } : {}) }),
             });
           // the model: container → address
           const held = new Map<string, string>();
@@ -88,7 +72,7 @@ describe('azure-vnet-ipam (model-based)', () => {
                 held.set(id, address);
               }
             }
-            const doc = JSON.parse(host.files.read(STATE)!) as StateDoc;
+            const doc = JSON.parse(host.files.read(IPAM_STATE)!) as StateDoc;
             const records = doc.IPAM.AddressSpaces.local.Pools['10.240.0.0/16']!.Addresses;
             const inUse = Object.entries(records)
               .filter(([, r]) => r.InUse)

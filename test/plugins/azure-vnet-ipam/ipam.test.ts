@@ -7,12 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../../src/host/host.js';
+import { azureHost, ipamConf, ipamEnv, IPAM_STATE, type IpamConf } from './kit.js';
 import { pluginHost, type CniHost } from '../../../src/cni/host.js';
 import { cniRpcMethods, referenceRegistry } from '../../../src/plugins/index.js';
 import { azureVnetIpam } from '../../../src/plugins/azure-vnet-ipam/index.js';
 import type { ExecOutput } from '../../../src/cni/contracts.js';
-
-const STATE = 'C:\\Windows\\System32\\azure-vnet-ipam.json';
 
 /** The document of ACN cni/ipam/ipam_test.go (`ipamQueryResponse`), as its fake wireserver serves it. */
 const UPSTREAM_DOC =
@@ -27,69 +26,22 @@ const UPSTREAM_DOC =
   '\t</Interface>' +
   '</Interfaces>';
 
-/** An Azure VM: `Ethernet` 10.240.0.4/16 with `secondary` as its NIC's secondary IP configurations. */
-function azureHost(secondary: string[] = ['10.240.0.5', '10.240.0.6', '10.240.0.7']): Host {
-  return createHost({
-    adapters: [
-      {
-        name: 'Ethernet',
-        ipAddress: '10.240.0.4/16',
-        gateway: '10.240.0.1',
-        macAddress: '00-0D-3A-F9-DC-A6',
-      },
-    ],
-    azure: { nics: [{ adapter: 'Ethernet', secondaryIps: secondary }] },
-  });
-}
-
 /** The node's plugin host with the wireserver answering `doc` instead (the upstream test's fake). */
 function withDocument(host: Host, doc: () => string): CniHost {
   const ph = pluginHost(host, referenceRegistry());
   return Object.create(ph, { platformGet: { value: () => ({ status: 200, body: doc() }) } }) as CniHost;
 }
 
-interface Conf {
-  cniVersion?: string;
-  subnet?: string;
-  ipAddress?: string;
-  type?: string;
-  master?: string;
-  environment?: string;
-}
-
-function stdin(c: Conf): string {
-  const ipam: Record<string, string> = { type: c.type ?? 'azure-vnet-ipam' };
-  if (c.subnet !== undefined) ipam['subnet'] = c.subnet;
-  if (c.ipAddress !== undefined) ipam['ipAddress'] = c.ipAddress;
-  if (c.environment !== undefined) ipam['environment'] = c.environment;
-  return JSON.stringify({
-    ...(c.cniVersion !== undefined ? { cniVersion: c.cniVersion } : {}),
-    name: 'azure',
-    type: 'azure-vnet',
-    ...(c.master !== undefined ? { master: c.master } : {}),
-    ipam,
-  });
-}
-
-/** The CNI_* environment of one invocation. */
-const envOf = (command: string, id: string): Record<string, string> => ({
-  CNI_COMMAND: command,
-  CNI_CONTAINERID: id,
-  CNI_NETNS: 'none',
-  CNI_IFNAME: 'eth0',
-  CNI_PATH: 'C:\\k',
-});
-
 function run(
   ph: CniHost | Host,
   command: string,
   id: string,
-  c: Conf = { cniVersion: '0.4.0' },
+  c: IpamConf = { cniVersion: '0.4.0' },
 ): Promise<ExecOutput> {
   const host = 'run' in ph ? ph : pluginHost(ph, referenceRegistry());
   return azureVnetIpam.exec(host, {
-    env: envOf(command, id),
-    stdin: stdin(c),
+    env: ipamEnv(command, id),
+    stdin: ipamConf(c),
   });
 }
 
@@ -251,7 +203,7 @@ describe('azure-vnet-ipam off Azure and with bad state', () => {
 
   it('a state file Go cannot decode stops the plugin before any command, VERSION included (main.go)', async () => {
     const host = azureHost();
-    host.files.write(STATE, 'x');
+    host.files.write(IPAM_STATE, 'x');
     for (const cmd of ['ADD', 'VERSION']) {
       expect(await run(host, cmd, 'a', { cniVersion: '0.4.0' })).toEqual({
         exitCode: 1,
@@ -259,12 +211,12 @@ describe('azure-vnet-ipam off Azure and with bad state', () => {
         stderr: '',
       });
     }
-    expect(host.files.read(STATE)).toBe('x');
+    expect(host.files.read(IPAM_STATE)).toBe('x');
   });
 
   it('an empty state file is no state (store.ErrStoreEmpty)', async () => {
     const host = azureHost();
-    host.files.write(STATE, '');
+    host.files.write(IPAM_STATE, '');
     expect(addressOf(ok(await run(host, 'ADD', 'a', { cniVersion: '0.4.0' })))).toBe('10.240.0.5/16');
   });
 });
@@ -281,7 +233,7 @@ describe('azure-vnet-ipam across a reboot (reference azure-cni.md §5.3 "No rebo
       msg: 'Failed to allocate address: No available addresses',
     });
     // what AKS's node start-up does: delete azure-vnet*.json
-    host.files.remove(STATE);
+    host.files.remove(IPAM_STATE);
     expect(addressOf(ok(await run(host, 'ADD', 'after-reboot', { cniVersion: '0.4.0' })))).toBe(
       '10.240.0.5/16',
     );
@@ -332,14 +284,14 @@ describe('azure-vnet-ipam.json', () => {
       '\t}',
       '}',
     ].join('\n');
-    expect(host.files.read(STATE)).toBe(expected);
+    expect(host.files.read(IPAM_STATE)).toBe(expected);
   });
 
   it('keeps the Version of the release that wrote it first (Initialize sets it, restore reads over it)', async () => {
     const host = azureHost();
-    host.files.write(STATE, '{"IPAM":{"Version":"v1.4.22","AddressSpaces":{}}}');
+    host.files.write(IPAM_STATE, '{"IPAM":{"Version":"v1.4.22","AddressSpaces":{}}}');
     ok(await run(host, 'ADD', 'a', { cniVersion: '0.4.0' }));
-    expect((JSON.parse(host.files.read(STATE)!) as { IPAM: { Version: string } }).IPAM.Version).toBe(
+    expect((JSON.parse(host.files.read(IPAM_STATE)!) as { IPAM: { Version: string } }).IPAM.Version).toBe(
       'v1.4.22',
     );
   });
@@ -348,15 +300,15 @@ describe('azure-vnet-ipam.json', () => {
     const host = azureHost();
     host.files.write('C:\\k\\azure-vnet-ipam.json', '{"Other":{"a":1}}');
     const out = await azureVnetIpam.exec(pluginHost(host, referenceRegistry()), {
-      env: envOf('ADD', 'a'),
-      stdin: stdin({ cniVersion: '0.4.0' }),
+      env: ipamEnv('ADD', 'a'),
+      stdin: ipamConf({ cniVersion: '0.4.0' }),
       cwd: 'C:\\k',
     });
     ok(out);
     const doc = JSON.parse(host.files.read('C:\\k\\azure-vnet-ipam.json')!) as Record<string, unknown>;
     expect(Object.keys(doc)).toEqual(['IPAM', 'Other']);
     expect(doc['Other']).toEqual({ a: 1 });
-    expect(host.files.read(STATE)).toBeUndefined();
+    expect(host.files.read(IPAM_STATE)).toBeUndefined();
   });
 
   it('an address the wireserver no longer lists stays while in use (unhealthy) and goes when released', async () => {
@@ -372,7 +324,7 @@ describe('azure-vnet-ipam.json', () => {
     const addresses = (): string[] =>
       Object.keys(
         (
-          JSON.parse(ph.files.read(STATE)!) as {
+          JSON.parse(ph.files.read(IPAM_STATE)!) as {
             IPAM: { AddressSpaces: { local: { Pools: Record<string, { Addresses: object }> } } };
           }
         ).IPAM.AddressSpaces.local.Pools['10.240.0.0/16']!.Addresses,
@@ -390,8 +342,8 @@ describe('azure-vnet-ipam.json', () => {
     const m = cniRpcMethods(host);
     const params = {
       plugin: 'azure-vnet-ipam',
-      env: envOf('ADD', 'a'),
-      stdin: stdin({ cniVersion: '0.4.0' }),
+      env: ipamEnv('ADD', 'a'),
+      stdin: ipamConf({ cniVersion: '0.4.0' }),
     };
     const out = (await m['CniExec']!.run([{ ...params, cwd: 'C:\\k' }])) as { exitCode: number };
     expect(out.exitCode).toBe(0);
