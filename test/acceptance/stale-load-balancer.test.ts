@@ -20,8 +20,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../src/cluster/cluster.js';
-import { ContainerdRuntime } from '../../src/runtime/containerd.js';
-import { cniNetwork } from '../../src/runtime/network.js';
+import { winBridgeRuntime } from '../runtime/kit.js';
 import { tj } from '../dataplane/trace-kit.js';
 
 const VIP = '10.96.0.100';
@@ -31,21 +30,7 @@ describe('kubernetes#112836: a backend pod deleted while kube-proxy still names 
   it('the DEL succeeds, the load balancers stay and lose its share of traffic, the audit says so, a sync cleans up', async () => {
     const c = new Cluster({ seed: 112836 });
     const host = c.addWindowsNode({ name: 'win-1', network: 'l2bridge' });
-    const rt = new ContainerdRuntime(host, {
-      networks: [
-        cniNetwork(host, {
-          cniVersion: '1.0.0',
-          name: 'cbr0',
-          plugins: [
-            {
-              type: 'win-bridge',
-              apiVersion: 2,
-              ipam: { type: 'host-local', subnet: '10.244.1.0/24', rangeStart: '10.244.1.10' },
-            },
-          ],
-        }),
-      ],
-    });
+    const rt = winBridgeRuntime(host, '10.244.1.10');
     const s = host.hns.store;
     /** kubelet starts a pod (RunPodSandbox: CNI ADD), then the cluster sees it with that endpoint. */
     const start = async (name: string, labels: Record<string, string> = {}) => {

@@ -15,6 +15,8 @@ import type { RuntimeStepEvent } from '../../src/core/events.js';
 import { createHost, type Host } from '../../src/host/host.js';
 import { addL2Bridge } from '../../src/testing/commands.js';
 import type { CniListRunner, CniNetwork, PodSandboxConfig } from '../../src/runtime/contracts.js';
+import { ContainerdRuntime } from '../../src/runtime/containerd.js';
+import { cniNetwork } from '../../src/runtime/network.js';
 import { endpointNames, podNamespaces } from '../scenarios/cni-pitfall-kit.js';
 
 /**
@@ -28,6 +30,28 @@ export function node(seed = 5, opts: Parameters<typeof createHost>[0] = {}): Hos
   const host = createHost({ seed, ...opts });
   addL2Bridge(host, '10.244.1.2');
   return host;
+}
+
+/**
+ * containerd on `host` with the real plugins: win-bridge (`apiVersion: 2`) on the `cbr0` network and
+ * host-local on 10.244.1.0/24 from `rangeStart`, as a cluster node's kubelet runs pods.
+ */
+export function winBridgeRuntime(host: Host, rangeStart: string): ContainerdRuntime {
+  return new ContainerdRuntime(host, {
+    networks: [
+      cniNetwork(host, {
+        cniVersion: '1.0.0',
+        name: 'cbr0',
+        plugins: [
+          {
+            type: 'win-bridge',
+            apiVersion: 2,
+            ipam: { type: 'host-local', subnet: '10.244.1.0/24', rangeStart },
+          },
+        ],
+      }),
+    ],
+  });
 }
 
 /** The conflist the fake runner takes: a network name and the HNS network it uses. */

@@ -6,28 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../src/cluster/cluster.js';
-import { ContainerdRuntime } from '../../src/runtime/containerd.js';
-import { cniNetwork } from '../../src/runtime/network.js';
+import { winBridgeRuntime } from '../runtime/kit.js';
 
 describe('Cluster.addPod({ endpointId })', () => {
   it('adopts a runtime pod: its IP, DNS and services; removePod leaves the endpoint to CNI DEL', async () => {
     const c = new Cluster({ seed: 4 });
     const host = c.addWindowsNode({ name: 'win-1', network: 'l2bridge' });
-    const rt = new ContainerdRuntime(host, {
-      networks: [
-        cniNetwork(host, {
-          cniVersion: '1.0.0',
-          name: 'cbr0',
-          plugins: [
-            {
-              type: 'win-bridge',
-              apiVersion: 2,
-              ipam: { type: 'host-local', subnet: '10.244.1.0/24', rangeStart: '10.244.1.7' },
-            },
-          ],
-        }),
-      ],
-    });
+    const rt = winBridgeRuntime(host, '10.244.1.7');
     const id = await rt.runPodSandbox({ metadata: { name: 'web', namespace: 'default', uid: 'u1' } });
     const ep = [...host.hns.store.endpoints.values()].find((e) => e.Name === `${id}_cbr0`)!;
     const pod = c.addPod({
