@@ -11,7 +11,7 @@
  * Reading follows `jsonFileStore.Read`: no file or an empty one is no state; other keys are kept
  * as they are; a document Go cannot decode is Go's error text (the plugin then fails to start).
  */
-import { formatIp, parseIp, parsePrefix, type IpAddr } from '../../addr/ip.js';
+import { formatIp, formatPrefix, parseIp, parsePrefix, type IpAddr } from '../../addr/ip.js';
 import type { Json } from '../../core/json.js';
 import {
   field,
@@ -122,6 +122,10 @@ function maskBytes(family: 4 | 6, len: number): string {
   return out.toString('base64');
 }
 
+const ZERO_V4: IpAddr = { family: 4, value: 0 };
+/** A decoded `net.IP` (its canonical text, or absent for nil), else `fallback`. */
+const ipOf = (v: unknown, fallback: IpAddr): IpAddr => (typeof v === 'string' && parseIp(v)) || fallback;
+
 /** The state file's other keys (kept when the file is written again) and the manager, restored. */
 export interface LoadedState {
   readonly others: Map<string, string>;
@@ -155,10 +159,10 @@ export function loadState(files: FileStore, path: string, am: AddressManager): L
     for (const [pk, pv] of Object.entries(obj(a['Pools']))) {
       const p = obj(pv);
       const net = obj(p['Subnet']);
-      const ip = parseIp((net['IP'] as string | undefined) ?? '') ?? ({ family: 4, value: 0 } as IpAddr);
+      const ip = ipOf(net['IP'], ZERO_V4);
       const len = maskLen((net['Mask'] as number[] | undefined) ?? []) ?? 0;
       const subnet = parsePrefix(`${formatIp(ip)}/${len}`)!;
-      const gw = parseIp((p['Gateway'] as string | undefined) ?? '') ?? ip;
+      const gw = ipOf(p['Gateway'], ip);
       const pool: AddressPool = {
         space,
         Id: (p['Id'] as string | undefined) ?? '',
@@ -175,7 +179,7 @@ export function loadState(files: FileStore, path: string, am: AddressManager): L
       space.pools.set(pk, pool);
       for (const [ak, av] of Object.entries(obj(p['Addresses']))) {
         const r = obj(av);
-        const addr = parseIp((r['Addr'] as string | undefined) ?? '') ?? ({ family: 4, value: 0 } as IpAddr);
+        const addr = ipOf(r['Addr'], ZERO_V4);
         const rec: AddressRecord = {
           ID: (r['ID'] as string | undefined) ?? '',
           addr,
@@ -211,14 +215,8 @@ function managerValue(am: AddressManager): GoValue {
         [
           'Subnet',
           new GoOrdered([
-            [
-              'IP',
-              formatIp(
-                p.subnet.family === 4
-                  ? { family: 4, value: p.subnet.addr }
-                  : { family: 6, value: p.subnet.addr },
-              ),
-            ],
+            // the network address: the prefix's text before its length
+            ['IP', formatPrefix(p.subnet).split('/')[0]!],
             ['Mask', maskBytes(p.subnet.family, p.subnet.len)],
           ]),
         ],
