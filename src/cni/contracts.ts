@@ -137,6 +137,11 @@ export interface NetInterface {
   readonly name: string;
   /** `00:0d:3a:…` as `net.HardwareAddr.String()` prints it; '' for none. */
   readonly mac: string;
+  /**
+   * `Interface.Addrs()` as `net.IPNet.String()` prints them (`10.240.0.4/16`); none for an adapter
+   * whose TCP/IP is unbound (a NIC bound to an external vSwitch: its host vNIC carries the address).
+   */
+  readonly addrs?: readonly string[];
 }
 
 export type { PlatformReply };

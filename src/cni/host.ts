@@ -79,10 +79,15 @@ class NodePluginHost implements CniHost {
   }
 
   interfaces(): readonly NetInterface[] {
-    return this.host.adapters().map((a) => ({
-      name: String(a['Name']),
-      mac: macString(parseMAC(String(a['MacAddress'] ?? ''))),
-    }));
+    return this.host.adapters().map((a) => {
+      const v4 = a['IPv4Address'];
+      const bound = !(a['Kind'] === 'Physical' && a['VSwitchId']);
+      return {
+        name: String(a['Name']),
+        mac: macString(parseMAC(String(a['MacAddress'] ?? ''))),
+        addrs: bound && typeof v4 === 'string' && v4 !== '' ? [`${v4}/${String(a['PrefixLength'] ?? 32)}`] : [],
+      };
+    });
   }
 
   platformGet(url: string): PlatformReply {

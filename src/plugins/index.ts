@@ -19,8 +19,9 @@ import { winOverlay } from './win-overlay.js';
 import { nat, sdnbridge, sdnoverlay } from './wcn/index.js';
 import { flannel } from './flannel/index.js';
 import { azureVnetIpam } from './azure-vnet-ipam/index.js';
+import { azureVnet, createAzureVnet } from './azure-vnet/index.js';
 
-export { hostLocal, winBridge, winOverlay, sdnbridge, sdnoverlay, nat, flannel, azureVnetIpam };
+export { hostLocal, winBridge, winOverlay, sdnbridge, sdnoverlay, nat, flannel, azureVnet, azureVnetIpam, createAzureVnet };
 
 /** containerd's CNI binary directory on Windows (its `bin_dir` default). */
 export const DEFAULT_CNI_BIN_DIR = 'C:\\Program Files\\containerd\\cni\\bin';
@@ -34,6 +35,7 @@ export const REFERENCE_PLUGINS: readonly CniPlugin[] = [
   sdnoverlay,
   nat,
   flannel,
+  azureVnet,
   azureVnetIpam,
 ];
 

@@ -17,11 +17,11 @@
  * address pools`, `Failed to allocate address: No available addresses`, …); the state is written
  * after every change, as upstream saves after each manager call.
  *
- * Not modelled yet: the store's lock file (`azure-vnet-ipam.lock`, 60 s timeout) and the
- * `mas`/file and IPv6 node sources (`ipam.environment` other than `azure`/`null`: "Invalid
- * configuration").
+ * Every invocation, VERSION included, holds the store lock `azure-vnet-ipam.lock` (its PID
+ * inside) while it runs: another invocation in the same directory waits for it. Not modelled yet:
+ * the lock's 60 s timeout and the `mas`/file and IPv6 node sources (`ipam.environment` other than
+ * `azure`/`null`: "Invalid configuration").
  */
-import { isoAt } from '../../core/clock.js';
 import { joinPath } from '../../core/files.js';
 import { formatIp } from '../../addr/ip.js';
 import {
@@ -31,20 +31,13 @@ import {
   type ExecOutput,
   type PluginHost,
 } from '../../cni/contracts.js';
-import {
-  field,
-  goAny,
-  goBool,
-  goString,
-  goStruct,
-  goUnmarshal,
-  goSlice,
-  type GoType,
-} from '../../cni/gojson.js';
+import { goUnmarshal } from '../../cni/gojson.js';
 import { printResult } from '../../cni/result.js';
 import { pluginMain, stdinText, type CmdArgs, type PluginContext } from '../../cni/skel.js';
 import { AddressManager, LOCAL_ADDRESS_SPACE, type IpamSource } from './manager.js';
 import { loadState, stateText } from './state.js';
+import { goTimeText, withStoreLock } from '../azure-vnet/store.js';
+import { ACN_NETWORK_CONFIG } from '../azure-vnet/conf.js';
 import { INTERFACE_INFO_URL, PlatformUnreachable, WIRESERVER_IP } from '../../host/azure.js';
 
 export { AddressManager, IPAM_ERRORS, IpamError, DNS_HOST_PROXY, LOCAL_ADDRESS_SPACE } from './manager.js';
@@ -57,39 +50,11 @@ export const AZURE_CNI_VERSION = 'v1.8.12';
 export const AZURE_CNI_VERSIONS: readonly string[] = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0'];
 /** The state file's name, in the plugin's working directory. */
 export const IPAM_STATE_FILE = 'azure-vnet-ipam.json';
+/** Its store lock (`<plugin>.lock`, holding the PID), beside it. */
+export const IPAM_LOCK_FILE = 'azure-vnet-ipam.lock';
 /** Where a plugin runs when the runtime does not say: containerd as a Windows service. */
 export const DEFAULT_CWD = 'C:\\Windows\\System32';
 const IPAM_V6 = 'azure-vnet-ipamv6';
-
-/** ACN `cni.IPAM`, as `json.Unmarshal` fills it. */
-const IPAM_STRUCT = goStruct('cni.IPAM', [
-  field('mode', goString),
-  field('type', goString),
-  field('environment', goString),
-  field('addressSpace', goString),
-  field('subnet', goString),
-  field('ipAddress', goString),
-  field('queryInterval', goString),
-]);
-/** ACN `cni.NetworkConfig`: the fields the IPAM reads, the others as they decode (not checked here). */
-const NETWORK_CONFIG: GoType = goStruct('cni.NetworkConfig', [
-  field('cniVersion', goString),
-  field('name', goString),
-  field('type', goString),
-  field('mode', goString),
-  field('master', goString),
-  field('adapterName', goString),
-  field('bridge', goString),
-  field('multiTenancy', goBool),
-  field('enableSnatOnHost', goBool),
-  field('podNamespaceForDualNetwork', goSlice(goString)),
-  field('ipsToRouteViaHost', goSlice(goString)),
-  field('ipam', IPAM_STRUCT),
-  field('dns', goAny),
-  field('runtimeConfig', goAny),
-  field('windowsSettings', goAny),
-  field('AdditionalArgs', goAny),
-]);
 
 interface IpamConfig {
   readonly cniVersion: string;
@@ -122,11 +87,6 @@ function ignoring(fn: () => void): void {
   }
 }
 
-/** Go's RFC 3339 with nanoseconds, trailing zeros dropped (`time.Time.MarshalJSON`). */
-function goTimeText(ms: number): string {
-  return isoAt(ms).replace(/\.?0+Z$/, 'Z');
-}
-
 /** One process of the plugin: its manager over the state file and the node's wireserver. */
 class IpamProcess {
   readonly am: AddressManager;
@@ -155,7 +115,7 @@ class IpamProcess {
     const parse = 'Failed to parse network configuration';
     const doc = step(
       parse,
-      () => (goUnmarshal(stdinText(args), NETWORK_CONFIG) ?? {}) as Record<string, unknown>,
+      () => (goUnmarshal(stdinText(args), ACN_NETWORK_CONFIG) ?? {}) as Record<string, unknown>,
     );
     const ipam = (doc['ipam'] ?? {}) as Record<string, string | undefined>;
     const host = this.host;
@@ -241,14 +201,20 @@ function skeleton(proc: IpamProcess): CniPlugin {
 export const azureVnetIpam: CniPlugin = {
   type: 'azure-vnet-ipam',
   async exec(host, request, depth = 0): Promise<ExecOutput> {
-    const path = joinPath(request.cwd ?? DEFAULT_CWD, IPAM_STATE_FILE);
-    const proc = new IpamProcess(host, path);
-    try {
-      proc.restore();
-    } catch (e) {
-      // main.go: Start fails before skel runs, printed with fmt.Printf, then os.Exit(1)
-      return { exitCode: 1, stdout: `Failed to start IPAM plugin, err:${messageOf(e)}.\n`, stderr: '' };
-    }
-    return skeleton(proc).exec(host, request, depth);
+    const cwd = request.cwd ?? DEFAULT_CWD;
+    const proc = new IpamProcess(host, joinPath(cwd, IPAM_STATE_FILE));
+    return withStoreLock(host.files, joinPath(cwd, IPAM_LOCK_FILE), () => {
+      try {
+        proc.restore();
+      } catch (e) {
+        // main.go: Start fails before skel runs, printed with fmt.Printf, then os.Exit(1)
+        return Promise.resolve({
+          exitCode: 1,
+          stdout: `Failed to start IPAM plugin, err:${messageOf(e)}.\n`,
+          stderr: '',
+        });
+      }
+      return skeleton(proc).exec(host, request, depth);
+    });
   },
 };

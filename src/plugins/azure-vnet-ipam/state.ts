@@ -12,69 +12,40 @@
  * as they are; a document Go cannot decode is Go's error text (the plugin then fails to start).
  */
 import { formatIp, formatPrefix, parseIp, parsePrefix, type IpAddr } from '../../addr/ip.js';
-import type { Json } from '../../core/json.js';
 import {
   field,
   goBool,
-  GoError,
   goInt,
-  goJsonKind,
   goMap,
-  goMarshalIndent,
   GoOrdered,
   goPtr,
-  GoRaw,
-  goRaw,
   goString,
   goStruct,
   goUnmarshal,
-  type GoType,
   type GoValue,
 } from '../../cni/gojson.js';
 import { netIPType } from '../../cni/result.js';
 import type { FileStore } from '../../core/files.js';
+import {
+  bytesValue,
+  goTimeType,
+  ipMaskType,
+  maskLen,
+  maskOf,
+  readStore,
+  storeText,
+} from '../azure-vnet/store.js';
 import type { AddressManager, AddressPool, AddressRecord, AddressSpace } from './manager.js';
 
 /** The manager's key in the state file. */
 export const STORE_KEY = 'IPAM';
-
-/** `net.IPMask` is a `[]byte`: a base64 string (standard alphabet, padded), or null. */
-const ipMask: GoType = {
-  k: 'custom',
-  name: 'net.IPMask',
-  decode: (raw: Json) => {
-    if (raw === null) return undefined;
-    if (typeof raw !== 'string') {
-      throw new GoError(`json: cannot unmarshal ${goJsonKind(raw)} into Go value of type net.IPMask`);
-    }
-    if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(raw)) {
-      throw new GoError(`illegal base64 data at input byte ${Math.max(0, raw.search(/[^A-Za-z0-9+/=]/))}`);
-    }
-    return [...Buffer.from(raw, 'base64')];
-  },
-};
-
-/** `time.Time.UnmarshalJSON`: an RFC 3339 string (null leaves the zero time). */
-const goTime: GoType = {
-  k: 'custom',
-  name: 'time.Time',
-  decode: (raw: Json) => {
-    if (raw === null) return undefined;
-    if (typeof raw !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(raw)) {
-      throw new GoError(
-        `parsing time ${JSON.stringify(JSON.stringify(raw))} as "\\"2006-01-02T15:04:05Z07:00\\"": cannot parse as RFC 3339`,
-      );
-    }
-    return raw;
-  },
-};
 
 const RECORD = goStruct('ipam.addressRecord', [
   field('ID', goString),
   field('Addr', netIPType),
   field('InUse', goBool),
 ]);
-const IPNET = goStruct('net.IPNet', [field('IP', netIPType), field('Mask', ipMask)]);
+const IPNET = goStruct('net.IPNet', [field('IP', netIPType), field('Mask', ipMaskType)]);
 const POOL = goStruct('ipam.addressPool', [
   field('Id', goString),
   field('IfName', goString),
@@ -92,35 +63,12 @@ const SPACE = goStruct('ipam.addressSpace', [
 ]);
 const MANAGER = goStruct('ipam.addressManager', [
   field('Version', goString),
-  field('TimeStamp', goTime),
+  field('TimeStamp', goTimeType),
   field('AddressSpaces', goMap(goPtr(SPACE))),
 ]);
-const FILE = goMap(goPtr(goRaw));
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
-
-/** The prefix length of a mask's bytes (leading ones), or undefined when the mask is not canonical. */
-function maskLen(bytes: readonly number[]): number | undefined {
-  let len = 0;
-  let ended = false;
-  for (const b of bytes) {
-    for (let bit = 7; bit >= 0; bit--) {
-      if ((b >> bit) & 1) {
-        if (ended) return undefined;
-        len++;
-      } else ended = true;
-    }
-  }
-  return len;
-}
-
-function maskBytes(family: 4 | 6, len: number): string {
-  const n = family === 4 ? 4 : 16;
-  const out = Buffer.alloc(n);
-  for (let i = 0; i < len; i++) out[i >> 3]! |= 0x80 >> (i & 7);
-  return out.toString('base64');
-}
 
 const ZERO_V4: IpAddr = { family: 4, value: 0 };
 /** A decoded `net.IP` (its canonical text, or absent for nil), else `fallback`. */
@@ -136,13 +84,8 @@ export interface LoadedState {
  * (the syntax error, or a value of the wrong type).
  */
 export function loadState(files: FileStore, path: string, am: AddressManager): LoadedState {
-  const others = new Map<string, string>();
-  const text = files.read(path);
-  if (text === undefined || text.length === 0) return { others };
-  const data = obj(goUnmarshal(text, FILE));
-  for (const [k, v] of Object.entries(data)) if (k !== STORE_KEY && typeof v === 'string') others.set(k, v);
-  const raw = data[STORE_KEY];
-  if (typeof raw !== 'string') return { others };
+  const { others, raw } = readStore(files, path, STORE_KEY);
+  if (raw === undefined) return { others };
   const m = obj(goUnmarshal(raw, MANAGER));
   // json.Unmarshal sets what the document has: the release that first wrote the file stays its Version
   am.Version = (m['Version'] as string | undefined) ?? am.Version;
@@ -217,7 +160,7 @@ function managerValue(am: AddressManager): GoValue {
           new GoOrdered([
             // the network address: the prefix's text before its length
             ['IP', formatPrefix(p.subnet).split('/')[0]!],
-            ['Mask', maskBytes(p.subnet.family, p.subnet.len)],
+            ['Mask', bytesValue(maskOf(p.subnet.family, p.subnet.len))],
           ]),
         ],
         ['Gateway', formatIp(p.gateway)],
@@ -242,8 +185,5 @@ function managerValue(am: AddressManager): GoValue {
 
 /** `jsonFileStore.Write(IPAM, am)`: the whole file, tab-indented, the other keys as they were. */
 export function stateText(am: AddressManager, others: ReadonlyMap<string, string>): string {
-  const data: Record<string, GoValue> = {};
-  for (const [k, v] of others) data[k] = new GoRaw(v);
-  data[STORE_KEY] = managerValue(am);
-  return goMarshalIndent(data, '\t');
+  return storeText(others, STORE_KEY, managerValue(am));
 }

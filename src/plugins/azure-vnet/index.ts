@@ -1,0 +1,713 @@
+/**
+ * The `azure-vnet` CNI plugin on Windows (Azure/azure-container-networking v1.8.12:
+ * `cni/network/plugin/main.go`, `cni/network/network.go`, `cni/network/network_windows.go`,
+ * `cni/network/invoker_azure.go`, `cni/plugin.go`; reference azure-cni.md §1–§4, §7, §8), in its
+ * node-subnet mode: addresses from `azure-vnet-ipam`, one L2Bridge HNS network per configuration
+ * name, one endpoint per pod.
+ *
+ * One invocation, as the binary runs: unless the command is VERSION, take the store lock (an
+ * invocation on the same node and working directory waits for the one holding it; the lock file
+ * `azure-vnet.lock` holds the PID) and restore `azure-vnet.json` from the working directory (a file
+ * Go cannot decode: `{"code":11,"msg":"Failed to start network plugin, err:<error>.\n"}`, exit 1);
+ * then skel with versions 0.1.0–1.0.0.
+ *
+ * - **ADD** parses the configuration (a decode error is code 100 `Failed to parse network
+ *   configuration: <err>.`), checks CNI_CONTAINERID, CNI_IFNAME and `bridge` against
+ *   `^[a-zA-Z0-9._\-\(\) ]*$` (`invalid args value`, `invalid network config value`: code 999),
+ *   requires `K8S_POD_NAMESPACE` and `K8S_POD_NAME` in CNI_ARGS (code 100), delegates to the IPAM
+ *   plugin with its re-serialized configuration (`ipam.subnet` = the recorded network's first
+ *   subnet; `no available address pools` retried once after deleting `C:\k\azure-vnet-ipam.json`
+ *   when `C:\k\azure-vnet.json` is absent), finds the master interface (`master`, else the first
+ *   interface with an address in the IPAM subnet), builds the endpoint's DNS (§4.3) and policies
+ *   (§3: `AdditionalArgs`, loopback DSR, `runtimeConfig.portMappings`), creates the network when
+ *   the state file lacks it and the endpoint (HCN v2 for a GUID netns, HNS v1 otherwise), saves the
+ *   state, and prints the IPAM-derived result at the configuration's version. A failure undoes the
+ *   endpoint (saving the state) and releases the addresses.
+ * - **DEL** releases by container ID when the container has no recorded endpoint; otherwise deletes
+ *   each endpoint, releases its addresses and saves. Failures are code 11. The network is never
+ *   deleted.
+ * - **CHECK** is upstream's `Get`: the recorded endpoint's addresses, routes and DNS printed as a
+ *   result; a configuration Go cannot decode panics in the deferred print (code 100, recovered).
+ *
+ * Not modelled (docs/model.md "azure-vnet"): CNS-backed modes (`ipam.type: azure-cns`,
+ * `multiTenancy`, Swift/Overlay: the CNS at `http://localhost:10090` never answers), baremetal's NNS
+ * agent, the HNS call timeouts of `windowsSettings.hnsTimeoutDurationInSeconds`, the store lock's
+ * 60 s timeout, the non-standard `UPDATE` and `GET_ENDPOINT_STATE` commands.
+ */
+import { joinPath } from '../../core/files.js';
+import {
+  CniError,
+  type CniPlugin,
+  type CniResult,
+  type ExecOutput,
+  type PluginHost,
+} from '../../cni/contracts.js';
+import { delegateAdd, delegateDel } from '../../cni/invoke.js';
+import { errorText, printResult } from '../../cni/result.js';
+import { goCanonicalIP, netString, parseCIDRNet } from '../../cni/goip.js';
+import { GoPanic } from '../../cni/gopanic.js';
+import { pluginMain, stdinText, type CmdArgs, type PluginContext } from '../../cni/skel.js';
+import { AZURE_CNI_VERSIONS, DEFAULT_CWD } from '../azure-vnet-ipam/index.js';
+import {
+  copyNetworkConfig,
+  parseCniArgs,
+  parseNetworkConfig,
+  policiesFromConfig,
+  serializeNetworkConfig,
+  type AcnNetworkConfig,
+  type CniPolicy,
+} from './conf.js';
+import {
+  endpointIdOf,
+  constructEndpointId,
+  ipNet,
+  ipNetText,
+  NetworkManager,
+  INFRA_NIC,
+  type AzureCniRelease,
+  type EndpointInfo,
+} from './network.js';
+import {
+  loopbackDsrPolicy,
+  NAT_FLAGS_IPV6,
+  NAT_FLAGS_LOCAL_ROUTED_VIP,
+  portMappingPolicy,
+  endpointPolicy,
+} from './policy.js';
+import {
+  emptyManager,
+  loadNetworkState,
+  networkStateText,
+  type DnsInfo,
+  type IpNet,
+  type RouteInfo,
+} from './state.js';
+import { goTimeText, withStoreLock } from './store.js';
+
+export { type AzureCniRelease } from './network.js';
+
+/** The state file's name, in the plugin's working directory. */
+export const VNET_STATE_FILE = 'azure-vnet.json';
+/** The store lock's name (`<plugin>.lock`). */
+export const VNET_LOCK_FILE = 'azure-vnet.lock';
+/** ACN `platform.CNIStateFilePath` / `CNIIpamStatePath`: the absolute paths the pool retry consults. */
+export const CNI_STATE_FILE_PATH = 'C:\\k\\azure-vnet.json';
+export const CNI_IPAM_STATE_PATH = 'C:\\k\\azure-vnet-ipam.json';
+/** The Windows build from which DNS/IMDS NAT rules apply (1903). */
+const WIN_1903_BUILD = 18362;
+const IPAM_V6 = 'azure-vnet-ipamv6';
+const ENV_IPV6_NODE_IPAM = 'ipv6NodeIpam';
+const IPV6_NAT = 'ipv6nat';
+/** `allowedInput` (cni/network/network.go). */
+const ALLOWED_INPUT = /^[a-zA-Z0-9._\-() ]*$/;
+/** cniTypes.ErrTryAgainLater. */
+const TRY_AGAIN_LATER = 11;
+
+/** `plugin.Errorf`: a code-100 error. */
+const errorf = (msg: string): CniError => new CniError(100, msg);
+/** `plugin.RetriableError`: code 11 with the error's text. */
+const retriable = (msg: string): CniError => new CniError(TRY_AGAIN_LATER, msg);
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * `fmt.Errorf("<prefix>%w", err)` / `errors.Wrap(err, prefix)`: the text is the prefix and the
+ * cause's text, and skel's `errors.As` finds a `*types.Error` inside.
+ */
+class Wrapped extends Error {
+  constructor(
+    prefix: string,
+    readonly inner: unknown,
+  ) {
+    super(`${prefix}${messageOf(inner)}`);
+    this.name = 'Wrapped';
+  }
+}
+
+/** What skel prints for a returned error: the first `*types.Error` in the chain, else the error. */
+function asReturned(e: unknown): unknown {
+  for (let x: unknown = e; x !== undefined; x = x instanceof Wrapped ? x.inner : undefined) {
+    if (x instanceof CniError || x instanceof GoPanic) return x;
+  }
+  return e;
+}
+
+/** `%+v` of a `cniTypes.DNS`. */
+function dnsPlusV(c: AcnNetworkConfig): string {
+  const list = (v: readonly string[] | null): string => `[${(v ?? []).join(' ')}]`;
+  return `{Nameservers:${list(c.dns.nameservers)} Domain:${c.dns.domain} Search:${list(c.dns.search)} Options:${list(c.dns.options)}}`;
+}
+
+/** One IPAM-allocated address: `IPConfig{Address, Gateway}`. */
+interface IpConfig {
+  readonly address: IpNet;
+  readonly gateway: string;
+  readonly family: 4 | 6;
+}
+
+/** `network.InterfaceInfo` as the Azure IPAM invoker fills it. */
+interface InterfaceInfo {
+  readonly ipConfigs: IpConfig[];
+  readonly routes: RouteInfo[];
+  readonly dns: DnsInfo;
+  /** The first address as the IPAM printed it (`10.240.0.5/16`). */
+  readonly hostSubnetPrefix: string;
+  readonly ipv6Enabled: boolean;
+}
+
+/** An `ip/len` text as `types.ParseCIDR` keeps it: the address itself and a mask of its family's length. */
+function ipNetOfCidr(cidr: string): { net: IpNet; family: 4 | 6 } {
+  const [ip = '', len = '0'] = cidr.split('/');
+  const family = ip.includes(':') ? 6 : 4;
+  return { net: ipNet(goCanonicalIP(ip) ?? ip, Number(len), family), family };
+}
+
+function routeInfo(dst: string, gw: string): RouteInfo {
+  return {
+    Dst: ipNetOfCidr(dst).net,
+    Src: '',
+    Gw: gw,
+    Protocol: 0,
+    DevName: '',
+    Scope: 0,
+    Priority: 0,
+    Table: 0,
+  };
+}
+
+/** One process of the plugin: its network manager over the state file. */
+class VnetProcess {
+  readonly mgr: NetworkManager;
+  private others = new Map<string, string>();
+
+  constructor(
+    private readonly host: PluginHost,
+    private readonly path: string,
+    release: AzureCniRelease,
+  ) {
+    this.mgr = new NetworkManager(host, emptyManager(release), release, host.profile.build >= WIN_1903_BUILD);
+  }
+
+  /** `nm.restore`: throws Go's error for a file it cannot decode. */
+  restore(): void {
+    const loaded = loadNetworkState(this.host.files, this.path, this.mgr.nm.Version);
+    this.others = loaded.others;
+    Object.assign(this.mgr.nm, loaded.nm);
+  }
+
+  /** `nm.save()`. */
+  save(): void {
+    this.mgr.nm.TimeStamp = goTimeText(this.host.clock.now());
+    this.host.files.write(this.path, networkStateText(this.mgr.nm, this.others));
+  }
+
+  /** `validateArgs`. */
+  private validateArgs(args: CmdArgs, c: AcnNetworkConfig): void {
+    if (!ALLOWED_INPUT.test(args.containerID) || !ALLOWED_INPUT.test(args.ifName)) {
+      throw new Error('invalid args value');
+    }
+    if (!ALLOWED_INPUT.test(c.bridge)) throw new Error('invalid network config value');
+  }
+
+  /** `getPodInfo`. */
+  private podInfo(args: CmdArgs): { name: string; namespace: string } {
+    const pod = parseCniArgs(args.args);
+    if (pod.podNamespace === '') throw errorf('Pod Namespace not specified in CNI Args');
+    if (pod.podName === '') throw errorf('Pod Name not specified in CNI Args');
+    return { name: pod.podName, namespace: pod.podNamespace };
+  }
+
+  /** The recorded network's subnets (`GetNetworkInfo(...).Subnets`), none when it is not recorded. */
+  private recordedSubnets(networkId: string): IpNet[] {
+    return (this.mgr.getNetwork(networkId)?.nw.Subnets ?? []).map((s) => s.Prefix);
+  }
+
+  /** `AzureIPAMInvoker.Add`. */
+  private async ipamAdd(ctx: PluginContext, c: AcnNetworkConfig): Promise<InterfaceInfo> {
+    const subnets = this.recordedSubnets(c.name);
+    if (subnets.length > 0) c.ipam.subnet = ipNetText(subnets[0]!);
+    const delegate = async (conf: AcnNetworkConfig): Promise<CniResult> => {
+      try {
+        return await delegateAdd(ctx, conf.ipam.type, serializeNetworkConfig(conf));
+      } catch (e) {
+        throw new Error(`Failed to delegate: ${messageOf(e)}`);
+      }
+    };
+    let result: CniResult;
+    try {
+      try {
+        result = await delegate(c);
+      } catch (e) {
+        if (!messageOf(e).includes('no available address pools')) throw e;
+        this.deleteIpamState();
+        result = await delegate(c);
+      }
+    } catch (e) {
+      throw errorf(`Failed to allocate pool: ${messageOf(e)}`);
+    }
+    let ips = [...(result.ips ?? [])];
+    let routes = [...(result.routes ?? [])];
+    let v6Error: CniError | undefined;
+    let ipv6Enabled = false;
+    if (c.ipv6Mode !== '') {
+      const c6 = copyNetworkConfig(c);
+      c6.ipam.environment = ENV_IPV6_NODE_IPAM;
+      c6.ipam.type = IPAM_V6;
+      if (subnets.length > 1) c6.ipam.subnet = ipNetText(subnets[1]!);
+      try {
+        const r6 = await delegate(c6);
+        ips = [...ips, ...(r6.ips ?? [])];
+        routes = [...routes, ...(r6.routes ?? [])];
+        ipv6Enabled = true;
+      } catch (e) {
+        v6Error = errorf(`Failed to allocate v6 pool: ${messageOf(e)}`);
+      }
+    }
+    const ipConfigs = ips.map((ip) => {
+      const { net, family } = ipNetOfCidr(ip.address);
+      return { address: net, gateway: ip.gateway ?? '', family };
+    });
+    if (v6Error) {
+      // the deferred cleanup releases the first address; the Add error stands
+      if (ipConfigs.length > 0) await this.ipamDelete(ctx, c, ipConfigs[0]!.address).catch(() => undefined);
+      throw v6Error;
+    }
+    return {
+      ipConfigs,
+      routes: routes.map((r) => routeInfo(r.dst, r.gw ?? '')),
+      dns: {
+        Suffix: result.dns?.domain ?? '',
+        Servers: result.dns?.nameservers ? [...result.dns.nameservers] : null,
+        Options: null,
+      },
+      hostSubnetPrefix: ips[0]?.address ?? '',
+      ipv6Enabled,
+    };
+  }
+
+  /** `deleteIpamState`: only when `C:\k\azure-vnet.json` is absent, remove `C:\k\azure-vnet-ipam.json`. */
+  private deleteIpamState(): void {
+    const files = this.host.files;
+    if (files.exists(CNI_STATE_FILE_PATH)) return;
+    if (files.exists(CNI_IPAM_STATE_PATH)) files.remove(CNI_IPAM_STATE_PATH);
+  }
+
+  /** `AzureIPAMInvoker.Delete(address, nwCfg)`: release one address, or (null) the container's. */
+  private async ipamDelete(ctx: PluginContext, c: AcnNetworkConfig, address: IpNet | null): Promise<void> {
+    const subnets = this.recordedSubnets(c.name);
+    if (subnets.length > 0) c.ipam.subnet = ipNetText(subnets[0]!);
+    const del = async (conf: AcnNetworkConfig): Promise<void> => {
+      try {
+        await delegateDel(ctx, conf.ipam.type, serializeNetworkConfig(conf));
+      } catch (e) {
+        throw new Error(`Failed to delegate: ${messageOf(e)}`);
+      }
+    };
+    if (address === null) {
+      try {
+        await del(c);
+      } catch (e) {
+        throw errorf(`Attempted to release address with error:  ${messageOf(e)}`);
+      }
+      return;
+    }
+    if (!address.IP.includes(':')) {
+      c.ipam.ipAddress = address.IP;
+      try {
+        await del(c);
+      } catch (e) {
+        throw errorf(`Failed to release ipv4 address: ${messageOf(e)}`);
+      }
+      return;
+    }
+    const c6 = copyNetworkConfig(c);
+    c6.ipam.environment = ENV_IPV6_NODE_IPAM;
+    c6.ipam.type = IPAM_V6;
+    c6.ipam.ipAddress = address.IP;
+    const recorded = this.mgr.getNetwork(c.name)?.nw.Subnets ?? [];
+    if (recorded.length > 1) {
+      const v6 = recorded.find((s) => s.Prefix.IP.includes(':'));
+      if (v6) c6.ipam.subnet = ipNetText(v6.Prefix);
+    }
+    try {
+      await del(c6);
+    } catch (e) {
+      throw errorf(`Failed to release ipv6 address: ${messageOf(e)}`);
+    }
+  }
+
+  /** `findMasterInterfaceBySubnet`: `master`, else the first interface with an address in the subnet. */
+  private masterInterface(c: AcnNetworkConfig, subnet: string): string {
+    if (c.master !== '') return c.master;
+    for (const iface of this.host.interfaces?.() ?? []) {
+      for (const addr of iface.addrs ?? []) {
+        const n = parseCIDRNet(addr);
+        if (n && netString(n) === subnet) return iface.name;
+      }
+    }
+    return '';
+  }
+
+  /** `getEndpointDNSSettings`. */
+  private endpointDns(c: AcnNetworkConfig, ipamDns: DnsInfo, namespace: string): DnsInfo {
+    const rt = c.runtimeConfig.dns;
+    const custom: DnsInfo = {
+      Suffix: (rt.searches ?? []).length > 0 ? rt.searches!.join(',') : '',
+      Servers: rt.servers,
+      Options: rt.options,
+    };
+    if ((custom.Servers ?? []).length > 0 || custom.Suffix !== '') return custom;
+    const noSearch = (c.dns.search ?? []).length === 0;
+    const noServers = (c.dns.nameservers ?? []).length === 0;
+    if (noSearch !== noServers) throw new Error(`Wrong DNS configuration: ${dnsPlusV(c)}`);
+    if (!noSearch) {
+      return {
+        Servers: c.dns.nameservers,
+        Suffix: `${namespace}.${c.dns.search!.join(',')}`,
+        Options: c.dns.options,
+      };
+    }
+    return { ...ipamDns, Options: c.dns.options };
+  }
+
+  /** `getPoliciesFromRuntimeCfg`: one PortMapping per mapping (and an IPv6 twin for a dual-stack pod). */
+  private runtimePolicies(c: AcnNetworkConfig, ipv6Enabled: boolean): CniPolicy[] {
+    const out: CniPolicy[] = [];
+    let protocol = 0;
+    for (const m of c.runtimeConfig.portMappings ?? []) {
+      const proto = m.protocol.trim().toUpperCase();
+      if (proto === 'TCP') protocol = 6;
+      else if (proto === 'UDP') protocol = 17;
+      let flag = NAT_FLAGS_LOCAL_ROUTED_VIP;
+      if (m.hostIP !== '') {
+        const ip = netipParseAddr(m.hostIP);
+        if (ip === undefined) {
+          throw new Error(
+            `failed to parse hostIP invalid IP: ParseAddr(${JSON.stringify(m.hostIP)}): unable to parse IP`,
+          );
+        }
+        if (ip === 6 && ipv6Enabled) flag = NAT_FLAGS_IPV6;
+      }
+      out.push(portMappingPolicy(m.hostPort, m.containerPort, m.hostIP, protocol, flag));
+      if (m.hostIP === '' && ipv6Enabled) {
+        out.push(portMappingPolicy(m.hostPort, m.containerPort, m.hostIP, protocol, NAT_FLAGS_IPV6));
+      }
+    }
+    return out;
+  }
+
+  /** `createEpInfo` for the node-subnet InfraNIC. */
+  private endpointInfo(
+    args: CmdArgs,
+    c: AcnNetworkConfig,
+    pod: { name: string; namespace: string },
+    ifInfo: InterfaceInfo,
+    policies: readonly CniPolicy[],
+  ): EndpointInfo {
+    const hostSubnet = netString(parseCIDRNet(ifInfo.hostSubnetPrefix));
+    c.ipam.subnet = hostSubnet;
+    const master = this.masterInterface(c, hostSubnet);
+    if (master === '') throw errorf('Failed to find the master interface');
+    let dns: DnsInfo;
+    try {
+      dns = this.endpointDns(c, ifInfo.dns, pod.namespace);
+    } catch (e) {
+      throw errorf(`Failed to getEndpointDNSSettings: ${messageOf(e)}`);
+    }
+    const subnets = ifInfo.ipConfigs.map((ip) => {
+      const len = ipNetText(ip.address).split('/')[1]!;
+      const masked = parseCIDRNet(`${ip.address.IP}/${len}`);
+      const prefix = ipNet(masked ? netString(masked).split('/')[0]! : '', Number(len), ip.family);
+      return { Family: ip.family === 4 ? 2 : 10, Prefix: prefix, Gateway: ip.gateway, PrimaryIP: '' };
+    });
+    const own: CniPolicy[] = [];
+    if (c.ipv6Mode === IPV6_NAT) {
+      if (subnets.length < 2)
+        throw new Error("failed to get ipv6 endpoint policy: network state doesn't have ipv6 subnet");
+      own.push(endpointPolicy({ Type: 'OutBoundNAT', ExceptionList: [ipNetText(subnets[1]!.Prefix)] }));
+    }
+    if (c.windowsSettings.enableLoopbackDSR) {
+      for (const ip of ifInfo.ipConfigs) if (ip.family === 4) own.push(loopbackDsrPolicy(ip.address.IP));
+    }
+    let runtime: CniPolicy[];
+    try {
+      runtime = this.runtimePolicies(c, ifInfo.ipv6Enabled);
+    } catch (e) {
+      throw errorf(messageOf(e));
+    }
+    return {
+      networkId: c.name,
+      mode: c.mode,
+      masterIfName: master,
+      adapterName: c.adapterName,
+      netNs: args.netns,
+      endpointId: endpointIdOf(args.containerID, args.ifName),
+      containerId: args.containerID,
+      ifName: args.ifName,
+      dns,
+      podName: pod.name,
+      podNamespace: pod.namespace,
+      ipAddresses: ifInfo.ipConfigs.map((ip) => ip.address),
+      routes: ifInfo.routes,
+      subnets,
+      hostSubnetPrefix: hostSubnet,
+      networkPolicies: [...policies],
+      endpointPolicies: [...policies, ...own, ...runtime],
+      natInfo: [],
+      enableSnatOnHost: c.enableSnatOnHost,
+      hnsNetworkId: '',
+    };
+  }
+
+  /** Modes this model does not run: the error their missing service gives. */
+  private unsupported(c: AcnNetworkConfig): void {
+    if (c.executionMode === 'baremetal') {
+      throw new Error(
+        'baremetal mode needs the node network service (NNS) agent, which hnsim does not model',
+      );
+    }
+    if (c.multiTenancy || c.ipam.type === 'azure-cns') {
+      const url = c.cnsurl !== '' ? c.cnsurl : 'http://localhost:10090';
+      throw new Error(
+        `CNS at ${url} is not modelled by hnsim (ipam.type azure-cns / multiTenancy): dial tcp 127.0.0.1:10090: connectex: No connection could be made because the target machine actively refused it.`,
+      );
+    }
+  }
+
+  /** `NetPlugin.Add`. */
+  async add(args: CmdArgs, ctx: PluginContext): Promise<void> {
+    let c: AcnNetworkConfig;
+    try {
+      c = parseNetworkConfig(stdinText(args));
+    } catch (e) {
+      throw errorf(`Failed to parse network configuration: ${messageOf(e)}.`);
+    }
+    this.validateArgs(args, c);
+    const pod = this.podInfo(args);
+    if (args.containerID === '') throw errorf('Container ID not specified in CNI Args');
+    if (args.ifName === '') throw errorf('Interfacename not specified in CNI Args');
+    this.unsupported(c);
+    let ifInfo: InterfaceInfo;
+    try {
+      ifInfo = await this.ipamAdd(ctx, c);
+    } catch (e) {
+      throw new Wrapped(
+        'IPAM Invoker Add failed with error: ',
+        new Wrapped('failed to add ipam invoker: ', e),
+      );
+    }
+    const policies = policiesFromConfig(c.AdditionalArgs);
+    let info: EndpointInfo | undefined;
+    try {
+      info = this.endpointInfo(args, c, pod, ifInfo, policies);
+      try {
+        if (!this.mgr.getNetwork(info.networkId)) {
+          this.mgr.addExternalInterface(info.masterIfName, info.hostSubnetPrefix);
+          await this.mgr.createNetwork(info);
+        }
+        await this.mgr.createEndpoint(info);
+        this.save();
+      } catch (e) {
+        // delete the endpoint, then save (DeleteState); a delete error ends the cleanup there
+        try {
+          await this.mgr.deleteEndpoint(info.networkId, info.endpointId);
+          this.save();
+        } catch {
+          // logged upstream
+        }
+        throw new Wrapped('failed to create endpoint: ', e);
+      }
+    } catch (e) {
+      for (const ip of ifInfo.ipConfigs) await this.ipamDelete(ctx, c, ip.address).catch(() => undefined);
+      throw e;
+    }
+    const result: CniResult = {
+      cniVersion: '1.0.0',
+      interfaces: [{ name: args.ifName }],
+      ips: ifInfo.ipConfigs.map((ip) => ({
+        address: ipNetText(ip.address),
+        ...(ip.gateway !== '' ? { gateway: ip.gateway } : {}),
+      })),
+      ...(ifInfo.ipConfigs.length > 0 && ifInfo.routes.length > 0
+        ? {
+            routes: ifInfo.routes.map((r) => ({
+              dst: ipNetText(r.Dst),
+              ...(r.Gw !== '' ? { gw: r.Gw } : {}),
+            })),
+          }
+        : {}),
+      dns: {
+        ...(ifInfo.dns.Servers && ifInfo.dns.Servers.length > 0 ? { nameservers: ifInfo.dns.Servers } : {}),
+        ...(ifInfo.dns.Suffix !== '' ? { domain: ifInfo.dns.Suffix } : {}),
+      },
+    };
+    printResult(ctx.stdout, result, c.cniVersion);
+  }
+
+  /** `NetPlugin.Delete`. */
+  async del(args: CmdArgs, ctx: PluginContext): Promise<void> {
+    let c: AcnNetworkConfig;
+    try {
+      c = parseNetworkConfig(stdinText(args));
+    } catch (e) {
+      throw errorf(`[cni-net] Failed to parse network configuration: ${messageOf(e)}`);
+    }
+    this.validateArgs(args, c);
+    try {
+      this.podInfo(args);
+    } catch {
+      // only logged on DEL
+    }
+    if (c.executionMode === 'baremetal') this.unsupported(c);
+    const eps = this.mgr.endpointsOfContainer(args.containerID);
+    if (eps.length === 0) {
+      if (!c.multiTenancy) {
+        try {
+          await this.ipamDelete(ctx, c, null);
+        } catch (e) {
+          throw retriable(`failed to release address(no endpoint): ${messageOf(e)}`);
+        }
+      }
+      return;
+    }
+    for (const { networkId, ep } of eps) {
+      try {
+        await this.mgr.deleteEndpoint(networkId, ep.Id);
+      } catch (e) {
+        throw retriable(`failed to delete endpoint: ${messageOf(e)}`);
+      }
+    }
+    for (const { ep } of eps) {
+      if (c.multiTenancy || !(ep.NICType === INFRA_NIC || ep.NICType === '')) continue;
+      for (const addr of ep.IPAddresses ?? []) {
+        try {
+          await this.ipamDelete(ctx, c, addr);
+        } catch (e) {
+          throw retriable(`failed to release address: ${messageOf(e)}`);
+        }
+      }
+    }
+    try {
+      this.save();
+    } catch (e) {
+      throw retriable(`failed to delete state: ${messageOf(e)}`);
+    }
+  }
+
+  /** `NetPlugin.Get` (CNI CHECK). */
+  async get(args: CmdArgs, ctx: PluginContext): Promise<void> {
+    let c: AcnNetworkConfig;
+    try {
+      c = parseNetworkConfig(stdinText(args));
+    } catch {
+      // the deferred print reads nwCfg.CNIVersion through the nil config
+      throw new GoPanic('invalid memory address or nil pointer dereference', true);
+    }
+    this.validateArgs(args, c);
+    const found = this.mgr.getNetwork(c.name);
+    if (!found) throw new Error('Network not found');
+    const ep = found.nw.Endpoints?.get(constructEndpointId(args.containerID, args.netns, args.ifName));
+    if (!ep) throw new Error('Endpoint not found');
+    const gateway = ep.Gateways?.[0];
+    const result: CniResult = {
+      cniVersion: '1.0.0',
+      interfaces: [{ name: args.ifName }],
+      ips: (ep.IPAddresses ?? []).map((a) => ({
+        interface: 0,
+        address: ipNetText(a),
+        ...(gateway ? { gateway } : {}),
+      })),
+      ...((ep.Routes ?? []).length > 0
+        ? { routes: ep.Routes!.map((r) => ({ dst: ipNetText(r.Dst), ...(r.Gw !== '' ? { gw: r.Gw } : {}) })) }
+        : {}),
+      dns: {
+        ...(ep.DNS.Servers && ep.DNS.Servers.length > 0 ? { nameservers: ep.DNS.Servers } : {}),
+        ...(ep.DNS.Suffix !== '' ? { domain: ep.DNS.Suffix } : {}),
+      },
+    };
+    printResult(ctx.stdout, result, c.cniVersion);
+    return Promise.resolve();
+  }
+}
+
+/** `netip.ParseAddr`: 4 or 6 for an address it accepts, undefined otherwise (zones allowed on v6). */
+function netipParseAddr(s: string): 4 | 6 | undefined {
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(s)) {
+    return s.split('.').every((o) => Number(o) <= 255 && !(o.length > 1 && o.startsWith('0')))
+      ? 4
+      : undefined;
+  }
+  const [addr = '', zone] = s.split('%');
+  if (zone === '') return undefined;
+  return s.includes(':') && goCanonicalIP(addr) !== undefined ? 6 : undefined;
+}
+
+/**
+ * ACN's `Execute`: a panic in a command is recovered and printed as a code-100 error whose message
+ * is the panic's value and whose details are the goroutine's stack (abridged here).
+ */
+function recovering(fn: (args: CmdArgs, ctx: PluginContext) => Promise<void>) {
+  return async (args: CmdArgs, ctx: PluginContext): Promise<void> => {
+    try {
+      await fn(args, ctx);
+    } catch (e) {
+      const r = asReturned(e);
+      if (r instanceof GoPanic) {
+        throw new CniError(
+          100,
+          r.message,
+          'goroutine 1 [running]:\ngithub.com/Azure/azure-container-networking/cni.(*Plugin).Execute.func1()',
+        );
+      }
+      throw r;
+    }
+  };
+}
+
+/** Options of the simulated binary. */
+export interface AzureVnetOptions {
+  /**
+   * The upstream release whose behaviour the plugin follows: `v1.8.12` (default; the network is
+   * always L2Bridge) or `v1.5.50` (the v1.5 line: `mode` bridge → L2Bridge, tunnel or empty →
+   * L2Tunnel, anything else `Network mode is invalid`).
+   */
+  readonly release?: AzureCniRelease;
+}
+
+/** An azure-vnet binary of the given release. */
+export function createAzureVnet(options: AzureVnetOptions = {}): CniPlugin {
+  const release = options.release ?? 'v1.8.12';
+  if (release !== 'v1.8.12' && release !== 'v1.5.50') {
+    throw new TypeError(`azure-vnet release must be v1.8.12 or v1.5.50, not ${String(release)}`);
+  }
+  return {
+    type: 'azure-vnet',
+    async exec(host, request, depth = 0): Promise<ExecOutput> {
+      const cwd = request.cwd ?? DEFAULT_CWD;
+      const skeleton = (proc: VnetProcess): CniPlugin =>
+        pluginMain(
+          'azure-vnet',
+          {
+            add: recovering((a, c) => proc.add(a, c)),
+            del: recovering((a, c) => proc.del(a, c)),
+            check: recovering((a, c) => proc.get(a, c)),
+          },
+          AZURE_CNI_VERSIONS,
+          release,
+        );
+      const proc = new VnetProcess(host, joinPath(cwd, VNET_STATE_FILE), release);
+      if (request.env['CNI_COMMAND'] === 'VERSION') return skeleton(proc).exec(host, request, depth);
+      return withStoreLock(host.files, joinPath(cwd, VNET_LOCK_FILE), async () => {
+        try {
+          proc.restore();
+        } catch (e) {
+          const err = new CniError(TRY_AGAIN_LATER, `Failed to start network plugin, err:${messageOf(e)}.\n`);
+          return { exitCode: 1, stdout: errorText(err), stderr: '' };
+        }
+        return skeleton(proc).exec(host, request, depth);
+      });
+    },
+  };
+}
+
+/** The azure-vnet plugin (today's release). */
+export const azureVnet: CniPlugin = createAzureVnet();
