@@ -216,4 +216,10 @@ export interface RuntimeConf {
   readonly capabilityArgs?: Readonly<Record<string, unknown>>;
   /** Overrides the runner's cache directory for this call. */
   readonly cacheDir?: string;
+  /**
+   * The runtime process's working directory, where the plugins it execs start (the runner's own
+   * `cwd` option wins): containerd as a Windows service runs in `C:\Windows\System32`, kubelet
+   * with dockershim as aks-engine starts it in `C:\k`.
+   */
+  readonly cwd?: string;
 }

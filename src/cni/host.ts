@@ -85,7 +85,8 @@ class NodePluginHost implements CniHost {
       return {
         name: String(a['Name']),
         mac: macString(parseMAC(String(a['MacAddress'] ?? ''))),
-        addrs: bound && typeof v4 === 'string' && v4 !== '' ? [`${v4}/${String(a['PrefixLength'] ?? 32)}`] : [],
+        addrs:
+          bound && typeof v4 === 'string' && v4 !== '' ? [`${v4}/${String(a['PrefixLength'] ?? 32)}`] : [],
       };
     });
   }

@@ -242,15 +242,26 @@ export class CniRunner {
   }
 
   /** `ExecPluginWithoutResult`. */
-  async #execNoResult(run: Runner, bytes: Uint8Array, env: Record<string, string>): Promise<ExecOutput> {
-    const out = await run({ env, stdin: bytes, ...(this.#cwd !== undefined ? { cwd: this.#cwd } : {}) });
+  async #execNoResult(
+    run: Runner,
+    bytes: Uint8Array,
+    env: Record<string, string>,
+    rt?: RuntimeConf,
+  ): Promise<ExecOutput> {
+    const cwd = this.#cwd ?? rt?.cwd;
+    const out = await run({ env, stdin: bytes, ...(cwd !== undefined ? { cwd } : {}) });
     if (out.exitCode !== 0) throw pluginError(out);
     return out;
   }
 
   /** `ExecPluginWithResult`. */
-  async #execWithResult(run: Runner, bytes: Uint8Array, env: Record<string, string>): Promise<CniResult> {
-    const out = await this.#execNoResult(run, bytes, env);
+  async #execWithResult(
+    run: Runner,
+    bytes: Uint8Array,
+    env: Record<string, string>,
+    rt: RuntimeConf,
+  ): Promise<CniResult> {
+    const out = await this.#execNoResult(run, bytes, env, rt);
     return parsePluginOutput(out.stdout, bytes, out);
   }
 
@@ -435,7 +446,7 @@ export class CniRunner {
       validateContainerID(rt.containerId) ?? validateNetworkName(name) ?? validateInterfaceName(rt.ifName);
     if (bad) throw bad;
     const conf = buildOneConfig(name, cniVersion, net, prev, rt);
-    return this.#execWithResult(run, conf.bytes, this.#env4('ADD', rt));
+    return this.#execWithResult(run, conf.bytes, this.#env4('ADD', rt), rt);
   }
 
   /** `AddNetworkList`: every plugin in order, each result the next one's `prevResult`; then the cache. */
@@ -480,7 +491,7 @@ export class CniRunner {
   ): Promise<void> {
     const run = this.#find(net.network.type);
     const conf = buildOneConfig(name, cniVersion, net, prev, rt);
-    await this.#execNoResult(run, conf.bytes, this.#env4(command, rt));
+    await this.#execNoResult(run, conf.bytes, this.#env4(command, rt), rt);
   }
 
   /** `getCachedResult` for CHECK, its error wrapped as CheckNetwork(List) wraps it. */

@@ -21,7 +21,18 @@ import { flannel } from './flannel/index.js';
 import { azureVnetIpam } from './azure-vnet-ipam/index.js';
 import { azureVnet, createAzureVnet } from './azure-vnet/index.js';
 
-export { hostLocal, winBridge, winOverlay, sdnbridge, sdnoverlay, nat, flannel, azureVnet, azureVnetIpam, createAzureVnet };
+export {
+  hostLocal,
+  winBridge,
+  winOverlay,
+  sdnbridge,
+  sdnoverlay,
+  nat,
+  flannel,
+  azureVnet,
+  azureVnetIpam,
+  createAzureVnet,
+};
 
 /** containerd's CNI binary directory on Windows (its `bin_dir` default). */
 export const DEFAULT_CNI_BIN_DIR = 'C:\\Program Files\\containerd\\cni\\bin';

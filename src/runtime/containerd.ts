@@ -89,7 +89,15 @@ export interface ContainerdOptions {
   readonly ipPreference?: IpPreference;
   /** Seed of the runtime's own IDs (sandbox/container IDs, NIC GUIDs); default 1. */
   readonly seed?: number;
+  /**
+   * containerd's working directory, where the CNI plugins it execs start (a network's runner `cwd`
+   * wins); default `C:\Windows\System32`, as the Windows service runs (containerd #4928).
+   */
+  readonly cwd?: string;
 }
+
+/** Where the containerd service runs: the Service Control Manager starts it in System32. */
+export const CONTAINERD_CWD = 'C:\\Windows\\System32';
 
 type SandboxState = 'READY' | 'NOTREADY' | 'UNKNOWN';
 
@@ -156,6 +164,7 @@ export class ContainerdRuntime {
   readonly #networks: readonly CniNetwork[];
   readonly #handlers: Readonly<Record<string, RuntimeHandlerConfig>>;
   readonly #ipPreference: IpPreference;
+  readonly #cwd: string;
   readonly #rng: Rng;
   readonly #steps: Steps;
   readonly #sandboxes = new Map<string, SandboxRec>();
@@ -171,6 +180,7 @@ export class ContainerdRuntime {
     this.#networks = options.networks ?? [];
     this.#handlers = options.runtimeHandlers ?? DEFAULT_RUNTIME_HANDLERS;
     this.#ipPreference = options.ipPreference ?? 'ipv4';
+    this.#cwd = options.cwd ?? CONTAINERD_CWD;
     // a stream of its own ("CTRD"): with the host's stream, a node and its runtime on one seed would
     // draw the same bits, and the first sandbox ID would spell the host's first GUID
     this.#rng = new Rng(((options.seed ?? 1) ^ 0x43545244) >>> 0);
@@ -290,6 +300,7 @@ export class ContainerdRuntime {
       ifName: `eth${i}`,
       args,
       capabilityArgs,
+      cwd: this.#cwd,
     }));
   }
 

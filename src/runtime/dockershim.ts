@@ -59,7 +59,15 @@ export interface DockershimOptions {
   readonly podCidr?: string;
   /** Seed of the runtime's own IDs (docker container IDs); default 1. */
   readonly seed?: number;
+  /**
+   * kubelet's working directory, where the CNI plugins it execs start (a network's runner `cwd`
+   * wins); default `C:\k`, where aks-engine's `kubeletstart.ps1` starts kubelet (ACN #698).
+   */
+  readonly cwd?: string;
 }
+
+/** Where aks-engine starts kubelet (and so dockershim's CNI plugins): `C:\k`. */
+export const DOCKERSHIM_CWD = 'C:\\k';
 
 /** dockershim's `defaultSandboxGracePeriod` (10 s). */
 const SANDBOX_GRACE_SECONDS = 10;
@@ -127,6 +135,7 @@ export class DockershimRuntime {
   readonly #hcs: HcsClient;
   readonly #network: CniNetwork | undefined;
   readonly #cacheDir: string;
+  readonly #cwd: string;
   readonly #podCidr: string;
   readonly #rng: Rng;
   readonly #steps: Steps;
@@ -142,6 +151,7 @@ export class DockershimRuntime {
     this.#hcs = HcsClient.forHost(host);
     this.#network = options.network;
     this.#cacheDir = options.cacheDir ?? '/var/lib/cni/cache';
+    this.#cwd = options.cwd ?? DOCKERSHIM_CWD;
     this.#podCidr = options.podCidr ?? '';
     // a stream of its own ("DKSH"), not the host's: see ContainerdRuntime
     this.#rng = new Rng(((options.seed ?? 1) ^ 0x444b5348) >>> 0);
@@ -336,6 +346,7 @@ export class DockershimRuntime {
       ],
       capabilityArgs: caps,
       cacheDir: this.#cacheDir,
+      cwd: this.#cwd,
     };
   }
 

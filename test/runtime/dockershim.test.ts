@@ -65,6 +65,8 @@ describe('dockershim: a pod', () => {
         },
       },
       cacheDir: '/var/lib/cni/cache',
+      // where aks-engine starts kubelet: its plugins start there too (ACN #698)
+      cwd: 'C:\\k',
     });
     // the v1 path hot-attached the endpoint to the pause container
     expect(leftovers(host).endpoints).toEqual([`${id}_cbr0`]);

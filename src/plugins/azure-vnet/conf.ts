@@ -394,3 +394,48 @@ export function policiesFromConfig(kv: readonly AcnKVPair[] | null): CniPolicy[]
   for (const p of kv ?? []) if (p.name.includes(POLICY_STR)) out.push({ type: p.name, data: p.value });
   return out;
 }
+
+/** `network.DNSInfo`: the endpoint's DNS as azure-vnet builds it. */
+export interface DnsSettings {
+  Suffix: string;
+  Servers: string[] | null;
+  Options: string[] | null;
+}
+
+/** `%+v` of a `cniTypes.DNS`. */
+function dnsPlusV(c: AcnNetworkConfig): string {
+  const list = (v: readonly string[] | null): string => `[${(v ?? []).join(' ')}]`;
+  return `{Nameservers:${list(c.dns.nameservers)} Domain:${c.dns.domain} Search:${list(c.dns.search)} Options:${list(c.dns.options)}}`;
+}
+
+/**
+ * `getEndpointDNSSettings` (reference azure-cni.md §4.3): the runtime's DNS when it has servers or
+ * searches (suffix = the searches joined with `,`); else, with exactly one of `dns.Search` and
+ * `dns.Nameservers` empty, `Wrong DNS configuration: {…}`; else with a search list the conflist's
+ * servers and `<pod namespace>.<searches joined with ,>`; else the IPAM's DNS. Options come from the
+ * conflist (or the runtime, in the first case).
+ */
+export function endpointDnsSettings(
+  c: AcnNetworkConfig,
+  ipamDns: DnsSettings,
+  namespace: string,
+): DnsSettings {
+  const rt = c.runtimeConfig.dns;
+  const custom: DnsSettings = {
+    Suffix: (rt.searches ?? []).length > 0 ? rt.searches!.join(',') : '',
+    Servers: rt.servers,
+    Options: rt.options,
+  };
+  if ((custom.Servers ?? []).length > 0 || custom.Suffix !== '') return custom;
+  const noSearch = (c.dns.search ?? []).length === 0;
+  const noServers = (c.dns.nameservers ?? []).length === 0;
+  if (noSearch !== noServers) throw new Error(`Wrong DNS configuration: ${dnsPlusV(c)}`);
+  if (!noSearch) {
+    return {
+      Servers: c.dns.nameservers,
+      Suffix: `${namespace}.${c.dns.search!.join(',')}`,
+      Options: c.dns.options,
+    };
+  }
+  return { ...ipamDns, Options: c.dns.options };
+}

@@ -50,6 +50,7 @@ import { pluginMain, stdinText, type CmdArgs, type PluginContext } from '../../c
 import { AZURE_CNI_VERSIONS, DEFAULT_CWD } from '../azure-vnet-ipam/index.js';
 import {
   copyNetworkConfig,
+  endpointDnsSettings,
   parseCniArgs,
   parseNetworkConfig,
   policiesFromConfig,
@@ -67,13 +68,7 @@ import {
   type AzureCniRelease,
   type EndpointInfo,
 } from './network.js';
-import {
-  loopbackDsrPolicy,
-  NAT_FLAGS_IPV6,
-  NAT_FLAGS_LOCAL_ROUTED_VIP,
-  portMappingPolicy,
-  endpointPolicy,
-} from './policy.js';
+import { loopbackDsrPolicy, runtimePortMappings, endpointPolicy } from './policy.js';
 import {
   emptyManager,
   loadNetworkState,
@@ -129,12 +124,6 @@ function asReturned(e: unknown): unknown {
     if (x instanceof CniError || x instanceof GoPanic) return x;
   }
   return e;
-}
-
-/** `%+v` of a `cniTypes.DNS`. */
-function dnsPlusV(c: AcnNetworkConfig): string {
-  const list = (v: readonly string[] | null): string => `[${(v ?? []).join(' ')}]`;
-  return `{Nameservers:${list(c.dns.nameservers)} Domain:${c.dns.domain} Search:${list(c.dns.search)} Options:${list(c.dns.options)}}`;
 }
 
 /** One IPAM-allocated address: `IPConfig{Address, Gateway}`. */
@@ -347,54 +336,6 @@ class VnetProcess {
     return '';
   }
 
-  /** `getEndpointDNSSettings`. */
-  private endpointDns(c: AcnNetworkConfig, ipamDns: DnsInfo, namespace: string): DnsInfo {
-    const rt = c.runtimeConfig.dns;
-    const custom: DnsInfo = {
-      Suffix: (rt.searches ?? []).length > 0 ? rt.searches!.join(',') : '',
-      Servers: rt.servers,
-      Options: rt.options,
-    };
-    if ((custom.Servers ?? []).length > 0 || custom.Suffix !== '') return custom;
-    const noSearch = (c.dns.search ?? []).length === 0;
-    const noServers = (c.dns.nameservers ?? []).length === 0;
-    if (noSearch !== noServers) throw new Error(`Wrong DNS configuration: ${dnsPlusV(c)}`);
-    if (!noSearch) {
-      return {
-        Servers: c.dns.nameservers,
-        Suffix: `${namespace}.${c.dns.search!.join(',')}`,
-        Options: c.dns.options,
-      };
-    }
-    return { ...ipamDns, Options: c.dns.options };
-  }
-
-  /** `getPoliciesFromRuntimeCfg`: one PortMapping per mapping (and an IPv6 twin for a dual-stack pod). */
-  private runtimePolicies(c: AcnNetworkConfig, ipv6Enabled: boolean): CniPolicy[] {
-    const out: CniPolicy[] = [];
-    let protocol = 0;
-    for (const m of c.runtimeConfig.portMappings ?? []) {
-      const proto = m.protocol.trim().toUpperCase();
-      if (proto === 'TCP') protocol = 6;
-      else if (proto === 'UDP') protocol = 17;
-      let flag = NAT_FLAGS_LOCAL_ROUTED_VIP;
-      if (m.hostIP !== '') {
-        const ip = netipParseAddr(m.hostIP);
-        if (ip === undefined) {
-          throw new Error(
-            `failed to parse hostIP invalid IP: ParseAddr(${JSON.stringify(m.hostIP)}): unable to parse IP`,
-          );
-        }
-        if (ip === 6 && ipv6Enabled) flag = NAT_FLAGS_IPV6;
-      }
-      out.push(portMappingPolicy(m.hostPort, m.containerPort, m.hostIP, protocol, flag));
-      if (m.hostIP === '' && ipv6Enabled) {
-        out.push(portMappingPolicy(m.hostPort, m.containerPort, m.hostIP, protocol, NAT_FLAGS_IPV6));
-      }
-    }
-    return out;
-  }
-
   /** `createEpInfo` for the node-subnet InfraNIC. */
   private endpointInfo(
     args: CmdArgs,
@@ -409,7 +350,7 @@ class VnetProcess {
     if (master === '') throw errorf('Failed to find the master interface');
     let dns: DnsInfo;
     try {
-      dns = this.endpointDns(c, ifInfo.dns, pod.namespace);
+      dns = endpointDnsSettings(c, ifInfo.dns, pod.namespace);
     } catch (e) {
       throw errorf(`Failed to getEndpointDNSSettings: ${messageOf(e)}`);
     }
@@ -430,7 +371,7 @@ class VnetProcess {
     }
     let runtime: CniPolicy[];
     try {
-      runtime = this.runtimePolicies(c, ifInfo.ipv6Enabled);
+      runtime = runtimePortMappings(c.runtimeConfig.portMappings, ifInfo.ipv6Enabled);
     } catch (e) {
       throw errorf(messageOf(e));
     }
@@ -627,18 +568,6 @@ class VnetProcess {
     printResult(ctx.stdout, result, c.cniVersion);
     return Promise.resolve();
   }
-}
-
-/** `netip.ParseAddr`: 4 or 6 for an address it accepts, undefined otherwise (zones allowed on v6). */
-function netipParseAddr(s: string): 4 | 6 | undefined {
-  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(s)) {
-    return s.split('.').every((o) => Number(o) <= 255 && !(o.length > 1 && o.startsWith('0')))
-      ? 4
-      : undefined;
-  }
-  const [addr = '', zone] = s.split('%');
-  if (zone === '') return undefined;
-  return s.includes(':') && goCanonicalIP(addr) !== undefined ? 6 : undefined;
 }
 
 /**

@@ -21,9 +21,9 @@ import {
   type GoType,
 } from '../../cni/gojson.js';
 import { netIPType } from '../../cni/result.js';
-import { ipString, type GoIPBytes } from '../../cni/goip.js';
+import { goCanonicalIP } from '../../cni/goip.js';
 import type { EndpointPolicy } from '../../api/hcn/policy.js';
-import type { CniPolicy } from './conf.js';
+import type { AcnPortMapping, CniPolicy } from './conf.js';
 
 /** ACN `policy.CNIPolicyType` values. */
 export const POLICY = {
@@ -172,10 +172,13 @@ function exceptionList(p: CniPolicy): string[] | null {
   return (decode(raw, { k: 'slice', elem: goString }) as unknown as string[] | null) ?? null;
 }
 
-/** Exceptions plus the multitenant `cnetAddressSpace`: nil stays nil (the policy is then not set). */
+/**
+ * Exceptions plus the multitenant `cnetAddressSpace`, appended one by one to a nil slice: with
+ * neither there is none (an empty list too), and the policy is then not set.
+ */
 function natExceptions(p: CniPolicy, cnet: readonly string[] | undefined): string[] | null {
-  let out = exceptionList(p);
-  for (const ip of cnet ?? []) (out ??= []).push(ip);
+  let out: string[] | null = null;
+  for (const ip of [...(exceptionList(p) ?? []), ...(cnet ?? [])]) (out ??= []).push(ip);
   return out;
 }
 
@@ -290,7 +293,8 @@ function dsrAddress(p: CniPolicy): string {
   } catch (e) {
     throw new Error(`unmarshal dsr data failed: ${(e as Error).message}`);
   }
-  return ipString((d['IPAddress'] as GoIPBytes | undefined) ?? null);
+  // net.IP decodes through UnmarshalText to its canonical text; a nil IP prints <nil>
+  return (d['IPAddress'] as string | undefined) ?? '<nil>';
 }
 
 /** What the policy builders need from the node and the endpoint. */
@@ -486,4 +490,53 @@ export function portMappingPolicy(
 /** `getLoopbackDSRPolicy` entry for one pod IPv4 address. */
 export function loopbackDsrPolicy(ip: string): CniPolicy {
   return endpointPolicy({ Type: POLICY.loopbackDsr, IPAddress: ip });
+}
+
+/** `netip.ParseAddr`: 4 or 6 for an address it accepts, undefined otherwise (a zone only on IPv6). */
+function netipParseAddr(s: string): 4 | 6 | undefined {
+  if (!s.includes(':')) {
+    const parts = s.split('.');
+    const ok =
+      parts.length === 4 &&
+      parts.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255 && !(o.length > 1 && o.startsWith('0')));
+    return ok ? 4 : undefined;
+  }
+  const [addr = '', zone] = s.split('%');
+  if (zone === '') return undefined;
+  return goCanonicalIP(addr) !== undefined ? 6 : undefined;
+}
+
+/**
+ * `getPoliciesFromRuntimeCfg`: one PortMapping per `runtimeConfig.portMappings` entry — protocol 6
+ * for tcp, 17 for udp (any other keeps the previous entry's number, 0 at first), flags 1
+ * (`NatFlagsLocalRoutedVip`), or 2 (`NatFlagsIPv6`) for an IPv6 `hostIP` on a dual-stack pod — and
+ * for a dual-stack pod without `hostIP` a second one with flags 2. A `hostIP` `netip.ParseAddr`
+ * refuses fails: `failed to parse hostIP invalid IP: ParseAddr("…"): unable to parse IP`.
+ */
+export function runtimePortMappings(
+  mappings: readonly AcnPortMapping[] | null,
+  ipv6Enabled: boolean,
+): CniPolicy[] {
+  const out: CniPolicy[] = [];
+  let protocol = 0;
+  for (const m of mappings ?? []) {
+    const proto = m.protocol.trim().toUpperCase();
+    if (proto === 'TCP') protocol = 6;
+    else if (proto === 'UDP') protocol = 17;
+    let flag = NAT_FLAGS_LOCAL_ROUTED_VIP;
+    if (m.hostIP !== '') {
+      const family = netipParseAddr(m.hostIP);
+      if (family === undefined) {
+        throw new Error(
+          `failed to parse hostIP invalid IP: ParseAddr(${JSON.stringify(m.hostIP)}): unable to parse IP`,
+        );
+      }
+      if (family === 6 && ipv6Enabled) flag = NAT_FLAGS_IPV6;
+    }
+    out.push(portMappingPolicy(m.hostPort, m.containerPort, m.hostIP, protocol, flag));
+    if (m.hostIP === '' && ipv6Enabled) {
+      out.push(portMappingPolicy(m.hostPort, m.containerPort, m.hostIP, protocol, NAT_FLAGS_IPV6));
+    }
+  }
+  return out;
 }

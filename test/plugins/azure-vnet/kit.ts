@@ -1,0 +1,159 @@
+// What the azure-vnet tests share: an AKS-like node (an Azure VM whose NIC carries the node IP and
+// secondary IP configurations, with the `ext` L2Bridge network AKS's provisioning script creates
+// first), the conflist AKS writes (a vector from Azure/AgentBaker), and one-invocation helpers.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createHost, type Host, type HostOptions } from '../../../src/host/host.js';
+import { HcnClient } from '../../../src/api/hcn/client.js';
+import { execPlugin } from '../../../src/plugins/index.js';
+import type { ExecOutput } from '../../../src/cni/contracts.js';
+
+/**
+ * AgentBaker `staging/cse/windows/azurecnifunc.tests.suites/AzureCNI.Expect.DisableWinDSR.conflist`
+ * (commit 3d0be13d): what `Set-AzureCNIConfig` writes for a node-subnet cluster without WinDSR.
+ */
+export const AKS_CONFLIST_TEXT = readFileSync(
+  fileURLToPath(new URL('./vectors/aks-disable-windsr.conflist', import.meta.url)),
+  'utf8',
+);
+export const AKS_CONFLIST = JSON.parse(AKS_CONFLIST_TEXT) as {
+  cniVersion: string;
+  name: string;
+  plugins: Record<string, unknown>[];
+};
+
+/** The plugin object of the AKS conflist with libcni's injected `name` and `cniVersion`, then `edit`. */
+export function aksPluginConf(edit: (p: Record<string, unknown>) => void = () => {}): string {
+  const p = {
+    ...structuredClone(AKS_CONFLIST.plugins[0]!),
+    name: AKS_CONFLIST.name,
+    cniVersion: AKS_CONFLIST.cniVersion,
+  };
+  edit(p);
+  return JSON.stringify(p);
+}
+
+/** Where azure-vnet and its IPAM keep state under containerd (a Windows service). */
+export const SYSTEM32 = 'C:\\Windows\\System32';
+export const VNET_STATE = `${SYSTEM32}\\azure-vnet.json`;
+export const IPAM_STATE = `${SYSTEM32}\\azure-vnet-ipam.json`;
+/** AKS's CNI binary directory. */
+export const AZURE_CNI_BIN = 'C:\\k\\azurecni\\bin';
+
+export const NODE_IP = '10.224.0.4';
+export const SECONDARY = ['10.224.0.5', '10.224.0.6', '10.224.0.7'];
+
+/** An AKS Windows node: `Ethernet` 10.224.0.4/16 with `secondary` IP configurations, and `ext`. */
+export async function aksNode(
+  options: { secondary?: readonly string[]; profile?: HostOptions['profile'] } = {},
+): Promise<Host> {
+  const host = createHost({
+    ...(options.profile !== undefined ? { profile: options.profile } : {}),
+    adapters: [
+      {
+        name: 'Ethernet',
+        ipAddress: `${NODE_IP}/16`,
+        gateway: '10.224.0.1',
+        macAddress: '00-0D-3A-F9-DC-A6',
+      },
+    ],
+    azure: { nics: [{ adapter: 'Ethernet', secondaryIps: options.secondary ?? SECONDARY }] },
+  });
+  // AgentBaker azurecnifunc.ps1 New-ExternalHnsNetwork: the node IP moves to `vEthernet (Ethernet)`
+  await HcnClient.forHost(host).createNetwork({
+    Name: 'ext',
+    Type: 'L2Bridge',
+    Ipams: [
+      {
+        Type: 'Static',
+        Subnets: [
+          {
+            IpAddressPrefix: '192.168.255.0/30',
+            Routes: [{ NextHop: '192.168.255.1', DestinationPrefix: '0.0.0.0/0' }],
+          },
+        ],
+      },
+    ],
+    Policies: [{ Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } }],
+  });
+  return host;
+}
+
+export interface Call {
+  readonly command: string;
+  readonly id: string;
+  readonly netns: string;
+  readonly conf?: string;
+  readonly ifName?: string;
+  readonly args?: string;
+  readonly cwd?: string;
+  readonly plugin?: string;
+}
+
+/** The CNI_ARGS containerd passes for pod `name` in `namespace`. */
+export function podArgs(name = 'web', namespace = 'default', id = ''): string {
+  return `IgnoreUnknown=1;K8S_POD_NAMESPACE=${namespace};K8S_POD_NAME=${name};K8S_POD_INFRA_CONTAINER_ID=${id}`;
+}
+
+/** One azure-vnet invocation as a runtime execs the binary. */
+export function vnet(host: Host, c: Call): Promise<ExecOutput> {
+  return execPlugin(host, c.plugin ?? 'azure-vnet', {
+    env: {
+      CNI_COMMAND: c.command,
+      CNI_CONTAINERID: c.id,
+      CNI_NETNS: c.netns,
+      CNI_IFNAME: c.ifName ?? 'eth0',
+      CNI_ARGS: c.args ?? podArgs('web', 'default', c.id),
+      CNI_PATH: AZURE_CNI_BIN,
+    },
+    stdin: c.conf ?? aksPluginConf(),
+    ...(c.cwd !== undefined ? { cwd: c.cwd } : {}),
+  });
+}
+
+/** A 64-hex container ID from a short tag (the first 8 characters differ by tag). */
+export function cid(tag: string): string {
+  return (tag.repeat(64).replace(/[^0-9a-f]/g, 'a') + '0'.repeat(64)).slice(0, 64);
+}
+
+/** An HCN namespace for a pod, as containerd creates it before CNI ADD. */
+export async function namespace(host: Host): Promise<string> {
+  return (await HcnClient.forHost(host).createNamespace({})).ID;
+}
+
+/** The state files' text (undefined when absent). */
+export function files(host: Host, dir = SYSTEM32): { vnet?: string; ipam?: string } {
+  const v = host.files.read(`${dir}\\azure-vnet.json`);
+  const i = host.files.read(`${dir}\\azure-vnet-ipam.json`);
+  return { ...(v !== undefined ? { vnet: v } : {}), ...(i !== undefined ? { ipam: i } : {}) };
+}
+
+/** The IPAM's address records `{addr: {ID, InUse}}` (the file's `local` space, every pool). */
+export function ipamRecords(host: Host, dir = SYSTEM32): Record<string, { ID: string; InUse: boolean }> {
+  const text = host.files.read(`${dir}\\azure-vnet-ipam.json`);
+  if (text === undefined) return {};
+  const doc = JSON.parse(text) as {
+    IPAM: {
+      AddressSpaces: Record<
+        string,
+        { Pools: Record<string, { Addresses: Record<string, { ID: string; InUse: boolean }> }> }
+      >;
+    };
+  };
+  const out: Record<string, { ID: string; InUse: boolean }> = {};
+  for (const space of Object.values(doc.IPAM.AddressSpaces)) {
+    for (const pool of Object.values(space.Pools)) {
+      for (const [k, r] of Object.entries(pool.Addresses)) out[k] = { ID: r.ID, InUse: r.InUse };
+    }
+  }
+  return out;
+}
+
+/** The HNS endpoints and networks by name (as HCN lists them). */
+export async function hnsView(host: Host): Promise<{ networks: string[]; endpoints: string[] }> {
+  const hcn = HcnClient.forHost(host);
+  return {
+    networks: (await hcn.listNetworks()).map((n) => n.Name).sort(),
+    endpoints: (await hcn.listEndpoints()).map((e) => e.Name).sort(),
+  };
+}
