@@ -451,6 +451,29 @@ describe('azure-vnet: the node IP is never a pod IP', () => {
   });
 });
 
+describe('azure-vnet: a failed repeat ADD (reference §7 #3, #12)', () => {
+  it('a second ADD of a live container that fails after IPAM releases the address the container still uses', async () => {
+    const host = await aksNode();
+    const id = cid('3f813b02');
+    const ns = await namespace(host);
+    await vnet(host, { command: 'ADD', id, netns: ns });
+    // the IPAM hands the same container its address again; the ADD then fails (a DNS mistake),
+    // and the cleanup releases that address by value: the running pod's record is free again
+    const out = await vnet(host, {
+      command: 'ADD',
+      id,
+      netns: ns,
+      conf: aksPluginConf((p) => (p['dns'] = { Search: ['svc.cluster.local'] })),
+    });
+    expect(JSON.parse(out.stdout).code).toBe(100);
+    expect(ipamRecords(host)['10.224.0.5']).toEqual({ ID: '', InUse: false });
+    expect((await hnsView(host)).endpoints).toEqual(['3f813b02-eth0']);
+    // the next pod gets the same address: HNS refuses it as a duplicate
+    const next = await vnet(host, { command: 'ADD', id: cid('bbbb0002'), netns: await namespace(host) });
+    expect(JSON.parse(next.stdout).msg).toMatch(/already exists/);
+  });
+});
+
 describe('azure-vnet: store lock', () => {
   it('concurrent ADDs on one node are serialized: both endpoints end up in azure-vnet.json', async () => {
     const host = await aksNode();
