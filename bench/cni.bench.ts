@@ -8,6 +8,11 @@
  * runner (`CniRunner` over `pluginHost` and the reference plugins). Information beside the targets:
  * a CNI ADD+DEL alone through the runner, host-local alone, and the pod cycle beside 1,000 live pods
  * over the same on an empty node (the cost must not grow with the population).
+ *
+ * Azure CNI (issue 16): the same pod cycle on an AKS-like node — an Azure VM with 30 secondary IPs,
+ * the `ext` network, containerd with AgentBaker's conflist (azure-vnet + azure-vnet-ipam, which
+ * reads the wireserver's document and both state files at every invocation) — alternating with
+ * win-bridge's empty node in the same rounds: its median ≤ 1.5× win-bridge's.
  */
 import { confListFromBytes } from '../src/cni/conf.js';
 import type { RuntimeConf } from '../src/cni/contracts.js';
@@ -101,6 +106,95 @@ function node(seed: number): Node {
   const plugins = pluginHost(host, referenceRegistry([BIN]));
   const runner = new CniRunner(plugins, { path: [BIN] });
   const list = confListFromBytes(JSON.stringify(CONFLIST));
+  const rt = new ContainerdRuntime(host, { networks: [{ list, runner }], seed });
+  return { host, plugins, runner, rt, list };
+}
+
+/** AgentBaker's AKS conflist (`AzureCNI.Expect.DisableWinDSR.conflist`) for a 10.224.0.0/16 VNet. */
+const AKS_CONFLIST = {
+  cniVersion: '0.3.0',
+  name: 'azure',
+  adapterName: '',
+  plugins: [
+    {
+      type: 'azure-vnet',
+      mode: 'bridge',
+      bridge: 'azure0',
+      capabilities: { portMappings: true, dns: true },
+      ipam: { type: 'azure-vnet-ipam' },
+      dns: { Nameservers: ['10.0.0.10', '168.63.129.16'], Search: ['svc.cluster.local'] },
+      AdditionalArgs: [
+        {
+          Name: 'EndpointPolicy',
+          Value: { Type: 'OutBoundNAT', ExceptionList: ['10.224.0.0/12', '10.224.1.0/12'] },
+        },
+        {
+          Name: 'EndpointPolicy',
+          Value: { Type: 'ROUTE', DestinationPrefix: '10.0.0.0/16', NeedEncap: true },
+        },
+        ...[80, 32526].map((port) => ({
+          Name: 'EndpointPolicy',
+          Value: {
+            Type: 'ACL',
+            Protocols: '6',
+            Action: 'Block',
+            Direction: 'Out',
+            RemoteAddresses: '168.63.129.16/32',
+            RemotePorts: String(port),
+            Priority: 200,
+            RuleType: 'Switch',
+          },
+        })),
+        { Name: 'EndpointPolicy', Value: { Type: 'ACL', Action: 'Allow', Direction: 'In', Priority: 65500 } },
+        {
+          Name: 'EndpointPolicy',
+          Value: { Type: 'ACL', Action: 'Allow', Direction: 'Out', Priority: 65500 },
+        },
+      ],
+    },
+  ],
+};
+
+/** An AKS Windows node: an Azure VM (30 secondary IPs: AKS's default max pods), `ext`, containerd. */
+function azureNode(seed: number): Node {
+  const host = createHost({
+    seed,
+    adapters: [
+      {
+        name: 'Ethernet',
+        ipAddress: '10.224.0.4/16',
+        gateway: '10.224.0.1',
+        macAddress: '00-0D-3A-11-22-44',
+      },
+    ],
+    azure: {
+      nics: [
+        { adapter: 'Ethernet', secondaryIps: Array.from({ length: 30 }, (_, i) => `10.224.0.${5 + i}`) },
+      ],
+    },
+  });
+  const r = host.api.HcnCreateNetwork(null, {
+    Name: 'ext',
+    Type: 'L2Bridge',
+    Policies: [{ Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } }],
+    Ipams: [
+      {
+        Type: 'Static',
+        Subnets: [
+          {
+            IpAddressPrefix: '192.168.255.0/30',
+            Routes: [{ NextHop: '192.168.255.1', DestinationPrefix: '0.0.0.0/0' }],
+          },
+        ],
+      },
+    ],
+    SchemaVersion: { Major: 2, Minor: 0 },
+  });
+  if (!r.ok) throw new Error(r.message);
+  const bin = 'C:\\k\\azurecni\\bin';
+  const plugins = pluginHost(host, referenceRegistry([bin]));
+  const runner = new CniRunner(plugins, { path: [bin] });
+  const list = confListFromBytes(JSON.stringify(AKS_CONFLIST));
   const rt = new ContainerdRuntime(host, { networks: [{ list, runner }], seed });
   return { host, plugins, runner, rt, list };
 }
@@ -288,6 +382,29 @@ export async function run(report: Report, opts: { quick?: boolean } = {}): Promi
     unit: '×',
     target: { max: 1.5 },
     note: `median RunPodSandbox+StopPodSandbox beside ${PODS} running pods over the same on an empty node (cpu: ${(median(atPods.cpu) / median(atZero.cpu)).toFixed(2)}×)`,
+  });
+
+  // ── the target: azure-vnet's pod cycle beside win-bridge's, in the same rounds
+  const aks = azureNode(45);
+  await podCycles(aks, quick ? 5 : 20, batch, 3);
+  const azureS = emptySamples();
+  const bridgeS = emptySamples();
+  for (let r = 0; r < rounds; r++) {
+    addSamples(bridgeS, await podCycles(empty, perRound, batch));
+    addSamples(azureS, await podCycles(aks, perRound, batch));
+  }
+  report({
+    name: 'cni azure-vnet RunPodSandbox+StopPodSandbox median',
+    value: us(median(azureS.wall)),
+    unit: 'µs',
+    note: `containerd with AKS's conflist (azure-vnet → azure-vnet-ipam: wireserver document, azure-vnet.json and azure-vnet-ipam.json read and written at every invocation) on an Azure VM with 30 secondary IPs; ${azureS.wall.length} samples × ${batch} pods in ${rounds} rounds alternating with win-bridge's empty node`,
+  });
+  report({
+    name: 'cni azure-vnet / win-bridge pod cycle ratio',
+    value: median(azureS.wall) / median(bridgeS.wall),
+    unit: '×',
+    target: { max: 1.5 },
+    note: `median azure-vnet pod cycle over win-bridge's (${us(median(bridgeS.wall)).toFixed(0)} µs) in the same rounds (cpu: ${(median(azureS.cpu) / median(bridgeS.cpu)).toFixed(2)}×)`,
   });
 
   // ── the target: 1,000 pods on one node

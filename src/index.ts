@@ -350,8 +350,11 @@ export {
   sdnoverlay,
   nat,
   flannel,
+  azureVnet,
   azureVnetIpam,
+  createAzureVnet,
 } from './plugins/index.js';
+export type { AzureVnetOptions, AzureCniRelease } from './plugins/azure-vnet/index.js';
 export * as flanneld from './plugins/flanneld/index.js';
 
 // real Windows binaries under Wine (src/wine; docs/wine.md)

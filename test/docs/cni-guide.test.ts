@@ -188,6 +188,50 @@ describe('docs/cni.md', () => {
     expect(host.hns.store.endpoints.size).toBe(0);
   });
 
+  it("Azure CNI: the AKS conflist under containerd, azure-vnet's state files in System32", async () => {
+    const host = createHost({
+      adapters: [{ name: 'Ethernet', ipAddress: '10.224.0.4/16', gateway: '10.224.0.1' }],
+      azure: { nics: [{ adapter: 'Ethernet', secondaryIps: ['10.224.0.5', '10.224.0.6'] }] },
+    });
+    const aks = {
+      cniVersion: '0.3.0',
+      name: 'azure',
+      adapterName: '',
+      plugins: [
+        {
+          type: 'azure-vnet',
+          mode: 'bridge',
+          bridge: 'azure0',
+          capabilities: { portMappings: true, dns: true },
+          ipam: { type: 'azure-vnet-ipam' },
+          dns: { Nameservers: ['10.0.0.10', '168.63.129.16'], Search: ['svc.cluster.local'] },
+          AdditionalArgs: [
+            { Name: 'EndpointPolicy', Value: { Type: 'OutBoundNAT', ExceptionList: ['10.224.0.0/12'] } },
+            {
+              Name: 'EndpointPolicy',
+              Value: { Type: 'ROUTE', DestinationPrefix: '10.0.0.0/16', NeedEncap: true },
+            },
+          ],
+        },
+      ],
+    };
+    const rt = new ContainerdRuntime(host, {
+      networks: [cniNetwork(host, aks, { path: ['C:\\k\\azurecni\\bin'] })],
+    });
+    const pod = await rt.runPodSandbox({ metadata: { name: 'web', namespace: 'default', uid: 'u1' } });
+    expect((await rt.podSandboxStatus(pod)).network.ip).toBe('10.224.0.5');
+    const eps = [...host.hns.store.endpoints.values()];
+    expect(eps.map((e) => e.Name)).toEqual([`${pod.slice(0, 8)}-eth0`]);
+    expect(eps[0]!.Policies.map((p) => p.type)).toEqual(['OutBoundNAT', 'SDNRoute']);
+    const nets = [...host.hns.store.networks.values()].filter((n) => n.Name === 'azure');
+    expect(nets.map((n) => [n.Type, n.Flags])).toEqual([['L2Bridge', 8]]);
+    expect(host.files.exists('C:\\Windows\\System32\\azure-vnet.json')).toBe(true);
+    expect(host.files.exists('C:\\Windows\\System32\\azure-vnet-ipam.json')).toBe(true);
+    await rt.stopPodSandbox(pod);
+    expect(host.hns.store.endpoints.size).toBe(0);
+    expect([...host.hns.store.networks.values()].map((n) => n.Name)).toContain('azure');
+  });
+
   it("Azure CNI's IPAM: azure-vnet-ipam hands out the NIC's secondary IPs the wireserver lists", async () => {
     const host = createHost({
       adapters: [{ name: 'Ethernet', ipAddress: '10.240.0.4/16', gateway: '10.240.0.1' }],

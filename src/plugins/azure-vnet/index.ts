@@ -79,7 +79,7 @@ import {
 } from './state.js';
 import { goTimeText, withStoreLock } from './store.js';
 
-export { type AzureCniRelease } from './network.js';
+export type { AzureCniRelease } from './network.js';
 
 /** The state file's name, in the plugin's working directory. */
 export const VNET_STATE_FILE = 'azure-vnet.json';
