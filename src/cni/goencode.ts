@@ -16,6 +16,16 @@ export class GoRaw {
   ) {}
 }
 
+/**
+ * A value that lays itself out: `render(nl, indent)` returns its text for the position it is
+ * marshalled at (`nl` is '' when compact, else a newline and the indentation so far), as
+ * `goMarshalAt(value, nl, indent)` would. Lets a caller reuse the text of a part that did not
+ * change since it was last written.
+ */
+export class GoLaidOut {
+  constructor(readonly render: (nl: string, indent: string) => string) {}
+}
+
 /** A Go struct value: fields in declaration order (never sorted). */
 export class GoOrdered {
   constructor(readonly entries: readonly (readonly [string, GoValue])[]) {}
@@ -30,6 +40,7 @@ export type GoValue =
   | readonly GoValue[]
   | GoOrdered
   | GoRaw
+  | GoLaidOut
   | { readonly [key: string]: GoValue };
 
 /** The characters Go's string encoder escapes or replaces (HTML escaping on, lone surrogates). */
@@ -96,6 +107,20 @@ function goNumber(n: number): string {
   return Object.is(n, -0) ? '-0' : String(n);
 }
 
+/** Object keys as quoted: a program writes the same few keys (struct fields, map keys) again and again. */
+const quotedKeys = new Map<string, string>();
+const QUOTED_KEYS_MAX = 4096;
+
+function quoteKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    if (quotedKeys.size >= QUOTED_KEYS_MAX) quotedKeys.clear();
+    q = goQuote(k);
+    quotedKeys.set(k, q);
+  }
+  return q;
+}
+
 /** `json.Marshal`: compact text. Plain objects are maps (keys sorted); `GoOrdered` keeps order. */
 export function goMarshal(v: GoValue): string {
   return marshal(v, '', '');
@@ -113,6 +138,11 @@ function mapKeys(obj: { readonly [key: string]: GoValue }): string[] {
   // (a map decoded from Go's output is in order already)
   if (!sorted) keys.sort(byteOrder);
   return keys;
+}
+
+/** A map's keys in the order Go marshals them (by their bytes). */
+export function goSortedKeys(keys: Iterable<string>): string[] {
+  return [...keys].sort(byteOrder);
 }
 
 /** Go sorts map keys by their bytes; for UTF-16 that is code point order. */
@@ -240,6 +270,11 @@ export function goMarshalIndent(v: GoValue, indent = '    '): string {
   return marshal(v, '\n', indent);
 }
 
+/** `v` marshalled at a position (see `GoLaidOut`): compact when `nl` is '', else indented. */
+export function goMarshalAt(v: GoValue, nl: string, indent: string): string {
+  return marshal(v, nl, indent);
+}
+
 /**
  * `v` marshalled: compact when `nl` is '' (`goMarshal`), else indented (`goMarshalIndent`), its
  * first line at the cursor and its others after `nl` (`\n` + the indent so far).
@@ -254,6 +289,7 @@ function marshal(v: GoValue, nl: string, indent: string): string {
       return v ? 'true' : 'false';
   }
   if (v === null) return 'null';
+  if (v instanceof GoLaidOut) return v.render(nl, indent);
   const compact = nl === '';
   // a MarshalJSON text: compacted, then laid out (a JSON string holds no raw newline)
   if (v instanceof GoRaw) {
@@ -268,7 +304,7 @@ function marshal(v: GoValue, nl: string, indent: string): string {
     if (es.length === 0) return '{}';
     let out = '{';
     for (let i = 0; i < es.length; i++) {
-      out += `${i > 0 ? ',' : ''}${inner}${goQuote(es[i]![0])}${colon}${marshal(es[i]![1], inner, indent)}`;
+      out += `${i > 0 ? ',' : ''}${inner}${quoteKey(es[i]![0])}${colon}${marshal(es[i]![1], inner, indent)}`;
     }
     return `${out}${nl}}`;
   }
@@ -284,7 +320,7 @@ function marshal(v: GoValue, nl: string, indent: string): string {
   if (keys.length === 0) return '{}';
   let out = '{';
   for (let i = 0; i < keys.length; i++) {
-    out += `${i > 0 ? ',' : ''}${inner}${goQuote(keys[i]!)}${colon}${marshal(obj[keys[i]!]!, inner, indent)}`;
+    out += `${i > 0 ? ',' : ''}${inner}${quoteKey(keys[i]!)}${colon}${marshal(obj[keys[i]!]!, inner, indent)}`;
   }
   return `${out}${nl}}`;
 }
@@ -295,7 +331,7 @@ function marshal(v: GoValue, nl: string, indent: string): string {
  */
 export function goStructOrder(v: unknown): GoValue {
   if (v === null || v === undefined) return null;
-  if (v instanceof GoOrdered || v instanceof GoRaw) return v;
+  if (v instanceof GoOrdered || v instanceof GoRaw || v instanceof GoLaidOut) return v;
   if (Array.isArray(v)) return v.map(goStructOrder);
   if (typeof v === 'object') {
     return new GoOrdered(
@@ -337,6 +373,7 @@ export function goDocOf(v: GoValue): Json {
   }
   if (v === null) return null;
   if (v instanceof GoRaw) return JSON.parse(goCompact(v.text)) as Json;
+  if (v instanceof GoLaidOut) return JSON.parse(v.render('', '')) as Json;
   if (Array.isArray(v)) return (v as readonly GoValue[]).map(goDocOf);
   const out: JsonObject = {};
   if (v instanceof GoOrdered) {

@@ -23,8 +23,24 @@ import type { PluginContext } from './skel.js';
 /** A delegate's stdin: exact bytes, or a JSON value marshalled as Go marshals a map (sorted keys). */
 export type NetConfInput = string | Uint8Array | GoValue | Json;
 
+/**
+ * The bytes of the last few texts delegated: a plugin that re-serializes its configuration
+ * (azure-vnet) hands its IPAM the same text pod after pod, and the same bytes let the delegate's
+ * skel find its decoded document again (`goParseShared` remembers per array).
+ */
+const textBytes = new Map<string, Uint8Array>();
+const TEXT_BYTES_MAX = 16;
+
 function confBytes(netconf: NetConfInput): Uint8Array {
-  if (typeof netconf === 'string') return Buffer.from(netconf, 'utf8');
+  if (typeof netconf === 'string') {
+    let b = textBytes.get(netconf);
+    if (b === undefined) {
+      if (textBytes.size >= TEXT_BYTES_MAX) textBytes.delete(textBytes.keys().next().value!);
+      b = Buffer.from(netconf, 'utf8');
+      textBytes.set(netconf, b);
+    }
+    return b;
+  }
   if (netconf instanceof Uint8Array) return netconf;
   return Buffer.from(goMarshal(netconf as GoValue), 'utf8');
 }

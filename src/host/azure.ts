@@ -122,7 +122,14 @@ export class AzureVm {
   }
 
   /** The wireserver's `getinterfaceinfov1` document. */
+  /** The document, made once (the VM's NIC configuration does not change). */
+  #xml: string | undefined;
+
   interfaceInfoXml(): string {
+    return (this.#xml ??= this.#interfaceInfoXml());
+  }
+
+  #interfaceInfoXml(): string {
     const lines = ['<Interfaces>'];
     for (const n of this.nics) {
       lines.push(`    <Interface MacAddress="${n.mac}" IsPrimary="${n.isPrimary}">`);

@@ -22,16 +22,19 @@ export interface CniNetworkOptions {
   /** libcni's cache directory (default /var/lib/cni). */
   readonly cacheDir?: string;
   /**
-   * The runtime's working directory, where its plugins start (`CniRunnerOptions.cwd`): containerd
-   * as a service `C:\Windows\System32`, dockershim under aks-engine `C:\k`. Default: unset.
+   * The working directory the plugins start in (`CniRunnerOptions.cwd`), whichever runtime runs
+   * them. Default: unset — the runtime's own (`ContainerdOptions.cwd`, `DockershimOptions.cwd`).
    */
   readonly cwd?: string;
 }
 
-/** A conflist (its text or the JSON object) and a runner for it on `host`. Throws libcni's parse errors. */
+/**
+ * A conflist (its text, or the JSON object: any plain object literal) and a runner for it on
+ * `host`. Throws libcni's parse errors.
+ */
 export function cniNetwork(
   host: Host,
-  conflist: string | Json,
+  conflist: string | Json | object,
   options: CniNetworkOptions = {},
 ): CniNetwork<NetworkConfigList> & { readonly runner: CniRunner } {
   const text = typeof conflist === 'string' ? conflist : JSON.stringify(conflist);

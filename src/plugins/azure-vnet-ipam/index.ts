@@ -31,13 +31,12 @@ import {
   type ExecOutput,
   type PluginHost,
 } from '../../cni/contracts.js';
-import { goUnmarshal } from '../../cni/gojson.js';
 import { printResult } from '../../cni/result.js';
-import { pluginMain, stdinText, type CmdArgs, type PluginContext } from '../../cni/skel.js';
+import { pluginMain, type CmdArgs, type PluginContext } from '../../cni/skel.js';
 import { AddressManager, LOCAL_ADDRESS_SPACE, type IpamSource } from './manager.js';
-import { loadState, stateText } from './state.js';
+import { loadState, saveState, snapshotState } from './state.js';
 import { goTimeText, withStoreLock } from '../azure-vnet/store.js';
-import { ACN_NETWORK_CONFIG } from '../azure-vnet/conf.js';
+import { decodeNetworkConfig } from '../azure-vnet/conf.js';
 import { INTERFACE_INFO_URL, PlatformUnreachable, WIRESERVER_IP } from '../../host/azure.js';
 
 export { AddressManager, IPAM_ERRORS, IpamError, DNS_HOST_PROXY, LOCAL_ADDRESS_SPACE } from './manager.js';
@@ -105,18 +104,30 @@ class IpamProcess {
     this.others = loadState(this.host.files, this.path, this.am).others;
   }
 
+  private dirty = false;
+
+  /**
+   * `am.save()`: the manager as it is now becomes the file's content. Upstream writes the file at
+   * each save; every manager call saves right after its change (nothing changes the manager after
+   * an invocation's last save), and the invocation holds the store lock and does not wait between
+   * saves, so nothing can read the file in between: it is written once, when the invocation ends.
+   */
   private save(): void {
     this.am.TimeStamp = goTimeText(this.host.clock.now());
-    this.host.files.write(this.path, stateText(this.am, this.others));
+    this.dirty = true;
+  }
+
+  /** Write the state file if a save asked for it. */
+  flush(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    saveState(this.host.files, this.path, snapshotState(this.am), this.others);
   }
 
   /** `Configure`: the configuration, its source started. */
   configure(args: CmdArgs): IpamConfig {
     const parse = 'Failed to parse network configuration';
-    const doc = step(
-      parse,
-      () => (goUnmarshal(stdinText(args), ACN_NETWORK_CONFIG) ?? {}) as Record<string, unknown>,
-    );
+    const doc = step(parse, () => decodeNetworkConfig(args.stdinData));
     const ipam = (doc['ipam'] ?? {}) as Record<string, string | undefined>;
     const host = this.host;
     const source: IpamSource = {
@@ -214,7 +225,9 @@ export const azureVnetIpam: CniPlugin = {
           stderr: '',
         });
       }
-      return skeleton(proc).exec(host, request, depth);
+      return skeleton(proc)
+        .exec(host, request, depth)
+        .finally(() => proc.flush());
     });
   },
 };

@@ -26,6 +26,38 @@ import type { NetInterface } from '../../cni/contracts.js';
 import { decodeInterfaceDocument } from './xml.js';
 
 export const LOCAL_ADDRESS_SPACE = 'local';
+
+/** One interface of the wireserver document, its prefixes and secondary addresses parsed. */
+interface ParsedInterface {
+  readonly mac: string;
+  readonly isPrimary: boolean;
+  readonly subnets: readonly { readonly subnet: Prefix | undefined; readonly addrs: readonly IpAddr[] }[];
+}
+
+/** The last wireserver document decoded, by its text (a node answers the same one until it changes). */
+let lastDocument: { readonly text: string; readonly interfaces: readonly ParsedInterface[] } | undefined;
+
+/**
+ * `decodeInterfaceDocument` with each subnet's prefix and each non-primary address parsed; the
+ * last text's result is reused (it is only read, and addresses are values).
+ */
+function interfaceDocument(text: string): readonly ParsedInterface[] {
+  if (lastDocument?.text !== text) {
+    const interfaces = decodeInterfaceDocument(text).map((i) => ({
+      mac: i.macAddress.toLowerCase(),
+      isPrimary: i.isPrimary,
+      subnets: i.subnets.map((s) => ({
+        subnet: parsePrefix(s.prefix),
+        addrs: s.addresses.flatMap((a) => {
+          const addr = a.isPrimary ? undefined : parseIp(a.address);
+          return addr ? [addr] : [];
+        }),
+      })),
+    }));
+    lastDocument = { text, interfaces };
+  }
+  return lastDocument.interfaces;
+}
 /** `ipam.LocalScope`: the scope of the `local` space. */
 const LOCAL_SCOPE = 0;
 /** The Azure DNS host proxy every pool answers as its DNS server. */
@@ -319,20 +351,16 @@ export class AddressManager {
   private refreshFrom(source: IpamSource): void {
     const interfaces = source.interfaces();
     const local: AddressSpace = { Id: LOCAL_ADDRESS_SPACE, Scope: LOCAL_SCOPE, pools: new Map(), epoch: 0 };
-    for (const i of decodeInterfaceDocument(source.fetch())) {
-      const mac = i.macAddress.toLowerCase();
+    for (const i of interfaceDocument(source.fetch())) {
+      const mac = i.mac;
       // the first host interface with that MAC ('*': any); a secondary NIC's pools come first
       const iface = interfaces.find((x) => mac === '*' || x.mac.replaceAll(':', '').toLowerCase() === mac);
       if (!iface) continue;
       const priority = i.isPrimary ? 0 : 1;
       for (const s of i.subnets) {
-        const subnet = parsePrefix(s.prefix);
-        const pool = subnet && newAddressPool(local, iface.name, priority, subnet);
+        const pool = s.subnet && newAddressPool(local, iface.name, priority, s.subnet);
         if (!pool) continue;
-        for (const a of s.addresses) {
-          const addr = a.isPrimary ? undefined : parseIp(a.address);
-          if (addr) newAddressRecord(pool, addr);
-        }
+        for (const addr of s.addrs) newAddressRecord(pool, addr);
       }
     }
     this.setAddressSpace(local);

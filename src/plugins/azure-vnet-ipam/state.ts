@@ -16,23 +16,25 @@ import {
   field,
   goBool,
   goInt,
+  GoLaidOut,
   goMap,
-  GoOrdered,
+  goQuote,
+  goSortedKeys,
   goPtr,
   goString,
   goStruct,
   goUnmarshal,
-  type GoValue,
 } from '../../cni/gojson.js';
 import { netIPType } from '../../cni/result.js';
 import type { FileStore } from '../../core/files.js';
 import {
-  bytesValue,
   goTimeType,
   ipMaskType,
   maskLen,
   maskOf,
   readStore,
+  recallState,
+  rememberState,
   storeText,
 } from '../azure-vnet/store.js';
 import type { AddressManager, AddressPool, AddressRecord, AddressSpace } from './manager.js';
@@ -84,9 +86,22 @@ export interface LoadedState {
  * (the syntax error, or a value of the wrong type).
  */
 export function loadState(files: FileStore, path: string, am: AddressManager): LoadedState {
-  const { others, raw } = readStore(files, path, STORE_KEY);
-  if (raw === undefined) return { others };
-  const m = obj(goUnmarshal(raw, MANAGER));
+  const text = files.read(path);
+  const hit = recallState<{ others: ReadonlyMap<string, string>; m: Obj | undefined }>(files, path, text);
+  let others: Map<string, string>;
+  let m: Obj;
+  if (hit) {
+    others = new Map(hit.others);
+    if (hit.m === undefined) return { others };
+    m = hit.m;
+  } else {
+    const read = readStore(files, path, STORE_KEY);
+    others = read.others;
+    const decodedM = read.raw === undefined ? undefined : obj(goUnmarshal(read.raw, MANAGER));
+    if (text !== undefined) rememberState(files, path, text, { others: new Map(others), m: decodedM });
+    if (decodedM === undefined) return { others };
+    m = decodedM;
+  }
   // json.Unmarshal sets what the document has: the release that first wrote the file stays its Version
   am.Version = (m['Version'] as string | undefined) ?? am.Version;
   am.TimeStamp = (m['TimeStamp'] as string | undefined) ?? am.TimeStamp;
@@ -138,52 +153,143 @@ export function loadState(files: FileStore, path: string, am: AddressManager): L
   return { others };
 }
 
-/** The manager as Go marshals it (struct fields in order, maps sorted by `goMarshal`). */
-function managerValue(am: AddressManager): GoValue {
-  const spaces: Record<string, GoValue> = {};
-  for (const [k, as] of am.spaces) {
-    const pools: Record<string, GoValue> = {};
-    for (const [pk, p] of as.pools) {
-      const addresses: Record<string, GoValue> = {};
-      for (const [ak, r] of p.addresses) {
-        addresses[ak] = new GoOrdered([
-          ['ID', r.ID],
-          ['Addr', formatIp(r.addr)],
-          ['InUse', r.InUse],
-        ]);
+/**
+ * The manager as `json.MarshalIndent` writes it at a position (`nl`: a newline and the indentation
+ * so far; `indent`: one level), from its snapshot: struct fields in declaration order, map keys
+ * sorted by their bytes. Written out directly — the file is written after every invocation that
+ * changes it, and its address records are most of it (test/plugins/azure-vnet-ipam checks this
+ * against Go's generic encoding of the same structs).
+ */
+function managerText(m: StateSnapshot, nl: string, indent: string): string {
+  const l1 = nl + indent;
+  const l2 = l1 + indent;
+  const l3 = l2 + indent;
+  const l4 = l3 + indent;
+  const l5 = l4 + indent;
+  const l6 = l5 + indent;
+  const l7 = l6 + indent;
+  const spaceKeys = goSortedKeys(Object.keys(m.AddressSpaces));
+  let spaces = '{}';
+  if (spaceKeys.length > 0) {
+    spaces = '{';
+    spaceKeys.forEach((k, si) => {
+      const as = m.AddressSpaces[k]!;
+      const poolKeys = goSortedKeys(Object.keys(as.Pools));
+      let pools = '{}';
+      if (poolKeys.length > 0) {
+        pools = '{';
+        poolKeys.forEach((pk, pi) => {
+          const p = as.Pools[pk]!;
+          const addrKeys = goSortedKeys(Object.keys(p.Addresses));
+          let addresses = '{}';
+          if (addrKeys.length > 0) {
+            addresses = '{';
+            addrKeys.forEach((ak, ai) => {
+              const r = p.Addresses[ak]!;
+              addresses +=
+                `${ai > 0 ? ',' : ''}${l6}${goQuote(ak)}: {` +
+                `${l7}"ID": ${goQuote(r.ID)},${l7}"Addr": ${goQuote(r.Addr)},${l7}"InUse": ${String(r.InUse)}${l6}}`;
+            });
+            addresses += `${l5}}`;
+          }
+          const mask =
+            p.Subnet.Mask === undefined ? 'null' : `"${Buffer.from(p.Subnet.Mask).toString('base64')}"`;
+          pools +=
+            `${pi > 0 ? ',' : ''}${l4}${goQuote(pk)}: {` +
+            `${l5}"Id": ${goQuote(p.Id)},` +
+            `${l5}"IfName": ${goQuote(p.IfName)},` +
+            `${l5}"Subnet": {${l6}"IP": ${goQuote(p.Subnet.IP)},${l6}"Mask": ${mask}${l5}},` +
+            `${l5}"Gateway": ${goQuote(p.Gateway)},` +
+            `${l5}"Addresses": ${addresses},` +
+            `${l5}"IsIPv6": ${String(p.IsIPv6)},` +
+            `${l5}"Priority": ${String(p.Priority)},` +
+            `${l5}"RefCount": ${String(p.RefCount)}${l4}}`;
+        });
+        pools += `${l3}}`;
       }
-      pools[pk] = new GoOrdered([
-        ['Id', p.Id],
-        ['IfName', p.IfName],
-        [
-          'Subnet',
-          new GoOrdered([
-            // the network address: the prefix's text before its length
-            ['IP', formatPrefix(p.subnet).split('/')[0]!],
-            ['Mask', bytesValue(maskOf(p.subnet.family, p.subnet.len))],
-          ]),
-        ],
-        ['Gateway', formatIp(p.gateway)],
-        ['Addresses', addresses],
-        ['IsIPv6', p.IsIPv6],
-        ['Priority', p.Priority],
-        ['RefCount', p.RefCount],
-      ]);
-    }
-    spaces[k] = new GoOrdered([
-      ['Id', as.Id],
-      ['Scope', as.Scope],
-      ['Pools', pools],
-    ]);
+      spaces +=
+        `${si > 0 ? ',' : ''}${l2}${goQuote(k)}: {` +
+        `${l3}"Id": ${goQuote(as.Id)},${l3}"Scope": ${String(as.Scope)},${l3}"Pools": ${pools}${l2}}`;
+    });
+    spaces += `${l1}}`;
   }
-  return new GoOrdered([
-    ['Version', am.Version],
-    ['TimeStamp', am.TimeStamp],
-    ['AddressSpaces', spaces],
-  ]);
+  return `{${l1}"Version": ${goQuote(m.Version)},${l1}"TimeStamp": ${goQuote(m.TimeStamp)},${l1}"AddressSpaces": ${spaces}${nl}}`;
 }
 
 /** `jsonFileStore.Write(IPAM, am)`: the whole file, tab-indented, the other keys as they were. */
-export function stateText(am: AddressManager, others: ReadonlyMap<string, string>): string {
-  return storeText(others, STORE_KEY, managerValue(am));
+export function stateText(am: AddressManager | StateSnapshot, others: ReadonlyMap<string, string>): string {
+  const m = 'AddressSpaces' in am ? am : snapshotState(am);
+  return storeText(others, STORE_KEY, new GoLaidOut((nl, indent) => managerText(m, nl, indent)));
+}
+
+/** The manager's persisted fields as Go's decoder reads them back (IPs as text, masks as bytes). */
+export interface StateSnapshot {
+  readonly Version: string;
+  readonly TimeStamp: string;
+  readonly AddressSpaces: Readonly<
+    Record<
+      string,
+      {
+        readonly Id: string;
+        readonly Scope: number;
+        readonly Pools: Readonly<
+          Record<
+            string,
+            {
+              readonly Id: string;
+              readonly IfName: string;
+              readonly Subnet: { readonly IP: string; readonly Mask: readonly number[] };
+              readonly Gateway: string;
+              readonly Addresses: Readonly<
+                Record<string, { readonly ID: string; readonly Addr: string; readonly InUse: boolean }>
+              >;
+              readonly IsIPv6: boolean;
+              readonly Priority: number;
+              readonly RefCount: number;
+            }
+          >
+        >;
+      }
+    >
+  >;
+}
+
+/**
+ * The manager as Go's decoder reads it back from `stateText` (the struct fields as `goUnmarshal`
+ * fills them: IPs as canonical text, masks as bytes): what a save stores, and what the next
+ * invocation takes instead of decoding the file again.
+ */
+export function snapshotState(am: AddressManager): StateSnapshot {
+  const spaces: Obj = {};
+  for (const [k, as] of am.spaces) {
+    const pools: Obj = {};
+    for (const [pk, p] of as.pools) {
+      const addresses: Obj = {};
+      for (const [ak, r] of p.addresses) addresses[ak] = { ID: r.ID, Addr: formatIp(r.addr), InUse: r.InUse };
+      pools[pk] = {
+        Id: p.Id,
+        IfName: p.IfName,
+        Subnet: { IP: formatPrefix(p.subnet).split('/')[0]!, Mask: maskOf(p.subnet.family, p.subnet.len) },
+        Gateway: formatIp(p.gateway),
+        Addresses: addresses,
+        IsIPv6: p.IsIPv6,
+        Priority: p.Priority,
+        RefCount: p.RefCount,
+      };
+    }
+    spaces[k] = { Id: as.Id, Scope: as.Scope, Pools: pools };
+  }
+  return { Version: am.Version, TimeStamp: am.TimeStamp, AddressSpaces: spaces } as unknown as StateSnapshot;
+}
+
+/** Write a saved snapshot as the state file and remember what it decodes to (`rememberState`). */
+export function saveState(
+  files: FileStore,
+  path: string,
+  m: StateSnapshot,
+  others: ReadonlyMap<string, string>,
+): void {
+  const text = stateText(m, others);
+  files.write(path, text);
+  rememberState(files, path, text, { others: new Map(others), m });
 }

@@ -22,6 +22,8 @@ import {
   goStruct,
   goUnmarshal,
   goQuotedList,
+  goDecodeShared,
+  goParseShared,
   type GoValue,
 } from '../../cni/gojson.js';
 import { TYPES_DNS } from '../../cni/gotypes.js';
@@ -180,12 +182,29 @@ export const DEFAULT_CNI_VERSION = '0.2.0';
 
 type Decoded = Record<string, unknown> | undefined;
 const str = (o: Decoded, k: string): string => (o?.[k] as string | undefined) ?? '';
-const strs = (o: Decoded, k: string): string[] | null => (o?.[k] as string[] | null | undefined) ?? null;
+/** A decoded `[]string` (copied: the decoded document is shared). */
+const strs = (o: Decoded, k: string): string[] | null => {
+  const v = o?.[k] as string[] | null | undefined;
+  return v ? [...v] : null;
+};
 const obj = (o: Decoded, k: string): Decoded => (o?.[k] as Decoded) ?? undefined;
+
+/**
+ * `json.Unmarshal` into `cni.NetworkConfig`: the decoded struct, shared and only read (for stdin
+ * bytes, remembered per document as skel's own decoding is: a runtime sends the same bytes pod
+ * after pod).
+ */
+export function decodeNetworkConfig(stdin: string | Uint8Array): Record<string, unknown> {
+  const d =
+    typeof stdin === 'string'
+      ? goUnmarshal(stdin, ACN_NETWORK_CONFIG)
+      : goDecodeShared(goParseShared(stdin), ACN_NETWORK_CONFIG);
+  return (d ?? {}) as Record<string, unknown>;
+}
 
 /** `cni.ParseNetworkConfig`: Go's decode error as it is; an empty `cniVersion` becomes 0.2.0. */
 export function parseNetworkConfig(stdin: string | Uint8Array): AcnNetworkConfig {
-  const d = (goUnmarshal(stdin, ACN_NETWORK_CONFIG) ?? {}) as Record<string, unknown>;
+  const d = decodeNetworkConfig(stdin);
   const ipam = obj(d, 'ipam');
   const dns = obj(d, 'dns');
   const rc = obj(d, 'runtimeConfig');

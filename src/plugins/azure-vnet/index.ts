@@ -46,7 +46,7 @@ import { delegateAdd, delegateDel } from '../../cni/invoke.js';
 import { errorText, printResult } from '../../cni/result.js';
 import { goCanonicalIP, netString, parseCIDRNet } from '../../cni/goip.js';
 import { GoPanic } from '../../cni/gopanic.js';
-import { pluginMain, stdinText, type CmdArgs, type PluginContext } from '../../cni/skel.js';
+import { pluginMain, type CmdArgs, type PluginContext } from '../../cni/skel.js';
 import { AZURE_CNI_VERSIONS, DEFAULT_CWD } from '../azure-vnet-ipam/index.js';
 import {
   copyNetworkConfig,
@@ -72,7 +72,7 @@ import { loopbackDsrPolicy, runtimePortMappings, endpointPolicy } from './policy
 import {
   emptyManager,
   loadNetworkState,
-  networkStateText,
+  saveNetworkState,
   type DnsInfo,
   type IpNet,
   type RouteInfo,
@@ -183,10 +183,23 @@ class VnetProcess {
     Object.assign(this.mgr.nm, loaded.nm);
   }
 
-  /** `nm.save()`. */
+  private dirty = false;
+
+  /**
+   * `nm.save()`: the manager as it is now becomes the file's content. Nothing changes the manager
+   * after an invocation's last save, and the store lock keeps every other invocation from reading
+   * the file before this one ends: it is written once, then (`flush`).
+   */
   save(): void {
     this.mgr.nm.TimeStamp = goTimeText(this.host.clock.now());
-    this.host.files.write(this.path, networkStateText(this.mgr.nm, this.others));
+    this.dirty = true;
+  }
+
+  /** Write the state file if a save asked for it. */
+  flush(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    saveNetworkState(this.host.files, this.path, this.mgr.nm, this.others);
   }
 
   /** `validateArgs`. */
@@ -418,7 +431,7 @@ class VnetProcess {
   async add(args: CmdArgs, ctx: PluginContext): Promise<void> {
     let c: AcnNetworkConfig;
     try {
-      c = parseNetworkConfig(stdinText(args));
+      c = parseNetworkConfig(args.stdinData);
     } catch (e) {
       throw errorf(`Failed to parse network configuration: ${messageOf(e)}.`);
     }
@@ -488,7 +501,7 @@ class VnetProcess {
   async del(args: CmdArgs, ctx: PluginContext): Promise<void> {
     let c: AcnNetworkConfig;
     try {
-      c = parseNetworkConfig(stdinText(args));
+      c = parseNetworkConfig(args.stdinData);
     } catch (e) {
       throw errorf(`[cni-net] Failed to parse network configuration: ${messageOf(e)}`);
     }
@@ -538,7 +551,7 @@ class VnetProcess {
   async get(args: CmdArgs, ctx: PluginContext): Promise<void> {
     let c: AcnNetworkConfig;
     try {
-      c = parseNetworkConfig(stdinText(args));
+      c = parseNetworkConfig(args.stdinData);
     } catch {
       // the deferred print reads nwCfg.CNIVersion through the nil config
       throw new GoPanic('invalid memory address or nil pointer dereference', true);
@@ -632,7 +645,9 @@ export function createAzureVnet(options: AzureVnetOptions = {}): CniPlugin {
           const err = new CniError(TRY_AGAIN_LATER, `Failed to start network plugin, err:${messageOf(e)}.\n`);
           return { exitCode: 1, stdout: errorText(err), stderr: '' };
         }
-        return skeleton(proc).exec(host, request, depth);
+        return skeleton(proc)
+          .exec(host, request, depth)
+          .finally(() => proc.flush());
       });
     },
   };

@@ -146,20 +146,60 @@ function decode(data: string, t: GoType): Decoded {
 
 const s = (o: Decoded, k: string): string => (o[k] as string | undefined) ?? '';
 
+/**
+ * What an entry's value translates to, by its JSON text: its kind, and (for the kinds whose
+ * translation depends on nothing else) the HCN policy or the error building it. A conflist's
+ * entries are the same pod after pod; the cache is bounded.
+ */
+const translations = new Map<string, { kind: string; hcn?: EndpointPolicy | { error: string } }>();
+const TRANSLATIONS_MAX = 512;
+
+function translation(data: string): { kind: string; hcn?: EndpointPolicy | { error: string } } {
+  let t = translations.get(data);
+  if (t === undefined) {
+    if (translations.size >= TRANSLATIONS_MAX) translations.clear();
+    t = { kind: policyTypeOf(data) };
+    translations.set(data, t);
+  }
+  return t;
+}
+
+/** The translation of a kind that depends on the entry alone, built once per text. */
+function pureHcn(
+  p: CniPolicy,
+  t: { kind: string; hcn?: EndpointPolicy | { error: string } },
+  build: (p: CniPolicy) => EndpointPolicy,
+): EndpointPolicy {
+  if (t.hcn === undefined) {
+    try {
+      t.hcn = build(p);
+    } catch (e) {
+      t.hcn = { error: (e as Error).message };
+    }
+  }
+  if ('error' in t.hcn) throw new Error(t.hcn.error);
+  // a copy: the caller's document may be changed
+  return structuredClone(t.hcn);
+}
+
 /** `GetPolicyType`: the entry's kind, or '' when nothing recognises it. */
 export function policyType(p: CniPolicy): string {
-  if (p.data === '') return '';
-  const nat = tryDecode(p.data, KV_OUTBOUND_NAT);
+  return translation(p.data).kind;
+}
+
+function policyTypeOf(data: string): string {
+  if (data === '') return '';
+  const nat = tryDecode(data, KV_OUTBOUND_NAT);
   if (nat && s(nat, 'Type') === POLICY.outBoundNat) return POLICY.outBoundNat;
-  const route = tryDecode(p.data, KV_ROUTE);
+  const route = tryDecode(data, KV_ROUTE);
   if (route && s(route, 'Type') === POLICY.route) return POLICY.route;
-  const proxy = tryDecode(p.data, KV_L4_WFP_PROXY);
+  const proxy = tryDecode(data, KV_L4_WFP_PROXY);
   if (proxy && s(proxy, 'Type') === POLICY.l4WfpProxy) return POLICY.l4WfpProxy;
-  const hcn = tryDecode(p.data, HCN_ENDPOINT_POLICY);
+  const hcn = tryDecode(data, HCN_ENDPOINT_POLICY);
   if (hcn && s(hcn, 'Type') === 'PortMapping') return POLICY.portMapping;
-  const acl = tryDecode(p.data, ACL_SETTING);
+  const acl = tryDecode(data, ACL_SETTING);
   if (acl && s(acl, 'Action') !== '') return POLICY.acl;
-  const dsr = tryDecode(p.data, LOOPBACK_DSR);
+  const dsr = tryDecode(data, LOOPBACK_DSR);
   if (dsr && s(dsr, 'Type') === POLICY.loopbackDsr) return POLICY.loopbackDsr;
   return '';
 }
@@ -338,22 +378,26 @@ export async function hcnEndpointPolicies(
   for (const p of policies) {
     if (p.type !== POLICY.endpoint) continue;
     let ep: EndpointPolicy;
-    const kind = policyType(p);
+    const t = translation(p.data);
+    const kind = t.kind;
     switch (kind) {
       case POLICY.outBoundNat:
-        ep = hcnOutBoundNat(p, ctx.cnetAddressSpace);
+        ep =
+          (ctx.cnetAddressSpace ?? []).length > 0
+            ? hcnOutBoundNat(p, ctx.cnetAddressSpace)
+            : pureHcn(p, t, (x) => hcnOutBoundNat(x, undefined));
         break;
       case POLICY.route:
-        ep = hcnRoute(p);
+        ep = pureHcn(p, t, hcnRoute);
         break;
       case POLICY.portMapping:
-        ep = hcnPortMapping(p);
+        ep = pureHcn(p, t, hcnPortMapping);
         break;
       case POLICY.acl:
-        ep = hcnAcl(p);
+        ep = pureHcn(p, t, hcnAcl);
         break;
       case POLICY.l4WfpProxy:
-        ep = hcnL4WfpProxy(p);
+        ep = pureHcn(p, t, hcnL4WfpProxy);
         break;
       case POLICY.loopbackDsr:
         ep = await hcnLoopbackDsr(p, ctx);

@@ -20,7 +20,9 @@ import {
   goAny,
   goBool,
   goInt,
+  GoLaidOut,
   goMap,
+  goMarshalAt,
   GoOrdered,
   goPtr,
   goSlice,
@@ -30,7 +32,16 @@ import {
   type GoValue,
 } from '../../cni/gojson.js';
 import { netIPType } from '../../cni/result.js';
-import { bytesValue, goTimeType, hardwareAddrType, ipMaskType, readStore, storeText } from './store.js';
+import {
+  bytesValue,
+  goTimeType,
+  hardwareAddrType,
+  ipMaskType,
+  readStore,
+  recallState,
+  rememberState,
+  storeText,
+} from './store.js';
 
 /** The manager's key in the state file. */
 export const NETWORK_STORE_KEY = 'Network';
@@ -350,6 +361,39 @@ export interface LoadedNetworkState {
  * one, or no `Network` key). Throws GoError for a document Go cannot decode.
  */
 export function loadNetworkState(files: FileStore, path: string, version: string): LoadedNetworkState {
+  const text = files.read(path);
+  const hit = recallState<LoadedNetworkState>(files, path, text);
+  if (hit) return { others: new Map(hit.others), nm: copyManager(hit.nm) };
+  const loaded = decodeNetworkState(files, path, version);
+  if (text !== undefined)
+    rememberState(files, path, text, { others: new Map(loaded.others), nm: copyManager(loaded.nm) });
+  return loaded;
+}
+
+/**
+ * A copy of the manager a process may change: what azure-vnet changes — the manager's fields,
+ * its maps of interfaces, networks and endpoints, and a network's fields — is copied; the
+ * endpoints, subnets and DNS records are shared (the plugin replaces them, never edits them).
+ */
+export function copyManager(nm: NetworkManagerState): NetworkManagerState {
+  const copyNetwork = (nw: NetworkState): NetworkState => ({
+    ...nw,
+    Endpoints: nw.Endpoints === null ? null : new Map(nw.Endpoints),
+  });
+  const copyInterface = (x: ExternalInterface): ExternalInterface => ({
+    ...x,
+    Networks: x.Networks === null ? null : new Map([...x.Networks].map(([k, nw]) => [k, copyNetwork(nw)])),
+  });
+  return {
+    ...nm,
+    ExternalInterfaces:
+      nm.ExternalInterfaces === null
+        ? null
+        : new Map([...nm.ExternalInterfaces].map(([k, x]) => [k, copyInterface(x)])),
+  };
+}
+
+function decodeNetworkState(files: FileStore, path: string, version: string): LoadedNetworkState {
   const { others, raw } = readStore(files, path, NETWORK_STORE_KEY);
   const nm = emptyManager(version);
   if (raw === undefined) return { others, nm };
@@ -383,7 +427,27 @@ function mapValue<T>(m: Map<string, T> | null, each: (v: T) => GoValue): GoValue
   return o;
 }
 
+/**
+ * An endpoint's text where it was last written, by the endpoint (the plugin never changes an
+ * endpoint record; a copy of the manager shares them): the file is written after every change,
+ * and most endpoints did not change since the last time.
+ */
+const endpointTexts = new WeakMap<
+  EndpointState,
+  { readonly nl: string; readonly indent: string; readonly text: string }
+>();
+
 function endpointValue(ep: EndpointState): GoValue {
+  return new GoLaidOut((nl, indent) => {
+    const hit = endpointTexts.get(ep);
+    if (hit !== undefined && hit.nl === nl && hit.indent === indent) return hit.text;
+    const text = goMarshalAt(endpointFields(ep), nl, indent);
+    endpointTexts.set(ep, { nl, indent, text });
+    return text;
+  });
+}
+
+function endpointFields(ep: EndpointState): GoValue {
   const e: [string, GoValue][] = [];
   const put = (k: string, v: string): void => {
     if (!(OMIT_EP.has(k) && v === '')) e.push([k, v]);
@@ -462,6 +526,21 @@ function externalInterfaceValue(x: ExternalInterface): GoValue {
     ['IPv4Gateway', x.IPv4Gateway],
     ['IPv6Gateway', x.IPv6Gateway],
   ]);
+}
+
+/**
+ * Write the state file and remember what it decodes to (`rememberState`): `nm` itself, which the
+ * caller must not change afterwards (a process writes at its end).
+ */
+export function saveNetworkState(
+  files: FileStore,
+  path: string,
+  nm: NetworkManagerState,
+  others: ReadonlyMap<string, string>,
+): void {
+  const text = networkStateText(nm, others);
+  files.write(path, text);
+  rememberState(files, path, text, { others: new Map(others), nm });
 }
 
 /** `jsonFileStore.Write(Network, nm)`: the whole file's text. */

@@ -61,9 +61,13 @@ export const goTimeType: GoType = {
   },
 };
 
+let lastTime: { readonly ms: number; readonly text: string } | undefined;
+
 /** Go's RFC 3339 with nanoseconds, trailing zeros dropped (`time.Time.MarshalJSON`; the node is on UTC). */
 export function goTimeText(ms: number): string {
-  return isoAt(ms).replace(/\.?0+Z$/, 'Z');
+  // (a simulated clock stands still between most saves)
+  if (lastTime?.ms !== ms) lastTime = { ms, text: isoAt(ms).replace(/\.?0+Z$/, 'Z') };
+  return lastTime.text;
 }
 
 /** A byte slice as `encoding/json` writes it: base64, or null for nil. */
@@ -152,4 +156,27 @@ export async function withStoreLock<T>(files: FileStore, lockPath: string, fn: (
     release();
     if (node.held.get(key) === chain) node.held.delete(key);
   }
+}
+
+/** Per node disk and path: the last state text this process model wrote or decoded, and its value. */
+const decoded = new WeakMap<FileStore, Map<string, { readonly text: string; readonly value: unknown }>>();
+
+/**
+ * Remember that the file at `path` holds `text`, which decodes to `value` (what `Read` would build
+ * from it): the next invocation that finds exactly this text takes `value` instead of running Go's
+ * decoder over it again. Any other text (a file edited, truncated, or written by anyone else) is
+ * decoded as usual. The caller must not change `value` afterwards, nor what it returns from
+ * `recallState`.
+ */
+export function rememberState(files: FileStore, path: string, text: string, value: unknown): void {
+  let byPath = decoded.get(files);
+  if (!byPath) decoded.set(files, (byPath = new Map()));
+  byPath.set(path.toLowerCase(), { text, value });
+}
+
+/** The value remembered for `path` when the file still holds exactly that text. */
+export function recallState<T>(files: FileStore, path: string, text: string | undefined): T | undefined {
+  if (text === undefined) return undefined;
+  const hit = decoded.get(files)?.get(path.toLowerCase());
+  return hit !== undefined && hit.text === text ? (hit.value as T) : undefined;
 }
