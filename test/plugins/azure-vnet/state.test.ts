@@ -1,0 +1,49 @@
+// azure-vnet.json read back: what a save remembers for the next invocation (src/plugins/azure-vnet/
+// state.ts saveNetworkState) must be what Go's decoder makes of the text it wrote — checked on the
+// states real ADD/DEL sequences leave, by decoding the same text on a fresh disk (nothing
+// remembered there) — and a state file edited behind the plugin's back is decoded, not recalled.
+import { describe, expect, it } from 'vitest';
+import { FileStore } from '../../../src/core/files.js';
+import { loadNetworkState } from '../../../src/plugins/azure-vnet/state.js';
+import { aksNode, cid, namespace, podArgs, vnet, VNET_STATE } from './kit.js';
+
+function decodedFresh(text: string) {
+  const fresh = new FileStore();
+  fresh.write(VNET_STATE, text);
+  return loadNetworkState(fresh, VNET_STATE, 'unused');
+}
+
+describe('azure-vnet.json: remembered and decoded agree', () => {
+  it("after ADDs, a DEL and a failed ADD, the next invocation's manager is the decoded file's", async () => {
+    const host = await aksNode();
+    const ns = [await namespace(host), await namespace(host), await namespace(host)];
+    const ids = [cid('aaaa0001'), cid('bbbb0002'), cid('cccc0003')];
+    const steps = [
+      () => vnet(host, { command: 'ADD', id: ids[0]!, netns: ns[0]! }),
+      () =>
+        vnet(host, { command: 'ADD', id: ids[1]!, netns: ns[1]!, args: podArgs('b', 'kube-system', ids[1]) }),
+      () => vnet(host, { command: 'DEL', id: ids[0]!, netns: ns[0]! }),
+      () => vnet(host, { command: 'ADD', id: ids[2]!, netns: 'none' }),
+    ];
+    for (const step of steps) {
+      await step();
+      const text = host.files.read(VNET_STATE)!;
+      const recalled = loadNetworkState(host.files, VNET_STATE, 'unused');
+      expect(recalled).toEqual(decodedFresh(text));
+    }
+  });
+
+  it("a file changed behind the plugin's back is decoded again (and its error is Go's)", async () => {
+    const host = await aksNode();
+    await vnet(host, { command: 'ADD', id: cid('aaaa0001'), netns: await namespace(host) });
+    const text = host.files.read(VNET_STATE)!;
+    const edited = text.replace('"Mode": "bridge"', '"Mode": "tunnel"');
+    host.files.write(VNET_STATE, edited);
+    const nm = loadNetworkState(host.files, VNET_STATE, 'unused').nm;
+    expect(nm.ExternalInterfaces!.get('vEthernet (Ethernet)')!.Networks!.get('azure')!.Mode).toBe('tunnel');
+    host.files.write(VNET_STATE, text.replace('"VlanId": 0', '"VlanId": "0"'));
+    expect(() => loadNetworkState(host.files, VNET_STATE, 'unused')).toThrow(
+      'json: cannot unmarshal string into Go struct field network.ExternalInterfaces.Networks.VlanId of type int',
+    );
+  });
+});
