@@ -10,7 +10,6 @@
 import {
   field,
   goBool,
-  GoError,
   goInt,
   goMarshal,
   GoOrdered,
@@ -18,15 +17,14 @@ import {
   goRaw,
   goSlice,
   goString,
-  goStrconvQuote,
   goStruct,
   goUnmarshal,
-  goQuotedList,
   goDecodeShared,
   goParseShared,
   type GoValue,
 } from '../../cni/gojson.js';
 import { TYPES_DNS } from '../../cni/gotypes.js';
+import { loadArgs } from '../../cni/loadargs.js';
 
 /** `cni.IPAM`. */
 export const ACN_IPAM = goStruct('cni.IPAM', [
@@ -357,44 +355,11 @@ export interface K8sPodArgs {
  */
 export function parseCniArgs(args: string): K8sPodArgs {
   const out = { podNamespace: '', podName: '', infraContainerId: '' };
-  if (args === '') return out;
-  let ignoreUnknown = false;
-  const unknown: string[] = [];
-  for (const pair of args.split(';')) {
-    const eq = pair.indexOf('=');
-    if (eq < 0 || pair.indexOf('=', eq + 1) >= 0)
-      throw new GoError(`ARGS: invalid pair ${goStrconvQuote(pair)}`);
-    const key = pair.slice(0, eq);
-    const value = pair.slice(eq + 1);
-    switch (key) {
-      case 'IgnoreUnknown': {
-        const s = value.toLowerCase();
-        if (s === '1' || s === 'true') ignoreUnknown = true;
-        else if (s === '0' || s === 'false') ignoreUnknown = false;
-        else
-          throw new GoError(
-            `ARGS: error parsing value of pair ${goStrconvQuote(pair)}: boolean unmarshal error: invalid input ${s}`,
-          );
-        break;
-      }
-      case 'K8S_POD_NAMESPACE':
-        out.podNamespace = value;
-        break;
-      case 'K8S_POD_NAME':
-        out.podName = value;
-        break;
-      case 'K8S_POD_INFRA_CONTAINER_ID':
-        out.infraContainerId = value;
-        break;
-      case 'CommonArgs':
-        throw new GoError(
-          "ARGS: cannot unmarshal into field 'CommonArgs' - type '*types.CommonArgs' does not implement encoding.TextUnmarshaler",
-        );
-      default:
-        unknown.push(pair);
-    }
-  }
-  if (unknown.length > 0 && !ignoreUnknown) throw new GoError(`ARGS: unknown args ${goQuotedList(unknown)}`);
+  loadArgs(args, {
+    K8S_POD_NAMESPACE: (v) => (out.podNamespace = v),
+    K8S_POD_NAME: (v) => (out.podName = v),
+    K8S_POD_INFRA_CONTAINER_ID: (v) => (out.infraContainerId = v),
+  });
   return out;
 }
 

@@ -13,15 +13,14 @@ import {
   goDecodeShared,
   goParseShared,
   goPtr,
-  goQuotedList,
   goSlice,
-  goStrconvQuote,
   goString,
   goStruct,
   goUnmarshal,
   type GoType,
 } from '../../cni/gojson.js';
 import { typesRouteStruct } from '../../cni/gotypes.js';
+import { argsPairError, loadArgs } from '../../cni/loadargs.js';
 import { versionGte } from '../../cni/version.js';
 import { ipNetString, ipString, parseCIDR, parseIP, type IP, type IPNet } from './ip.js';
 import { canonicalizeRangeSet, rangeSetOverlaps, type Range, type RangeSet } from './range.js';
@@ -238,46 +237,18 @@ export interface IPAMEnvArgs {
  */
 export function loadEnvArgs(args: string): IPAMEnvArgs {
   const out: IPAMEnvArgs = { ignoreUnknown: false, ip: {} };
-  if (args === '') return out;
-  const unknown: string[] = [];
-  for (const pair of args.split(';')) {
-    // exactly one `=` (strings.Split(pair, "=") must give two parts)
-    const eq = pair.indexOf('=');
-    if (eq < 0 || pair.indexOf('=', eq + 1) >= 0)
-      throw new GoError(`ARGS: invalid pair ${goStrconvQuote(pair)}`);
-    const key = pair.slice(0, eq);
-    const value = pair.slice(eq + 1);
-    switch (key) {
-      case 'IgnoreUnknown': {
-        const s = value.toLowerCase();
-        if (s === '1' || s === 'true') out.ignoreUnknown = true;
-        else if (s === '0' || s === 'false') out.ignoreUnknown = false;
-        else throw pairError(pair, `boolean unmarshal error: invalid input ${s}`);
-        break;
+  out.ignoreUnknown = loadArgs(args, {
+    IP: (value, pair) => {
+      if (value === '') {
+        out.ip = {};
+        return;
       }
-      case 'IP':
-        if (value === '') out.ip = {};
-        else {
-          const ip = pkgParseIP(value);
-          if (ip === undefined) throw pairError(pair, `invalid IP address ${value}`);
-          out.ip = { ip };
-        }
-        break;
-      case 'CommonArgs':
-        throw new GoError(
-          "ARGS: cannot unmarshal into field 'CommonArgs' - type '*types.CommonArgs' does not implement encoding.TextUnmarshaler",
-        );
-      default:
-        unknown.push(pair);
-    }
-  }
-  if (unknown.length > 0 && !out.ignoreUnknown)
-    throw new GoError(`ARGS: unknown args ${goQuotedList(unknown)}`);
+      const ip = pkgParseIP(value);
+      if (ip === undefined) throw argsPairError(pair, `invalid IP address ${value}`);
+      out.ip = { ip };
+    },
+  });
   return out;
-}
-
-function pairError(pair: string, msg: string): GoError {
-  return new GoError(`ARGS: error parsing value of pair ${goStrconvQuote(pair)}: ${msg}`);
 }
 
 // ───────────────────────────── LoadIPAMConfig ─────────────────────────────
