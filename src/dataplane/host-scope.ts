@@ -28,11 +28,45 @@ export type TrafficCounter = (
 ) => void;
 
 /**
+ * What the virtualization host does with a packet its VM sends to a platform address (an Azure
+ * VM's wireserver and IMDS: src/host/azure.ts `platformAnswer`): undefined for any other packet.
+ */
+export type PlatformAnswerer = (p: Packet) => PlatformAnswer | undefined;
+
+export interface PlatformAnswer {
+  /** Where a delivered packet ends: `platform:<name>` (`wireserver`, `imds`). */
+  readonly name: string;
+  /** The platform address, as text. */
+  readonly address: string;
+  readonly delivered: boolean;
+  /** The service that answers, or why nothing does. */
+  readonly detail: string;
+}
+
+/**
  * Everything off the host is outside the model: the packet leaves it, its frame addressed to the
  * outside neighbour (as a cluster's underlay addresses a frame to the next hop it switches it to).
+ * On a host whose platform answers some addresses (an Azure VM's wireserver and IMDS) the packet
+ * is delivered there (`platform:<name>`) or refused (DeniedIn).
  */
 class EdgeUnderlay implements Underlay {
+  constructor(private readonly platform?: PlatformAnswerer) {}
+
   send(w: Walk, from: NetNode, p: Packet, nextHop: number): void {
+    const answer = this.platform && !p.outer ? this.platform(p) : undefined;
+    if (answer) {
+      const out = withPacket(p, { dstMac: OUTSIDE_MAC });
+      const rule = {
+        kind: 'AzureHost',
+        id: from.name,
+        name: answer.name,
+        policy: 'Platform',
+        rule: `${answer.address} ${answer.delivered ? 'answers' : 'refuses'}`,
+      };
+      w.step(from.name, 'Underlay', answer.delivered ? 'Delivered' : 'Refused', p, out, rule, answer.detail);
+      w.finish(answer.delivered ? 'Delivered' : 'DeniedIn', from.name, out, `platform:${answer.name}`);
+      return;
+    }
     const out = p.outer
       ? withPacket(p, { outer: { ...p.outer, dstMac: OUTSIDE_MAC } })
       : withPacket(p, { dstMac: OUTSIDE_MAC });
@@ -114,9 +148,11 @@ export class HostScope implements TraceScope {
     private readonly plane: HostPlane,
     seed: number,
     private readonly counter: TrafficCounter,
+    /** The platform addresses the host's virtualization host answers (an Azure VM's), if any. */
+    platform?: PlatformAnswerer,
   ) {
     this.world = {
-      underlay: new EdgeUnderlay(),
+      underlay: new EdgeUnderlay(platform),
       conntrack: new Conntrack(),
       seed,
       generation: () => plane.generation(),
@@ -157,6 +193,8 @@ export class HostScope implements TraceScope {
       return port ? portSource(plane, port) : undefined;
     }
     if (end.at?.startsWith('external:')) return outsideSource(plane, end.packet.dstIp);
+    // the Azure host answers from the platform's address
+    if (end.at?.startsWith('platform:')) return outsideSource(plane, end.packet.dstIp);
     return undefined;
   }
 

@@ -19,9 +19,13 @@ import { hnsError } from '../core/errors.js';
 import { formatIPv4, parseIPv4, parsePrefix, prefixContains, formatPrefix, type Prefix } from '../addr/ip.js';
 import { parseMac } from '../addr/mac.js';
 import type { NetAdapterRec } from '../hns/adapters.js';
+import type { PlatformAnswer } from '../dataplane/host-scope.js';
+import type { Packet } from '../vswitch/contracts.js';
 
 /** The wireserver's address. */
 export const WIRESERVER_IP = '168.63.129.16';
+/** The Instance Metadata Service's address. */
+export const IMDS_IP = '169.254.169.254';
 /** The document azure-vnet-ipam asks for (ACN `ipam/azure.go` `azureQueryUrl`). */
 export const INTERFACE_INFO_URL = 'http://168.63.129.16/machine/plugins?comp=nmagent&type=getinterfaceinfov1';
 
@@ -161,4 +165,56 @@ export function platformGet(vm: AzureVm | undefined, url: string): PlatformReply
     return { status: 404, body: '' };
   }
   throw new PlatformUnreachable(url, `${host}:${port}`);
+}
+
+const WIRESERVER_V4 = parseIPv4(WIRESERVER_IP)!;
+const IMDS_V4 = parseIPv4(IMDS_IP)!;
+const TCP = 6;
+const UDP = 17;
+
+/**
+ * The Azure host answers 168.63.129.16 (the wireserver: DNS on UDP/TCP 53, the HTTP agent
+ * endpoints on TCP 80 and 32526) and 169.254.169.254 (IMDS: HTTP on TCP 80, only from the VM's
+ * primary IP — what makes OutBoundNAT, or a destination OutBoundNAT, necessary for pods: AKS #3128)
+ * for the VM whose NIC sent the packet; NSGs do not filter them (Azure's platform rule; the
+ * endpoint ACLs AKS adds are what blocks pods from the wireserver's TCP 80 and 32526). Undefined
+ * for any other destination. Reference azure-cni.md §6; docs/model.md "Azure VM".
+ */
+export function platformAnswer(
+  vm: AzureVm,
+  p: { readonly srcIp: number; readonly dstIp: number; readonly proto: number; readonly dstPort: number },
+): PlatformAnswer | undefined {
+  if (p.dstIp === WIRESERVER_V4) {
+    const dns = (p.proto === UDP || p.proto === TCP) && p.dstPort === 53;
+    const http = p.proto === TCP && (p.dstPort === 80 || p.dstPort === 32526);
+    const at = { name: 'wireserver', address: WIRESERVER_IP };
+    if (dns) return { ...at, delivered: true, detail: 'the wireserver answers DNS (53)' };
+    if (http) return { ...at, delivered: true, detail: `the wireserver's agent endpoint (TCP ${p.dstPort})` };
+    return {
+      ...at,
+      delivered: false,
+      detail: 'nothing listens there on the wireserver (DNS 53, TCP 80 and 32526 only)',
+    };
+  }
+  if (p.dstIp === IMDS_V4) {
+    const at = { name: 'imds', address: IMDS_IP };
+    if (p.proto !== TCP || p.dstPort !== 80) {
+      return { ...at, delivered: false, detail: 'IMDS answers HTTP on TCP 80 only' };
+    }
+    const primary = parseIPv4(vm.nics[0]!.primaryIp);
+    if (p.srcIp !== primary) {
+      return {
+        ...at,
+        delivered: false,
+        detail: `IMDS answers only the VM's primary IP (${vm.nics[0]!.primaryIp}), not ${formatIPv4(p.srcIp)}`,
+      };
+    }
+    return { ...at, delivered: true, detail: 'the Instance Metadata Service (TCP 80)' };
+  }
+  return undefined;
+}
+
+/** The VM's platform answers as the dataplane's edge asks for them. */
+export function platformAnswerer(vm: AzureVm): (p: Packet) => PlatformAnswer | undefined {
+  return (p) => platformAnswer(vm, p);
 }
