@@ -4,10 +4,10 @@
  * other address — a packet from an outside address arrives on the uplink; one to it leaves the host
  * and ends `ExitsNetwork`. A cluster (src/cluster) builds its own scope over many hosts.
  */
-import { withPacket, type Packet } from '../vswitch/contracts.js';
+import { withPacket, type Packet, type RuleRef } from '../vswitch/contracts.js';
 import type { PortView } from '../vswitch/view.js';
 import { fmt, ip4 } from '../vswitch/v4.js';
-import { Conntrack } from './conntrack.js';
+import { Conntrack, flowKey, replyOf } from './conntrack.js';
 import type { HostPlane } from './plane.js';
 import type { Source, Target, TraceScope } from './trace.js';
 import type { NetNode, Underlay, Walk, WalkEnd, World } from './walk.js';
@@ -28,10 +28,24 @@ export type TrafficCounter = (
 ) => void;
 
 /**
- * What the virtualization host does with a packet its VM sends to a platform address (an Azure
- * VM's wireserver and IMDS: src/host/azure.ts `platformAnswer`): undefined for any other packet.
+ * The virtualization host of an Azure VM, as the edge of the host's network sees it
+ * (src/host/azure.ts `azureEdge`): the platform addresses it answers, the NSG on the NIC a packet
+ * crosses, and the addresses the VM's NICs hold (a packet to one of them comes back to the VM:
+ * L2Tunnel's hairpin).
  */
-export type PlatformAnswerer = (p: Packet) => PlatformAnswer | undefined;
+export interface AzureEdge {
+  platform(p: Packet): PlatformAnswer | undefined;
+  /** The NSG verdict for a packet leaving (`Outbound`) or entering (`Inbound`) the VM; undefined: no NSG. */
+  nsg(direction: 'Inbound' | 'Outbound', p: Packet): NsgStep | undefined;
+  owns(ip: number): boolean;
+}
+
+/** An NSG's verdict as a trace step shows it. */
+export interface NsgStep {
+  readonly allowed: boolean;
+  readonly rule: RuleRef;
+  readonly detail: string;
+}
 
 export interface PlatformAnswer {
   /** Where a delivered packet ends: `platform:<name>` (`wireserver`, `imds`). */
@@ -50,10 +64,16 @@ export interface PlatformAnswer {
  * is delivered there (`platform:<name>`) or refused (DeniedIn).
  */
 class EdgeUnderlay implements Underlay {
-  constructor(private readonly platform?: PlatformAnswerer) {}
+  readonly hairpins: boolean;
+
+  constructor(private readonly azure?: AzureEdge) {
+    this.hairpins = azure !== undefined;
+  }
 
   send(w: Walk, from: NetNode, p: Packet, nextHop: number): void {
-    const answer = this.platform && !p.outer ? this.platform(p) : undefined;
+    const azure = this.azure;
+    if (azure && !p.outer && !nsgPasses(w, azure, from.name, 'Outbound', p)) return;
+    const answer = azure && !p.outer ? azure.platform(p) : undefined;
     if (answer) {
       const out = withPacket(p, { dstMac: OUTSIDE_MAC });
       const rule = {
@@ -66,6 +86,21 @@ class EdgeUnderlay implements Underlay {
       w.step(from.name, 'Underlay', answer.delivered ? 'Delivered' : 'Refused', p, out, rule, answer.detail);
       w.finish(answer.delivered ? 'Delivered' : 'DeniedIn', from.name, out, `platform:${answer.name}`);
       return;
+    }
+    // an address of this VM's NICs: the host sends it back (L2Tunnel's hairpin; a secondary IP)
+    if (azure && !p.outer && azure.owns(p.dstIp)) {
+      if (!nsgPasses(w, azure, from.name, 'Inbound', p)) return;
+      const back = withPacket(p, { srcMac: OUTSIDE_MAC });
+      w.step(
+        from.name,
+        'Underlay',
+        'Forwarded',
+        p,
+        back,
+        { kind: 'AzureHost', id: from.name, policy: 'VNet', rule: `${fmt(p.dstIp)} → this VM` },
+        'the virtualization host sends it back to the VM whose NIC holds the address',
+      );
+      return from.receive(w, back);
     }
     const out = p.outer
       ? withPacket(p, { outer: { ...p.outer, dstMac: OUTSIDE_MAC } })
@@ -81,6 +116,30 @@ class EdgeUnderlay implements Underlay {
     );
     w.finish('ExitsNetwork', from.name, out, `external:${fmt(p.outer ? p.outer.dstIp : p.dstIp)}`);
   }
+}
+
+/**
+ * The NSG on the VM's NIC, statefully: the reply of a flow it allowed passes without a rule. True
+ * when the packet goes on; otherwise the walk ends (DeniedOut leaving the VM, DeniedIn entering).
+ */
+function nsgPasses(
+  w: Walk,
+  azure: AzureEdge,
+  host: string,
+  direction: 'Inbound' | 'Outbound',
+  p: Packet,
+): boolean {
+  const dir = direction === 'Outbound' ? 'Out' : 'In';
+  if (w.ct.isEstablished(flowKey(host, 'nsg', dir, p))) return true;
+  const v = azure.nsg(direction, p);
+  if (!v) return true;
+  if (!v.allowed) {
+    w.stop(host, 'NSG', 'Denied', p, direction === 'Outbound' ? 'DeniedOut' : 'DeniedIn', v.detail, v.rule);
+    return false;
+  }
+  w.step(host, 'NSG', 'Allowed', p, p, v.rule, v.detail);
+  w.ct.establish(flowKey(host, 'nsg', dir === 'Out' ? 'In' : 'Out', replyOf(p)));
+  return true;
 }
 
 function lower(s: string): string {
@@ -119,8 +178,8 @@ export function hostSource(plane: HostPlane, ip?: number): Source {
   };
 }
 
-/** An outside sender whose packets arrive on `plane`'s uplink. */
-function outsideSource(plane: HostPlane, ip: number): Source {
+/** An outside sender whose packets arrive on `plane`'s uplink (through the VM's NSG on Azure). */
+function outsideSource(plane: HostPlane, ip: number, azure?: AzureEdge): Source {
   return {
     label: fmt(ip),
     node: plane.name,
@@ -136,6 +195,7 @@ function outsideSource(plane: HostPlane, ip: number): Source {
         undefined,
         `from ${fmt(ip)}, outside the modelled network`,
       );
+      if (azure && !nsgPasses(w, azure, plane.name, 'Inbound', at)) return;
       plane.receive(w, at);
     },
   };
@@ -148,11 +208,11 @@ export class HostScope implements TraceScope {
     private readonly plane: HostPlane,
     seed: number,
     private readonly counter: TrafficCounter,
-    /** The platform addresses the host's virtualization host answers (an Azure VM's), if any. */
-    platform?: PlatformAnswerer,
+    /** The virtualization host of an Azure VM (platform addresses, NSGs, hairpin), if it is one. */
+    private readonly azure?: AzureEdge,
   ) {
     this.world = {
-      underlay: new EdgeUnderlay(platform),
+      underlay: new EdgeUnderlay(azure),
       conntrack: new Conntrack(),
       seed,
       generation: () => plane.generation(),
@@ -172,7 +232,7 @@ export class HostScope implements TraceScope {
       const local = plane.view().localByIp.get(ip);
       if (local) return portSource(plane, local);
       if (plane.ownsIp(ip)) return hostSource(plane, ip);
-      return outsideSource(plane, ip);
+      return outsideSource(plane, ip, this.azure);
     }
     const port = findPort(plane, ref);
     return port ? portSource(plane, port) : undefined;
@@ -192,8 +252,8 @@ export class HostScope implements TraceScope {
       const port = plane.view().ports.get(end.at.slice('endpoint:'.length));
       return port ? portSource(plane, port) : undefined;
     }
-    if (end.at?.startsWith('external:')) return outsideSource(plane, end.packet.dstIp);
-    // the Azure host answers from the platform's address
+    if (end.at?.startsWith('external:')) return outsideSource(plane, end.packet.dstIp, this.azure);
+    // the Azure host answers from the platform's address (no NSG filters the platform)
     if (end.at?.startsWith('platform:')) return outsideSource(plane, end.packet.dstIp);
     return undefined;
   }

@@ -177,6 +177,9 @@ function switchTo(
       undefined,
       'L2Tunnel: every packet goes through the virtualization host, where its SDN policy applies',
     );
+    // a host that can send it back (an Azure VM's): out of the uplink and in again, through the
+    // NSG; elsewhere nothing can hairpin it, and the vSwitch delivers it (docs/model.md)
+    if (w.world.underlay.hairpins) return uplinkOut(plane, w, from.network, p, to.ip);
   }
   const sameNet = to.network.id === from.network.id;
   const sameSubnet = sameNet && contains(prefix4(from.ip, from.prefixLen), to.ip);

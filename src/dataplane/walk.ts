@@ -26,6 +26,11 @@ export interface Underlay {
    * routers on the way; ends the walk when nothing owns the address.
    */
   send(w: Walk, from: NetNode, p: Packet, nextHop: number): void;
+  /**
+   * Whether a frame can come back to its sender through it (an Azure VM's virtualization host
+   * does: L2Tunnel sends same-node traffic there). Absent: it cannot.
+   */
+  readonly hairpins?: boolean;
 }
 
 /** What the dataplane sees: the nodes, the underlay, the committed flow state and the seed. */

@@ -19,7 +19,15 @@ import { hnsError } from '../core/errors.js';
 import { formatIPv4, parseIPv4, parsePrefix, prefixContains, formatPrefix, type Prefix } from '../addr/ip.js';
 import { parseMac } from '../addr/mac.js';
 import type { NetAdapterRec } from '../hns/adapters.js';
-import type { PlatformAnswer } from '../dataplane/host-scope.js';
+import {
+  evaluateNsg,
+  parseNsg,
+  type AddressSpace,
+  type Nsg,
+  type NsgDirection,
+  type NsgSpec,
+} from './nsg.js';
+import type { AzureEdge, PlatformAnswer } from '../dataplane/host-scope.js';
 import type { Packet } from '../vswitch/contracts.js';
 
 /** The wireserver's address. */
@@ -35,11 +43,18 @@ export interface AzureNicSpec {
   readonly adapter: string;
   /** The NIC's secondary IP configurations: IPv4 addresses inside the adapter's subnet. */
   readonly secondaryIps?: readonly string[];
+  /** The network security group on the NIC (src/host/nsg.ts); none: nothing filters the NIC. */
+  readonly nsg?: NsgSpec;
 }
 
 /** The VM's NICs as Azure's fabric knows them, the primary NIC first. */
 export interface AzureVmSpec {
   readonly nics: readonly AzureNicSpec[];
+  /**
+   * The VNet's address space: what an NSG's VirtualNetwork tag stands for (default: the NICs'
+   * subnets).
+   */
+  readonly addressSpace?: readonly string[];
 }
 
 /** One NIC as the fabric holds it. */
@@ -51,6 +66,7 @@ export interface AzureNic {
   readonly subnet: Prefix;
   readonly primaryIp: string;
   readonly secondaryIps: readonly string[];
+  readonly nsg?: Nsg;
 }
 
 /** What a platform address answered: the HTTP status and body. */
@@ -73,13 +89,18 @@ function specError(what: string): never {
 
 /** The VM's NIC configuration, checked against the host's adapters. */
 export class AzureVm {
-  private constructor(readonly nics: readonly AzureNic[]) {}
+  private constructor(
+    readonly nics: readonly AzureNic[],
+    /** The VNet's address space as intervals (the VirtualNetwork tag). */
+    readonly addressSpace: AddressSpace,
+  ) {}
 
   /** Build from `createHost`'s `azure` option; a bad spec is E_INVALIDARG naming the problem. */
   static parse(spec: AzureVmSpec, adapters: readonly NetAdapterRec[]): AzureVm {
     if (typeof spec !== 'object' || spec === null || !Array.isArray(spec.nics))
       specError('nics must be a list');
-    for (const k of Object.keys(spec)) if (k !== 'nics') specError(`unknown key "${k}" (nics)`);
+    for (const k of Object.keys(spec))
+      if (k !== 'nics' && k !== 'addressSpace') specError(`unknown key "${k}" (nics, addressSpace)`);
     if (spec.nics.length === 0) specError('a VM has at least one NIC');
     const taken = new Set<string>();
     const used = new Set<number>();
@@ -87,8 +108,8 @@ export class AzureVm {
     const nics = list.map((n, i): AzureNic => {
       if (typeof n !== 'object' || n === null || Array.isArray(n)) specError(`nic ${i} must be an object`);
       for (const k of Object.keys(n)) {
-        if (k !== 'adapter' && k !== 'secondaryIps')
-          specError(`nic ${i}: unknown key "${k}" (adapter, secondaryIps)`);
+        if (k !== 'adapter' && k !== 'secondaryIps' && k !== 'nsg')
+          specError(`nic ${i}: unknown key "${k}" (adapter, secondaryIps, nsg)`);
       }
       if (typeof n.adapter !== 'string') specError(`nic ${i}: adapter must be the name of a host adapter`);
       if (n.secondaryIps !== undefined && !Array.isArray(n.secondaryIps))
@@ -120,9 +141,25 @@ export class AzureVm {
         subnet,
         primaryIp: a.IPv4.IPAddress,
         secondaryIps,
+        ...(n.nsg !== undefined ? { nsg: parseNsg(`nic ${i} nsg`, n.nsg) } : {}),
       };
     });
-    return new AzureVm(nics);
+    let space: { lo: number; hi: number }[];
+    if (spec.addressSpace === undefined) {
+      space = nics.map((n) => ({
+        lo: n.subnet.addr as number,
+        hi: (n.subnet.addr as number) + 2 ** (32 - n.subnet.len) - 1,
+      }));
+    } else {
+      if (!Array.isArray(spec.addressSpace) || spec.addressSpace.length === 0)
+        specError('addressSpace must be a non-empty list of IPv4 CIDRs');
+      space = spec.addressSpace.map((c: unknown) => {
+        const p = typeof c === 'string' ? parsePrefix(c) : undefined;
+        if (!p || p.family !== 4) specError(`addressSpace: ${JSON.stringify(c)} is not an IPv4 CIDR`);
+        return { lo: p.addr, hi: p.addr + 2 ** (32 - p.len) - 1 };
+      });
+    }
+    return new AzureVm(nics, space);
   }
 
   /** The wireserver's `getinterfaceinfov1` document. */
@@ -214,7 +251,39 @@ export function platformAnswer(
   return undefined;
 }
 
-/** The VM's platform answers as the dataplane's edge asks for them. */
-export function platformAnswerer(vm: AzureVm): (p: Packet) => PlatformAnswer | undefined {
-  return (p) => platformAnswer(vm, p);
+/**
+ * The VM's virtualization host as the dataplane's edge sees it: the platform addresses it answers,
+ * the NSG verdict on the NIC a packet crosses (the NIC holding the VM's address on that side;
+ * undefined when the NIC has no NSG), and the addresses the VM's NICs hold.
+ */
+export function azureEdge(vm: AzureVm): AzureEdge {
+  const owner = new Map<number, AzureNic>();
+  for (const n of vm.nics) {
+    owner.set(parseIPv4(n.primaryIp)!, n);
+    for (const ip of n.secondaryIps) owner.set(parseIPv4(ip)!, n);
+  }
+  return {
+    platform: (p) => platformAnswer(vm, p),
+    owns: (ip) => owner.has(ip),
+    nsg: (direction: NsgDirection, p: Packet) => {
+      const nic = owner.get(direction === 'Outbound' ? p.srcIp : p.dstIp) ?? vm.nics[0]!;
+      if (!nic.nsg) return undefined;
+      const v = evaluateNsg(nic.nsg, direction, p, vm.addressSpace);
+      const r = v.rule;
+      return {
+        allowed: v.allowed,
+        rule: {
+          kind: 'NSG',
+          id: v.nsg,
+          name: r.name,
+          ruleId: r.name,
+          policy: 'SecurityRule',
+          priority: r.priority,
+          layer: 'NSG',
+          rule: `${direction} ${r.priority} ${r.name} ${r.access}`,
+        },
+        detail: `${nic.adapter}'s NSG ${v.nsg}: ${r.defaultRule ? 'default rule ' : ''}${r.name} (${r.priority}) ${r.access === 'Allow' ? 'allows' : 'denies'} it`,
+      };
+    },
+  };
 }

@@ -12,7 +12,7 @@ import { Clock } from '../core/clock.js';
 import { hnsError } from '../core/errors.js';
 import { EventBus } from '../core/events.js';
 import { FileStore } from '../core/files.js';
-import { AzureVm, platformAnswerer, platformGet, type AzureVmSpec, type PlatformReply } from './azure.js';
+import { AzureVm, azureEdge, platformGet, type AzureVmSpec, type PlatformReply } from './azure.js';
 import { auditNode, type AuditFinding, type AuditOptions } from './audit.js';
 import { ipInterfaces, type IpInterfacesDoc } from './iphelper.js';
 import { Rng } from '../core/rng.js';
@@ -278,7 +278,7 @@ export class Host {
       this.dataplane,
       this.seed,
       (_host, ep, field, packets, bytes) => this.hns.store.countTrafficField(ep, field, packets, bytes),
-      this.azure ? platformAnswerer(this.azure) : undefined,
+      this.azure ? azureEdge(this.azure) : undefined,
     ));
   }
 

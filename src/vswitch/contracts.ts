@@ -55,6 +55,7 @@ export type Component =
   | 'vSwitch' // switching between ports
   | 'HostStack' // the host's TCP/IP stack (compartment 1): routes, forwarding, WinNAT
   | 'Underlay' // the physical network between hosts
+  | 'NSG' // an Azure network security group on a VM's NIC, evaluated by the virtualization host
   | 'Conntrack' // flow state: established connections, replies
   | 'Delivery';
 

@@ -147,10 +147,10 @@ describe('createHost({ azure }) refuses a configuration Azure could not have', (
   it('names the problem', () => {
     expect(() =>
       createHost({ adapters, azure: { nics: [{ adapter: 'Ethernet' }], vnet: 1 } as never }),
-    ).toThrow('azure: unknown key "vnet" (nics)');
+    ).toThrow('azure: unknown key "vnet" (nics, addressSpace)');
     bad([], 'azure: a VM has at least one NIC');
     bad([null], 'azure: nic 0 must be an object');
-    bad([{ adapter: 'Ethernet', ips: [] }], 'azure: nic 0: unknown key "ips" (adapter, secondaryIps)');
+    bad([{ adapter: 'Ethernet', ips: [] }], 'azure: nic 0: unknown key "ips" (adapter, secondaryIps, nsg)');
     bad([{ adapter: 7 }], 'azure: nic 0: adapter must be the name of a host adapter');
     bad([{ adapter: 'Ethernet', secondaryIps: '10.240.0.5' }], 'azure: nic 0: secondaryIps must be a list');
     bad([{ adapter: 'Ethernet 9' }], 'azure: nic 0: no host adapter "Ethernet 9"');
