@@ -10,7 +10,8 @@ import { isJsonObject } from '../core/json.js';
 import { Cluster } from '../cluster/cluster.js';
 import { createHost, type Host } from '../host/host.js';
 import { PluginRegistry } from '../cni/registry.js';
-import { execPlugin, REFERENCE_PLUGINS } from '../plugins/index.js';
+import { createAzureVnet, execPlugin, REFERENCE_PLUGINS } from '../plugins/index.js';
+import type { AzureVmSpec } from '../host/azure.js';
 import { writeSubnetEnv } from '../plugins/flanneld/index.js';
 import { ContainerdRuntime } from '../runtime/containerd.js';
 import { DockershimRuntime } from '../runtime/dockershim.js';
@@ -136,8 +137,13 @@ async function nodeWithRuntime(
   const conflist = h.cni.conflist;
   let network;
   try {
+    const release = h.cni.azureVnetRelease;
+    const plugins =
+      release === undefined
+        ? REFERENCE_PLUGINS
+        : REFERENCE_PLUGINS.map((p) => (p.type === 'azure-vnet' ? createAzureVnet({ release }) : p));
     network = cniNetwork(host, conflist, {
-      registry: events.watchPlugins(new PluginRegistry(), REFERENCE_PLUGINS),
+      registry: events.watchPlugins(new PluginRegistry(), plugins),
     });
   } catch (e) {
     throw w.setupError([...path, 'cni', 'conflist'], e);
@@ -208,6 +214,7 @@ export async function setupStandalone(w: RunWorld): Promise<void> {
       name: h.name,
       ...((h.profile ?? w.doc.profile) ? { profile: h.profile ?? w.doc.profile } : {}),
       ...(h.nics ? { adapters: h.nics } : {}),
+      ...(h.azure ? { azure: h.azure as unknown as AzureVmSpec } : {}),
     });
   } catch (e) {
     throw w.setupError(['hosts', 0], e);

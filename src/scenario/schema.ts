@@ -193,8 +193,15 @@ const host = object(
       'Windows: the CNI network pods are attached to. Without it, a cluster node has its pods programmed straight into HNS (as win-bridge/win-overlay would, with no runtime)',
       {
         conflist: document('The network configuration list, as in /etc/cni/net.d'),
+        azureVnetRelease: oneOfStrings(
+          'The Azure CNI release the azure-vnet binary follows: v1.8.12 (default: always L2Bridge) or v1.5.50 (mode tunnel or empty: L2Tunnel)',
+          ['v1.8.12', 'v1.5.50'],
+        ),
       },
       ['conflist'],
+    ),
+    azure: document(
+      'Standalone host: the Azure VM it is — {"nics":[{"adapter","secondaryIps":[…],"nsg":{"name","rules":[…]}}],"addressSpace":[…]} (docs/model.md "Azure VM", "Azure NSG")',
     ),
   },
   ['name'],

@@ -40,7 +40,13 @@ export interface HostSpec {
   readonly nics?: readonly NicSpec[];
   readonly networks?: readonly JsonObject[];
   readonly runtime?: 'containerd' | 'dockershim';
-  readonly cni?: { readonly conflist: JsonObject };
+  readonly cni?: {
+    readonly conflist: JsonObject;
+    /** The upstream release the azure-vnet binary follows (default today's, v1.8.12). */
+    readonly azureVnetRelease?: 'v1.8.12' | 'v1.5.50';
+  };
+  /** Standalone host: the Azure VM it is (`createHost`'s `azure`: NICs' secondary IPs, NSGs). */
+  readonly azure?: JsonObject;
 }
 
 export interface PortMappingSpec {
