@@ -360,7 +360,8 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
     if (hosts.has(h.name)) add(at('name'), `node "${h.name}" is defined twice`);
     hosts.set(h.name, { os, cni: h.cni !== undefined, runtime: h.runtime ?? 'containerd' });
     if (clustered) {
-      if (h.azure !== undefined) add(at('azure'), 'azure is for a standalone host (an Azure cluster is not modelled yet)');
+      if (h.azure !== undefined)
+        add(at('azure'), 'azure is for a standalone host (an Azure cluster is not modelled yet)');
       for (const k of ['nics', 'networks'] as const)
         if (h[k] !== undefined)
           add(
