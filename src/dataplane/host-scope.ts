@@ -72,8 +72,9 @@ class EdgeUnderlay implements Underlay {
 
   send(w: Walk, from: NetNode, p: Packet, nextHop: number): void {
     const azure = this.azure;
-    if (azure && !p.outer && !nsgPasses(w, azure, from.name, 'Outbound', p)) return;
+    // the platform's addresses first: NSGs do not filter them (Azure's platform rule)
     const answer = azure && !p.outer ? azure.platform(p) : undefined;
+    if (!answer && azure && !p.outer && !nsgPasses(w, azure, from.name, 'Outbound', p)) return;
     if (answer) {
       const out = withPacket(p, { dstMac: OUTSIDE_MAC });
       const rule = {

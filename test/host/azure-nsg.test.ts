@@ -201,6 +201,18 @@ describe('the NSG on traffic leaving and entering the VM', () => {
     ).toBe('Delivered');
   });
 
+  it('the platform addresses are not filtered: a deny-everything outbound rule still lets the node reach IMDS', () => {
+    const h = vm([
+      { name: 'deny-all-out', priority: 100, direction: 'Outbound', access: 'Deny', protocol: '*' },
+    ]);
+    expect(
+      h.trace({ from: 'host', to: '169.254.169.254', protocol: 'TCP', destinationPort: 80 }).disposition,
+    ).toBe('Delivered');
+    expect(h.trace({ from: 'host', to: '1.1.1.1', protocol: 'TCP', destinationPort: 443 }).disposition).toBe(
+      'DeniedOut',
+    );
+  });
+
   it('no NSG on the NIC: nothing filters it (no NSG step)', () => {
     const h = vm([], false);
     const t = h.trace({ from: '203.0.113.9', to: 'host', protocol: 'TCP', destinationPort: 22 });
