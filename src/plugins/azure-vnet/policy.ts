@@ -23,6 +23,8 @@ import {
 import { netIPType } from '../../cni/result.js';
 import { goCanonicalIP } from '../../cni/goip.js';
 import type { EndpointPolicy } from '../../api/hcn/policy.js';
+// ACN `network/networkutils` `AzureDNS`
+import { WIRESERVER_IP } from '../../host/azure.js';
 import type { AcnPortMapping, CniPolicy } from './conf.js';
 
 /** ACN `policy.CNIPolicyType` values. */
@@ -37,9 +39,6 @@ export const POLICY = {
   loopbackDsr: 'LoopbackDSR',
 } as const;
 
-/** The wireserver and IMDS (ACN `network/networkutils` `AzureDNS`, `AzureIMDS`). */
-export const AZURE_DNS = '168.63.129.16';
-export const AZURE_IMDS = '169.254.169.254';
 
 /** `uint16`: Go's range check for a JSON number decoded into it. */
 function goUint16(structField: string): GoType {
@@ -499,7 +498,7 @@ export async function v1Policies(
         out.push(p.data === '' ? null : (JSON.parse(p.data) as Json));
     }
   }
-  if (snatAndSerialize && validWinVerForDnsNat) out.push(v1OutboundNat(null, [AZURE_DNS]));
+  if (snatAndSerialize && validWinVerForDnsNat) out.push(v1OutboundNat(null, [WIRESERVER_IP]));
   return out;
 }
 
