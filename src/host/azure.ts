@@ -67,6 +67,21 @@ export interface AzureNic {
   readonly primaryIp: string;
   readonly secondaryIps: readonly string[];
   readonly nsg?: Nsg;
+  /** The NSG as it was given (what a snapshot keeps). */
+  readonly nsgSpec?: NsgSpec;
+}
+
+/** The VM as a host snapshot keeps it (the NICs as parsed: an adapter bound to a switch loses its address). */
+export interface AzureVmState {
+  readonly nics: readonly {
+    readonly adapter: string;
+    readonly mac: string;
+    readonly subnet: string;
+    readonly primaryIp: string;
+    readonly secondaryIps: readonly string[];
+    readonly nsg?: NsgSpec;
+  }[];
+  readonly addressSpace: readonly string[];
 }
 
 /** What a platform address answered: the HTTP status and body. */
@@ -141,7 +156,7 @@ export class AzureVm {
         subnet,
         primaryIp: a.IPv4.IPAddress,
         secondaryIps,
-        ...(n.nsg !== undefined ? { nsg: parseNsg(`nic ${i} nsg`, n.nsg) } : {}),
+        ...(n.nsg !== undefined ? { nsg: parseNsg(`nic ${i} nsg`, n.nsg), nsgSpec: n.nsg } : {}),
       };
     });
     let space: { lo: number; hi: number }[];
@@ -159,6 +174,63 @@ export class AzureVm {
         return { lo: p.addr, hi: p.addr + 2 ** (32 - p.len) - 1 };
       });
     }
+    return new AzureVm(nics, space);
+  }
+
+  /** What a host snapshot keeps of the VM. */
+  toState(): AzureVmState {
+    return {
+      nics: this.nics.map((n) => ({
+        adapter: n.adapter,
+        mac: n.mac,
+        subnet: formatPrefix(n.subnet),
+        primaryIp: n.primaryIp,
+        secondaryIps: [...n.secondaryIps],
+        ...(n.nsgSpec !== undefined ? { nsg: n.nsgSpec } : {}),
+      })),
+      addressSpace: this.addressSpace.map((r) => `${formatIPv4(r.lo)}/${32 - Math.log2(r.hi - r.lo + 1)}`),
+    };
+  }
+
+  /** The VM a snapshot kept; a malformed one is E_INVALIDARG naming the problem. */
+  static fromState(state: unknown): AzureVm {
+    const o = state as Partial<AzureVmState> | null;
+    if (
+      typeof o !== 'object' ||
+      o === null ||
+      !Array.isArray(o.nics) ||
+      o.nics.length === 0 ||
+      !Array.isArray(o.addressSpace)
+    )
+      specError('snapshot: azure must be {"nics":[…],"addressSpace":[…]}');
+    const nics = o.nics.map((n, i): AzureNic => {
+      const subnet = typeof n?.subnet === 'string' ? parsePrefix(n.subnet) : undefined;
+      const ok =
+        typeof n?.adapter === 'string' &&
+        typeof n.mac === 'string' &&
+        /^[0-9A-F]{12}$/.test(n.mac) &&
+        subnet !== undefined &&
+        subnet.family === 4 &&
+        typeof n.primaryIp === 'string' &&
+        parseIPv4(n.primaryIp) !== undefined &&
+        Array.isArray(n.secondaryIps) &&
+        n.secondaryIps.every((x: unknown) => typeof x === 'string' && parseIPv4(x) !== undefined);
+      if (!ok) specError(`snapshot: azure nic ${i} is malformed`);
+      return {
+        adapter: n.adapter,
+        mac: n.mac,
+        isPrimary: i === 0,
+        subnet,
+        primaryIp: n.primaryIp,
+        secondaryIps: [...n.secondaryIps],
+        ...(n.nsg !== undefined ? { nsg: parseNsg(`nic ${i} nsg`, n.nsg), nsgSpec: n.nsg } : {}),
+      };
+    });
+    const space = o.addressSpace.map((c) => {
+      const p = typeof c === 'string' ? parsePrefix(c) : undefined;
+      if (!p || p.family !== 4) specError(`snapshot: addressSpace ${JSON.stringify(c)} is not an IPv4 CIDR`);
+      return { lo: p.addr, hi: p.addr + 2 ** (32 - p.len) - 1 };
+    });
     return new AzureVm(nics, space);
   }
 

@@ -132,8 +132,12 @@ export class Host {
    * leaves it as it is.
    */
   readonly files = new FileStore();
-  /** The Azure VM the node is (`HostOptions.azure`), if it is one. */
-  readonly azure: AzureVm | undefined;
+  #azure: AzureVm | undefined;
+
+  /** The Azure VM the node is (`HostOptions.azure`, or a restored snapshot's), if it is one. */
+  get azure(): AzureVm | undefined {
+    return this.#azure;
+  }
 
   constructor(
     readonly container: Container,
@@ -151,7 +155,7 @@ export class Host {
     this.dataplane = container.get<HostPlane>(TOKENS.Dataplane);
     this.hcs = container.get<HcsService>(TOKENS.Hcs);
     this.seed = options.seed ?? 1;
-    this.azure = options.azure ? AzureVm.parse(options.azure, this.hns.store.nics.physical()) : undefined;
+    this.#azure = options.azure ? AzureVm.parse(options.azure, this.hns.store.nics.physical()) : undefined;
     this.files.onChange = (c) => this.events.emit('file.change', c);
     if (options.defaultNamespace !== false) this.bootNamespaces();
   }
@@ -326,6 +330,7 @@ export class Host {
       seed: this.seed,
       hcs: this.hcs.snapshot(),
       files: this.files.toJSON(),
+      ...(this.#azure ? { azure: this.#azure.toState() as unknown as JsonObject } : {}),
     };
   }
 
@@ -343,9 +348,16 @@ export class Host {
     // validate the files before anything changes (a copy that restore() checks and then discards)
     const files = isJsonObject(snapshot) ? snapshot['files'] : undefined;
     new FileStore().restore(files);
+    // the Azure VM a snapshot names (checked first too); none: the host's own stays
+    const azureState = isJsonObject(snapshot) ? snapshot['azure'] : undefined;
+    const azure = azureState !== undefined ? AzureVm.fromState(azureState) : this.#azure;
     restoreSnapshot(this.hns, snapshot);
     this.hcs.restore(hcs);
     this.files.restore(files);
+    if (azure !== this.#azure) {
+      this.#azure = azure;
+      this.scopeCache = undefined;
+    }
     const seed = isJsonObject(snapshot) ? snapshot['seed'] : undefined;
     if (typeof seed === 'number' && Number.isInteger(seed) && seed !== this.seed) {
       this.seed = seed;

@@ -105,3 +105,93 @@ describe('the Azure host answers its platform addresses', () => {
     expect(r.at).toBe('external:169.254.169.254');
   });
 });
+
+describe('a host snapshot keeps the Azure VM', () => {
+  it('restored on a host built without it, the wireserver, IMDS and the NSG answer as before', async () => {
+    const host = createHost({
+      adapters: [
+        {
+          name: 'Ethernet',
+          ipAddress: '10.224.0.4/16',
+          gateway: '10.224.0.1',
+          macAddress: '00-0D-3A-F9-DC-A6',
+        },
+      ],
+      azure: {
+        nics: [
+          {
+            adapter: 'Ethernet',
+            secondaryIps: ['10.224.0.5'],
+            nsg: {
+              name: 'n',
+              rules: [
+                {
+                  name: 'no-out',
+                  priority: 100,
+                  direction: 'Outbound',
+                  access: 'Deny',
+                  protocol: '*',
+                  destinationAddressPrefix: '1.1.1.1',
+                },
+              ],
+            },
+          },
+        ],
+      },
+    });
+    // the node IP moves to the switch's vNIC: the physical adapter has none left
+    await (
+      await import('../../src/api/hcn/client.js')
+    ).HcnClient.forHost(host).createNetwork({
+      Name: 'ext',
+      Type: 'L2Bridge',
+      Ipams: [
+        {
+          Type: 'Static',
+          Subnets: [
+            {
+              IpAddressPrefix: '192.168.255.0/30',
+              Routes: [{ NextHop: '192.168.255.1', DestinationPrefix: '0.0.0.0/0' }],
+            },
+          ],
+        },
+      ],
+      Policies: [{ Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } }],
+    });
+    const snap = JSON.parse(JSON.stringify(host.snapshot())) as unknown;
+    const fresh = createHost({
+      adapters: [
+        {
+          name: 'Ethernet',
+          ipAddress: '10.224.0.4/16',
+          gateway: '10.224.0.1',
+          macAddress: '00-0D-3A-F9-DC-A6',
+        },
+      ],
+    });
+    const url = 'http://168.63.129.16/machine/plugins?comp=nmagent&type=getinterfaceinfov1';
+    expect(() => fresh.platformGet(url)).toThrow(/i\/o timeout/);
+    fresh.restore(snap);
+    expect(fresh.platformGet(url)).toEqual(host.platformGet(url));
+    expect(
+      fresh.trace({ from: 'host', to: '169.254.169.254', protocol: 'TCP', destinationPort: 80 }).at,
+    ).toBe('platform:imds');
+    expect(
+      fresh.trace({ from: 'host', to: '1.1.1.1', protocol: 'TCP', destinationPort: 443 }).disposition,
+    ).toBe('DeniedOut');
+  });
+
+  it('a malformed azure in a snapshot is refused before anything changes', () => {
+    const host = createHost({
+      adapters: [{ name: 'Ethernet', ipAddress: '10.224.0.4/16', gateway: '10.224.0.1' }],
+    });
+    const snap = {
+      ...(JSON.parse(JSON.stringify(host.snapshot())) as object),
+      azure: { nics: [{ adapter: 'Ethernet' }], addressSpace: [] },
+    };
+    const before = JSON.stringify(host.snapshot());
+    expect(() => host.restore(snap)).toThrow('azure: snapshot: azure nic 0 is malformed');
+    expect(JSON.stringify(host.snapshot())).toBe(before);
+    expect(host.azure).toBeUndefined();
+  });
+});

@@ -39,7 +39,6 @@ export const POLICY = {
   loopbackDsr: 'LoopbackDSR',
 } as const;
 
-
 /** `uint16`: Go's range check for a JSON number decoded into it. */
 function goUint16(structField: string): GoType {
   return {
