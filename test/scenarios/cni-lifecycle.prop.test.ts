@@ -17,7 +17,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HResultName } from '../../src/core/errors.js';
-import { createHost } from '../../src/host/host.js';
+import { createHost, type Host } from '../../src/host/host.js';
+import type { RuntimeConf } from '../../src/cni/contracts.js';
 import { addL2Bridge, runScheduled, scheduledHost } from '../../src/testing/index.js';
 import { cniNetwork } from '../../src/runtime/network.js';
 import { runs } from '../runs.js';
@@ -67,6 +68,73 @@ const PLUGINS: Readonly<Record<string, { conf: object; failable: readonly string
   },
 };
 
+type Fault =
+  | { kind: 'fail'; method: string; code: HResultName; times: number }
+  | { kind: 'delay'; method: string; ms: number; times: number };
+
+/**
+ * One run of the interleaving: the faults armed; each pod's operations in order, the pods
+ * concurrently (a runtime never runs two operations of one container at once), the scheduled
+ * calls run, simulated time passing when none is ready (delayed calls); then the faults go and
+ * kubelet deletes every pod, retrying DEL until it succeeds (three tries). `hits` counts what the
+ * run exercised; the result is each pod's last DEL outcome.
+ */
+async function interleave(o: {
+  s: fc.Scheduler;
+  host: Host;
+  net: ReturnType<typeof cniNetwork>;
+  rt: (pod: number) => RuntimeConf;
+  ops: readonly { pod: number; verb: string }[];
+  faults: readonly Fault[];
+  hits: { fail: number; delay: number; raced: number };
+  delBetweenAdds?: boolean;
+}): Promise<{ ok: boolean; last: string }[]> {
+  const { s, host, net, rt } = o;
+  for (const f of o.faults) {
+    if (f.kind === 'fail') host.faults.fail({ method: f.method }, f.code, { times: f.times });
+    else host.faults.delay({ method: f.method }, f.ms, { times: f.times });
+  }
+  const byPod = new Map<number, string[]>();
+  for (const op of o.ops) {
+    const verbs = byPod.get(op.pod) ?? [];
+    if (o.delBetweenAdds && op.verb === 'ADD' && verbs.includes('ADD') && verbs[verbs.length - 1] !== 'DEL')
+      verbs.push('DEL');
+    byPod.set(op.pod, [...verbs, op.verb]);
+  }
+  const chains = [...byPod].map(async ([pod, verbs]) => {
+    for (const verb of verbs) {
+      try {
+        if (verb === 'ADD') await net.runner.addNetworkList(net.list, rt(pod));
+        else if (verb === 'DEL') await net.runner.delNetworkList(net.list, rt(pod));
+        else await net.runner.checkNetworkList(net.list, rt(pod));
+      } catch {
+        // a failed invocation: the runtime retries later (or deletes the pod)
+      }
+    }
+  });
+  await runScheduled(s, host, Promise.all(chains));
+  for (const r of host.faults.list()) if (r.kind === 'fail' || r.kind === 'delay') o.hits[r.kind] += r.hits;
+  if (byPod.size > 1) o.hits.raced++;
+  host.faults.clear();
+  const out: { ok: boolean; last: string }[] = [];
+  for (let pod = 0; pod < 3; pod++) {
+    let ok = false;
+    let last = '';
+    for (let attempt = 0; attempt < 3 && !ok; attempt++) {
+      ok = await runScheduled(
+        s,
+        host,
+        net.runner.delNetworkList(net.list, rt(pod)).then(
+          () => true,
+          (e: Error) => ((last = e.message), false),
+        ),
+      );
+    }
+    out.push({ ok, last });
+  }
+  return out;
+}
+
 /** Faults on the methods a plugin may see fail (delays on any). */
 function faultsFor(failable: readonly string[]) {
   return faultArb.filter((f) => f.kind === 'delay' || failable.includes(f.method));
@@ -98,47 +166,8 @@ describe('CNI ADD/DEL/CHECK interleavings under HNS failures and delays', () => 
               plugins: [{ ...plugin, ipam: { type: 'host-local', subnet: '10.244.1.0/24' } }],
             });
             const rt = (pod: number) => ({ containerId: `pod-${pod}`, netns: ns[pod]!, ifName: 'eth0' });
-            for (const f of faults) {
-              if (f.kind === 'fail') host.faults.fail({ method: f.method }, f.code, { times: f.times });
-              else host.faults.delay({ method: f.method }, f.ms, { times: f.times });
-            }
-
-            // each pod's operations in order; the pods concurrently
-            const byPod = new Map<number, string[]>();
-            for (const op of ops) byPod.set(op.pod, [...(byPod.get(op.pod) ?? []), op.verb]);
-            const chains = [...byPod].map(async ([pod, verbs]) => {
-              for (const verb of verbs) {
-                try {
-                  if (verb === 'ADD') await net.runner.addNetworkList(net.list, rt(pod));
-                  else if (verb === 'DEL') await net.runner.delNetworkList(net.list, rt(pod));
-                  else await net.runner.checkNetworkList(net.list, rt(pod));
-                } catch {
-                  // a failed invocation: the runtime retries later (or deletes the pod)
-                }
-              }
-            });
-            // the scheduled calls run; when none is ready, simulated time passes (delayed calls)
-            await runScheduled(s, host, Promise.all(chains));
-
-            for (const r of host.faults.list())
-              if (r.kind === 'fail' || r.kind === 'delay') hits[r.kind] += r.hits;
-            if (byPod.size > 1) hits.raced++;
-            // the faults go; kubelet deletes every pod, retrying DEL until it succeeds
-            host.faults.clear();
-            for (let pod = 0; pod < 3; pod++) {
-              let ok = false;
-              for (let attempt = 0; attempt < 3 && !ok; attempt++) {
-                ok = await runScheduled(
-                  s,
-                  host,
-                  net.runner.delNetworkList(net.list, rt(pod)).then(
-                    () => true,
-                    () => false,
-                  ),
-                );
-              }
-              expect(ok, `DEL of pod-${pod} keeps failing`).toBe(true);
-            }
+            const dels = await interleave({ s, host, net, rt, ops, faults, hits });
+            for (const [pod, d] of dels.entries()) expect(d.ok, `DEL of pod-${pod} keeps failing`).toBe(true);
 
             const endpoints = [...host.hns.store.endpoints.values()].map((e) => e.Name);
             expect(endpoints).toEqual([]);
@@ -249,52 +278,12 @@ describe('azure-vnet ADD/DEL/CHECK interleavings under HNS failures and delays',
               ['K8S_POD_NAME', `pod-${pod}`],
             ] as [string, string][],
           });
-          for (const f of faults) {
-            if (f.kind === 'fail') host.faults.fail({ method: f.method }, f.code, { times: f.times });
-            else host.faults.delay({ method: f.method }, f.ms, { times: f.times });
-          }
           // containerd never ADDs a sandbox twice without a DEL between (a failed setup is torn
           // down first): azure-vnet's second ADD would make a second endpoint and forget the first
           // (reference §7 #12), a leak of the runtime's making
-          const byPod = new Map<number, string[]>();
-          for (const op of ops) {
-            const verbs = byPod.get(op.pod) ?? [];
-            if (op.verb === 'ADD' && verbs.includes('ADD') && verbs[verbs.length - 1] !== 'DEL')
-              verbs.push('DEL');
-            byPod.set(op.pod, [...verbs, op.verb]);
-          }
-          const chains = [...byPod].map(async ([pod, verbs]) => {
-            for (const verb of verbs) {
-              try {
-                if (verb === 'ADD') await net.runner.addNetworkList(net.list, rt(pod));
-                else if (verb === 'DEL') await net.runner.delNetworkList(net.list, rt(pod));
-                else await net.runner.checkNetworkList(net.list, rt(pod));
-              } catch {
-                // a failed invocation: the runtime retries later (or deletes the pod)
-              }
-            }
-          });
-          await runScheduled(s, host, Promise.all(chains));
-          for (const r of host.faults.list())
-            if (r.kind === 'fail' || r.kind === 'delay') hits[r.kind] += r.hits;
-          if (byPod.size > 1) hits.raced++;
-          host.faults.clear();
-          for (let pod = 0; pod < 3; pod++) {
-            let ok = false;
-            let last = '';
-            for (let attempt = 0; attempt < 3 && !ok; attempt++) {
-              ok = await runScheduled(
-                s,
-                host,
-                net.runner.delNetworkList(net.list, rt(pod)).then(
-                  () => true,
-                  (e: Error) => ((last = e.message), false),
-                ),
-              );
-            }
-            // a DEL before any ADD recorded the network cannot name a pool (reference §5.3): code 11
-            if (!ok) expect(last).toContain('Pool id  not found');
-          }
+          const dels = await interleave({ s, host, net, rt, ops, faults, hits, delBetweenAdds: true });
+          // a DEL before any ADD recorded the network cannot name a pool (reference §5.3): code 11
+          for (const d of dels) if (!d.ok) expect(d.last).toContain('Pool id  not found');
           expect([...host.hns.store.endpoints.values()].map((e) => e.Name)).toEqual([]);
           const vnet = host.files.read(`${SYSTEM32}\\azure-vnet.json`);
           if (vnet !== undefined) {
