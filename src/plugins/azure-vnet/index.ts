@@ -29,10 +29,13 @@
  * - **CHECK** is upstream's `Get`: the recorded endpoint's addresses, routes and DNS printed as a
  *   result; a configuration Go cannot decode panics in the deferred print (code 100, recovered).
  *
+ * `windowsSettings.hnsTimeoutDurationInSeconds` times the HNS calls ACN's wrappers time, on the
+ * node's clock (network.ts `timed`).
+ *
  * Not modelled (docs/model.md "azure-vnet"): CNS-backed modes (`ipam.type: azure-cns`,
  * `multiTenancy`, Swift/Overlay: the CNS at `http://localhost:10090` never answers), baremetal's NNS
- * agent, the HNS call timeouts of `windowsSettings.hnsTimeoutDurationInSeconds`, the store lock's
- * 60 s timeout, the non-standard `UPDATE` and `GET_ENDPOINT_STATE` commands.
+ * agent, the store lock's 60 s timeout, the non-standard `UPDATE` and `GET_ENDPOINT_STATE`
+ * commands.
  */
 import { joinPath } from '../../core/files.js';
 import {
@@ -439,6 +442,7 @@ class VnetProcess {
     const pod = this.podInfo(args);
     if (args.containerID === '') throw errorf('Container ID not specified in CNI Args');
     if (args.ifName === '') throw errorf('Interfacename not specified in CNI Args');
+    this.mgr.hnsTimeoutSeconds = c.windowsSettings.hnsTimeoutDurationInSeconds;
     this.unsupported(c);
     let ifInfo: InterfaceInfo;
     try {
@@ -511,6 +515,7 @@ class VnetProcess {
     } catch {
       // only logged on DEL
     }
+    this.mgr.hnsTimeoutSeconds = c.windowsSettings.hnsTimeoutDurationInSeconds;
     if (c.executionMode === 'baremetal') this.unsupported(c);
     const eps = this.mgr.endpointsOfContainer(args.containerID);
     if (eps.length === 0) {

@@ -130,6 +130,31 @@ export class NetworkManager {
     readonly validWinVerForDnsNat: boolean,
   ) {}
 
+  /**
+   * `windowsSettings.hnsTimeoutDurationInSeconds` (`platformInit`): when > 0, the calls ACN's
+   * timeout wrappers wrap (hnsv2wrapperwithtimeout.go, hnsv1wrapperwithtimeout.go) fail after that
+   * much simulated time with `<Op> timeout value is <duration> : timed out calling hns`; the call
+   * itself goes on and takes effect when it ends, as the goroutine does.
+   */
+  hnsTimeoutSeconds = 0;
+
+  private async timed<T>(op: string, call: () => Promise<T>): Promise<T> {
+    const seconds = this.hnsTimeoutSeconds;
+    if (seconds <= 0) return call();
+    const clock = this.host.clock;
+    let timer = 0;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = clock.schedule(seconds * 1000, () =>
+        reject(new Error(`${op} timeout value is ${goDuration(seconds)} : timed out calling hns`)),
+      );
+    });
+    try {
+      return await Promise.race([call(), timeout]);
+    } finally {
+      clock.cancel(timer);
+    }
+  }
+
   private interfaces(): Map<string, ExternalInterface> {
     return (this.nm.ExternalInterfaces ??= new Map());
   }
@@ -265,7 +290,7 @@ export class NetworkManager {
         );
       }
       try {
-        id = (await hcn.createNetwork(doc)).ID;
+        id = (await this.timed('CreateNetwork', () => hcn.createNetwork(doc))).ID;
       } catch (e2) {
         throw new Error(`Failed to create hcn network: ${doc.Name} due to error: ${msg(e2)}`);
       }
@@ -290,13 +315,15 @@ export class NetworkManager {
         GatewayAddress: s.Gateway === '' ? '<nil>' : s.Gateway,
       })),
     };
-    const created = await this.host.hns.createNetwork(doc as HNSNetwork);
+    const created = await this.timed('CreateNetwork', () => this.host.hns.createNetwork(doc as HNSNetwork));
     const id = created.ID ?? '';
     info.hnsNetworkId = id;
     // Windows 1803 and older (HNS ≤ 7, or no /globals/version) needed 10 s to settle
     let major = 0;
     try {
-      const v = (await this.host.hns.hnsCall('GET', '/globals/version')) as { Major?: number } | undefined;
+      const v = (await this.timed('GetHNSGlobals', () =>
+        this.host.hns.hnsCall('GET', '/globals/version'),
+      )) as { Major?: number } | undefined;
       major = v?.Major ?? 0;
     } catch {
       major = 0;
@@ -398,14 +425,14 @@ export class NetworkManager {
     }
     let created;
     try {
-      created = await hcn.createEndpoint(doc);
+      created = await this.timed('CreateEndpoint', () => hcn.createEndpoint(doc));
     } catch (e) {
       throw new Error(`Failed to create endpoint: ${name} due to error: ${msg(e)}`);
     }
     try {
       let nsId: string;
       try {
-        nsId = (await hcn.getNamespaceByID(info.netNs)).ID;
+        nsId = (await this.timed('GetNamespaceByID', () => hcn.getNamespaceByID(info.netNs))).ID;
       } catch (e) {
         throw new Error(`Failed to get hcn namespace: ${info.netNs} due to error: ${msg(e)}`);
       }
@@ -419,7 +446,7 @@ export class NetworkManager {
     } catch (e) {
       // the deferred DeleteEndpoint assigns to a local err: the function still returns its own error
       try {
-        await created.delete();
+        await this.timed('DeleteEndpoint', () => created.delete());
       } catch {
         // dropped
       }
@@ -460,13 +487,13 @@ export class NetworkManager {
         if ((nw.Subnets ?? []).length > 1) doc['GatewayAddressV6'] = nw.Subnets![1]!.Gateway;
       }
     }
-    const created = await hns.createEndpoint(doc as HNSEndpoint);
+    const created = await this.timed('CreateEndpoint', () => hns.createEndpoint(doc as HNSEndpoint));
     const id = created.ID ?? '';
     try {
-      await hns.hotAttachEndpoint(info.containerId, id);
+      await this.timed('HotAttachEndpoint', () => hns.hotAttachEndpoint(info.containerId, id));
     } catch (e) {
       try {
-        await hns.deleteEndpoint(id);
+        await this.timed('DeleteEndpoint', () => hns.deleteEndpoint(id));
       } catch {
         // logged upstream
       }
@@ -509,7 +536,7 @@ export class NetworkManager {
       // only logged (PR #1272: the namespace may be gone already)
     }
     try {
-      await hcnEp.delete();
+      await this.timed('DeleteEndpoint', () => hcnEp.delete());
     } catch (e) {
       throw new Error(`Failed to delete hcn endpoint: ${ep.HnsId} due to error: ${msg(e)}`);
     }
@@ -517,7 +544,7 @@ export class NetworkManager {
 
   private async deleteEndpointHnsV1(ep: EndpointState): Promise<void> {
     try {
-      await this.host.hns.deleteEndpoint(ep.HnsId);
+      await this.timed('DeleteEndpoint', () => this.host.hns.deleteEndpoint(ep.HnsId));
     } catch (e) {
       if (msg(e).toLowerCase().includes('not found')) return;
       throw e;
@@ -526,6 +553,16 @@ export class NetworkManager {
 }
 
 const msg = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** Go's `time.Duration.String()` of whole seconds: `10s`, `2m0s`, `1h0m0s`. */
+export function goDuration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const sec = seconds % 60;
+  if (h > 0) return `${h}h${m}m${sec}s`;
+  if (m > 0) return `${m}m${sec}s`;
+  return `${sec}s`;
+}
 
 /** `net.ParseIP(s)` as stored: Go's canonical text, '' for text that is no address. */
 const canonicalIp = (s: string): string => goCanonicalIP(s) ?? '';

@@ -345,3 +345,72 @@ describe('azure-vnet: what its IPAM plugin receives', () => {
     );
   });
 });
+
+describe('azure-vnet: windowsSettings.hnsTimeoutDurationInSeconds (ACN PR #1369)', () => {
+  /** Run `work`, letting a second of simulated time pass whenever nothing else is left to do. */
+  async function withTimePassing<T>(host: Host, work: Promise<T>): Promise<T> {
+    let done = false;
+    const settled = work.finally(() => (done = true));
+    for (let i = 0; i < 120 && !done; i++) {
+      await new Promise((r) => setImmediate(r));
+      if (!done) host.clock.advance(1000);
+    }
+    return settled;
+  }
+
+  it("an HNS call slower than the timeout fails the ADD with the wrapper's text; the call still lands afterwards", async () => {
+    const host = await aksNode();
+    // the fake of the upstream test: HNS takes 15 s, the plugin waits 10 s
+    host.faults.delay({ method: 'HcnCreateEndpoint' }, 15_000, { times: 1 });
+    const out = await withTimePassing(
+      host,
+      vnet(host, {
+        command: 'ADD',
+        id: cid('3f813b02'),
+        netns: await namespace(host),
+        conf: aksPluginConf((p) => (p['windowsSettings'] = { hnsTimeoutDurationInSeconds: 10 })),
+      }),
+    );
+    expect(JSON.parse(out.stdout)).toEqual({
+      code: 999,
+      msg: 'failed to create endpoint: Failed to create endpoint: 3f813b02-eth0 due to error: CreateEndpoint timeout value is 10s : timed out calling hns',
+    });
+    // the address went back; the endpoint HNS was still creating appears when it is done: a leak
+    expect(ipamRecords(host)['10.224.0.5']!.InUse).toBe(false);
+    host.clock.advance(10_000);
+    await new Promise((r) => setImmediate(r));
+    expect((await hnsView(host)).endpoints).toEqual(['3f813b02-eth0']);
+  });
+
+  it('a call within the timeout is not affected; minutes print as Go prints a Duration', async () => {
+    const host = await aksNode();
+    host.faults.delay({ method: 'HcnCreateEndpoint' }, 5_000, { times: 1 });
+    const ok = await withTimePassing(
+      host,
+      vnet(host, {
+        command: 'ADD',
+        id: cid('3f813b02'),
+        netns: await namespace(host),
+        conf: aksPluginConf((p) => (p['windowsSettings'] = { hnsTimeoutDurationInSeconds: 10 })),
+      }),
+    );
+    expect(ok.exitCode).toBe(0);
+    host.faults.delay({ method: 'HcnDeleteEndpoint' }, 200_000, { times: 1 });
+    const del = await withTimePassing(
+      host,
+      vnet(host, {
+        command: 'DEL',
+        id: cid('3f813b02'),
+        netns: 'unused',
+        conf: aksPluginConf((p) => (p['windowsSettings'] = { hnsTimeoutDurationInSeconds: 120 })),
+      }),
+    );
+    expect(JSON.parse(del.stdout).msg).toBe(
+      'failed to delete endpoint: Failed to delete hcn endpoint: ' +
+        JSON.parse(host.files.read('C:\\Windows\\System32\\azure-vnet.json')!).Network.ExternalInterfaces[
+          'vEthernet (Ethernet)'
+        ].Networks.azure.Endpoints['3f813b02-eth0'].HnsId +
+        ' due to error: DeleteEndpoint timeout value is 2m0s : timed out calling hns',
+    );
+  });
+});
