@@ -18,8 +18,9 @@
  * after every change, as upstream saves after each manager call.
  *
  * Every invocation, VERSION included, holds the store lock `azure-vnet-ipam.lock` (its PID
- * inside) while it runs: another invocation in the same directory waits for it. Not modelled yet:
- * the lock's 60 s timeout and the `mas`/file and IPv6 node sources (`ipam.environment` other than
+ * inside) while it runs: another invocation in the same directory waits for it, up to 60 s of the
+ * node's time (then `Failed to initialize key-value store of ipam plugin, err:…`, exit 1). Not
+ * modelled yet: the `mas`/file and IPv6 node sources (`ipam.environment` other than
  * `azure`/`null`: "Invalid configuration").
  */
 import { joinPath } from '../../core/files.js';
@@ -35,7 +36,7 @@ import { printResult } from '../../cni/result.js';
 import { pluginMain, type CmdArgs, type PluginContext } from '../../cni/skel.js';
 import { AddressManager, LOCAL_ADDRESS_SPACE, type IpamSource } from './manager.js';
 import { loadState, saveState, snapshotState } from './state.js';
-import { goTimeText, withStoreLock } from '../azure-vnet/store.js';
+import { goTimeText, LOCK_TIMEOUT_ERROR, withStoreLock } from '../azure-vnet/store.js';
 import { decodeNetworkConfig } from '../azure-vnet/conf.js';
 import { INTERFACE_INFO_URL, PlatformUnreachable, WIRESERVER_IP } from '../../host/azure.js';
 
@@ -214,20 +215,32 @@ export const azureVnetIpam: CniPlugin = {
   async exec(host, request, depth = 0): Promise<ExecOutput> {
     const cwd = request.cwd ?? DEFAULT_CWD;
     const proc = new IpamProcess(host, joinPath(cwd, IPAM_STATE_FILE));
-    return withStoreLock(host.files, joinPath(cwd, IPAM_LOCK_FILE), () => {
-      try {
-        proc.restore();
-      } catch (e) {
-        // main.go: Start fails before skel runs, printed with fmt.Printf, then os.Exit(1)
-        return Promise.resolve({
-          exitCode: 1,
-          stdout: `Failed to start IPAM plugin, err:${messageOf(e)}.\n`,
-          stderr: '',
-        });
-      }
-      return skeleton(proc)
-        .exec(host, request, depth)
-        .finally(() => proc.flush());
+    // main.go: a lock that times out is printed with fmt.Printf, then os.Exit(1)
+    const lockTimedOut = (): ExecOutput => ({
+      exitCode: 1,
+      stdout: `Failed to initialize key-value store of ipam plugin, err:${LOCK_TIMEOUT_ERROR}.\n`,
+      stderr: '',
     });
+    return withStoreLock(
+      host.files,
+      host.clock,
+      joinPath(cwd, IPAM_LOCK_FILE),
+      () => {
+        try {
+          proc.restore();
+        } catch (e) {
+          // main.go: Start fails before skel runs, printed with fmt.Printf, then os.Exit(1)
+          return Promise.resolve({
+            exitCode: 1,
+            stdout: `Failed to start IPAM plugin, err:${messageOf(e)}.\n`,
+            stderr: '',
+          });
+        }
+        return skeleton(proc)
+          .exec(host, request, depth)
+          .finally(() => proc.flush());
+      },
+      lockTimedOut,
+    );
   },
 };

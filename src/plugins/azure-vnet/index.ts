@@ -34,8 +34,8 @@
  *
  * Not modelled (docs/model.md "azure-vnet"): CNS-backed modes (`ipam.type: azure-cns`,
  * `multiTenancy`, Swift/Overlay: the CNS at `http://localhost:10090` never answers), baremetal's NNS
- * agent, the store lock's 60 s timeout, the non-standard `UPDATE` and `GET_ENDPOINT_STATE`
- * commands.
+ * agent, the non-standard `UPDATE` and `GET_ENDPOINT_STATE` commands. A lock that stays taken for
+ * 60 s of the node's time ends the invocation with code 11 (`withStoreLock`).
  */
 import { joinPath } from '../../core/files.js';
 import {
@@ -80,7 +80,7 @@ import {
   type IpNet,
   type RouteInfo,
 } from './state.js';
-import { goTimeText, withStoreLock } from './store.js';
+import { goTimeText, LOCK_TIMEOUT_ERROR, withStoreLock } from './store.js';
 
 export type { AzureCniRelease } from './network.js';
 
@@ -643,17 +643,37 @@ export function createAzureVnet(options: AzureVnetOptions = {}): CniPlugin {
         );
       const proc = new VnetProcess(host, joinPath(cwd, VNET_STATE_FILE), release);
       if (request.env['CNI_COMMAND'] === 'VERSION') return skeleton(proc).exec(host, request, depth);
-      return withStoreLock(host.files, joinPath(cwd, VNET_LOCK_FILE), async () => {
-        try {
-          proc.restore();
-        } catch (e) {
-          const err = new CniError(TRY_AGAIN_LATER, `Failed to start network plugin, err:${messageOf(e)}.\n`);
-          return { exitCode: 1, stdout: errorText(err), stderr: '' };
-        }
-        return skeleton(proc)
-          .exec(host, request, depth)
-          .finally(() => proc.flush());
+      // main.go: a lock that times out is printed as a code-11 error (PrintCNIError), exit 1
+      const lockTimedOut = (): ExecOutput => ({
+        exitCode: 1,
+        stdout: errorText(
+          new CniError(
+            TRY_AGAIN_LATER,
+            `Failed to initialize key-value store of network plugin: ${LOCK_TIMEOUT_ERROR}`,
+          ),
+        ),
+        stderr: '',
       });
+      return withStoreLock(
+        host.files,
+        host.clock,
+        joinPath(cwd, VNET_LOCK_FILE),
+        async () => {
+          try {
+            proc.restore();
+          } catch (e) {
+            const err = new CniError(
+              TRY_AGAIN_LATER,
+              `Failed to start network plugin, err:${messageOf(e)}.\n`,
+            );
+            return { exitCode: 1, stdout: errorText(err), stderr: '' };
+          }
+          return skeleton(proc)
+            .exec(host, request, depth)
+            .finally(() => proc.flush());
+        },
+        lockTimedOut,
+      );
     },
   };
 }

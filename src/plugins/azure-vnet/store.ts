@@ -11,7 +11,7 @@
  */
 import type { Json } from '../../core/json.js';
 import type { FileStore } from '../../core/files.js';
-import { isoAt } from '../../core/clock.js';
+import { isoAt, type Clock } from '../../core/clock.js';
 import {
   GoError,
   goJsonKind,
@@ -133,13 +133,26 @@ export function storeText(others: ReadonlyMap<string, string>, key: string, valu
 /** Per node disk: the lock files held now (their release promise) and the next PID to write. */
 const locks = new WeakMap<FileStore, { held: Map<string, Promise<void>>; pid: number }>();
 
+/** How long a process waits for the store lock on Windows (ACN `store.DefaultLockTimeoutWindows`). */
+export const LOCK_TIMEOUT_MS = 60_000;
+
+/** The store lock's error when the wait ends (ACN `store.ErrTimeoutLockingStore`, wrapped by `InitializeKeyValueStore`). */
+export const LOCK_TIMEOUT_ERROR = 'error Acquiring store lock: timed out locking store';
+
 /**
  * `processlock` around one invocation: the process holding `lockPath` on this node runs first, the
- * next waits for it (ACN waits up to 60 s; a holder here always finishes, so the timeout is not
- * modelled). The lock file holds the holder's PID and stays on disk after it exits, as upstream's
- * does (closing the handle releases the lock; nothing deletes the file).
+ * next waits for it — up to 60 s of the node's simulated time, then it gives up and `timedOut()` is
+ * its outcome (a holder stuck in a hung HNS call makes every later invocation time out: ACN #1359).
+ * The lock file holds the holder's PID and stays on disk after it exits, as upstream's does
+ * (closing the handle releases the lock; nothing deletes the file).
  */
-export async function withStoreLock<T>(files: FileStore, lockPath: string, fn: () => Promise<T>): Promise<T> {
+export async function withStoreLock<T>(
+  files: FileStore,
+  clock: Clock,
+  lockPath: string,
+  fn: () => Promise<T>,
+  timedOut: () => T,
+): Promise<T> {
   let node = locks.get(files);
   if (!node) locks.set(files, (node = { held: new Map(), pid: 4100 }));
   const key = lockPath.toLowerCase();
@@ -149,7 +162,15 @@ export async function withStoreLock<T>(files: FileStore, lockPath: string, fn: (
   const chain = (before ?? Promise.resolve()).then(() => mine);
   node.held.set(key, chain);
   try {
-    if (before) await before;
+    if (before) {
+      let timer = 0;
+      const expired = new Promise<'expired'>(
+        (r) => (timer = clock.schedule(LOCK_TIMEOUT_MS, () => r('expired'))),
+      );
+      const got = await Promise.race([before.then(() => 'held' as const), expired]);
+      clock.cancel(timer);
+      if (got === 'expired') return timedOut();
+    }
     files.write(lockPath, String((node.pid += 4)));
     return await fn();
   } finally {

@@ -527,3 +527,49 @@ describe('azure-vnet CHECK (upstream Get)', () => {
     expect(JSON.parse(unknown.stdout)).toEqual({ code: 999, msg: 'Endpoint not found' });
   });
 });
+
+describe('azure-vnet: the store lock times out (reference §1.2, §7 #4; ACN #1359)', () => {
+  it('a DEL stuck in a hung HNS call holds the lock: a concurrent ADD gives up after 60 s with code 11; the DEL ends when HNS does', async () => {
+    const host = await aksNode();
+    const a = cid('aaaa0001');
+    const nsA = await namespace(host);
+    await vnet(host, { command: 'ADD', id: a, netns: nsA });
+    const gate = host.faults.hang({ method: 'HcnDeleteEndpoint' });
+    const del = vnet(host, { command: 'DEL', id: a, netns: nsA });
+    const settle = () => new Promise((r) => setImmediate(r));
+    await settle();
+    const b = cid('bbbb0002');
+    const add = vnet(host, {
+      command: 'ADD',
+      id: b,
+      netns: await namespace(host),
+      args: podArgs('b', 'default', b),
+    });
+    await settle();
+    host.clock.advance(59_000);
+    await settle();
+    let addDone = false;
+    void add.then(() => (addDone = true));
+    await settle();
+    expect(addDone).toBe(false);
+    host.clock.advance(1_000);
+    expect(JSON.parse((await add).stdout)).toEqual({
+      code: 11,
+      msg: 'Failed to initialize key-value store of network plugin: error Acquiring store lock: timed out locking store',
+    });
+    gate.release();
+    expect((await del).exitCode).toBe(0);
+    expect((await hnsView(host)).endpoints).toEqual([]);
+    // the lock is free again: the next ADD goes through
+    expect(
+      (
+        await vnet(host, {
+          command: 'ADD',
+          id: b,
+          netns: await namespace(host),
+          args: podArgs('b', 'default', b),
+        })
+      ).exitCode,
+    ).toBe(0);
+  });
+});
