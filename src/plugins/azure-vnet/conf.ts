@@ -25,6 +25,7 @@ import {
 } from '../../cni/gojson.js';
 import { TYPES_DNS } from '../../cni/gotypes.js';
 import { loadArgs } from '../../cni/loadargs.js';
+import type { DnsInfo } from './state.js';
 
 /** `cni.IPAM`. */
 export const ACN_IPAM = goStruct('cni.IPAM', [
@@ -379,13 +380,6 @@ export function policiesFromConfig(kv: readonly AcnKVPair[] | null): CniPolicy[]
   return out;
 }
 
-/** `network.DNSInfo`: the endpoint's DNS as azure-vnet builds it. */
-export interface DnsSettings {
-  Suffix: string;
-  Servers: string[] | null;
-  Options: string[] | null;
-}
-
 /** `%+v` of a `cniTypes.DNS`. */
 function dnsPlusV(c: AcnNetworkConfig): string {
   const list = (v: readonly string[] | null): string => `[${(v ?? []).join(' ')}]`;
@@ -399,13 +393,9 @@ function dnsPlusV(c: AcnNetworkConfig): string {
  * servers and `<pod namespace>.<searches joined with ,>`; else the IPAM's DNS. Options come from the
  * conflist (or the runtime, in the first case).
  */
-export function endpointDnsSettings(
-  c: AcnNetworkConfig,
-  ipamDns: DnsSettings,
-  namespace: string,
-): DnsSettings {
+export function endpointDnsSettings(c: AcnNetworkConfig, ipamDns: DnsInfo, namespace: string): DnsInfo {
   const rt = c.runtimeConfig.dns;
-  const custom: DnsSettings = {
+  const custom: DnsInfo = {
     Suffix: (rt.searches ?? []).length > 0 ? rt.searches!.join(',') : '',
     Servers: rt.servers,
     Options: rt.options,

@@ -47,7 +47,7 @@ import {
 } from '../../cni/contracts.js';
 import { delegateAdd, delegateDel } from '../../cni/invoke.js';
 import { errorText, printResult } from '../../cni/result.js';
-import { goCanonicalIP, netString, parseCIDRNet } from '../../cni/goip.js';
+import { goCanonicalIP, ipString, netString, parseCIDRNet } from '../../cni/goip.js';
 import { GoPanic } from '../../cni/gopanic.js';
 import { pluginMain, type CmdArgs, type PluginContext } from '../../cni/skel.js';
 import { AZURE_CNI_VERSIONS, DEFAULT_CWD } from '../azure-vnet-ipam/index.js';
@@ -66,6 +66,7 @@ import {
   constructEndpointId,
   ipNet,
   ipNetText,
+  prefixLen,
   NetworkManager,
   INFRA_NIC,
   type AzureCniRelease,
@@ -371,9 +372,8 @@ class VnetProcess {
       throw errorf(`Failed to getEndpointDNSSettings: ${messageOf(e)}`);
     }
     const subnets = ifInfo.ipConfigs.map((ip) => {
-      const len = ipNetText(ip.address).split('/')[1]!;
-      const masked = parseCIDRNet(`${ip.address.IP}/${len}`);
-      const prefix = ipNet(masked ? netString(masked).split('/')[0]! : '', Number(len), ip.family);
+      const masked = parseCIDRNet(ipNetText(ip.address));
+      const prefix = ipNet(masked ? ipString(masked.ip) : '', prefixLen(ip.address), ip.family);
       return { Family: ip.family === 4 ? 2 : 10, Prefix: prefix, Gateway: ip.gateway, PrimaryIP: '' };
     });
     const own: CniPolicy[] = [];

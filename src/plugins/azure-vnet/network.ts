@@ -90,16 +90,18 @@ export function constructEndpointId(containerId: string, netNs: string, ifName: 
   return `${containerId.slice(0, 8)}-${ifName}`;
 }
 
+const HEX = '[0-9a-fA-F]';
+const DASHED = `${HEX}{8}-${HEX}{4}-${HEX}{4}-${HEX}{4}-${HEX}{12}`;
+const UUID_FORMS = [
+  new RegExp(`^${DASHED}$`),
+  new RegExp(`^\\{${DASHED}\\}$`),
+  new RegExp(`^urn:uuid:${DASHED}$`, 'i'),
+  new RegExp(`^${HEX}{32}$`),
+];
+
 /** Go's `uuid.Parse` (google/uuid): 36, 38 (`{…}`), 45 (`urn:uuid:…`) or 32 hex characters. */
 export function isUuid(s: string): boolean {
-  const hex = '[0-9a-fA-F]';
-  const dashed = `${hex}{8}-${hex}{4}-${hex}{4}-${hex}{4}-${hex}{12}`;
-  return (
-    new RegExp(`^${dashed}$`).test(s) ||
-    new RegExp(`^\\{${dashed}\\}$`).test(s) ||
-    new RegExp(`^urn:uuid:${dashed}$`, 'i').test(s) ||
-    new RegExp(`^${hex}{32}$`).test(s)
-  );
+  return UUID_FORMS.some((re) => re.test(s));
 }
 
 /** `net.IPNet.String()` of a stored prefix (`10.240.0.0/16`). */

@@ -427,19 +427,19 @@ function v1OutboundNat(
   };
 }
 
+/** `hcn.PortMappingPolicySetting` as `json.Unmarshal` fills it. */
+const PORT_MAPPING_SETTING = goStruct('hcn.PortMappingPolicySetting', [
+  field('Protocol', goUint),
+  field('InternalPort', goUint16('PortMappingPolicySetting.InternalPort')),
+  field('ExternalPort', goUint16('PortMappingPolicySetting.ExternalPort')),
+  field('VIP', goString),
+  field('Flags', goUint),
+]);
+
 /** `SerializeNATPolicy`: an HCN PortMapping entry as a v1 `NatPolicy` (VIP and flags lost). */
 function v1Nat(p: CniPolicy): JsonObject {
   const d = decode(p.data, HCN_ENDPOINT_POLICY);
-  const setting = decode(
-    s(d, 'Settings'),
-    goStruct('hcn.PortMappingPolicySetting', [
-      field('Protocol', goUint),
-      field('InternalPort', goUint16('PortMappingPolicySetting.InternalPort')),
-      field('ExternalPort', goUint16('PortMappingPolicySetting.ExternalPort')),
-      field('VIP', goString),
-      field('Flags', goUint),
-    ]),
-  );
+  const setting = decode(s(d, 'Settings'), PORT_MAPPING_SETTING);
   const proto = setting['Protocol'] === 6 ? 'TCP' : setting['Protocol'] === 17 ? 'UDP' : '';
   return {
     Type: 'NAT',
