@@ -414,3 +414,8 @@ export function hnsError(code: HResultName, detail?: string): HnsError {
 export function isHnsError(e: unknown): e is HnsError {
   return e instanceof HnsError;
 }
+
+/** The text of anything thrown: an Error's message, else its `String()`. */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

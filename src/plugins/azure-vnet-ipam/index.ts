@@ -39,6 +39,7 @@ import { loadState, saveState, snapshotState } from './state.js';
 import { goTimeText, LOCK_TIMEOUT_ERROR, withStoreLock } from '../azure-vnet/store.js';
 import { decodeNetworkConfig } from '../azure-vnet/conf.js';
 import { INTERFACE_INFO_URL, PlatformUnreachable, WIRESERVER_IP } from '../../host/azure.js';
+import { errorMessage } from '../../core/errors.js';
 
 export { AddressManager, IPAM_ERRORS, IpamError, DNS_HOST_PROXY, LOCAL_ADDRESS_SPACE } from './manager.js';
 export { decodeInterfaceDocument, type WireInterface } from './xml.js';
@@ -67,14 +68,13 @@ interface IpamConfig {
 
 /** `plugin.Errorf`: a code-100 error. */
 const errorf = (msg: string): CniError => new CniError(100, msg);
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** `fn()`, its error as `plugin.Errorf("<what>: %v", err)`. */
 function step<T>(what: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    throw errorf(`${what}: ${messageOf(e)}`);
+    throw errorf(`${what}: ${errorMessage(e)}`);
   }
 }
 
@@ -232,7 +232,7 @@ export const azureVnetIpam: CniPlugin = {
           // main.go: Start fails before skel runs, printed with fmt.Printf, then os.Exit(1)
           return Promise.resolve({
             exitCode: 1,
-            stdout: `Failed to start IPAM plugin, err:${messageOf(e)}.\n`,
+            stdout: `Failed to start IPAM plugin, err:${errorMessage(e)}.\n`,
             stderr: '',
           });
         }

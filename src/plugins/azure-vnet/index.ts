@@ -82,6 +82,7 @@ import {
   type RouteInfo,
 } from './state.js';
 import { goTimeText, LOCK_TIMEOUT_ERROR, withStoreLock } from './store.js';
+import { errorMessage } from '../../core/errors.js';
 
 export type { AzureCniRelease } from './network.js';
 
@@ -106,7 +107,6 @@ const TRY_AGAIN_LATER = 11;
 const errorf = (msg: string): CniError => new CniError(100, msg);
 /** `plugin.RetriableError`: code 11 with the error's text. */
 const retriable = (msg: string): CniError => new CniError(TRY_AGAIN_LATER, msg);
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**
  * `fmt.Errorf("<prefix>%w", err)` / `errors.Wrap(err, prefix)`: the text is the prefix and the
@@ -117,7 +117,7 @@ class Wrapped extends Error {
     prefix: string,
     readonly inner: unknown,
   ) {
-    super(`${prefix}${messageOf(inner)}`);
+    super(`${prefix}${errorMessage(inner)}`);
     this.name = 'Wrapped';
   }
 }
@@ -235,7 +235,7 @@ class VnetProcess {
       try {
         return await delegateAdd(ctx, conf.ipam.type, serializeNetworkConfig(conf));
       } catch (e) {
-        throw new Error(`Failed to delegate: ${messageOf(e)}`);
+        throw new Error(`Failed to delegate: ${errorMessage(e)}`);
       }
     };
     let result: CniResult;
@@ -243,12 +243,12 @@ class VnetProcess {
       try {
         result = await delegate(c);
       } catch (e) {
-        if (!messageOf(e).includes('no available address pools')) throw e;
+        if (!errorMessage(e).includes('no available address pools')) throw e;
         this.deleteIpamState();
         result = await delegate(c);
       }
     } catch (e) {
-      throw errorf(`Failed to allocate pool: ${messageOf(e)}`);
+      throw errorf(`Failed to allocate pool: ${errorMessage(e)}`);
     }
     let ips = [...(result.ips ?? [])];
     let routes = [...(result.routes ?? [])];
@@ -265,7 +265,7 @@ class VnetProcess {
         routes = [...routes, ...(r6.routes ?? [])];
         ipv6Enabled = true;
       } catch (e) {
-        v6Error = errorf(`Failed to allocate v6 pool: ${messageOf(e)}`);
+        v6Error = errorf(`Failed to allocate v6 pool: ${errorMessage(e)}`);
       }
     }
     const ipConfigs = ips.map((ip) => {
@@ -305,14 +305,14 @@ class VnetProcess {
       try {
         await delegateDel(ctx, conf.ipam.type, serializeNetworkConfig(conf));
       } catch (e) {
-        throw new Error(`Failed to delegate: ${messageOf(e)}`);
+        throw new Error(`Failed to delegate: ${errorMessage(e)}`);
       }
     };
     if (address === null) {
       try {
         await del(c);
       } catch (e) {
-        throw errorf(`Attempted to release address with error:  ${messageOf(e)}`);
+        throw errorf(`Attempted to release address with error:  ${errorMessage(e)}`);
       }
       return;
     }
@@ -321,7 +321,7 @@ class VnetProcess {
       try {
         await del(c);
       } catch (e) {
-        throw errorf(`Failed to release ipv4 address: ${messageOf(e)}`);
+        throw errorf(`Failed to release ipv4 address: ${errorMessage(e)}`);
       }
       return;
     }
@@ -337,7 +337,7 @@ class VnetProcess {
     try {
       await del(c6);
     } catch (e) {
-      throw errorf(`Failed to release ipv6 address: ${messageOf(e)}`);
+      throw errorf(`Failed to release ipv6 address: ${errorMessage(e)}`);
     }
   }
 
@@ -369,7 +369,7 @@ class VnetProcess {
     try {
       dns = endpointDnsSettings(c, ifInfo.dns, pod.namespace);
     } catch (e) {
-      throw errorf(`Failed to getEndpointDNSSettings: ${messageOf(e)}`);
+      throw errorf(`Failed to getEndpointDNSSettings: ${errorMessage(e)}`);
     }
     const subnets = ifInfo.ipConfigs.map((ip) => {
       const masked = parseCIDRNet(ipNetText(ip.address));
@@ -389,7 +389,7 @@ class VnetProcess {
     try {
       runtime = runtimePortMappings(c.runtimeConfig.portMappings, ifInfo.ipv6Enabled);
     } catch (e) {
-      throw errorf(messageOf(e));
+      throw errorf(errorMessage(e));
     }
     return {
       networkId: c.name,
@@ -436,7 +436,7 @@ class VnetProcess {
     try {
       c = parseNetworkConfig(args.stdinData);
     } catch (e) {
-      throw errorf(`Failed to parse network configuration: ${messageOf(e)}.`);
+      throw errorf(`Failed to parse network configuration: ${errorMessage(e)}.`);
     }
     this.validateArgs(args, c);
     const pod = this.podInfo(args);
@@ -507,7 +507,7 @@ class VnetProcess {
     try {
       c = parseNetworkConfig(args.stdinData);
     } catch (e) {
-      throw errorf(`[cni-net] Failed to parse network configuration: ${messageOf(e)}`);
+      throw errorf(`[cni-net] Failed to parse network configuration: ${errorMessage(e)}`);
     }
     this.validateArgs(args, c);
     try {
@@ -523,7 +523,7 @@ class VnetProcess {
         try {
           await this.ipamDelete(ctx, c, null);
         } catch (e) {
-          throw retriable(`failed to release address(no endpoint): ${messageOf(e)}`);
+          throw retriable(`failed to release address(no endpoint): ${errorMessage(e)}`);
         }
       }
       return;
@@ -532,7 +532,7 @@ class VnetProcess {
       try {
         await this.mgr.deleteEndpoint(networkId, ep.Id);
       } catch (e) {
-        throw retriable(`failed to delete endpoint: ${messageOf(e)}`);
+        throw retriable(`failed to delete endpoint: ${errorMessage(e)}`);
       }
     }
     for (const { ep } of eps) {
@@ -541,14 +541,14 @@ class VnetProcess {
         try {
           await this.ipamDelete(ctx, c, addr);
         } catch (e) {
-          throw retriable(`failed to release address: ${messageOf(e)}`);
+          throw retriable(`failed to release address: ${errorMessage(e)}`);
         }
       }
     }
     try {
       this.save();
     } catch (e) {
-      throw retriable(`failed to delete state: ${messageOf(e)}`);
+      throw retriable(`failed to delete state: ${errorMessage(e)}`);
     }
   }
 
@@ -664,7 +664,7 @@ export function createAzureVnet(options: AzureVnetOptions = {}): CniPlugin {
           } catch (e) {
             const err = new CniError(
               TRY_AGAIN_LATER,
-              `Failed to start network plugin, err:${messageOf(e)}.\n`,
+              `Failed to start network plugin, err:${errorMessage(e)}.\n`,
             );
             return { exitCode: 1, stdout: errorText(err), stderr: '' };
           }

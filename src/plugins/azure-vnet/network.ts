@@ -42,6 +42,7 @@ import type {
   SubnetInfo,
 } from './state.js';
 import { maskLen, maskOf } from './store.js';
+import { errorMessage } from '../../core/errors.js';
 
 /** ACN `network.opModeDefault`: an empty `mode` is recorded as `tunnel`. */
 export const OP_MODE_DEFAULT = 'tunnel';
@@ -288,13 +289,13 @@ export class NetworkManager {
     } catch (e) {
       if (!(e instanceof NetworkNotFoundError)) {
         throw new Error(
-          `Failed to create hcn network: ${doc.Name}, failed to query for existing network with error: ${msg(e)}`,
+          `Failed to create hcn network: ${doc.Name}, failed to query for existing network with error: ${errorMessage(e)}`,
         );
       }
       try {
         id = (await this.timed('CreateNetwork', () => hcn.createNetwork(doc))).ID;
       } catch (e2) {
-        throw new Error(`Failed to create hcn network: ${doc.Name} due to error: ${msg(e2)}`);
+        throw new Error(`Failed to create hcn network: ${doc.Name} due to error: ${errorMessage(e2)}`);
       }
     }
     info.hnsNetworkId = id;
@@ -429,20 +430,20 @@ export class NetworkManager {
     try {
       created = await this.timed('CreateEndpoint', () => hcn.createEndpoint(doc));
     } catch (e) {
-      throw new Error(`Failed to create endpoint: ${name} due to error: ${msg(e)}`);
+      throw new Error(`Failed to create endpoint: ${name} due to error: ${errorMessage(e)}`);
     }
     try {
       let nsId: string;
       try {
         nsId = (await this.timed('GetNamespaceByID', () => hcn.getNamespaceByID(info.netNs))).ID;
       } catch (e) {
-        throw new Error(`Failed to get hcn namespace: ${info.netNs} due to error: ${msg(e)}`);
+        throw new Error(`Failed to get hcn namespace: ${info.netNs} due to error: ${errorMessage(e)}`);
       }
       try {
         await hcn.addNamespaceEndpoint(nsId, created.ID);
       } catch (e) {
         throw new Error(
-          `Failed to add endpoint: ${created.ID} to hcn namespace: ${nsId} due to error: ${msg(e)}`,
+          `Failed to add endpoint: ${created.ID} to hcn namespace: ${nsId} due to error: ${errorMessage(e)}`,
         );
       }
     } catch (e) {
@@ -530,7 +531,7 @@ export class NetworkManager {
       hcnEp = await hcn.getEndpointByID(ep.HnsId);
     } catch (e) {
       if (e instanceof EndpointNotFoundError) return;
-      throw new Error(`Failed to get hcn endpoint with id: ${ep.HnsId} due to err: ${msg(e)}`);
+      throw new Error(`Failed to get hcn endpoint with id: ${ep.HnsId} due to err: ${errorMessage(e)}`);
     }
     try {
       await hcn.removeNamespaceEndpoint(hcnEp.HostComputeNamespace ?? '', hcnEp.ID);
@@ -540,7 +541,7 @@ export class NetworkManager {
     try {
       await this.timed('DeleteEndpoint', () => hcnEp.delete());
     } catch (e) {
-      throw new Error(`Failed to delete hcn endpoint: ${ep.HnsId} due to error: ${msg(e)}`);
+      throw new Error(`Failed to delete hcn endpoint: ${ep.HnsId} due to error: ${errorMessage(e)}`);
     }
   }
 
@@ -548,13 +549,11 @@ export class NetworkManager {
     try {
       await this.timed('DeleteEndpoint', () => this.host.hns.deleteEndpoint(ep.HnsId));
     } catch (e) {
-      if (msg(e).toLowerCase().includes('not found')) return;
+      if (errorMessage(e).toLowerCase().includes('not found')) return;
       throw e;
     }
   }
 }
-
-const msg = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Go's `time.Duration.String()` of whole seconds: `10s`, `2m0s`, `1h0m0s`. */
 export function goDuration(seconds: number): string {
