@@ -247,6 +247,7 @@ export {
   type ServiceSpec,
   type ServicePortSpec,
   type ClusterFinding,
+  type AzureClusterOptions,
 } from './cluster/cluster.js';
 export {
   demoCluster,
@@ -264,7 +265,8 @@ export {
   type EndpointDnsSettings,
 } from './cluster/dns.js';
 export { LinuxNode } from './cluster/linux.js';
-export { Fabric, Router, ExternalHost, type RouterSpec } from './cluster/underlay.js';
+export { Fabric, Router, ExternalHost, AZURE_HOST_MAC, type RouterSpec } from './cluster/underlay.js';
+export { aksConflist, startAzurePod, AZURE_NETWORK, type PodSandboxRunner } from './cluster/azure.js';
 
 // the Host Compute Service (src/hcs): compute systems, their lifecycle, what a container sees
 export { HcsService, type HcsOptions } from './hcs/service.js';

@@ -23,8 +23,14 @@
  *   `externalTrafficPolicy: Local` on an HNS with DSR; SourceVIP the node IP (l2bridge) or the
  *   source VIP (overlay).
  *
+ * - `azure` nodes of an Azure cluster (`ClusterOptions.azure`, src/cluster/azure.ts): Azure VMs on a
+ *   VNet subnet whose NICs' secondary IPs the VNet routes to them; their pods come from a runtime
+ *   running azure-vnet and are adopted (`startAzurePod`), and kube-proxy finds the `azure` network
+ *   by name.
+ *
  * The rooms: types.ts (options, specs, records), windows-node.ts (a node's and a pod's HNS set-up),
- * flannel.ts (routes between nodes, the overlay settings check), services.ts (endpoints, iptables,
+ * azure.ts (an Azure cluster's nodes and AKS's conflist), flannel.ts (routes between nodes, the
+ * overlay settings check), services.ts (endpoints, iptables,
  * the full and incremental sync) feeding each Windows node's kube-proxy agent
  * (src/plugins/kube-proxy, where node agents live, beside flanneld), scope.ts (traces), and this
  * file, the cluster's objects and what a change re-syncs.
@@ -73,9 +79,12 @@ import type {
   WinNode,
 } from './types.js';
 import { Fabric } from './underlay.js';
+import { azureClusterDefaults, azureNetworkId, setUpAzureNode } from './azure.js';
+import { azureEdge, type AzureVmSpec } from '../host/azure.js';
 import { createPodEndpoint, deletePodEndpoint, setUpWindowsNode } from './windows-node.js';
 
 export type {
+  AzureClusterOptions,
   ClusterFinding,
   ClusterOptions,
   LinuxNodeSpec,
@@ -106,7 +115,8 @@ export class Cluster {
   private readonly scope: ClusterScope;
   private readonly sync = new ServiceSync(this.nodes, this.pods, this.services);
 
-  constructor(options: ClusterOptions = {}) {
+  constructor(given: ClusterOptions = {}) {
+    const options = given.azure ? azureClusterDefaults(given) : given;
     this.options = options;
     this.podCidr = prefixArg(options.podCidr ?? '10.244.0.0/16', 'podCidr');
     this.serviceCidr = prefixArg(options.serviceCidr ?? '10.96.0.0/12', 'serviceCidr');
@@ -124,7 +134,9 @@ export class Cluster {
       interfaces: [{ segment: 'nodes', ip: fmt(this.nodeSubnet.addr + 1) }],
       internet: true,
     });
-    this.segments.set('nodes', { prefix: this.nodeSubnet, next: (this.nodeSubnet.addr + 10) >>> 0 });
+    // Azure gives a subnet's VMs addresses from its .4 (.0–.3 are reserved)
+    const first = options.azure ? 4 : 10;
+    this.segments.set('nodes', { prefix: this.nodeSubnet, next: (this.nodeSubnet.addr + first) >>> 0 });
     // the API server's service (`kubernetes.default`), as every cluster has
     this.putService(
       { namespace: 'default', name: 'kubernetes', ports: [{ port: 443, targetPort: 6443 }], selector: {} },
@@ -154,13 +166,14 @@ export class Cluster {
 
   // ───────────────────────────── nodes ─────────────────────────────
 
-  private takeNodeIp(segment: string): { ip: number; prefix: Prefix4; gateway: number } {
+  /** The next free address of a segment, and `extra` after it (an Azure VM's secondary IPs). */
+  private takeNodeIp(segment: string, extra = 0): { ip: number; prefix: Prefix4; gateway: number } {
     const seg = this.segments.get(segment);
     if (!seg) throw hnsError('ERROR_NOT_FOUND', `no segment "${segment}"`);
     const ip = seg.next;
-    if (!contains(seg.prefix, ip + 1))
+    if (!contains(seg.prefix, ip + extra + 1))
       throw hnsError('E_INVALIDARG', `segment ${segment} (${fmtPrefix(seg.prefix)}) is full`);
-    seg.next = (ip + 1) >>> 0;
+    seg.next = (ip + extra + 1) >>> 0;
     return { ip, prefix: seg.prefix, gateway: (seg.prefix.addr + 1) >>> 0 };
   }
 
@@ -195,31 +208,54 @@ export class Cluster {
       throw hnsError('E_INVALIDARG', `node name "${name}" is empty or taken`);
   }
 
-  /** Add a Windows node, set up as flannel (host-gw or vxlan) + win-bridge / win-overlay would. */
-  addWindowsNode(spec: WindowsNodeSpec): Host {
-    this.checkName(spec.name);
-    if (spec.network !== 'l2bridge' && spec.network !== 'overlay')
-      throw hnsError('E_INVALIDARG', `network must be l2bridge or overlay`);
-    const podSubnet = this.podSubnetFor(spec.podSubnet);
-    const segment = spec.segment ?? 'nodes';
-    const { ip, prefix: segPrefix, gateway: segGw } = this.takeNodeIp(segment);
-    const index = this.nextNodeIndex++;
-    const mac = 0x000d3a000000 + index;
-    const host = createHost({
+  /** A Windows node's host: one NIC `Ethernet` with the node's address (and the Azure VM it is). */
+  private nodeHost(
+    spec: WindowsNodeSpec,
+    index: number,
+    nic: { readonly ip: number; readonly prefix: Prefix4; readonly gateway: number; readonly mac: number },
+    azure?: AzureVmSpec,
+  ): Host {
+    return createHost({
       seed: this.seed * 1000 + index,
       name: spec.name,
       profile: spec.profile ?? this.options.profile ?? 'ws2022',
       adapters: [
         {
           name: 'Ethernet',
-          ipAddress: `${fmt(ip)}/${segPrefix.len}`,
-          gateway: fmt(segGw),
-          macAddress: formatMac(mac),
+          ipAddress: `${fmt(nic.ip)}/${nic.prefix.len}`,
+          gateway: fmt(nic.gateway),
+          macAddress: formatMac(nic.mac),
           macSpoofing: spec.macSpoofing ?? true,
         },
       ],
+      ...(azure ? { azure } : {}),
       ...(this.options.dataplane ? { dataplane: this.options.dataplane } : {}),
     });
+  }
+
+  /** Add a Windows node, set up as flannel (host-gw or vxlan) + win-bridge / win-overlay would. */
+  addWindowsNode(spec: WindowsNodeSpec): Host {
+    this.checkName(spec.name);
+    if (this.options.azure) {
+      if (spec.network !== 'azure')
+        throw hnsError('E_INVALIDARG', `a node of an Azure cluster is an Azure VM: network must be azure`);
+      return this.addAzureNode(spec);
+    }
+    if (spec.network !== 'l2bridge' && spec.network !== 'overlay')
+      throw hnsError(
+        'E_INVALIDARG',
+        spec.network === 'azure'
+          ? 'network azure needs an Azure cluster (ClusterOptions.azure)'
+          : `network must be l2bridge or overlay`,
+      );
+    for (const k of ['maxPods', 'nsg'] as const)
+      if (spec[k] !== undefined) throw hnsError('E_INVALIDARG', `${k} is for nodes of an Azure cluster`);
+    const podSubnet = this.podSubnetFor(spec.podSubnet);
+    const segment = spec.segment ?? 'nodes';
+    const { ip, prefix: segPrefix, gateway: segGw } = this.takeNodeIp(segment);
+    const index = this.nextNodeIndex++;
+    const mac = 0x000d3a000000 + index;
+    const host = this.nodeHost(spec, index, { ip, prefix: segPrefix, gateway: segGw, mac });
     const { networkId, drMac, sourceVip } = setUpWindowsNode(host, spec, podSubnet, ip, mac);
     const node: WinNode = {
       kind: 'Windows',
@@ -251,9 +287,90 @@ export class Cluster {
     return host;
   }
 
+  /**
+   * An Azure VM joins (AKS node-subnet mode): its NIC takes the next address of the VNet subnet and
+   * `maxPods` secondary IPs after it, the VNet routes all of them to it, its NSG filters it, and
+   * AgentBaker's `ext` network binds the NIC. No pod network yet: azure-vnet creates `azure` at
+   * the first pod's ADD, and kube-proxy finds it by name then.
+   */
+  private addAzureNode(spec: WindowsNodeSpec): Host {
+    const maxPods = spec.maxPods ?? this.options.azure?.maxPods ?? 30;
+    if (!Number.isInteger(maxPods) || maxPods < 1 || maxPods > 250)
+      throw hnsError('E_INVALIDARG', `maxPods ${maxPods} is not 1..250`);
+    if (spec.podSubnet !== undefined || spec.vni !== undefined || spec.vxlanPort !== undefined)
+      throw hnsError(
+        'E_INVALIDARG',
+        'an Azure node takes its pod IPs from the VNet: no podSubnet, vni or vxlanPort',
+      );
+    const segment = spec.segment ?? 'nodes';
+    const before = this.segments.get(segment)?.next;
+    const { ip, prefix, gateway } = this.takeNodeIp(segment, maxPods);
+    const index = this.nextNodeIndex;
+    const mac = 0x000d3a000000 + index;
+    const secondaryIps = Array.from({ length: maxPods }, (_, i) => (ip + 1 + i) >>> 0);
+    let host: Host;
+    try {
+      host = this.nodeHost(
+        spec,
+        index,
+        { ip, prefix, gateway, mac },
+        {
+          nics: [
+            {
+              adapter: 'Ethernet',
+              secondaryIps: secondaryIps.map(fmt),
+              ...(spec.nsg ? { nsg: spec.nsg } : {}),
+            },
+          ],
+          addressSpace: this.options.azure?.addressSpace ?? ['10.224.0.0/12'],
+        },
+      );
+      setUpAzureNode(host);
+    } catch (e) {
+      this.segments.get(segment)!.next = before!;
+      throw e;
+    }
+    this.nextNodeIndex++;
+    const node: WinNode = {
+      kind: 'Windows',
+      name: spec.name,
+      segment,
+      host,
+      ip,
+      mac,
+      spec,
+      podSubnet: prefix,
+      networkId: '',
+      drMac: 0,
+      sourceVip: ip,
+      nextPod: 0,
+      proxy: new WinKernelProxy({
+        name: spec.name,
+        host,
+        get networkId() {
+          return node.networkId;
+        },
+        sourceVip: ip,
+        overlay: false,
+        dsr: this.dsr,
+        nodeIp: ip,
+      }),
+      syncedGen: -1,
+    };
+    this.nodes.set(spec.name, node);
+    this.fabric.attachVm(segment, host.dataplane, { ip, mac, secondaryIps, edge: azureEdge(host.azure!) });
+    this.changed();
+    return host;
+  }
+
   /** Add a Linux node (flannel host-gw or vxlan). */
   addLinuxNode(spec: LinuxNodeSpec): LinuxNode {
     this.checkName(spec.name);
+    if (this.options.azure)
+      throw hnsError(
+        'E_INVALIDARG',
+        "an Azure cluster's nodes are Windows VMs here (AKS Linux nodes' azure-vnet is not modelled)",
+      );
     if (spec.backend !== 'host-gw' && spec.backend !== 'vxlan')
       throw hnsError('E_INVALIDARG', `backend must be host-gw or vxlan`);
     const podSubnet = this.podSubnetFor(spec.podSubnet);
@@ -340,6 +457,11 @@ export class Cluster {
     if (node.kind === 'Linux') {
       if (spec.policies?.length) throw hnsError('E_INVALIDARG', 'HNS policies need a Windows node');
       ip = node.node.addPod(spec.namespace, spec.name).ip;
+    } else if (node.spec.network === 'azure' && spec.endpointId === undefined) {
+      throw hnsError(
+        'E_INVALIDARG',
+        `pods on Azure node ${node.name} get their endpoint from azure-vnet: start them through a runtime (startAzurePod) and pass endpointId`,
+      );
     } else if (spec.endpointId !== undefined) {
       if (spec.policies?.length)
         throw hnsError('E_INVALIDARG', 'an adopted endpoint has the policies its runtime gave it');
@@ -500,6 +622,14 @@ export class Cluster {
         node,
         labels: { 'k8s-app': 'kube-dns' },
       });
+    this.addKubeDnsService();
+  }
+
+  /**
+   * The `kube-system/kube-dns` service at the DNS service IP (UDP and TCP 53), selecting the
+   * CoreDNS pods (`k8s-app: kube-dns`) — for CoreDNS pods a runtime started (`startAzurePod`).
+   */
+  addKubeDnsService(): void {
     this.addService({
       namespace: 'kube-system',
       name: 'kube-dns',
@@ -533,6 +663,10 @@ export class Cluster {
 
   /** flannel: routes (host-gw) and RemoteSubnetRoutes / FDB (vxlan) towards every other node. */
   private syncNetworks(only?: AnyNode): void {
+    // kube-proxy --network-name azure: an Azure node's network, found by name (azure-vnet made it)
+    for (const n of this.nodes.values())
+      if (n.kind === 'Windows' && n.spec.network === 'azure' && (only === undefined || n === only))
+        n.networkId = azureNetworkId(n.host);
     syncNetworks([...this.nodes.values()], this.fabric, this.options.l2bridgeRouting === 'tor', only);
   }
 

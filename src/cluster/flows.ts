@@ -5,6 +5,8 @@
  * the packet changes on the way (DNAT, SNAT, encapsulation, MAC rewrite) — the table `npm start`
  * prints, and a starting point for a user's own truth tables.
  *
+ * `aksDemoCluster()` (hnsim/testing) is the same on an Azure VNet (AKS node-subnet mode).
+ *
  *   const { cluster, names } = demoCluster('overlay');
  *   for (const row of kubernetesFlows(cluster, names)) console.log(row.flow, row.disposition, row.changes);
  */
@@ -108,6 +110,22 @@ export function kubernetesFlows(c: Cluster, n: FlowNames): FlowRow[] {
   });
 }
 
+/** The demo clusters' flow ends: `default/client` on `clientNode`, `default/web-0` at `webIp` behind `web`. */
+export function flowNames(c: Cluster, clientNode: string, webIp: string): FlowNames {
+  return {
+    client: 'default/client',
+    clientNode,
+    server: 'default/web-0',
+    serverName: `${webIp.replaceAll('.', '-')}.default.pod.${c.dns.domain}`,
+    serverPort: 8080,
+    service: 'default/web',
+    serviceName: 'web',
+    serviceFqdn: `web.default.svc.${c.dns.domain}`,
+    externalIp: '204.79.197.200',
+    externalName: 'www.bing.com',
+  };
+}
+
 /**
  * A two-node Windows cluster like the Kubernetes docs describe: flannel host-gw (`l2bridge`) or
  * VXLAN (`overlay`), CoreDNS, a client and a server pod on different nodes, a service, and an
@@ -130,19 +148,5 @@ export function demoCluster(
     selector: { app: 'web' },
   });
   c.addExternalHost({ name: 'www.bing.com', ip: '204.79.197.200', dnsName: 'www.bing.com' });
-  return {
-    cluster: c,
-    names: {
-      client: 'default/client',
-      clientNode: 'win-1',
-      server: 'default/web-0',
-      serverName: `${web.ip.replaceAll('.', '-')}.default.pod.${c.dns.domain}`,
-      serverPort: 8080,
-      service: 'default/web',
-      serviceName: 'web',
-      serviceFqdn: `web.default.svc.${c.dns.domain}`,
-      externalIp: '204.79.197.200',
-      externalName: 'www.bing.com',
-    },
-  };
+  return { cluster: c, names: flowNames(c, 'win-1', web.ip) };
 }

@@ -6,6 +6,7 @@
 import type { JsonObject } from '../core/json.js';
 import type { DataplaneOptions } from '../dataplane/plane.js';
 import type { Host } from '../host/host.js';
+import type { NsgSpec } from '../host/nsg.js';
 import type { WinKernelProxy } from '../plugins/kube-proxy/winkernel.js';
 import type { Prefix4 } from '../vswitch/v4.js';
 import type { DnsClientOptions } from './dns.js';
@@ -44,13 +45,29 @@ export interface ClusterOptions {
    * incremental sync is tested against). Node and underlay changes always sync everything.
    */
   readonly kubeProxySync?: 'incremental' | 'full';
+  /**
+   * The cluster sits in an Azure VNet (AKS node-subnet mode; src/cluster/azure.ts): the nodes'
+   * segment is the VNet subnet (default `10.224.0.0/16`, nodes from its .4; router — Azure's
+   * gateway — at .1), every Windows node is an Azure VM (`network: 'azure'`) whose NIC holds
+   * `maxPods` secondary IPs, and the VNet routes each of them to its VM. With it the service CIDR
+   * defaults to AKS's `10.0.0.0/16` (DNS `10.0.0.10`).
+   */
+  readonly azure?: AzureClusterOptions;
+}
+
+export interface AzureClusterOptions {
+  /** The VNet's address space (default `10.224.0.0/12`, AKS's): the NSGs' VirtualNetwork tag. */
+  readonly addressSpace?: readonly string[];
+  /** Secondary IPs per node NIC (AKS `--max-pods`, default 30). */
+  readonly maxPods?: number;
 }
 
 export interface WindowsNodeSpec {
   readonly name: string;
   /** The underlay segment (default `nodes`; see `addSegment`). */
   readonly segment?: string;
-  readonly network: 'l2bridge' | 'overlay';
+  /** `azure`: an Azure VM of an Azure cluster, its pods attached by azure-vnet (src/cluster/azure.ts). */
+  readonly network: 'l2bridge' | 'overlay' | 'azure';
   readonly podSubnet?: string;
   readonly profile?: string;
   /** Overlay: the VNI (default 4096) and VXLAN port (default 4789). */
@@ -58,6 +75,10 @@ export interface WindowsNodeSpec {
   readonly vxlanPort?: number;
   /** Whether the node's NIC allows MAC spoofing (default true, as a VM host for containers needs). */
   readonly macSpoofing?: boolean;
+  /** Azure: secondary IPs on the NIC (default the cluster's `azure.maxPods`). */
+  readonly maxPods?: number;
+  /** Azure: the network security group on the node's NIC (src/host/nsg.ts). */
+  readonly nsg?: NsgSpec;
 }
 
 export interface LinuxNodeSpec {
@@ -120,8 +141,13 @@ export interface WinNode {
   readonly ip: number;
   readonly mac: number;
   readonly spec: WindowsNodeSpec;
+  /** The node's pod subnet (an Azure node: its NIC's secondary IPs, within the VNet subnet). */
   readonly podSubnet: Prefix4;
-  readonly networkId: string;
+  /**
+   * The pods' HNS network; an Azure node's `azure` network exists only once azure-vnet's first ADD
+   * made it: '' until then, and found again by name after a change on the node.
+   */
+  networkId: string;
   /** The network's DR MAC (overlay). */
   readonly drMac: number;
   /** kube-proxy's source VIP (overlay) or the node IP. */

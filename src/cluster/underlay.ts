@@ -6,6 +6,14 @@
  * on (no owner: the neighbour is unreachable); a frame is never sent back out to its sender (a
  * physical switch does not hairpin). VXLAN packets are carried by their outer header.
  *
+ * A segment can be an Azure VNet subnet (`attachVm`): the VNet fabric routes every IP
+ * configuration of a VM's NIC — the primary address and each secondary one azure-vnet hands to a
+ * pod — to that VM; the VM's virtualization host answers the platform addresses (wireserver, IMDS),
+ * applies the NIC's NSG to what leaves and enters the VM, and sends a packet for the VM's own
+ * addresses back to it (L2Tunnel's hairpin). Azure's host is the VM's neighbour: frames it hands a
+ * VM come from its virtual gateway MAC `12-34-56-78-9A-BC` (reference azure-cni.md §5, the
+ * `SDNRemoteArpMacAddress` ACN sets).
+ *
  *   const u = new Fabric(); u.addSegment('nodes', '10.0.0.0/24');
  *   u.addRouter({ name: 'tor', interfaces: [{ segment: 'nodes', ip: '10.0.0.1' }], internet: true });
  */
@@ -13,6 +21,10 @@ import { hnsError } from '../core/errors.js';
 import { withPacket, type Packet } from '../vswitch/contracts.js';
 import { contains, fmt, fmtPrefix, ip4, parsePrefix4, prefixArg, type Prefix4 } from '../vswitch/v4.js';
 import type { NetNode, Underlay, Walk } from '../dataplane/walk.js';
+import { hairpinToVm, leavesVm, nsgPasses, type AzureEdge } from '../dataplane/host-scope.js';
+
+/** The MAC Azure's virtualization host answers ARP with and sends from (`SDNRemoteArpMacAddress`). */
+export const AZURE_HOST_MAC = 0x123456789abc;
 
 export interface RouterSpec {
   readonly name: string;
@@ -33,6 +45,14 @@ interface Segment {
   readonly name: string;
   readonly prefix: Prefix4;
   readonly members: Map<number, Attachment>;
+  /** An Azure VNet subnet: the VMs' secondary IP configurations, each routed to its VM. */
+  readonly secondary: Map<number, Attachment>;
+}
+
+/** An Azure VM on a VNet subnet: its host's edge (platform, NSG) and its NIC's addresses. */
+interface VmRec {
+  readonly edge: AzureEdge;
+  readonly segment: string;
 }
 
 export interface StaticRoute {
@@ -93,11 +113,18 @@ export class Fabric implements Underlay {
    * without a route for them drops them instead of sending them out.
    */
   readonly privatePrefixes: Prefix4[] = [];
+  /** The Azure VMs attached with `attachVm`. */
+  private readonly vms = new Map<NetNode | Router, VmRec>();
+
+  /** Azure's virtualization host sends a VM's frames for its own addresses back to it (L2Tunnel). */
+  get hairpins(): boolean {
+    return this.vms.size > 0;
+  }
 
   addSegment(name: string, prefix: string): void {
     const p = prefixArg(prefix, 'segment prefix');
     if (this.segments.has(name)) throw hnsError('E_INVALIDARG', `segment "${name}" exists`);
-    this.segments.set(name, { name, prefix: p, members: new Map() });
+    this.segments.set(name, { name, prefix: p, members: new Map(), secondary: new Map() });
     this.generation++;
   }
 
@@ -112,9 +139,39 @@ export class Fabric implements Underlay {
     const s = this.segment(segment);
     if (!contains(s.prefix, ip))
       throw hnsError('E_INVALIDARG', `${fmt(ip)} is not in segment ${s.name} (${fmtPrefix(s.prefix)})`);
-    if (s.members.has(ip)) throw hnsError('E_INVALIDARG', `${fmt(ip)} is taken on segment ${s.name}`);
+    if (s.members.has(ip) || s.secondary.has(ip))
+      throw hnsError('E_INVALIDARG', `${fmt(ip)} is taken on segment ${s.name}`);
     s.members.set(ip, { node, ip, mac });
     this.generation++;
+  }
+
+  /**
+   * Attach an Azure VM to a VNet subnet: its NIC's primary address and MAC, the secondary IP
+   * configurations the VNet also routes to it, and its host's edge (platform addresses, the NIC's
+   * NSG). Every address is checked before any is taken.
+   */
+  attachVm(
+    segment: string,
+    node: NetNode,
+    vm: {
+      readonly ip: number;
+      readonly mac: number;
+      readonly secondaryIps: readonly number[];
+      readonly edge: AzureEdge;
+    },
+  ): void {
+    const s = this.segment(segment);
+    for (const ip of [vm.ip, ...vm.secondaryIps]) {
+      if (!contains(s.prefix, ip))
+        throw hnsError('E_INVALIDARG', `${fmt(ip)} is not in segment ${s.name} (${fmtPrefix(s.prefix)})`);
+      if (s.members.has(ip) || s.secondary.has(ip))
+        throw hnsError('E_INVALIDARG', `${fmt(ip)} is taken on segment ${s.name}`);
+    }
+    if (new Set(vm.secondaryIps).size !== vm.secondaryIps.length || vm.secondaryIps.includes(vm.ip))
+      throw hnsError('E_INVALIDARG', `a VM's IP configurations must differ`);
+    this.attach(segment, node, vm.ip, vm.mac);
+    for (const ip of vm.secondaryIps) s.secondary.set(ip, { node, ip, mac: vm.mac });
+    this.vms.set(node, { edge: vm.edge, segment });
   }
 
   addRouter(spec: RouterSpec): Router {
@@ -186,6 +243,9 @@ export class Fabric implements Underlay {
   }
 
   send(w: Walk, from: NetNode, p: Packet, nextHop: number): void {
+    // an Azure VM's packet meets its virtualization host first: platform addresses, the NIC's NSG
+    const vm = this.vms.get(from);
+    if (vm && leavesVm(w, vm.edge, from, p)) return;
     const seg = this.attachments(from).find((a) => contains(a.segment.prefix, nextHop));
     if (!seg) {
       return w.stop(
@@ -209,7 +269,7 @@ export class Fabric implements Underlay {
     p: Packet,
     hop: number,
   ): void {
-    const a = seg.members.get(hop);
+    const a = seg.members.get(hop) ?? seg.secondary.get(hop);
     if (!a) {
       return w.stop(
         at,
@@ -220,6 +280,10 @@ export class Fabric implements Underlay {
         `no one holds ${fmt(hop)} on segment ${seg.name} (${fmtPrefix(seg.prefix)}): the neighbour is unreachable`,
       );
     }
+    const vm = p.outer ? undefined : this.vms.get(a.node);
+    // the VNet sends a VM's packet for its own addresses back to it (L2Tunnel's hairpin)
+    if (a.node === sender && vm && !(a.node instanceof Router))
+      return hairpinToVm(w, vm.edge, a.node, withPacket(p, { dstMac: a.mac }), AZURE_HOST_MAC);
     if (a.node === sender) {
       return w.stop(
         at,
@@ -231,19 +295,37 @@ export class Fabric implements Underlay {
       );
     }
     // a router forwards with its own MAC on that segment as the source
-    const srcMac =
-      sender instanceof Router ? sender.interfaces.find((i) => i.segment === seg.name)?.mac : undefined;
+    // (on a VNet the host delivers with its gateway MAC as the source)
+    const srcMac = vm
+      ? AZURE_HOST_MAC
+      : sender instanceof Router
+        ? sender.interfaces.find((i) => i.segment === seg.name)?.mac
+        : undefined;
     const macs = srcMac !== undefined ? { srcMac, dstMac: a.mac } : { dstMac: a.mac };
     const arrived = p.outer ? withPacket(p, { outer: { ...p.outer, ...macs } }) : withPacket(p, macs);
-    w.step(
-      at,
-      'Underlay',
-      'Switched',
-      p,
-      arrived,
-      undefined,
-      `segment ${seg.name} to ${a.node.name} (${fmt(hop)})`,
-    );
+    if (vm) {
+      const secondary = seg.secondary.has(hop);
+      w.step(
+        at,
+        'Underlay',
+        'Switched',
+        p,
+        arrived,
+        { kind: 'AzureHost', id: a.node.name, policy: 'VNet', rule: `${fmt(hop)} → ${a.node.name}` },
+        `VNet subnet ${seg.name} to ${a.node.name} (${fmt(hop)}${secondary ? ', a secondary IP of its NIC' : ''})`,
+      );
+      if (!nsgPasses(w, vm.edge, a.node.name, 'Inbound', arrived)) return;
+    } else {
+      w.step(
+        at,
+        'Underlay',
+        'Switched',
+        p,
+        arrived,
+        undefined,
+        `segment ${seg.name} to ${a.node.name} (${fmt(hop)})`,
+      );
+    }
     if (a.node instanceof Router) return this.route(w, a.node, arrived);
     a.node.receive(w, arrived);
   }

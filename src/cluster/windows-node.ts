@@ -213,3 +213,21 @@ export function deletePodEndpoint(node: WinNode, pod: PodEndpoint): void {
   const gone = host.api.HcnDeleteNamespace(pod.namespaceId);
   if (!gone.ok && gone.name !== 'ERROR_NOT_FOUND') must(gone);
 }
+
+/** The endpoint a runtime's sandbox got: the one in its namespace, else one named after the sandbox. */
+export function sandboxEndpoint(
+  host: Host,
+  netns: string | undefined,
+  sandboxId: string,
+): string | undefined {
+  const s = host.hns.store;
+  if (netns) {
+    const ns =
+      s.namespaces.get(netns) ??
+      [...s.namespaces.values()].find((n) => n.ID.toLowerCase() === netns.toLowerCase());
+    const ep = ns?.Resources.find((r) => r.Type === 'Endpoint');
+    if (ep) return s.endpoints.get(ep.ID)?.ID ?? ep.ID;
+  }
+  for (const e of s.endpoints.values()) if (e.Name.startsWith(sandboxId)) return e.ID;
+  return undefined;
+}

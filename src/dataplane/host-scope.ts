@@ -72,37 +72,9 @@ class EdgeUnderlay implements Underlay {
 
   send(w: Walk, from: NetNode, p: Packet, nextHop: number): void {
     const azure = this.azure;
-    // the platform's addresses first: NSGs do not filter them (Azure's platform rule)
-    const answer = azure && !p.outer ? azure.platform(p) : undefined;
-    if (!answer && azure && !p.outer && !nsgPasses(w, azure, from.name, 'Outbound', p)) return;
-    if (answer) {
-      const out = withPacket(p, { dstMac: OUTSIDE_MAC });
-      const rule = {
-        kind: 'AzureHost',
-        id: from.name,
-        name: answer.name,
-        policy: 'Platform',
-        rule: `${answer.address} ${answer.delivered ? 'answers' : 'refuses'}`,
-      };
-      w.step(from.name, 'Underlay', answer.delivered ? 'Delivered' : 'Refused', p, out, rule, answer.detail);
-      w.finish(answer.delivered ? 'Delivered' : 'DeniedIn', from.name, out, `platform:${answer.name}`);
-      return;
-    }
+    if (azure && leavesVm(w, azure, from, p)) return;
     // an address of this VM's NICs: the host sends it back (L2Tunnel's hairpin; a secondary IP)
-    if (azure && !p.outer && azure.owns(p.dstIp)) {
-      if (!nsgPasses(w, azure, from.name, 'Inbound', p)) return;
-      const back = withPacket(p, { srcMac: OUTSIDE_MAC });
-      w.step(
-        from.name,
-        'Underlay',
-        'Forwarded',
-        p,
-        back,
-        { kind: 'AzureHost', id: from.name, policy: 'VNet', rule: `${fmt(p.dstIp)} → this VM` },
-        'the virtualization host sends it back to the VM whose NIC holds the address',
-      );
-      return from.receive(w, back);
-    }
+    if (azure && !p.outer && azure.owns(p.dstIp)) return hairpinToVm(w, azure, from, p, OUTSIDE_MAC);
     const out = p.outer
       ? withPacket(p, { outer: { ...p.outer, dstMac: OUTSIDE_MAC } })
       : withPacket(p, { dstMac: OUTSIDE_MAC });
@@ -120,10 +92,52 @@ class EdgeUnderlay implements Underlay {
 }
 
 /**
+ * A packet leaves an Azure VM (`from`) for the virtualization host: a platform address answers
+ * or refuses it there (NSGs do not filter the platform: Azure's platform rule), else the NIC's NSG
+ * judges it outbound. True when the walk ended there (answered, refused or denied); a cluster's
+ * VNet fabric (src/cluster/underlay.ts) and a lone VM's edge both start with it.
+ */
+export function leavesVm(w: Walk, azure: AzureEdge, from: NetNode, p: Packet): boolean {
+  if (p.outer) return false;
+  const answer = azure.platform(p);
+  if (!answer) return !nsgPasses(w, azure, from.name, 'Outbound', p);
+  const out = withPacket(p, { dstMac: OUTSIDE_MAC });
+  const rule = {
+    kind: 'AzureHost',
+    id: from.name,
+    name: answer.name,
+    policy: 'Platform',
+    rule: `${answer.address} ${answer.delivered ? 'answers' : 'refuses'}`,
+  };
+  w.step(from.name, 'Underlay', answer.delivered ? 'Delivered' : 'Refused', p, out, rule, answer.detail);
+  w.finish(answer.delivered ? 'Delivered' : 'DeniedIn', from.name, out, `platform:${answer.name}`);
+  return true;
+}
+
+/**
+ * The virtualization host sends a packet for an address of the sending VM's own NICs back to it
+ * (L2Tunnel's hairpin), through the NIC's NSG inbound; `srcMac` is the host's side of the wire.
+ */
+export function hairpinToVm(w: Walk, azure: AzureEdge, vm: NetNode, p: Packet, srcMac: number): void {
+  if (!nsgPasses(w, azure, vm.name, 'Inbound', p)) return;
+  const back = withPacket(p, { srcMac });
+  w.step(
+    vm.name,
+    'Underlay',
+    'Forwarded',
+    p,
+    back,
+    { kind: 'AzureHost', id: vm.name, policy: 'VNet', rule: `${fmt(p.dstIp)} → this VM` },
+    'the virtualization host sends it back to the VM whose NIC holds the address',
+  );
+  vm.receive(w, back);
+}
+
+/**
  * The NSG on the VM's NIC, statefully: the reply of a flow it allowed passes without a rule. True
  * when the packet goes on; otherwise the walk ends (DeniedOut leaving the VM, DeniedIn entering).
  */
-function nsgPasses(
+export function nsgPasses(
   w: Walk,
   azure: AzureEdge,
   host: string,
@@ -180,7 +194,7 @@ export function hostSource(plane: HostPlane, ip?: number): Source {
 }
 
 /** An outside sender whose packets arrive on `plane`'s uplink (through the VM's NSG on Azure). */
-function outsideSource(plane: HostPlane, ip: number, azure?: AzureEdge): Source {
+export function outsideSource(plane: HostPlane, ip: number, azure?: AzureEdge): Source {
   return {
     label: fmt(ip),
     node: plane.name,

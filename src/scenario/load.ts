@@ -334,7 +334,9 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
   const clustered = doc.cluster !== undefined;
   const hosts = new Map<string, { os: 'windows' | 'linux'; cni: boolean; runtime: string }>();
   const podCidr = parseIpv4Prefix(doc.cluster?.podCidr ?? '10.244.0.0/16')!;
-  const serviceCidr = parseIpv4Prefix(doc.cluster?.serviceCidr ?? '10.96.0.0/12')!;
+  const azure = doc.cluster?.azure !== undefined;
+  const defaultServiceCidr = azure ? '10.0.0.0/16' : '10.96.0.0/12';
+  const serviceCidr = parseIpv4Prefix(doc.cluster?.serviceCidr ?? defaultServiceCidr)!;
   const segments = new Set(['nodes']);
 
   doc.underlay?.segments?.forEach((s, i) => {
@@ -351,17 +353,38 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
   if (dnsIp !== undefined && !contains(serviceCidr, parseIpv4(dnsIp)!))
     add(
       ['cluster', 'dnsServiceIp'],
-      `${dnsIp} is not in the service CIDR ${doc.cluster?.serviceCidr ?? '10.96.0.0/12'}`,
+      `${dnsIp} is not in the service CIDR ${doc.cluster?.serviceCidr ?? defaultServiceCidr}`,
     );
 
   doc.hosts.forEach((h, i) => {
     const at = (...rest: (string | number)[]) => ['hosts', i, ...rest];
     const os = h.os ?? 'windows';
     if (hosts.has(h.name)) add(at('name'), `node "${h.name}" is defined twice`);
-    hosts.set(h.name, { os, cni: h.cni !== undefined, runtime: h.runtime ?? 'containerd' });
-    if (clustered) {
+    // a node of an Azure cluster always runs its pods through azure-vnet (AKS's conflist by default)
+    hosts.set(h.name, { os, cni: h.cni !== undefined || azure, runtime: h.runtime ?? 'containerd' });
+    if (h.cni && h.cni.conflist === undefined && !azure)
+      add(at('cni'), 'missing required key "conflist" (only a node of an Azure cluster has a default one)');
+    if (azure) {
+      if (os === 'linux')
+        add(
+          at('os'),
+          "an Azure cluster's nodes are Windows VMs here (AKS Linux nodes' azure-vnet is not modelled)",
+        );
+      for (const k of ['flannel', 'segment', 'podSubnet', 'nics', 'networks'] as const)
+        if (h[k] !== undefined)
+          add(
+            at(k),
+            `${k} is not for a node of an Azure cluster (the VNet gives its NIC, AgentBaker its ext network, azure-vnet its pod network)`,
+          );
+      for (const k of Object.keys(h.azure ?? {}))
+        if (k !== 'maxPods' && k !== 'nsg')
+          add(at('azure', k), `unknown key "${k}" (a node of an Azure cluster takes maxPods and nsg)`);
+      const mp = h.azure?.['maxPods'];
+      if (mp !== undefined && (typeof mp !== 'number' || !Number.isInteger(mp) || mp < 1 || mp > 250))
+        add(at('azure', 'maxPods'), 'maxPods is an integer 1..250');
+    } else if (clustered) {
       if (h.azure !== undefined)
-        add(at('azure'), 'azure is for a standalone host (an Azure cluster is not modelled yet)');
+        add(at('azure'), 'azure is for a standalone host, or a node of an Azure cluster (cluster.azure)');
       for (const k of ['nics', 'networks'] as const)
         if (h[k] !== undefined)
           add(
@@ -393,7 +416,7 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
     } else if (h.flannel?.mtu !== undefined) {
       add(at('flannel', 'mtu'), 'mtu is for Linux nodes (a Windows VXLAN network takes the NIC MTU − 50)');
     }
-    if (h.cni) {
+    if (h.cni?.conflist) {
       try {
         confListFromBytes(JSON.stringify(h.cni.conflist));
       } catch (e) {
@@ -463,7 +486,7 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
       else if (!contains(serviceCidr, ip))
         add(
           [...path, 'clusterIP'],
-          `${s.clusterIP} is not in the service CIDR ${doc.cluster?.serviceCidr ?? '10.96.0.0/12'}`,
+          `${s.clusterIP} is not in the service CIDR ${doc.cluster?.serviceCidr ?? defaultServiceCidr}`,
         );
     }
   };

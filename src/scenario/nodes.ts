@@ -12,6 +12,8 @@ import { createHost, type Host } from '../host/host.js';
 import { PluginRegistry } from '../cni/registry.js';
 import { createAzureVnet, execPlugin, REFERENCE_PLUGINS } from '../plugins/index.js';
 import type { AzureVmSpec } from '../host/azure.js';
+import type { NsgSpec } from '../host/nsg.js';
+import { aksConflist } from '../cluster/azure.js';
 import { writeSubnetEnv } from '../plugins/flanneld/index.js';
 import { ContainerdRuntime } from '../runtime/containerd.js';
 import { DockershimRuntime } from '../runtime/dockershim.js';
@@ -38,15 +40,22 @@ export async function setupCluster(w: RunWorld): Promise<void> {
       ...(c.dsr !== undefined ? { dsr: c.dsr } : {}),
       ...(w.doc.profile ? { profile: w.doc.profile } : {}),
       ...(u.routing ? { l2bridgeRouting: u.routing } : {}),
+      ...(c.azure ? { azure: c.azure } : {}),
     });
   } catch (e) {
     throw w.setupError(['cluster'], e);
   }
   const cl = w.cluster;
-  const notes = [
-    `Pod network ${c.podCidr ?? '10.244.0.0/16'}, services ${c.serviceCidr ?? '10.96.0.0/12'}, DNS ${cl.dns.domain} at ${w.dnsIp()}; kube-proxy ${c.dsr ? 'with --enable-dsr' : 'without DSR'}.`,
-    `Underlay: segment nodes ${u.nodeSubnet ?? '10.0.0.0/24'} behind a router at its .1 (the way out to the internet).`,
-  ];
+  const az = cl.options.azure;
+  const notes = az
+    ? [
+        `An Azure VNet (address space ${(az.addressSpace ?? []).join(', ')}): subnet ${fmtPrefix(cl.nodeSubnet)}, Azure's gateway at its .1 (the way out to the internet); every node is an Azure VM whose NIC holds ${az.maxPods ?? 30} secondary IPs for pods (AKS node-subnet mode), routed to it by the VNet.`,
+        `Services ${fmtPrefix(cl.serviceCidr)}, DNS ${cl.dns.domain} at ${w.dnsIp()}; kube-proxy --network-name azure ${c.dsr ? 'with --enable-dsr' : 'without DSR'}.`,
+      ]
+    : [
+        `Pod network ${c.podCidr ?? '10.244.0.0/16'}, services ${c.serviceCidr ?? '10.96.0.0/12'}, DNS ${cl.dns.domain} at ${w.dnsIp()}; kube-proxy ${c.dsr ? 'with --enable-dsr' : 'without DSR'}.`,
+        `Underlay: segment nodes ${u.nodeSubnet ?? '10.0.0.0/24'} behind a router at its .1 (the way out to the internet).`,
+      ];
   u.segments?.forEach((sg, i) => {
     w.clusterOp(['underlay', 'segments', i], () => cl.addSegment(sg.name, sg.prefix));
     notes.push(`Segment ${sg.name} ${sg.prefix}, joined by the router.`);
@@ -86,6 +95,7 @@ async function addClusterNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise
     ]);
     return;
   }
+  if (cl.options.azure) return addAzureNode(w, h, path);
   const { value: host, byNode } = w.clusterOp(path, () =>
     cl.addWindowsNode({
       name: h.name,
@@ -111,6 +121,34 @@ async function addClusterNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise
   w.step(`Node ${h.name} joins: Windows, flannel ${f.backend}`, notes);
 }
 
+/** A node of an Azure cluster: an Azure VM on the VNet subnet, its pods through azure-vnet. */
+async function addAzureNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise<void> {
+  const cl = w.cluster!;
+  const az = h.azure ?? {};
+  const { value: host } = w.clusterOp(path, () =>
+    cl.addWindowsNode({
+      name: h.name,
+      network: 'azure',
+      ...(h.profile ? { profile: h.profile } : {}),
+      ...(h.macSpoofing !== undefined ? { macSpoofing: h.macSpoofing } : {}),
+      ...(typeof az['maxPods'] === 'number' ? { maxPods: az['maxPods'] } : {}),
+      ...(az['nsg'] !== undefined ? { nsg: az['nsg'] as unknown as NsgSpec } : {}),
+    }),
+  );
+  const nic = host.azure!.nics[0]!;
+  const ips = nic.secondaryIps;
+  const notes = [
+    `HNS profile ${host.profile.name}: ${host.profile.description}.`,
+    `Azure VM: NIC ${nic.adapter} ${nic.primaryIp} (MAC ${nic.mac}), secondary IPs ${ips[0]}–${ips[ips.length - 1]} (${ips.length}), ${nic.nsgSpec ? `NSG ${nic.nsgSpec.name}` : 'no NSG'}.`,
+    ...adapterLines(host),
+    "AgentBaker's New-ExternalHnsNetwork set the node up:",
+    ...[...digest(host).values()].map((v) => `  ${shorten(v)}`),
+    'kube-proxy waits for the azure network (azure-vnet creates it at the first pod).',
+  ];
+  w.nodes.set(h.name, await nodeWithRuntime(w, h, host, path, notes));
+  w.step(`Node ${h.name} joins: Windows, an Azure VM (azure-vnet)`, notes);
+}
+
 function adapterLines(host: Host): string[] {
   return host.adapters().map((a) => {
     const ip = a['IPv4Address']
@@ -129,12 +167,14 @@ async function nodeWithRuntime(
   notes: string[],
 ): Promise<NodeState> {
   const events = new NodeEvents(h.name, host);
+  // a node of an Azure cluster: AgentBaker's Set-AzureCNIConfig conflist unless the file gives one
+  if (!h.cni && w.cluster?.options.azure) h = { ...h, cni: {} };
   if (!h.cni) {
     if (w.cluster)
       notes.push('No cni: the cluster programs pod endpoints straight into HNS (no runtime, no CNI).');
     return { name: h.name, spec: h, os: 'windows', host, events };
   }
-  const conflist = h.cni.conflist;
+  const conflist = h.cni.conflist ?? aksConflist(w.cluster!);
   let network;
   try {
     const release = h.cni.azureVnetRelease;
@@ -157,9 +197,9 @@ async function nodeWithRuntime(
     .filter(isJsonObject)
     .map((p) => String(p['type']));
   notes.push(
-    `${h.runtime ?? 'containerd'} runs pods; CNI network ${String(conflist['name'])}: ${plugins.join(' → ')}.`,
+    `${h.runtime ?? 'containerd'} runs pods; CNI network ${String(conflist['name'])}: ${plugins.join(' → ')}${h.cni.conflist ? '' : " (AgentBaker's Set-AzureCNIConfig conflist for this cluster)"}.`,
   );
-  if (w.cluster) {
+  if (w.cluster && !w.cluster.options.azure) {
     const subnet = nodeSubnet(host);
     const overlay = h.flannel?.backend === 'vxlan';
     if (subnet) {

@@ -5,7 +5,7 @@
  * the cluster straight into HNS. A pod that does not do what its `expect` says is a failed action.
  * Deleting a pod: the cluster forgets it, then StopPodSandbox and RemovePodSandbox (CNI DEL).
  */
-import type { Host } from '../host/host.js';
+import { sandboxEndpoint } from '../cluster/windows-node.js';
 import type { PodSandboxConfig } from '../runtime/contracts.js';
 import { expandPod } from './load.js';
 import { shorten } from './narrate.js';
@@ -40,20 +40,6 @@ function podConfig(w: RunWorld, p: PodSpec, name: string, attempt: number): PodS
       : {}),
     ...(p.hostProcess ? { hostProcess: true } : {}),
   };
-}
-
-/** The endpoint a runtime pod got: one in its namespace, else one named after its sandbox. */
-function podEndpoint(host: Host, netns: string | undefined, sandboxId: string): string | undefined {
-  const s = host.hns.store;
-  if (netns) {
-    const ns =
-      s.namespaces.get(netns) ??
-      [...s.namespaces.values()].find((n) => n.ID.toLowerCase() === netns.toLowerCase());
-    const ep = ns?.Resources.find((r) => r.Type === 'Endpoint');
-    if (ep) return s.endpoints.get(ep.ID)?.ID ?? ep.ID;
-  }
-  for (const e of s.endpoints.values()) if (e.Name.startsWith(sandboxId)) return e.ID;
-  return undefined;
 }
 
 /** Start a pod spec's pods (each replica), narrated; `title` heads the step (CoreDNS). */
@@ -163,7 +149,7 @@ async function runtimePod(
     notes.push(`A HostProcess pod: it has the node's network (no CNI call, no namespace).`);
     return;
   }
-  state.endpointId = podEndpoint(host, state.netns, sandboxId);
+  state.endpointId = sandboxEndpoint(host, state.netns, sandboxId);
   if (state.endpointId) {
     const layers = node.events!.portLayers(state.endpointId);
     if (layers) notes.push(layers);

@@ -192,16 +192,18 @@ const host = object(
     cni: object(
       'Windows: the CNI network pods are attached to. Without it, a cluster node has its pods programmed straight into HNS (as win-bridge/win-overlay would, with no runtime)',
       {
-        conflist: document('The network configuration list, as in /etc/cni/net.d'),
+        conflist: document(
+          "The network configuration list, as in /etc/cni/net.d (required, except on a node of an Azure cluster: default AKS's, for the cluster)",
+        ),
         azureVnetRelease: oneOfStrings(
           'The Azure CNI release the azure-vnet binary follows: v1.8.12 (default: always L2Bridge) or v1.5.50 (mode tunnel or empty: L2Tunnel)',
           ['v1.8.12', 'v1.5.50'],
         ),
       },
-      ['conflist'],
+      [],
     ),
     azure: document(
-      'Standalone host: the Azure VM it is — {"nics":[{"adapter","secondaryIps":[…],"nsg":{"name","rules":[…]}}],"addressSpace":[…]} (docs/model.md "Azure VM", "Azure NSG")',
+      'Standalone host: the Azure VM it is — {"nics":[{"adapter","secondaryIps":[…],"nsg":{"name","rules":[…]}}],"addressSpace":[…]}; node of an Azure cluster: {"maxPods":N,"nsg":{"name","rules":[…]}} (docs/model.md "Azure VM", "Azure NSG")',
     ),
   },
   ['name'],
@@ -426,6 +428,20 @@ export const SCENARIO_SCHEMA = {
         'CoreDNS pods (kube-system/coredns-N, k8s-app: kube-dns) and the kube-dns service',
         { node: name('Where they run'), replicas: int('How many (default 1)', 1, 16) },
         ['node'],
+      ),
+      azure: object(
+        "An Azure VNet cluster, AKS node-subnet mode: nodes are Azure VMs on the VNet subnet (underlay.nodeSubnet, default 10.224.0.0/16), pods take their NICs' secondary IPs through azure-vnet; service CIDR default 10.0.0.0/16",
+        {
+          addressSpace: list(
+            prefix('A VNet address prefix'),
+            16,
+            "The VNet's address space (default 10.224.0.0/12)",
+            {
+              minItems: 1,
+            },
+          ),
+          maxPods: int('Secondary IPs on each node NIC (AKS --max-pods, default 30)', 1, 250),
+        },
       ),
     }),
     underlay: object('The network between the nodes (cluster only)', {

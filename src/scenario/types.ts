@@ -41,11 +41,15 @@ export interface HostSpec {
   readonly networks?: readonly JsonObject[];
   readonly runtime?: 'containerd' | 'dockershim';
   readonly cni?: {
-    readonly conflist: JsonObject;
+    /** Required except on a node of an Azure cluster (default: AKS's conflist for the cluster). */
+    readonly conflist?: JsonObject;
     /** The upstream release the azure-vnet binary follows (default today's, v1.8.12). */
     readonly azureVnetRelease?: 'v1.8.12' | 'v1.5.50';
   };
-  /** Standalone host: the Azure VM it is (`createHost`'s `azure`: NICs' secondary IPs, NSGs). */
+  /**
+   * Standalone host: the Azure VM it is (`createHost`'s `azure`: NICs' secondary IPs, NSGs). A node
+   * of an Azure cluster: `{maxPods?, nsg?}` (its NIC's secondary IP count and NSG).
+   */
   readonly azure?: JsonObject;
 }
 
@@ -189,6 +193,8 @@ export interface ScenarioDoc {
     readonly dnsServiceIp?: string;
     readonly dsr?: boolean;
     readonly coreDns?: { readonly node: string; readonly replicas?: number };
+    /** An Azure VNet cluster (AKS node-subnet mode): its address space and secondary IPs per node. */
+    readonly azure?: { readonly addressSpace?: readonly string[]; readonly maxPods?: number };
   };
   readonly underlay?: {
     readonly nodeSubnet?: string;

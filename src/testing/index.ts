@@ -110,6 +110,7 @@ export {
   type RuleMatcher,
   type TraceScopeLike,
 } from './flows.js';
+export { aksDemoCluster } from './aks.js';
 export {
   TeardownAuditError,
   windowsHosts,

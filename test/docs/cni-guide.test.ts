@@ -5,8 +5,10 @@
  * stops working, this fails.
  */
 import { describe, expect, it } from 'vitest';
+import { aksDemoCluster } from '../../src/testing/index.js';
 import {
   azureVnetIpam,
+  kubernetesFlows,
   ContainerdRuntime,
   cniNetwork,
   createHost,
@@ -254,5 +256,22 @@ describe('docs/cni.md', () => {
       dns: { nameservers: ['168.63.129.16'] },
     });
     expect(host.files.exists('C:\\Windows\\System32\\azure-vnet-ipam.json')).toBe(true);
+  });
+
+  it('Azure CNI: a whole AKS-like cluster, the VNet routing a secondary IP to its VM', async () => {
+    const { cluster, names } = await aksDemoCluster();
+    const rows = kubernetesFlows(cluster, names);
+    expect(rows).toHaveLength(9);
+    expect(rows.map((r) => r.disposition)).toEqual(Array(9).fill('Delivered'));
+    expect(rows[0]!.changes).toBe('MAC→host MAC');
+    expect(rows[2]!.changes).toBe(
+      'DNAT 10.0.0.11:80→10.224.0.15:8080, SNAT 10.224.0.5→10.224.0.4, MAC→host MAC',
+    );
+    expect(rows[5]!.changes).toBe('SNAT 10.224.0.5→10.224.0.4, MAC→host MAC');
+    const t = cluster.trace({ from: 'default/client', to: 'default/web-0', destinationPort: 8080 });
+    const vnet = t.observations.find((o) => o.component === 'Underlay' && o.rule?.policy === 'VNet');
+    expect(vnet?.rule?.kind).toBe('AzureHost');
+    expect(vnet?.detail).toContain('10.224.0.15, a secondary IP of its NIC');
+    expect(vnet?.packetAfter.srcMac).toBe(0x123456789abc);
   });
 });

@@ -64,7 +64,11 @@ export interface WinKernelNode {
   /** The node's name (an endpoint on it is local). */
   readonly name: string;
   readonly host: Host;
-  /** The HNS network of the pods (`--network-name`). */
+  /**
+   * The HNS network of the pods (`--network-name`), '' while it does not exist (an Azure node
+   * before azure-vnet's first ADD): a sync then programs nothing, as kube-proxy's does when
+   * `getNetworkByName` fails, and the services wait (`damaged`) until the network is there.
+   */
   readonly networkId: string;
   /** `--source-vip` on overlay, the node IP on l2bridge. */
   readonly sourceVip: number;
@@ -105,6 +109,8 @@ export class WinKernelProxy {
   private dsrSupported: boolean | undefined;
   /** The MAC of the interface holding the node IP, as Go prints it (NewProxier, overlay). */
   private hostMac: string | undefined;
+  /** Services a sync could not program because the network did not exist yet. */
+  private readonly waiting = new Set<string>();
 
   constructor(readonly node: WinKernelNode) {}
 
@@ -119,6 +125,11 @@ export class WinKernelProxy {
   syncAll(services: readonly (readonly [string, ProxyService])[]): void {
     this.queried = undefined;
     this.clear();
+    this.waiting.clear();
+    if (!this.node.networkId) {
+      for (const [key] of services) this.waiting.add(key);
+      return;
+    }
     for (const [key, svc] of services) this.programService(key, svc);
     for (const ip of [...this.remoteEps.keys()]) this.dropRemoteIfUnused(ip);
     this.queried = undefined;
@@ -132,7 +143,9 @@ export class WinKernelProxy {
   sync(keys: readonly string[], service: (key: string) => ProxyService | undefined): void {
     this.queried = undefined;
     const touched = new Set<number>();
+    const network = this.node.networkId !== '';
     for (const key of keys) {
+      this.waiting.delete(key);
       this.cleanup(key);
       for (const ip of this.svcRemotes.get(key) ?? []) {
         this.remoteUsers.get(ip)?.delete(key);
@@ -140,16 +153,20 @@ export class WinKernelProxy {
       }
       this.svcRemotes.delete(key);
       const svc = service(key);
-      if (svc) this.programService(key, svc);
+      if (svc && network) this.programService(key, svc);
+      else if (svc) this.waiting.add(key);
     }
     for (const ip of touched) this.dropRemoteIfUnused(ip);
     this.queried = undefined;
   }
 
-  /** Services whose load balancers or remote endpoints (backends' or VIP's) are not what this proxier made. */
+  /**
+   * Services whose load balancers or remote endpoints (backends' or VIP's) are not what this
+   * proxier made, and those still waiting for the network.
+   */
   damaged(): Set<string> {
     const s = this.node.host.hns.store;
-    const out = new Set<string>();
+    const out = new Set<string>(this.waiting);
     for (const [key, lbs] of this.svcLbs)
       if (lbs.some(({ id, rec }) => s.loadBalancers.get(id) !== rec)) out.add(key);
     for (const [ip, id] of this.remoteEps)

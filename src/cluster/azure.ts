@@ -1,0 +1,179 @@
+/**
+ * An Azure cluster (issue 16; reference azure-cni.md §4.2, §6): AKS in node-subnet mode. Its nodes
+ * are Azure VMs on one VNet subnet (src/cluster/underlay.ts `attachVm`: the VNet routes each NIC's
+ * secondary IPs to its VM, the VM's host applies the NIC's NSG); each node is provisioned as
+ * AgentBaker provisions a Windows node — the `ext` L2Bridge network binding the NIC (the node IP
+ * moves to `vEthernet (Ethernet)`) and azure-vnet's conflist (`Set-AzureCNIConfig`); pods come
+ * from a CRI runtime running azure-vnet (which creates the `azure` network at the first ADD) and
+ * the cluster adopts their endpoints; kube-proxy (`--network-name azure`) finds that network by
+ * name when it exists, and programs nothing until then.
+ *
+ *   const c = new Cluster({ azure: {} });
+ *   const host = c.addWindowsNode({ name: 'akswin1', network: 'azure' });
+ *   const rt = new ContainerdRuntime(host, { networks: [cniNetwork(host, aksConflist(c))] });
+ *   await startAzurePod(c, rt, { namespace: 'default', name: 'web', node: 'akswin1' });
+ *
+ * (`aksDemoCluster` in src/testing/aks.ts builds a two-node one with its runtimes.)
+ */
+import { hnsError } from '../core/errors.js';
+import type { JsonObject } from '../core/json.js';
+import { must } from '../api/flat.js';
+import { WIRESERVER_IP } from '../host/azure.js';
+import type { Host } from '../host/host.js';
+import { fmt, fmtPrefix } from '../vswitch/v4.js';
+import type { Cluster } from './cluster.js';
+import type { ClusterOptions, PodInfo, PodSpec } from './types.js';
+import { sandboxEndpoint } from './windows-node.js';
+
+/** The VNet address space and subnet AKS creates by default, and its service CIDR and DNS IP. */
+const AKS_ADDRESS_SPACE = '10.224.0.0/12';
+const AKS_NODE_SUBNET = '10.224.0.0/16';
+const AKS_SERVICE_CIDR = '10.0.0.0/16';
+
+/** The HNS network azure-vnet creates (the conflist's name) and kube-proxy's `--network-name`. */
+export const AZURE_NETWORK = 'azure';
+
+/** An Azure cluster's options with AKS's defaults filled in. */
+export function azureClusterDefaults(o: ClusterOptions): ClusterOptions {
+  const serviceCidr = o.serviceCidr ?? AKS_SERVICE_CIDR;
+  return {
+    ...o,
+    nodeSubnet: o.nodeSubnet ?? AKS_NODE_SUBNET,
+    serviceCidr,
+    ...(o.serviceCidr === undefined && o.dnsServiceIp === undefined ? { dnsServiceIp: '10.0.0.10' } : {}),
+    azure: { ...o.azure, addressSpace: o.azure?.addressSpace ?? [AKS_ADDRESS_SPACE] },
+  };
+}
+
+/**
+ * A new node as AgentBaker leaves it (`azurecnifunc.ps1` `New-ExternalHnsNetwork`): the L2Bridge
+ * network `ext` on `192.168.255.0/30` bound to the NIC, so the node IP sits on the host vNIC
+ * before any pod exists.
+ */
+export function setUpAzureNode(host: Host): void {
+  must(
+    host.api.HcnCreateNetwork(null, {
+      Name: 'ext',
+      Type: 'L2Bridge',
+      Ipams: [
+        {
+          Type: 'Static',
+          Subnets: [
+            {
+              IpAddressPrefix: '192.168.255.0/30',
+              Routes: [{ NextHop: '192.168.255.1', DestinationPrefix: '0.0.0.0/0' }],
+            },
+          ],
+        },
+      ],
+      Policies: [{ Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } }],
+      SchemaVersion: { Major: 2, Minor: 0 },
+    }),
+  );
+}
+
+/** The ID of the node's `azure` network, '' while azure-vnet has not made it (kube-proxy's getNetworkByName). */
+export function azureNetworkId(host: Host): string {
+  for (const n of host.hns.store.networks.values()) if (n.Name === AZURE_NETWORK) return n.ID;
+  return '';
+}
+
+/**
+ * The conflist AgentBaker's `Set-AzureCNIConfig` writes for this cluster (node-subnet mode,
+ * kube-proxy without WinDSR; its expected output `AzureCNI.Expect.DisableWinDSR.conflist`):
+ * azure-vnet in `bridge` mode with azure-vnet-ipam, kube-dns then the wireserver as name servers,
+ * OutBoundNAT excepting the VNet's address space, a ROUTE for the service CIDR, the two ACLs that
+ * keep pods off the wireserver's TCP 80 and 32526, and allow-all at 65500.
+ */
+export function aksConflist(c: Cluster): JsonObject {
+  const vnet = c.options.azure?.addressSpace ?? [AKS_ADDRESS_SPACE];
+  const policy = (value: JsonObject): JsonObject => ({ Name: 'EndpointPolicy', Value: value });
+  const wireserverBlock = (port: string): JsonObject =>
+    policy({
+      Type: 'ACL',
+      Protocols: '6',
+      Action: 'Block',
+      Direction: 'Out',
+      RemoteAddresses: `${WIRESERVER_IP}/32`,
+      RemotePorts: port,
+      Priority: 200,
+      RuleType: 'Switch',
+    });
+  return {
+    cniVersion: '0.3.0',
+    name: AZURE_NETWORK,
+    adapterName: '',
+    plugins: [
+      {
+        type: 'azure-vnet',
+        mode: 'bridge',
+        bridge: 'azure0',
+        capabilities: { portMappings: true, dns: true },
+        ipam: { type: 'azure-vnet-ipam' },
+        dns: { Nameservers: [fmt(c.dnsServiceIp), WIRESERVER_IP], Search: [`svc.${c.dns.domain}`] },
+        AdditionalArgs: [
+          policy({ Type: 'OutBoundNAT', ExceptionList: [...vnet] }),
+          policy({ Type: 'ROUTE', DestinationPrefix: fmtPrefix(c.serviceCidr), NeedEncap: true }),
+          wireserverBlock('80'),
+          wireserverBlock('32526'),
+          policy({ Type: 'ACL', Action: 'Allow', Direction: 'In', Priority: 65500 }),
+          policy({ Type: 'ACL', Action: 'Allow', Direction: 'Out', Priority: 65500 }),
+        ],
+      },
+    ],
+  };
+}
+
+/**
+ * What `startAzurePod` needs of a CRI runtime (src/runtime's `ContainerdRuntime` and
+ * `DockershimRuntime` are ones): RunPodSandbox with kubelet's config, and the sandbox's status.
+ */
+export interface PodSandboxRunner {
+  runPodSandbox(config: {
+    readonly metadata: {
+      readonly name: string;
+      readonly namespace: string;
+      readonly uid: string;
+      readonly attempt?: number;
+    };
+    readonly hostname?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly dnsConfig?: {
+      readonly servers?: readonly string[];
+      readonly searches?: readonly string[];
+      readonly options?: readonly string[];
+    };
+  }): Promise<string>;
+  podSandboxStatus(id: string): Promise<{ readonly netns: string }>;
+}
+
+/**
+ * Start a pod on an Azure node as kubelet does — RunPodSandbox through `runtime` (its CNI network
+ * azure-vnet's), with the cluster's DNS config — and adopt the endpoint azure-vnet made. A failed
+ * sandbox is the runtime's error, and the cluster does not learn of the pod.
+ */
+export async function startAzurePod(
+  c: Cluster,
+  runtime: PodSandboxRunner,
+  spec: Omit<PodSpec, 'endpointId' | 'policies'>,
+): Promise<PodInfo & { readonly sandboxId: string }> {
+  const node = c.nodeOf(spec.node);
+  if (node?.kind !== 'Windows' || node.spec.network !== 'azure')
+    throw hnsError('ERROR_NOT_FOUND', `no Azure node "${spec.node}"`);
+  const dns = c.podDns(spec.namespace);
+  const sandboxId = await runtime.runPodSandbox({
+    metadata: {
+      name: spec.name,
+      namespace: spec.namespace,
+      uid: `${spec.namespace}/${spec.name}`,
+      attempt: 0,
+    },
+    hostname: spec.hostname ?? spec.name,
+    ...(spec.labels ? { labels: spec.labels } : {}),
+    dnsConfig: { servers: [...dns.servers], searches: [...dns.search], options: ['ndots:5'] },
+  });
+  const status = await runtime.podSandboxStatus(sandboxId);
+  const endpointId = sandboxEndpoint(node.host, status.netns || undefined, sandboxId);
+  if (!endpointId) throw hnsError('ERROR_NOT_FOUND', `sandbox ${sandboxId} has no HNS endpoint`);
+  return { ...c.addPod({ ...spec, endpointId }), sandboxId };
+}
