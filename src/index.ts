@@ -358,6 +358,18 @@ export {
 } from './plugins/index.js';
 export type { AzureVnetOptions, AzureCniRelease } from './plugins/azure-vnet/index.js';
 export * as flanneld from './plugins/flanneld/index.js';
+export {
+  startCns,
+  overlayNc,
+  CnsAgent,
+  CNS_PORT,
+  CNS_CODES,
+  ASYNC_DELETE_DIR,
+  type CnsOptions,
+  type CnsNetworkContainerSpec,
+  type CnsMultitenantSpec,
+} from './plugins/cns/index.js';
+export { LocalHttp, ConnectionRefused, type LocalHttpHandler, type LocalHttpRequest } from './host/localhttp.js';
 
 // real Windows binaries under Wine (src/wine; docs/wine.md)
 export {

@@ -192,6 +192,13 @@ export interface PluginHost {
    * Error carrying Go's HTTP client text when nothing answers; absent: nothing ever answers.
    */
   platformGet?(url: string): PlatformReply;
+  /**
+   * An HTTP request from the plugin's process (`net/http`): a loopback URL reaches the node's
+   * agents (Azure CNS on localhost:10090), a GET elsewhere the platform; a thrown Error carries Go's
+   * client text when nothing answers (refused on the loopback, a timeout elsewhere). Absent:
+   * nothing ever answers.
+   */
+  httpRequest?(method: string, url: string, body?: string): PlatformReply;
 }
 
 /**

@@ -95,6 +95,10 @@ class NodePluginHost implements CniHost {
     return this.host.platformGet(url);
   }
 
+  httpRequest(method: string, url: string, body = ''): PlatformReply {
+    return this.host.httpRequest(method, url, body);
+  }
+
   find(pluginType: string, paths: readonly string[]): FoundPlugin {
     return this.registry.find(pluginType, paths);
   }

@@ -92,8 +92,9 @@ export interface PlatformReply {
 
 /** A request to a platform address that nothing answers: Go's HTTP client error text. */
 export class PlatformUnreachable extends Error {
-  constructor(url: string, hostPort: string) {
-    super(`Get "${url}": dial tcp ${hostPort}: i/o timeout`);
+  constructor(url: string, hostPort: string, method = 'GET') {
+    const verb = method.charAt(0).toUpperCase() + method.slice(1).toLowerCase();
+    super(`${verb} "${url}": dial tcp ${hostPort}: i/o timeout`);
     this.name = 'PlatformUnreachable';
   }
 }

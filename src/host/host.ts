@@ -12,7 +12,15 @@ import { Clock } from '../core/clock.js';
 import { hnsError } from '../core/errors.js';
 import { EventBus } from '../core/events.js';
 import { FileStore } from '../core/files.js';
-import { AzureVm, azureEdge, platformGet, type AzureVmSpec, type PlatformReply } from './azure.js';
+import {
+  AzureVm,
+  azureEdge,
+  platformGet,
+  PlatformUnreachable,
+  type AzureVmSpec,
+  type PlatformReply,
+} from './azure.js';
+import { isLoopbackUrl, LocalHttp } from './localhttp.js';
 import { auditNode, type AuditFinding, type AuditOptions } from './audit.js';
 import { ipInterfaces, type IpInterfacesDoc } from './iphelper.js';
 import { Rng } from '../core/rng.js';
@@ -201,6 +209,21 @@ export class Host {
    */
   platformGet(url: string): PlatformReply {
     return platformGet(this.azure, url);
+  }
+
+  /** The node's loopback HTTP listeners (src/host/localhttp.ts: node agents such as Azure CNS). */
+  readonly http = new LocalHttp();
+
+  /**
+   * An HTTP request from a process on the node: to the loopback, what a listening agent answers
+   * (`ConnectionRefused` when none listens); a GET elsewhere goes to the platform (`platformGet`);
+   * any other request never gets an answer (`PlatformUnreachable`).
+   */
+  httpRequest(method: string, url: string, body = ''): PlatformReply {
+    if (isLoopbackUrl(url)) return this.http.request(method, url, body);
+    if (method.toUpperCase() === 'GET') return this.platformGet(url);
+    const m = /^http:\/\/([^/:?#]+)(?::(\d+))?/.exec(url);
+    throw new PlatformUnreachable(url, `${m?.[1] ?? ''}:${m?.[2] ?? '80'}`, method);
   }
 
   /**

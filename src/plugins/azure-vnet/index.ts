@@ -32,9 +32,12 @@
  * `windowsSettings.hnsTimeoutDurationInSeconds` times the HNS calls ACN's wrappers time, on the
  * node's clock (network.ts `timed`).
  *
+ * - **GET_ENDPOINT_STATE** (what CNS runs, in `C:\k`) prints network `azure`'s endpoints as
+ *   `api.AzureCNIState` (state.ts `endpointStateText`).
+ *
  * Not modelled (docs/model.md "azure-vnet"): CNS-backed modes (`ipam.type: azure-cns`,
  * `multiTenancy`, Swift/Overlay: the CNS at `http://localhost:10090` never answers), baremetal's NNS
- * agent, the non-standard `UPDATE` and `GET_ENDPOINT_STATE` commands. A lock that stays taken for
+ * agent, the non-standard `UPDATE` command. A lock that stays taken for
  * 60 s of the node's time ends the invocation with code 11 (`withStoreLock`).
  */
 import { joinPath } from '../../core/files.js';
@@ -72,9 +75,12 @@ import {
   type AzureCniRelease,
   type EndpointInfo,
 } from './network.js';
-import { loopbackDsrPolicy, runtimePortMappings, endpointPolicy } from './policy.js';
+import { loopbackDsrPolicy, runtimePortMappings, endpointPolicy, type NatInfo } from './policy.js';
+import { CNS_DEFAULT_URL, cnsInvokerAdd, cnsInvokerDelete } from './cns.js';
+import { IMDS_IP, WIRESERVER_IP } from '../../host/azure.js';
 import {
   emptyManager,
+  endpointStateText,
   loadNetworkState,
   saveNetworkState,
   type DnsInfo,
@@ -93,6 +99,12 @@ export const VNET_LOCK_FILE = 'azure-vnet.lock';
 /** ACN `platform.CNIStateFilePath` / `CNIIpamStatePath`: the absolute paths the pool retry consults. */
 export const CNI_STATE_FILE_PATH = 'C:\\k\\azure-vnet.json';
 export const CNI_IPAM_STATE_PATH = 'C:\\k\\azure-vnet-ipam.json';
+/** ACN `cni.CmdGetEndpointsState`, and the network whose endpoints it dumps. */
+const GET_ENDPOINT_STATE = 'GET_ENDPOINT_STATE';
+const AZURE_STATE_NETWORK = 'azure';
+const V4_SWIFT = 'v4swift';
+const OVERLAY_IPAM_MODES = new Set(['v4overlay', 'dualStackOverlay', 'overlay']);
+const AZURE_CNS = 'azure-cns';
 /** The Windows build from which DNS/IMDS NAT rules apply (1903). */
 const WIN_1903_BUILD = 18362;
 const IPAM_V6 = 'azure-vnet-ipamv6';
@@ -145,6 +157,8 @@ interface InterfaceInfo {
   /** The first address as the IPAM printed it (`10.240.0.5/16`). */
   readonly hostSubnetPrefix: string;
   readonly ipv6Enabled: boolean;
+  /** CNS: the NC's primary IP (`NCPrimaryIPKey`), '' otherwise. */
+  readonly ncPrimaryIp?: string;
 }
 
 /** An `ip/len` text as `types.ParseCIDR` keeps it: the address itself and a mask of its family's length. */
@@ -165,6 +179,18 @@ function routeInfo(dst: string, gw: string): RouteInfo {
     Priority: 0,
     Table: 0,
   };
+}
+
+/**
+ * `getNATInfo`: Swift (`executionMode: v4swift`, not Overlay) NATs the wireserver to the NC's primary
+ * IP and IMDS to the node's; applied only from build 1903 (`hcnEndpointPolicies`).
+ */
+function natInfo(c: AcnNetworkConfig, ncPrimaryIp: string): NatInfo[] {
+  if (c.executionMode !== V4_SWIFT || OVERLAY_IPAM_MODES.has(c.ipam.mode)) return [];
+  return [
+    { virtualIp: ncPrimaryIp, destinations: [WIRESERVER_IP] },
+    { virtualIp: '', destinations: [IMDS_IP] },
+  ];
 }
 
 /** One process of the plugin: its network manager over the state file. */
@@ -225,6 +251,58 @@ class VnetProcess {
   /** The recorded network's subnets (`GetNetworkInfo(...).Subnets`), none when it is not recorded. */
   private recordedSubnets(networkId: string): IpNet[] {
     return (this.mgr.getNetwork(networkId)?.nw.Subnets ?? []).map((s) => s.Prefix);
+  }
+
+  /** `CNSIPAMInvoker.Add`: the InfraNIC's addresses from CNS (`cnsurl`, default localhost:10090). */
+  private cnsAdd(
+    args: CmdArgs,
+    c: AcnNetworkConfig,
+    pod: { name: string; namespace: string },
+  ): InterfaceInfo {
+    const r = cnsInvokerAdd(
+      this.host,
+      c.cnsurl !== '' ? c.cnsurl : CNS_DEFAULT_URL,
+      {
+        podName: pod.name,
+        podNamespace: pod.namespace,
+        podInterfaceId: constructEndpointId(args.containerID, args.netns, args.ifName),
+        containerId: args.containerID,
+      },
+      c.ipam.mode,
+    );
+    return {
+      ipConfigs: r.ipConfigs.map((ip) => ({
+        address: ipNet(ip.ip, ip.len, 4),
+        gateway: ip.gateway,
+        family: 4,
+      })),
+      routes: r.routes.map((x) => routeInfo(x.dst, x.gw)),
+      dns: { Suffix: '', Servers: null, Options: null },
+      hostSubnetPrefix: r.hostSubnet,
+      ipv6Enabled: false,
+      ncPrimaryIp: r.ncPrimaryIp,
+    };
+  }
+
+  /** `CNSIPAMInvoker.Delete` for this invocation's pod interface. */
+  private cnsDelete(args: CmdArgs, c: AcnNetworkConfig, address: IpNet | null): void {
+    let pod = { podName: '', podNamespace: '' };
+    try {
+      const p = this.podInfo(args);
+      pod = { podName: p.name, podNamespace: p.namespace };
+    } catch {
+      // DEL goes on without them
+    }
+    cnsInvokerDelete(
+      this.host,
+      {
+        ...pod,
+        podInterfaceId: constructEndpointId(args.containerID, args.netns, args.ifName),
+        containerId: args.containerID,
+      },
+      address === null ? null : address.IP,
+      c.disableAsyncDelete,
+    );
   }
 
   /** `AzureIPAMInvoker.Add`. */
@@ -409,7 +487,7 @@ class VnetProcess {
       hostSubnetPrefix: hostSubnet,
       networkPolicies: [...policies],
       endpointPolicies: [...policies, ...own, ...runtime],
-      natInfo: [],
+      natInfo: natInfo(c, ifInfo.ncPrimaryIp ?? ''),
       enableSnatOnHost: c.enableSnatOnHost,
       hnsNetworkId: '',
     };
@@ -422,11 +500,9 @@ class VnetProcess {
         'baremetal mode needs the node network service (NNS) agent, which hnsim does not model',
       );
     }
-    if (c.multiTenancy || c.ipam.type === 'azure-cns') {
+    if (c.multiTenancy) {
       const url = c.cnsurl !== '' ? c.cnsurl : 'http://localhost:10090';
-      throw new Error(
-        `CNS at ${url} is not modelled by hnsim (ipam.type azure-cns / multiTenancy): dial tcp 127.0.0.1:10090: connectex: No connection could be made because the target machine actively refused it.`,
-      );
+      throw new Error(`multiTenancy through CNS at ${url} is not modelled by hnsim yet`);
     }
   }
 
@@ -445,8 +521,9 @@ class VnetProcess {
     this.mgr.hnsTimeoutSeconds = c.windowsSettings.hnsTimeoutDurationInSeconds;
     this.unsupported(c);
     let ifInfo: InterfaceInfo;
+    const cns = c.ipam.type === AZURE_CNS;
     try {
-      ifInfo = await this.ipamAdd(ctx, c);
+      ifInfo = cns ? this.cnsAdd(args, c, pod) : await this.ipamAdd(ctx, c);
     } catch (e) {
       throw new Wrapped(
         'IPAM Invoker Add failed with error: ',
@@ -475,7 +552,15 @@ class VnetProcess {
         throw new Wrapped('failed to create endpoint: ', e);
       }
     } catch (e) {
-      for (const ip of ifInfo.ipConfigs) await this.ipamDelete(ctx, c, ip.address).catch(() => undefined);
+      for (const ip of ifInfo.ipConfigs) {
+        if (cns) {
+          try {
+            this.cnsDelete(args, c, ip.address);
+          } catch {
+            // logged upstream
+          }
+        } else await this.ipamDelete(ctx, c, ip.address).catch(() => undefined);
+      }
       throw e;
     }
     const result: CniResult = {
@@ -521,7 +606,8 @@ class VnetProcess {
     if (eps.length === 0) {
       if (!c.multiTenancy) {
         try {
-          await this.ipamDelete(ctx, c, null);
+          if (c.ipam.type === AZURE_CNS) this.cnsDelete(args, c, null);
+          else await this.ipamDelete(ctx, c, null);
         } catch (e) {
           throw retriable(`failed to release address(no endpoint): ${errorMessage(e)}`);
         }
@@ -539,7 +625,8 @@ class VnetProcess {
       if (c.multiTenancy || !(ep.NICType === INFRA_NIC || ep.NICType === '')) continue;
       for (const addr of ep.IPAddresses ?? []) {
         try {
-          await this.ipamDelete(ctx, c, addr);
+          if (c.ipam.type === AZURE_CNS) this.cnsDelete(args, c, addr);
+          else await this.ipamDelete(ctx, c, addr);
         } catch (e) {
           throw retriable(`failed to release address: ${errorMessage(e)}`);
         }
@@ -667,6 +754,13 @@ export function createAzureVnet(options: AzureVnetOptions = {}): CniPlugin {
               `Failed to start network plugin, err:${errorMessage(e)}.\n`,
             );
             return { exitCode: 1, stdout: errorText(err), stderr: '' };
+          }
+          // main.go: the state dump CNS asks for (network "azure"), before skel
+          if (request.env['CNI_COMMAND'] === GET_ENDPOINT_STATE) {
+            const text = endpointStateText(proc.mgr.nm, AZURE_STATE_NETWORK);
+            return text === undefined
+              ? { exitCode: 1, stdout: '', stderr: '' }
+              : { exitCode: 0, stdout: text, stderr: '' };
           }
           return skeleton(proc)
             .exec(host, request, depth)

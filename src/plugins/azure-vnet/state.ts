@@ -31,6 +31,7 @@ import {
   goUnmarshal,
   type GoValue,
 } from '../../cni/gojson.js';
+import { goMarshalIndent } from '../../cni/goencode.js';
 import { netIPType } from '../../cni/result.js';
 import {
   bytesValue,
@@ -555,4 +556,32 @@ export function networkStateText(nm: NetworkManagerState, others: ReadonlyMap<st
       ['ExternalInterfaces', mapValue(nm.ExternalInterfaces, externalInterfaceValue)],
     ]),
   );
+}
+
+/**
+ * `GET_ENDPOINT_STATE` (ACN `cni/network/plugin/main.go`, `NetPlugin.GetAllEndpointState`,
+ * `cni/api/api.go`): `api.AzureCNIState{ContainerInterfaces}` of network `networkId`, each
+ * endpoint by its ID as `{PodName, PodNamespace, PodEndpointId, ContainerID, IPAddresses}`, in
+ * `json.MarshalIndent(…, "", "    ")` with no newline after it. A manager with no external
+ * interface prints an empty map (`store.ErrStoreEmpty` is only logged); undefined when the network
+ * is not recorded (upstream's error: nothing printed, exit 1).
+ */
+export function endpointStateText(nm: NetworkManagerState, networkId: string): string | undefined {
+  const interfaces: Record<string, GoValue> = {};
+  const all = nm.ExternalInterfaces;
+  if (all !== null && all.size > 0) {
+    let nw: NetworkState | undefined;
+    for (const extIf of all.values()) nw ??= extIf.Networks?.get(networkId);
+    if (!nw) return undefined;
+    for (const [id, ep] of nw.Endpoints ?? []) {
+      interfaces[id] = new GoOrdered([
+        ['PodName', ep.PODName],
+        ['PodNamespace', ep.PODNameSpace],
+        ['PodEndpointId', ep.Id],
+        ['ContainerID', ep.ContainerID],
+        ['IPAddresses', ep.IPAddresses === null ? null : ep.IPAddresses.map(ipNetValue)],
+      ]);
+    }
+  }
+  return goMarshalIndent(new GoOrdered([['ContainerInterfaces', interfaces]]));
 }

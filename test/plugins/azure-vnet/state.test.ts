@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { FileStore } from '../../../src/core/files.js';
 import { loadNetworkState } from '../../../src/plugins/azure-vnet/state.js';
-import { aksNode, cid, namespace, podArgs, vnet, VNET_STATE } from './kit.js';
+import { aksNode, aksPluginConf, cid, namespace, podArgs, vnet, VNET_STATE } from './kit.js';
 
 function decodedFresh(text: string) {
   const fresh = new FileStore();
@@ -45,5 +45,58 @@ describe('azure-vnet.json: remembered and decoded agree', () => {
     expect(() => loadNetworkState(host.files, VNET_STATE, 'unused')).toThrow(
       'json: cannot unmarshal string into Go struct field network.ExternalInterfaces.Networks.VlanId of type int',
     );
+  });
+});
+
+// GET_ENDPOINT_STATE (ACN cni/network/plugin/main.go, NetPlugin.GetAllEndpointState; the struct
+// api.AzureCNIState in cni/api/api.go): what CNS's client reads — network "azure"'s endpoints by
+// ID, json.MarshalIndent with four spaces, a net.IPNet as {"IP","Mask":<base64>}.
+describe('GET_ENDPOINT_STATE', () => {
+  const dump = (host: Awaited<ReturnType<typeof aksNode>>, conf?: string) =>
+    vnet(host, { command: 'GET_ENDPOINT_STATE', id: '', netns: '', ...(conf ? { conf } : {}) });
+
+  it('prints network azure’s endpoints as api.AzureCNIState', async () => {
+    const host = await aksNode();
+    const id = cid('aaaa0001');
+    await vnet(host, {
+      command: 'ADD',
+      id,
+      netns: await namespace(host),
+      args: podArgs('web-0', 'shop', id),
+    });
+    const before = host.files.read(VNET_STATE);
+    const out = await dump(host);
+    expect(out.exitCode).toBe(0);
+    expect(out.stdout).toBe(
+      [
+        '{',
+        '    "ContainerInterfaces": {',
+        `        "${id.slice(0, 8)}-eth0": {`,
+        '            "PodName": "web-0",',
+        '            "PodNamespace": "shop",',
+        `            "PodEndpointId": "${id.slice(0, 8)}-eth0",`,
+        `            "ContainerID": "${id}",`,
+        '            "IPAddresses": [',
+        '                {',
+        '                    "IP": "10.224.0.5",',
+        '                    "Mask": "//8AAA=="',
+        '                }',
+        '            ]',
+        '        }',
+        '    }',
+        '}',
+      ].join('\n'),
+    );
+    expect(host.files.read(VNET_STATE)).toBe(before);
+  });
+
+  it('an empty state prints an empty map; a state without network azure prints nothing and exits 1', async () => {
+    const host = await aksNode();
+    expect(await dump(host)).toMatchObject({ exitCode: 0, stdout: '{\n    "ContainerInterfaces": {}\n}' });
+    const other = aksPluginConf((p) => {
+      p['name'] = 'mynet';
+    });
+    await vnet(host, { command: 'ADD', id: cid('bbbb0002'), netns: await namespace(host), conf: other });
+    expect(await dump(host)).toMatchObject({ exitCode: 1, stdout: '' });
   });
 });

@@ -1,0 +1,411 @@
+/**
+ * Azure CNS (Container Networking Service) as a node agent (issue 16; reference azure-cni.md §5.4;
+ * ACN v1.8.12 `cns/restserver/ipam.go`, `cns/restserver/util.go`, `cns/restserver/api.go`,
+ * `cns/NetworkContainerContract.go`, `cns/types/codes.go`): the IP-config request/release
+ * contract azure-vnet's CNS modes call — Swift (pod subnet), Overlay, multitenancy — answered on
+ * the node's loopback (`localhost:10090`, src/host/localhttp.ts) as CNS's HTTP API answers it: JSON
+ * bodies in the contract's field names, logical errors as HTTP 200 with a non-zero `ReturnCode`, an
+ * undecodable body as HTTP 400 `Failed to decode request: …`.
+ *
+ * What it holds is what DNC-RC programs into a real node's CNS, as data: network containers (NCs)
+ * with their primary IP configuration and the secondary IPs pods take (`ncs`; `overlayNc` makes the
+ * one CNS derives from a node's pod CIDR), and multitenant NCs by pod (`multitenancy`).
+ *
+ * - `POST /network/requestipconfigs`: one IPv4 address per NC for the pod interface
+ *   (`podInterfaceID`); a repeated request gets the same addresses. `orchestratorContext` missing:
+ *   code 33; `podInterfaceID` empty: 34; no NC or no free IP: 32 (`AllocateIPConfig failed: …`).
+ *   The free IP taken is the first of the NC's list (CNS ranges a Go map: any free one).
+ * - `POST /network/requestipconfig`: the same for exactly one NC (else 23).
+ * - `POST /network/releaseipconfigs`, `/network/releaseipconfig`: the pod interface's addresses go
+ *   back; an unknown one is success; `desiredIPAddresses` are ignored (CNS releases by pod).
+ * - `POST /network/getAllNetworkContainers`, `/network/getnetworkcontainerbyorchestratorcontext`:
+ *   the pod's multitenant NCs (key `podName` + `podNamespace`), code 18 when it has none.
+ *
+ *   const cns = startCns(host, { ncs: [overlayNc('overlay-nc', '10.244.1.0/24')] });
+ *   cns.assigned();   // pod interface → its addresses
+ */
+import { hnsError } from '../../core/errors.js';
+import { isJsonObject, type Json, type JsonObject } from '../../core/json.js';
+import { formatIPv4, parseIPv4, parsePrefix, formatPrefix } from '../../addr/ip.js';
+import type { Host } from '../../host/host.js';
+import type { PlatformReply } from '../../host/azure.js';
+import type { LocalHttpRequest } from '../../host/localhttp.js';
+
+/** CNS's port on the node (ACN `cns/client` `defaultBaseURL`). */
+export const CNS_PORT = 10090;
+/**
+ * Where azure-vnet leaves a pod whose DEL could not reach CNS (`AsyncPodDeletePath`,
+ * `cni/network/invoker_cns.go` `watcherPath`): a file per container ID holding its pod interface ID.
+ */
+export const ASYNC_DELETE_DIR = '/var/run/azure-vnet/deleteIDs';
+
+/** `cns/types` return codes this agent answers with. */
+export const CNS_CODES = {
+  Success: 0,
+  UnknownContainerID: 18,
+  InvalidRequest: 23,
+  FailedToAllocateIPConfig: 32,
+  EmptyOrchestratorContext: 33,
+  UnsupportedOrchestratorContext: 34,
+  UnexpectedError: 99,
+} as const;
+
+/** A network container CNS hands pod IPs from (Swift's pod-subnet NC, Overlay's pod-CIDR NC). */
+export interface CnsNetworkContainerSpec {
+  readonly id: string;
+  /** The NC's primary IP configuration, `ip/len` (its prefix length is every pod address's). */
+  readonly primaryIp: string;
+  /** Its gateway (`GatewayIPAddress`); '' leaves it to azure-vnet (Overlay). */
+  readonly gateway?: string;
+  /** The secondary IPs pods take, in the order they are handed out. */
+  readonly secondaryIps: readonly string[];
+  /** `SkipDefaultRoutes`. */
+  readonly skipDefaultRoutes?: boolean;
+}
+
+/** A multitenant (Swift v1) NC for one pod. */
+export interface CnsMultitenantSpec {
+  /** The pod, `namespace/name` as CNS keys it (azure-vnet sends the pod name cut to its prefix unless exact match is on). */
+  readonly pod: string;
+  readonly id: string;
+  /** `MultiTenancyInfo.ID`: the VLAN. */
+  readonly vlan: number;
+  /** The pod's address, `ip/len` (`IPConfiguration.IPSubnet`). */
+  readonly ip: string;
+  readonly gateway: string;
+  /** `CnetAddressSpace`: routed through the NC's gateway and excepted from OutBoundNAT. */
+  readonly cnetAddressSpace?: readonly string[];
+  /** `PrimaryInterfaceIdentifier`: an address of the node (default: its primary IP). */
+  readonly primaryInterfaceIdentifier?: string;
+  /** `LocalIPConfiguration.IPSubnet` (`ip/len`), needed when SNAT on host is on. */
+  readonly localIp?: string;
+}
+
+export interface CnsOptions {
+  readonly ncs?: readonly CnsNetworkContainerSpec[];
+  readonly multitenancy?: readonly CnsMultitenantSpec[];
+  /** Default 10090. */
+  readonly port?: number;
+}
+
+/** The NC CNS derives from a node's Overlay pod CIDR: gateway .1, pod IPs from .2, the last one kept back. */
+export function overlayNc(id: string, podCidr: string): CnsNetworkContainerSpec {
+  const p = parsePrefix(podCidr);
+  if (!p || p.family !== 4 || p.len > 29) throw hnsError('E_INVALIDARG', `overlay pod CIDR "${podCidr}"`);
+  const base = p.addr as number;
+  const size = 2 ** (32 - p.len);
+  const ips: string[] = [];
+  for (let i = 2; i < size - 1; i++) ips.push(formatIPv4((base + i) >>> 0));
+  return { id, primaryIp: formatPrefix(p), gateway: formatIPv4((base + 1) >>> 0), secondaryIps: ips };
+}
+
+interface Nc {
+  readonly spec: CnsNetworkContainerSpec;
+  readonly ip: string;
+  readonly len: number;
+  /** IP → the pod interface holding it ('' = free), in hand-out order. */
+  readonly pool: Map<string, string>;
+}
+
+interface Assignment {
+  readonly nc: Nc;
+  readonly ip: string;
+}
+
+const reply = (body: JsonObject, status = 200): PlatformReply => ({
+  status,
+  body: `${JSON.stringify(body)}\n`,
+});
+const response = (code: number, message = ''): JsonObject => ({ ReturnCode: code, Message: message });
+
+/** A running CNS on a node. */
+export class CnsAgent {
+  private readonly ncs: Nc[];
+  private readonly byPod = new Map<string, Assignment[]>();
+  private readonly multitenant: ReadonlyMap<string, readonly CnsMultitenantSpec[]>;
+  private readonly port: number;
+  private stopListening: (() => void) | undefined;
+
+  constructor(
+    private readonly host: Host,
+    options: CnsOptions,
+  ) {
+    this.ncs = (options.ncs ?? []).map((s) => {
+      const p = parsePrefix(s.primaryIp);
+      if (!p || p.family !== 4) throw hnsError('E_INVALIDARG', `NC ${s.id}: primaryIp "${s.primaryIp}"`);
+      const pool = new Map<string, string>();
+      for (const ip of s.secondaryIps) {
+        const v = parseIPv4(ip);
+        if (v === undefined) throw hnsError('E_INVALIDARG', `NC ${s.id}: secondary IP "${ip}"`);
+        pool.set(formatIPv4(v), '');
+      }
+      return { spec: s, ip: s.primaryIp.split('/')[0]!, len: p.len, pool };
+    });
+    const mt = new Map<string, CnsMultitenantSpec[]>();
+    for (const m of options.multitenancy ?? []) {
+      const [ns = '', name = ''] = m.pod.split('/');
+      const key = `${name}${ns}`;
+      mt.set(key, [...(mt.get(key) ?? []), m]);
+    }
+    this.multitenant = mt;
+    this.port = options.port ?? CNS_PORT;
+    this.start();
+  }
+
+  /**
+   * Answer on the loopback (the service started), after releasing what DELs left while it was
+   * away: each file in `/var/run/azure-vnet/deleteIDs` names a pod interface (cns/fsnotify).
+   */
+  start(): void {
+    if (this.stopListening) return;
+    this.stopListening = this.host.http.listen(this.port, (r) => this.handle(r));
+    for (const name of this.host.files.list(ASYNC_DELETE_DIR)) {
+      const path = `${ASYNC_DELETE_DIR}/${name}`;
+      const podInterfaceId = this.host.files.read(path) ?? '';
+      this.releasePod(podInterfaceId);
+      this.host.files.remove(path);
+    }
+  }
+
+  /** Stop answering (the service stopped); what it assigned stays. */
+  stop(): void {
+    this.stopListening?.();
+    this.stopListening = undefined;
+  }
+
+  private releasePod(key: string): void {
+    for (const a of this.byPod.get(key) ?? []) a.nc.pool.set(a.ip, '');
+    this.byPod.delete(key);
+  }
+
+  /** Pod interface → the addresses CNS assigned it. */
+  assigned(): Map<string, string[]> {
+    return new Map([...this.byPod].map(([k, v]) => [k, v.map((a) => a.ip)]));
+  }
+
+  private handle(r: LocalHttpRequest): PlatformReply {
+    let body: Json;
+    try {
+      body = JSON.parse(r.body === '' ? 'null' : r.body) as Json;
+    } catch (e) {
+      return { status: 400, body: `Failed to decode request: ${(e as Error).message}\n` };
+    }
+    const req = isJsonObject(body) ? body : {};
+    switch (r.path) {
+      case '/network/requestipconfigs':
+        return this.request(req, false);
+      case '/network/requestipconfig':
+        return this.request(req, true);
+      case '/network/releaseipconfigs':
+      case '/network/releaseipconfig':
+        return this.release(req, r.path.endsWith('s'));
+      case '/network/getAllNetworkContainers':
+        return this.networkContainers(req, true);
+      case '/network/getnetworkcontainerbyorchestratorcontext':
+        return this.networkContainers(req, false);
+      default:
+        return { status: 404, body: '404 page not found\n' };
+    }
+  }
+
+  /** The request's pod interface ID, or the error response CNS gives. */
+  private podKey(req: JsonObject, single: boolean): string | PlatformReply {
+    const ctx = req[single ? 'OrchestratorContext' : 'orchestratorContext'];
+    const failure = (code: number, message: string): PlatformReply =>
+      reply(
+        single
+          ? { PodIpInfo: null, Response: response(code, message) }
+          : { podIPInfo: null, response: response(code, message) },
+      );
+    if (ctx === undefined || ctx === null)
+      return failure(
+        CNS_CODES.EmptyOrchestratorContext,
+        `OrchestratorContext is not set in the req: ${JSON.stringify(req)}`,
+      );
+    const id = req[single ? 'PodInterfaceID' : 'podInterfaceID'];
+    if (typeof id !== 'string' || id === '')
+      return failure(
+        CNS_CODES.UnsupportedOrchestratorContext,
+        'need interfaceID for pod info but request was empty',
+      );
+    return id;
+  }
+
+  private hostPrimary(): JsonObject {
+    const nic = this.host.azure?.nics[0];
+    if (nic) {
+      const gw = formatIPv4(((nic.subnet.addr as number) + 1) >>> 0);
+      return { Gateway: gw, PrimaryIP: nic.primaryIp, Subnet: formatPrefix(nic.subnet) };
+    }
+    const a = this.host
+      .adapters()
+      .find((x) => typeof x['IPv4Address'] === 'string' && x['IPv4Address'] !== '');
+    const ip = a ? String(a['IPv4Address']) : '';
+    const p = a ? parsePrefix(`${ip}/${String(a['PrefixLength'])}`) : undefined;
+    return { Gateway: String(a?.['Gateway'] ?? ''), PrimaryIP: ip, Subnet: p ? formatPrefix(p) : '' };
+  }
+
+  /** `PodIpInfo` for one assignment (Go field order). */
+  private podIpInfo(a: Assignment): JsonObject {
+    const s = a.nc.spec;
+    return {
+      PodIPConfig: { IPAddress: a.ip, PrefixLength: a.nc.len },
+      NetworkContainerPrimaryIPConfig: {
+        IPSubnet: { IPAddress: a.nc.ip, PrefixLength: a.nc.len },
+        IPSubnetV6: { IPAddress: '', PrefixLength: 0 },
+        DNSServers: null,
+        GatewayIPAddress: s.gateway ?? '',
+        GatewayIPv6Address: '',
+      },
+      NetworkContainerIPv6Config: {
+        IPSubnet: { IPAddress: '', PrefixLength: 0 },
+        IPSubnetV6: { IPAddress: '', PrefixLength: 0 },
+        DNSServers: null,
+        GatewayIPAddress: '',
+        GatewayIPv6Address: '',
+      },
+      HostPrimaryIPInfo: this.hostPrimary(),
+      NICType: 'InfraNIC',
+      InterfaceName: '',
+      MacAddress: '',
+      SkipDefaultRoutes: s.skipDefaultRoutes ?? false,
+      Routes: null,
+      PnPID: '',
+      EndpointPolicies: null,
+      AllowHostToNCCommunication: false,
+      AllowNCToHostCommunication: false,
+      NetworkContainerID: s.id,
+    };
+  }
+
+  private request(req: JsonObject, single: boolean): PlatformReply {
+    const key = this.podKey(req, single);
+    if (typeof key !== 'string') return key;
+    const fail = (code: number, message: string): PlatformReply =>
+      reply(
+        single
+          ? { PodIpInfo: null, Response: response(code, message) }
+          : { podIPInfo: null, response: response(code, message) },
+      );
+    if (single && this.ncs.length !== 1)
+      return fail(
+        CNS_CODES.InvalidRequest,
+        `Expected 1 NC when calling this API but found ${this.ncs.length} NCs`,
+      );
+    let got = this.byPod.get(key);
+    if (!got) {
+      const allocateFailed = (why: string): PlatformReply =>
+        fail(
+          CNS_CODES.FailedToAllocateIPConfig,
+          `AllocateIPConfig failed: ${why}, IP config request is ${goRequestText(req, single)}`,
+        );
+      if (this.ncs.length === 0) return allocateFailed('no NCs found in the CNS internal state');
+      const picks: Assignment[] = [];
+      for (const nc of this.ncs) {
+        const free = [...nc.pool].find(([, owner]) => owner === '');
+        if (!free)
+          return allocateFailed(
+            `not enough IPs available of type ipv4 for ${nc.spec.id}, waiting on Azure CNS to allocate more with NC Status: `,
+          );
+        picks.push({ nc, ip: free[0] });
+      }
+      for (const p of picks) p.nc.pool.set(p.ip, key);
+      this.byPod.set(key, (got = picks));
+    }
+    const infos = got.map((a) => this.podIpInfo(a));
+    return reply(
+      single ? { PodIpInfo: infos[0]!, Response: response(0) } : { podIPInfo: infos, response: response(0) },
+    );
+  }
+
+  private release(req: JsonObject, plural: boolean): PlatformReply {
+    const key = this.podKey(req, !plural);
+    if (typeof key !== 'string') return key;
+    if (!plural && this.ncs.length !== 1) {
+      return reply({
+        PodIpInfo: null,
+        Response: response(
+          CNS_CODES.InvalidRequest,
+          `Expected 1 NC when calling this API but found ${this.ncs.length} NCs`,
+        ),
+      });
+    }
+    this.releasePod(key);
+    return reply(
+      plural ? { podIPInfo: null, response: response(0) } : { PodIpInfo: null, Response: response(0) },
+    );
+  }
+
+  private networkContainers(req: JsonObject, all: boolean): PlatformReply {
+    const ctx = req['OrchestratorContext'];
+    const pod = isJsonObject(ctx) ? ctx : {};
+    const key = `${String(pod['podName'] ?? '')}${String(pod['podNamespace'] ?? '')}`;
+    const ncs = this.multitenant.get(key);
+    if (!ncs || ncs.length === 0) {
+      const message = `Failed to find networkContainerID for orchestratorContext ${key}`;
+      if (all)
+        return reply({
+          NetworkContainers: null,
+          Response: response(CNS_CODES.UnexpectedError, `Failed to get NC  due to ${message}`),
+        });
+      return reply(this.ncResponse(undefined, response(CNS_CODES.UnknownContainerID, message)));
+    }
+    const list = ncs.map((m) => this.ncResponse(m, response(0)));
+    return reply(
+      all ? { NetworkContainers: list, Response: response(0, 'Successfully retrieved NCs') } : list[0]!,
+    );
+  }
+
+  /** `GetNetworkContainerResponse` (Go field order). */
+  private ncResponse(m: CnsMultitenantSpec | undefined, resp: JsonObject): JsonObject {
+    const subnet = (cidr: string | undefined): JsonObject => {
+      const [ip = '', len = '0'] = (cidr ?? '').split('/');
+      return { IPAddress: ip, PrefixLength: cidr ? Number(len) : 0 };
+    };
+    const ipConfig = (cidr: string | undefined, gw: string): JsonObject => ({
+      IPSubnet: subnet(cidr),
+      IPSubnetV6: subnet(undefined),
+      DNSServers: null,
+      GatewayIPAddress: gw,
+      GatewayIPv6Address: '',
+    });
+    return {
+      NetworkContainerID: m?.id ?? '',
+      IPConfiguration: ipConfig(m?.ip, m?.gateway ?? ''),
+      IPv6Configuration: ipConfig(undefined, ''),
+      Routes: null,
+      CnetAddressSpace: m?.cnetAddressSpace?.length ? m.cnetAddressSpace.map(subnet) : null,
+      MultiTenancyInfo: { EncapType: m ? 'Vlan' : '', ID: m?.vlan ?? 0 },
+      PrimaryInterfaceIdentifier: m
+        ? (m.primaryInterfaceIdentifier ?? String(this.hostPrimary()['PrimaryIP']))
+        : '',
+      LocalIPConfiguration: ipConfig(m?.localIp, ''),
+      Response: resp,
+      AllowHostToNCCommunication: false,
+      AllowNCToHostCommunication: false,
+      SkipDefaultRoutes: false,
+      NetworkInterfaceInfo: { NICType: '', MACAddress: '' },
+    };
+  }
+}
+
+/**
+ * Go's `%v` of the request struct, as CNS's allocation error prints it: its fields' values in
+ * order (`IPConfigsRequest`: desired IPs, pod interface ID, infra container ID, the orchestrator
+ * context's bytes, ifname, two flags, backend MACs).
+ */
+function goRequestText(req: JsonObject, single: boolean): string {
+  const list = (v: Json | undefined): string =>
+    `[${Array.isArray(v) ? v.map((x) => String(x)).join(' ') : ''}]`;
+  const str = (v: Json | undefined): string => (typeof v === 'string' ? v : '');
+  const ctx = single ? req['OrchestratorContext'] : req['orchestratorContext'];
+  const bytes = `[${[...new TextEncoder().encode(JSON.stringify(ctx ?? null))].join(' ')}]`;
+  if (single)
+    return `{${str(req['DesiredIPAddress'])} ${str(req['PodInterfaceID'])} ${str(req['InfraContainerID'])} ${bytes} ${str(req['Ifname'])}}`;
+  return `{${list(req['desiredIPAddresses'])} ${str(req['podInterfaceID'])} ${str(req['infraContainerID'])} ${bytes} ${str(req['ifname'])} ${String(req['secondaryInterfacesExist'] === true)} ${String(req['BackendInterfaceExist'] === true)} ${list(req['BacknendInterfaceMacAddress'])}}`;
+}
+
+/** Start CNS on a node (it answers on `localhost:<port>` until `stop()`). */
+export function startCns(host: Host, options: CnsOptions = {}): CnsAgent {
+  return new CnsAgent(host, options);
+}

@@ -1,0 +1,305 @@
+/**
+ * azure-vnet's CNS modes (issue 16; reference azure-cni.md §2.1, §2.7, §5.4) against the CNS agent
+ * (src/plugins/cns): Swift (pod subnet) and Overlay with the conflists upstream ships
+ * (ACN v1.8.12 `cni/azure-windows-swift.conflist`, `cni/azure-windows-swift-overlay.conflist`),
+ * run under containerd. What the expectations come from:
+ * - the request azure-vnet sends (`cns/NetworkContainerContract.go` IPConfigsRequest tags, the
+ *   `BacknendInterfaceMacAddress` typo included; `PodInterfaceID` = `<cid[:8]>-<ifname>`,
+ *   `InfraContainerID` = the container ID: `cni/network/invoker_cns.go` Add);
+ * - the HNS shapes: the network's subnet and gateway from the NC's primary IP configuration, the
+ *   Swift NATs `{VirtualIP: <NC primary IP>, Destinations: [168.63.129.16]}` and
+ *   `{Destinations: [169.254.169.254]}` only for `executionMode: v4swift` outside Overlay and only
+ *   from build 18362 (`network_windows.go` getNATInfo);
+ * - Overlay's missing gateway: the subnet's address with its last byte + 1 on Windows
+ *   (`invoker_cns_test.go` "Test happy CNI Overlay add in v4overlay ipamMode": pod 10.240.1.242, NC
+ *   10.240.1.0/16 → gateway 10.240.0.1);
+ * - the client's texts (`cns/client/client.go`) and DEL's async delete
+ *   (`/var/run/azure-vnet/deleteIDs/<container ID>` holding the pod interface ID).
+ */
+import { describe, expect, it } from 'vitest';
+import { createHost, type Host } from '../../../src/host/host.js';
+import { HcnClient } from '../../../src/api/hcn/client.js';
+import { startCns, overlayNc, type CnsOptions } from '../../../src/plugins/cns/index.js';
+import { cid, files, namespace, podArgs, vnet } from './kit.js';
+
+/** ACN v1.8.12 `cni/azure-windows-swift.conflist`'s plugin object (with libcni's name and version). */
+const SWIFT = {
+  cniVersion: '1.0.0',
+  name: 'azure',
+  type: 'azure-vnet',
+  executionMode: 'v4swift',
+  capabilities: { portMappings: true, dns: true },
+  ipam: { type: 'azure-cns' },
+  dns: { Nameservers: ['10.0.0.10', '168.63.129.16'], Search: ['svc.cluster.local'] },
+  AdditionalArgs: [
+    {
+      Name: 'EndpointPolicy',
+      Value: { Type: 'OutBoundNAT', ExceptionList: ['10.240.0.0/16', '10.0.0.0/8'] },
+    },
+    { Name: 'EndpointPolicy', Value: { Type: 'ROUTE', DestinationPrefix: '10.0.0.0/8', NeedEncap: true } },
+  ],
+  windowsSettings: { hnsTimeoutDurationInSeconds: 120 },
+};
+
+/** ACN v1.8.12 `cni/azure-windows-swift-overlay.conflist`'s plugin object. */
+const OVERLAY = {
+  cniVersion: '0.3.0',
+  name: 'azure',
+  type: 'azure-vnet',
+  capabilities: { portMappings: true, dns: true },
+  ipam: { type: 'azure-cns', mode: 'overlay' },
+  dns: { Nameservers: ['10.0.0.10', '168.63.129.16'], Search: ['svc.cluster.local'] },
+  AdditionalArgs: SWIFT.AdditionalArgs,
+};
+
+const SWIFT_NC = {
+  id: 'swift-nc',
+  primaryIp: '10.241.0.4/16',
+  gateway: '10.241.0.1',
+  secondaryIps: ['10.241.0.5', '10.241.0.6'],
+};
+
+/** An AKS node (10.240.0.4/16 on `vEthernet (Ethernet)` after `ext`) with CNS started as `cns` says. */
+async function node(cns?: CnsOptions, profile?: 'ws2019' | 'ws2022') {
+  const host = createHost({
+    ...(profile ? { profile } : {}),
+    adapters: [
+      {
+        name: 'Ethernet',
+        ipAddress: '10.240.0.4/16',
+        gateway: '10.240.0.1',
+        macAddress: '00-0D-3A-00-00-01',
+      },
+    ],
+    azure: { nics: [{ adapter: 'Ethernet' }] },
+  });
+  await HcnClient.forHost(host).createNetwork({
+    Name: 'ext',
+    Type: 'L2Bridge',
+    Ipams: [
+      {
+        Type: 'Static',
+        Subnets: [
+          {
+            IpAddressPrefix: '192.168.255.0/30',
+            Routes: [{ NextHop: '192.168.255.1', DestinationPrefix: '0.0.0.0/0' }],
+          },
+        ],
+      },
+    ],
+    Policies: [{ Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } }],
+  });
+  const agent = cns ? startCns(host, cns) : undefined;
+  return { host, agent };
+}
+
+async function add(host: Host, conf: object, tag: string, name = 'web') {
+  const id = cid(tag);
+  const netns = await namespace(host);
+  const out = await vnet(host, {
+    command: 'ADD',
+    id,
+    netns,
+    conf: JSON.stringify(conf),
+    args: podArgs(name, 'default', id),
+  });
+  return { id, netns, out };
+}
+
+const azureNet = (host: Host) => [...host.hns.store.networks.values()].find((n) => n.Name === 'azure');
+/** Each endpoint's policies as HNS answers a query (`{Type, Settings}`). */
+const policiesOf = async (host: Host) =>
+  (await HcnClient.forHost(host).listEndpoints()).map((e) =>
+    (e.Policies ?? []).map((p) => ({ type: p.Type, raw: p.Settings as unknown })),
+  );
+
+describe('azure-vnet with CNS: Swift (pod subnet)', () => {
+  it('takes the pod IP from the NC; the network is the NC subnet with its gateway; Swift NATs the platform', async () => {
+    const { host, agent } = await node({ ncs: [SWIFT_NC] });
+    const { id, out } = await add(host, SWIFT, 'aaaa0001');
+    expect(out.exitCode, out.stdout).toBe(0);
+    const result = JSON.parse(out.stdout) as {
+      ips: { address: string; gateway: string }[];
+      routes: unknown[];
+    };
+    expect(result.ips).toEqual([{ address: '10.241.0.5/16', gateway: '10.241.0.1' }]);
+    expect(result.routes).toEqual([{ dst: '0.0.0.0/0', gw: '10.241.0.1' }]);
+    expect(agent!.assigned()).toEqual(new Map([[`${id.slice(0, 8)}-eth0`, ['10.241.0.5']]]));
+    const net = azureNet(host)!;
+    expect(net.Type).toBe('L2Bridge');
+    expect(net.Ipams[0]!.Subnets.map((s) => [s.IpAddressPrefix, s.Routes[0]!.NextHop])).toEqual([
+      ['10.241.0.0/16', '10.241.0.1'],
+    ]);
+    // the master is vEthernet (Ethernet), holding HostPrimaryIPInfo's subnet: no NetAdapterName
+    expect(net.Policies).toEqual([]);
+    const nats = (await policiesOf(host))[0]!.filter((p) => p.type === 'OutBoundNAT').map((p) => p.raw);
+    expect(nats).toEqual([
+      { Exceptions: ['10.240.0.0/16', '10.0.0.0/8'] },
+      { VirtualIP: '10.241.0.4', Destinations: ['168.63.129.16'] },
+      { Destinations: ['169.254.169.254'] },
+    ]);
+  });
+
+  it('sends the IPConfigsRequest upstream sends; a repeated request gets the same address', async () => {
+    const { host, agent } = await node({ ncs: [SWIFT_NC] });
+    const bodies: string[] = [];
+    // a listener in front of CNS on another port, as `cnsurl` can name one
+    host.http.listen(10091, (r) => {
+      bodies.push(r.body);
+      return host.http.request(r.method, `http://localhost:10090${r.path}`, r.body);
+    });
+    const conf = { ...SWIFT, cnsurl: 'http://localhost:10091' };
+    const { id, netns, out } = await add(host, conf, 'bbbb0002');
+    expect(out.exitCode, out.stdout).toBe(0);
+    expect(bodies).toEqual([
+      `{"desiredIPAddresses":null,"podInterfaceID":"${id.slice(0, 8)}-eth0","infraContainerID":"${id}","orchestratorContext":{"podName":"web","podNamespace":"default"},"ifname":"","secondaryInterfacesExist":false,"BackendInterfaceExist":false,"BacknendInterfaceMacAddress":null}\n`,
+    ]);
+    // CNS answers a repeated request with the same address (GetExistingIPConfig)
+    const body = bodies[0]!;
+    const ip = (t: string) =>
+      (JSON.parse(t) as { podIPInfo: { PodIPConfig: { IPAddress: string } }[] }).podIPInfo[0]!.PodIPConfig
+        .IPAddress;
+    expect(ip(host.http.request('POST', 'http://localhost:10090/network/requestipconfigs', body).body)).toBe(
+      '10.241.0.5',
+    );
+    // a repeated ADD of the live pod: HNS refuses the second endpoint, and the cleanup releases the
+    // pod interface at CNS — the live pod's address with it (CNS releases by pod interface)
+    const again = await vnet(host, {
+      command: 'ADD',
+      id,
+      netns,
+      conf: JSON.stringify(conf),
+      args: podArgs('web', 'default', id),
+    });
+    expect(JSON.parse(again.stdout)).toMatchObject({ code: 999 });
+    expect((JSON.parse(again.stdout) as { msg: string }).msg).toContain(
+      'The object already exists. (0x1392)',
+    );
+    expect(agent!.assigned().size).toBe(0);
+  });
+
+  it('on WS2019 (build 17763) the Swift NATs are left out', async () => {
+    const { host } = await node({ ncs: [SWIFT_NC] }, 'ws2019');
+    const { out } = await add(host, SWIFT, 'cccc0003');
+    expect(out.exitCode, out.stdout).toBe(0);
+    expect((await policiesOf(host))[0]!.filter((p) => p.type === 'OutBoundNAT')).toHaveLength(1);
+  });
+});
+
+describe('azure-vnet with CNS: Overlay', () => {
+  it('the node pod CIDR’s NC: gateway .1, pods from .2, no Swift NATs', async () => {
+    const { host } = await node({ ncs: [overlayNc('overlay-nc', '10.244.1.0/24')] });
+    const { out } = await add(host, OVERLAY, 'dddd0004');
+    expect(out.exitCode, out.stdout).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      ips: [{ address: '10.244.1.2/24', gateway: '10.244.1.1' }],
+    });
+    expect(azureNet(host)!.Ipams[0]!.Subnets[0]!.IpAddressPrefix).toBe('10.244.1.0/24');
+    expect((await policiesOf(host))[0]!.filter((p) => p.type === 'OutBoundNAT')).toHaveLength(1);
+  });
+
+  it('an Overlay NC without a gateway: the subnet address + 1 (invoker_cns_test.go v4overlay vector)', async () => {
+    const { host } = await node({
+      ncs: [{ id: 'nc', primaryIp: '10.240.1.0/16', gateway: '', secondaryIps: ['10.240.1.242'] }],
+    });
+    const { out } = await add(host, OVERLAY, 'eeee0005');
+    expect(out.exitCode, out.stdout).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      ips: [{ address: '10.240.1.242/16', gateway: '10.240.0.1' }],
+      routes: [{ dst: '0.0.0.0/0', gw: '10.240.0.1' }],
+    });
+  });
+
+  it('the same NC without a gateway outside Overlay is an invalid response', async () => {
+    const { host, agent } = await node({
+      ncs: [{ id: 'nc', primaryIp: '10.240.1.0/16', gateway: '', secondaryIps: ['10.240.1.242'] }],
+    });
+    const before = host.hns.store.endpoints.size;
+    const { out } = await add(host, SWIFT, 'ffff0006');
+    expect(JSON.parse(out.stdout)).toEqual({
+      code: 999,
+      msg: 'IPAM Invoker Add failed with error: failed to add ipam invoker: %w: Gateway address  from response is invalid: invalid arg(s)',
+    });
+    expect(host.hns.store.endpoints.size).toBe(before);
+    // the address CNS assigned stays assigned: upstream's cleanup runs only for addresses it parsed
+    expect([...agent!.assigned().values()]).toEqual([['10.240.1.242']]);
+  });
+});
+
+describe('azure-vnet with CNS: failures and DEL', () => {
+  it('CNS not running: the ADD fails with Go’s refused-connection text and leaves HNS and the state alone', async () => {
+    const { host } = await node();
+    const before = {
+      nets: host.hns.store.networks.size,
+      eps: host.hns.store.endpoints.size,
+      files: files(host),
+    };
+    const { out } = await add(host, SWIFT, 'aaaa0007');
+    expect(out.exitCode).toBe(1);
+    expect(JSON.parse(out.stdout)).toEqual({
+      code: 999,
+      msg: 'IPAM Invoker Add failed with error: failed to add ipam invoker: Failed to get IP address from CNS: http request failed: Post "http://localhost:10090/network/requestipconfigs": dial tcp 127.0.0.1:10090: connectex: No connection could be made because the target machine actively refused it.',
+    });
+    expect({
+      nets: host.hns.store.networks.size,
+      eps: host.hns.store.endpoints.size,
+      files: files(host),
+    }).toEqual(before);
+  });
+
+  it('the pool exhausted: CNS code 32’s message reaches the runtime; what CNS assigned is unchanged', async () => {
+    const { host, agent } = await node({ ncs: [{ ...SWIFT_NC, secondaryIps: ['10.241.0.5'] }] });
+    await add(host, SWIFT, 'aaaa0008', 'one');
+    const { id, out } = await add(host, SWIFT, 'bbbb0009', 'two');
+    const err = JSON.parse(out.stdout) as { code: number; msg: string };
+    expect(err.code).toBe(999);
+    expect(err.msg).toContain(
+      'Failed to get IP address from CNS: AllocateIPConfig failed: not enough IPs available of type ipv4 for swift-nc, waiting on Azure CNS to allocate more with NC Status: , IP config request is {[] ',
+    );
+    expect(err.msg).toContain(`${id.slice(0, 8)}-eth0 ${id} [123 34 112 111 100 78 97 109 101 34`);
+    expect([...agent!.assigned().values()]).toEqual([['10.241.0.5']]);
+  });
+
+  it('CNS answering 404 on requestipconfigs: the single-IP API is used', async () => {
+    const { host, agent } = await node({ ncs: [SWIFT_NC] });
+    const paths: string[] = [];
+    host.http.listen(10092, (r) => {
+      paths.push(r.path);
+      if (r.path === '/network/requestipconfigs') return { status: 404, body: '404 page not found\n' };
+      return host.http.request(r.method, `http://localhost:10090${r.path}`, r.body);
+    });
+    const { out } = await add(host, { ...SWIFT, cnsurl: 'http://localhost:10092' }, 'cccc0010');
+    expect(out.exitCode, out.stdout).toBe(0);
+    expect(paths).toEqual(['/network/requestipconfigs', '/network/requestipconfig']);
+    expect([...agent!.assigned().values()]).toEqual([['10.241.0.5']]);
+  });
+
+  it('DEL releases at CNS; with CNS down it leaves the pod in deleteIDs and succeeds; CNS releases it when it starts', async () => {
+    const { host, agent } = await node({ ncs: [SWIFT_NC] });
+    const a = await add(host, SWIFT, 'aaaa0011', 'a');
+    const b = await add(host, SWIFT, 'bbbb0012', 'b');
+    const del = (x: typeof a, conf: object = SWIFT) =>
+      vnet(host, {
+        command: 'DEL',
+        id: x.id,
+        netns: x.netns,
+        conf: JSON.stringify(conf),
+        args: podArgs('a', 'default', x.id),
+      });
+    expect((await del(a)).exitCode).toBe(0);
+    expect([...agent!.assigned().keys()]).toEqual([`${b.id.slice(0, 8)}-eth0`]);
+    agent!.stop();
+    const failed = await del(b, { ...SWIFT, disableAsyncDelete: true });
+    expect(JSON.parse(failed.stdout)).toEqual({
+      code: 11,
+      msg: 'failed to release address: failed to release IP address using ReleaseIPs and async delete is disabled: Post "http://localhost:10090/network/releaseipconfigs": dial tcp 127.0.0.1:10090: connectex: No connection could be made because the target machine actively refused it.',
+    });
+    const ok = await del(b);
+    expect(ok.exitCode, ok.stdout).toBe(0);
+    expect(host.files.read(`/var/run/azure-vnet/deleteIDs/${b.id}`)).toBe(`${b.id.slice(0, 8)}-eth0`);
+    expect(agent!.assigned().size).toBe(1);
+    agent!.start();
+    expect(agent!.assigned().size).toBe(0);
+    expect(host.files.list('/var/run/azure-vnet/deleteIDs')).toEqual([]);
+  });
+});
