@@ -369,7 +369,12 @@ export {
   type CnsNetworkContainerSpec,
   type CnsMultitenantSpec,
 } from './plugins/cns/index.js';
-export { LocalHttp, ConnectionRefused, type LocalHttpHandler, type LocalHttpRequest } from './host/localhttp.js';
+export {
+  LocalHttp,
+  ConnectionRefused,
+  type LocalHttpHandler,
+  type LocalHttpRequest,
+} from './host/localhttp.js';
 
 // real Windows binaries under Wine (src/wine; docs/wine.md)
 export {

@@ -30,6 +30,15 @@ import {
 import type { AzureEdge, PlatformAnswer } from '../dataplane/host-scope.js';
 import type { Packet } from '../vswitch/contracts.js';
 
+/**
+ * What NMAgent lists as supported on a current Azure host (our choice of list: the two names
+ * azure-vnet looks for, both present — SNAT and DNS handled by the platform).
+ */
+export const DEFAULT_NMAGENT_APIS: readonly string[] = Object.freeze([
+  'NetworkManagementSnatSupport',
+  'NetworkManagementDNSSupport',
+]);
+
 /** The wireserver's address. */
 export const WIRESERVER_IP = '168.63.129.16';
 /** The Instance Metadata Service's address. */
@@ -55,6 +64,12 @@ export interface AzureVmSpec {
    * subnets).
    */
   readonly addressSpace?: readonly string[];
+  /**
+   * The API names NMAgent lists at the wireserver's `GetSupportedApis` (default: a current host's,
+   * with `NetworkManagementSnatSupport` and `NetworkManagementDNSSupport`); multitenant azure-vnet
+   * decides SNAT for DNS and on the host from them.
+   */
+  readonly nmagentApis?: readonly string[];
 }
 
 /** One NIC as the fabric holds it. */
@@ -82,6 +97,7 @@ export interface AzureVmState {
     readonly nsg?: NsgSpec;
   }[];
   readonly addressSpace: readonly string[];
+  readonly nmagentApis?: readonly string[];
 }
 
 /** What a platform address answered: the HTTP status and body. */
@@ -109,6 +125,8 @@ export class AzureVm {
     readonly nics: readonly AzureNic[],
     /** The VNet's address space as intervals (the VirtualNetwork tag). */
     readonly addressSpace: AddressSpace,
+    /** What NMAgent's GetSupportedApis lists. */
+    readonly nmagentApis: readonly string[] = DEFAULT_NMAGENT_APIS,
   ) {}
 
   /** Build from `createHost`'s `azure` option; a bad spec is E_INVALIDARG naming the problem. */
@@ -116,7 +134,13 @@ export class AzureVm {
     if (typeof spec !== 'object' || spec === null || !Array.isArray(spec.nics))
       specError('nics must be a list');
     for (const k of Object.keys(spec))
-      if (k !== 'nics' && k !== 'addressSpace') specError(`unknown key "${k}" (nics, addressSpace)`);
+      if (k !== 'nics' && k !== 'addressSpace' && k !== 'nmagentApis')
+        specError(`unknown key "${k}" (nics, addressSpace, nmagentApis)`);
+    if (
+      spec.nmagentApis !== undefined &&
+      (!Array.isArray(spec.nmagentApis) || !spec.nmagentApis.every((x: unknown) => typeof x === 'string'))
+    )
+      specError('nmagentApis must be a list of API names');
     if (spec.nics.length === 0) specError('a VM has at least one NIC');
     const taken = new Set<string>();
     const used = new Set<number>();
@@ -175,7 +199,7 @@ export class AzureVm {
         return { lo: p.addr, hi: p.addr + 2 ** (32 - p.len) - 1 };
       });
     }
-    return new AzureVm(nics, space);
+    return new AzureVm(nics, space, spec.nmagentApis ? [...spec.nmagentApis] : DEFAULT_NMAGENT_APIS);
   }
 
   /** What a host snapshot keeps of the VM. */
@@ -190,6 +214,7 @@ export class AzureVm {
         ...(n.nsgSpec !== undefined ? { nsg: n.nsgSpec } : {}),
       })),
       addressSpace: this.addressSpace.map((r) => `${formatIPv4(r.lo)}/${32 - Math.log2(r.hi - r.lo + 1)}`),
+      ...(this.nmagentApis !== DEFAULT_NMAGENT_APIS ? { nmagentApis: [...this.nmagentApis] } : {}),
     };
   }
 
@@ -232,7 +257,10 @@ export class AzureVm {
       if (!p || p.family !== 4) specError(`snapshot: addressSpace ${JSON.stringify(c)} is not an IPv4 CIDR`);
       return { lo: p.addr, hi: p.addr + 2 ** (32 - p.len) - 1 };
     });
-    return new AzureVm(nics, space);
+    const apis = Array.isArray(o.nmagentApis)
+      ? o.nmagentApis.filter((x): x is string => typeof x === 'string')
+      : undefined;
+    return new AzureVm(nics, space, apis ?? DEFAULT_NMAGENT_APIS);
   }
 
   /** The wireserver's `getinterfaceinfov1` document. */
@@ -272,6 +300,12 @@ export function platformGet(vm: AzureVm | undefined, url: string): PlatformReply
     const path = m![3] || '/';
     if (`http://${WIRESERVER_IP}${path}` === INTERFACE_INFO_URL)
       return { status: 200, body: vm.interfaceInfoXml() };
+    // NMAgent's supported APIs (nmagent/responses.go SupportedAPIsResponseXML)
+    if (/^\/machine\/plugins\/?\?comp=nmagent&type=GetSupportedApis$/.test(path))
+      return {
+        status: 200,
+        body: `<SupportedAPIsResponseXML>${vm.nmagentApis.map((a) => `<type>${a}</type>`).join('')}</SupportedAPIsResponseXML>`,
+      };
     return { status: 404, body: '' };
   }
   throw new PlatformUnreachable(url, `${host}:${port}`);

@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { aksDemoCluster } from '../../src/testing/index.js';
 import {
+  startCns,
+  overlayNc,
   azureVnetIpam,
   kubernetesFlows,
   ContainerdRuntime,
@@ -273,5 +275,33 @@ describe('docs/cni.md', () => {
     expect(vnet?.rule?.kind).toBe('AzureHost');
     expect(vnet?.detail).toContain('10.224.0.15, a secondary IP of its NIC');
     expect(vnet?.packetAfter.srcMac).toBe(0x123456789abc);
+  });
+
+  it('Azure CNS: upstream’s Overlay conflist with CNS answering, stop and start', async () => {
+    const host = createHost({
+      adapters: [{ name: 'Ethernet', ipAddress: '10.240.0.4/16', gateway: '10.240.0.1' }],
+      azure: { nics: [{ adapter: 'Ethernet' }] },
+    });
+    const cns = startCns(host, { ncs: [overlayNc('overlay-nc', '10.244.1.0/24')] });
+    const overlay = {
+      cniVersion: '0.3.0',
+      name: 'azure',
+      plugins: [
+        {
+          type: 'azure-vnet',
+          ipam: { type: 'azure-cns', mode: 'overlay' },
+          dns: { Nameservers: ['10.0.0.10', '168.63.129.16'], Search: ['svc.cluster.local'] },
+        },
+      ],
+    };
+    const rt = new ContainerdRuntime(host, { networks: [cniNetwork(host, overlay)] });
+    const pod = await rt.runPodSandbox({ metadata: { name: 'web', namespace: 'default', uid: 'u1' } });
+    expect((await rt.podSandboxStatus(pod)).network.ip).toBe('10.244.1.2');
+    expect([...cns.assigned().values()]).toEqual([['10.244.1.2']]);
+    cns.stop();
+    await rt.stopPodSandbox(pod);
+    expect(host.files.list('/var/run/azure-vnet/deleteIDs')).toHaveLength(1);
+    cns.start();
+    expect(cns.assigned().size).toBe(0);
   });
 });

@@ -147,7 +147,10 @@ describe('createHost({ azure }) refuses a configuration Azure could not have', (
   it('names the problem', () => {
     expect(() =>
       createHost({ adapters, azure: { nics: [{ adapter: 'Ethernet' }], vnet: 1 } as never }),
-    ).toThrow('azure: unknown key "vnet" (nics, addressSpace)');
+    ).toThrow('azure: unknown key "vnet" (nics, addressSpace, nmagentApis)');
+    expect(() =>
+      createHost({ adapters, azure: { nics: [{ adapter: 'Ethernet' }], nmagentApis: 'x' } as never }),
+    ).toThrow('azure: nmagentApis must be a list of API names');
     bad([], 'azure: a VM has at least one NIC');
     bad([null], 'azure: nic 0 must be an object');
     bad([{ adapter: 'Ethernet', ips: [] }], 'azure: nic 0: unknown key "ips" (adapter, secondaryIps, nsg)');
@@ -167,5 +170,25 @@ describe('createHost({ azure }) refuses a configuration Azure could not have', (
       [{ adapter: 'Ethernet', secondaryIps: ['fd00::5'] }],
       'azure: nic 0: secondary IP "fd00::5" is not an IPv4 address',
     );
+  });
+});
+
+// NMAgent's GetSupportedApis on the wireserver (nmagent/responses.go SupportedAPIsResponseXML; the
+// URL multitenant azure-vnet builds, cni/network/network.go buildNmAgentSupportedApisURL), and a
+// snapshot keeping a VM's own list.
+describe('the wireserver answers NMAgent’s supported APIs', () => {
+  const url = 'http://168.63.129.16/machine/plugins/?comp=nmagent&type=GetSupportedApis';
+  it('lists the VM’s APIs as NMAgent writes them, and a snapshot keeps a list of its own', () => {
+    const adapters = [{ name: 'Ethernet', ipAddress: '10.240.0.4/16' }];
+    const current = createHost({ adapters, azure: { nics: [{ adapter: 'Ethernet' }] } });
+    expect(current.platformGet(url)).toEqual({
+      status: 200,
+      body: '<SupportedAPIsResponseXML><type>NetworkManagementSnatSupport</type><type>NetworkManagementDNSSupport</type></SupportedAPIsResponseXML>',
+    });
+    const old = createHost({ adapters, azure: { nics: [{ adapter: 'Ethernet' }], nmagentApis: [] } });
+    expect(old.platformGet(url).body).toBe('<SupportedAPIsResponseXML></SupportedAPIsResponseXML>');
+    const again = createHost({ adapters });
+    again.restore(old.snapshot());
+    expect(again.platformGet(url).body).toBe('<SupportedAPIsResponseXML></SupportedAPIsResponseXML>');
   });
 });

@@ -35,9 +35,12 @@
  * - **GET_ENDPOINT_STATE** (what CNS runs, in `C:\k`) prints network `azure`'s endpoints as
  *   `api.AzureCNIState` (state.ts `endpointStateText`).
  *
- * Not modelled (docs/model.md "azure-vnet"): CNS-backed modes (`ipam.type: azure-cns`,
- * `multiTenancy`, Swift/Overlay: the CNS at `http://localhost:10090` never answers), baremetal's NNS
- * agent, the non-standard `UPDATE` command. A lock that stays taken for
+ * - With `ipam.type: azure-cns` (Swift, Overlay) the addresses come from CNS (cns.ts; the agent is
+ *   src/plugins/cns), with `multiTenancy` the pod's NC from CNS and the SNAT choice from NMAgent
+ *   (`multitenantAdd`); **UPDATE** follows `NetPlugin.Update` to its end on Windows (`update`).
+ *
+ * Not modelled (docs/model.md "azure-vnet"): SwiftV2 NIC types, dual-NIC multitenancy, baremetal's
+ * NNS agent. A lock that stays taken for
  * 60 s of the node's time ends the invocation with code 11 (`withStoreLock`).
  */
 import { joinPath } from '../../core/files.js';
@@ -74,9 +77,10 @@ import {
   INFRA_NIC,
   type AzureCniRelease,
   type EndpointInfo,
+  type MultitenantInfo,
 } from './network.js';
 import { loopbackDsrPolicy, runtimePortMappings, endpointPolicy, type NatInfo } from './policy.js';
-import { CNS_DEFAULT_URL, cnsInvokerAdd, cnsInvokerDelete } from './cns.js';
+import { CNS_DEFAULT_URL, cnsInvokerAdd, cnsInvokerDelete, getNetworkContainers } from './cns.js';
 import { IMDS_IP, WIRESERVER_IP } from '../../host/azure.js';
 import {
   emptyManager,
@@ -101,6 +105,8 @@ export const CNI_STATE_FILE_PATH = 'C:\\k\\azure-vnet.json';
 export const CNI_IPAM_STATE_PATH = 'C:\\k\\azure-vnet-ipam.json';
 /** ACN `cni.CmdGetEndpointsState`, and the network whose endpoints it dumps. */
 const GET_ENDPOINT_STATE = 'GET_ENDPOINT_STATE';
+/** ACN `cni.CmdUpdate`. */
+const UPDATE = 'UPDATE';
 const AZURE_STATE_NETWORK = 'azure';
 const V4_SWIFT = 'v4swift';
 const OVERLAY_IPAM_MODES = new Set(['v4overlay', 'dualStackOverlay', 'overlay']);
@@ -191,6 +197,27 @@ function natInfo(c: AcnNetworkConfig, ncPrimaryIp: string): NatInfo[] {
     { virtualIp: ncPrimaryIp, destinations: [WIRESERVER_IP] },
     { virtualIp: '', destinations: [IMDS_IP] },
   ];
+}
+
+/** `GetPodNameWithoutSuffix`: a deployment pod's name without its two generated parts. */
+export function podNameWithoutSuffix(name: string): string {
+  const parts = name.split('-');
+  return parts.length > 2 ? parts.slice(0, -2).join('-') : name;
+}
+
+/** NMAgent's `GetSupportedApis` on the wireserver, as `buildNmAgentSupportedApisURL` writes it. */
+const NMAGENT_SUPPORTED_APIS_URL = `http://${WIRESERVER_IP}/machine/plugins/?comp=nmagent&type=GetSupportedApis`;
+const NMAGENT_SNAT_SUPPORT = 'NetworkManagementSnatSupport';
+const NMAGENT_DNS_SUPPORT = 'NetworkManagementDNSSupport';
+
+/** `getNetworkName` for a multitenant NC: `<name>-vlan<ID>-<masked CIDR, . → -, / → _>`. */
+export function multitenantNetworkName(name: string, vlan: number, ip: string, len: number): string {
+  const n = parseCIDRNet(`${ip}/${len}`);
+  if (!n)
+    throw new Error(
+      `cns returned invalid CIDR ${ip}/${len}: netip.ParsePrefix("${ip}/${len}"): bad IP address`,
+    );
+  return `${name}-vlan${vlan}-${netString(n).replaceAll('.', '-').replaceAll('/', '_')}`;
 }
 
 /** One process of the plugin: its network manager over the state file. */
@@ -303,6 +330,124 @@ class VnetProcess {
       address === null ? null : address.IP,
       c.disableAsyncDelete,
     );
+  }
+
+  /**
+   * `DetermineSnatFeatureOnHost`: the cached `%TEMP%\snatConfig` if it decodes (upstream writes the
+   * cache as `snatConfig.json`, so it is never found), else NMAgent's supported APIs from the
+   * wireserver — no `NetworkManagementDNSSupport`: SNAT for DNS, and SNAT on the host unless
+   * `NetworkManagementSnatSupport` — written to `%TEMP%\snatConfig.json`.
+   */
+  private snatFeatures(ctx: PluginContext): { snatForDns: boolean; snatOnHost: boolean } {
+    const temp = ctx.env['TEMP'] ?? '';
+    const cached = this.host.files.read(`${temp}\\snatConfig`);
+    if (cached !== undefined) {
+      try {
+        const v = JSON.parse(cached) as { EnableSnatOnHost?: boolean; EnableSnatForDns?: boolean };
+        return { snatForDns: v.EnableSnatForDns === true, snatOnHost: v.EnableSnatOnHost === true };
+      } catch {
+        // logged; NMAgent is asked
+      }
+    }
+    if (!this.host.httpRequest) throw new Error(`Get "${NMAGENT_SUPPORTED_APIS_URL}": no route`);
+    const r = this.host.httpRequest('GET', NMAGENT_SUPPORTED_APIS_URL);
+    if (r.status !== 200) throw new Error(`nmagent request status code:${r.status}`);
+    const dns = r.body.includes(NMAGENT_DNS_SUPPORT);
+    const out = { snatForDns: !dns, snatOnHost: !dns && !r.body.includes(NMAGENT_SNAT_SUPPORT) };
+    this.host.files.write(
+      `${temp}\\snatConfig.json`,
+      JSON.stringify({ EnableSnatOnHost: out.snatOnHost, EnableSnatForDns: out.snatForDns }),
+    );
+    return out;
+  }
+
+  /**
+   * The multitenant ADD's CNS part (`GetAllNetworkContainers`): the pod's one NC — its address
+   * and gateway, its routes and cnet routes, the host subnet of the interface holding its
+   * `PrimaryInterfaceIdentifier`, and the network name with its VLAN.
+   */
+  private multitenantAdd(
+    ctx: PluginContext,
+    c: AcnNetworkConfig,
+    pod: { name: string; namespace: string },
+  ): { ifInfo: InterfaceInfo; mt: MultitenantInfo; networkId: string } {
+    let snat: { snatForDns: boolean; snatOnHost: boolean };
+    try {
+      snat = this.snatFeatures(ctx);
+    } catch (e) {
+      throw new Error(errorMessage(e));
+    }
+    c.enableSnatOnHost = snat.snatOnHost;
+    const podName = c.enableExactMatchForPodName ? pod.name : podNameWithoutSuffix(pod.name);
+    let ncs;
+    try {
+      ncs = getNetworkContainers(
+        this.host,
+        c.cnsurl !== '' ? c.cnsurl : CNS_DEFAULT_URL,
+        podName,
+        pod.namespace,
+      );
+      if (ncs.length > 1)
+        throw new Error('dual-NIC multitenancy (several NCs for a pod) is not modelled by hnsim');
+      if (ncs.length === 0) throw new Error('no network container for the pod');
+    } catch (e) {
+      throw new Error(
+        `GetAllNetworkContainers failed for podname ${pod.name} namespace ${pod.namespace}. error: ${errorMessage(e)}`,
+      );
+    }
+    const nc = ncs[0]!;
+    const field = (o: unknown, k: string): unknown =>
+      o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined;
+    const text = (o: unknown, k: string): string => {
+      const v = field(o, k);
+      return typeof v === 'string' ? v : '';
+    };
+    const ipc = field(nc, 'IPConfiguration');
+    const ip = text(field(ipc, 'IPSubnet'), 'IPAddress');
+    const len = Number(field(field(ipc, 'IPSubnet'), 'PrefixLength') ?? 0);
+    const gateway = text(ipc, 'GatewayIPAddress');
+    const identifier = text(nc, 'PrimaryInterfaceIdentifier');
+    let hostSubnet = '';
+    for (const iface of this.host.interfaces?.() ?? []) {
+      for (const a of iface.addrs ?? []) if (a.split('/')[0] === identifier) hostSubnet ||= a;
+    }
+    if (hostSubnet === '')
+      throw new Error(
+        `GetAllNetworkContainers failed for podname ${pod.name} namespace ${pod.namespace}. error: Interface not found for this ip`,
+      );
+    if (snat.snatOnHost && text(field(field(nc, 'LocalIPConfiguration'), 'IPSubnet'), 'IPAddress') === '')
+      throw new Error(
+        `GetAllNetworkContainers failed for podname ${pod.name} namespace ${pod.namespace}. error: Snat IP not populated`,
+      );
+    const cnetList = field(nc, 'CnetAddressSpace');
+    const cnet = (Array.isArray(cnetList) ? cnetList : []).map(
+      (x) => `${text(x, 'IPAddress')}/${String(field(x, 'PrefixLength'))}`,
+    );
+    const ncRoutes = field(nc, 'Routes');
+    const routes = [
+      ...(Array.isArray(ncRoutes) ? ncRoutes : []).map((r) =>
+        routeInfo(text(r, 'IPAddress'), text(r, 'GatewayIPAddress')),
+      ),
+      ...cnet.map((x) => routeInfo(x, gateway)),
+    ];
+    const vlanId = Number(field(field(nc, 'MultiTenancyInfo'), 'ID') ?? 0);
+    return {
+      ifInfo: {
+        ipConfigs: [{ address: ipNet(ip, len, 4), gateway, family: 4 }],
+        routes,
+        dns: { Suffix: '', Servers: null, Options: null },
+        hostSubnetPrefix: hostSubnet,
+        ipv6Enabled: false,
+      },
+      mt: {
+        vlanId,
+        networkContainerId: text(nc, 'NetworkContainerID'),
+        cnetAddressSpace: cnet,
+        primaryInterfaceIp: identifier,
+        enableSnatForDns: snat.snatForDns,
+      },
+      networkId: multitenantNetworkName(c.name, vlanId, ip, len),
+    };
   }
 
   /** `AzureIPAMInvoker.Add`. */
@@ -500,10 +645,6 @@ class VnetProcess {
         'baremetal mode needs the node network service (NNS) agent, which hnsim does not model',
       );
     }
-    if (c.multiTenancy) {
-      const url = c.cnsurl !== '' ? c.cnsurl : 'http://localhost:10090';
-      throw new Error(`multiTenancy through CNS at ${url} is not modelled by hnsim yet`);
-    }
   }
 
   /** `NetPlugin.Add`. */
@@ -521,19 +662,36 @@ class VnetProcess {
     this.mgr.hnsTimeoutSeconds = c.windowsSettings.hnsTimeoutDurationInSeconds;
     this.unsupported(c);
     let ifInfo: InterfaceInfo;
+    let multitenant: { mt: MultitenantInfo; networkId: string } | undefined;
     const cns = c.ipam.type === AZURE_CNS;
-    try {
-      ifInfo = cns ? this.cnsAdd(args, c, pod) : await this.ipamAdd(ctx, c);
-    } catch (e) {
-      throw new Wrapped(
-        'IPAM Invoker Add failed with error: ',
-        new Wrapped('failed to add ipam invoker: ', e),
-      );
+    if (c.multiTenancy) {
+      const r = this.multitenantAdd(ctx, c, pod);
+      ifInfo = r.ifInfo;
+      multitenant = r;
+    } else {
+      try {
+        ifInfo = cns ? this.cnsAdd(args, c, pod) : await this.ipamAdd(ctx, c);
+      } catch (e) {
+        throw new Wrapped(
+          'IPAM Invoker Add failed with error: ',
+          new Wrapped('failed to add ipam invoker: ', e),
+        );
+      }
     }
     const policies = policiesFromConfig(c.AdditionalArgs);
     let info: EndpointInfo | undefined;
     try {
       info = this.endpointInfo(args, c, pod, ifInfo, policies);
+      if (multitenant) {
+        info.networkId = multitenant.networkId;
+        info.multitenancy = multitenant.mt;
+        // SetupRoutingForMultitenancy: without SNAT on the host, a default route via the NC gateway
+        if (!c.enableSnatOnHost)
+          info.routes = [...info.routes, routeInfo('0.0.0.0/0', ifInfo.ipConfigs[0]!.gateway)];
+        info.natInfo = multitenant.mt.enableSnatForDns
+          ? [{ virtualIp: '', destinations: [WIRESERVER_IP] }]
+          : [];
+      }
       try {
         if (!this.mgr.getNetwork(info.networkId)) {
           this.mgr.addExternalInterface(info.masterIfName, info.hostSubnetPrefix);
@@ -552,7 +710,8 @@ class VnetProcess {
         throw new Wrapped('failed to create endpoint: ', e);
       }
     } catch (e) {
-      for (const ip of ifInfo.ipConfigs) {
+      // multitenancy: CNI does not release CNS's addresses
+      for (const ip of c.multiTenancy ? [] : ifInfo.ipConfigs) {
         if (cns) {
           try {
             this.cnsDelete(args, c, ip.address);
@@ -637,6 +796,79 @@ class VnetProcess {
     } catch (e) {
       throw retriable(`failed to delete state: ${errorMessage(e)}`);
     }
+  }
+
+  /**
+   * The non-standard `UPDATE` (`HandleIfCniUpdate` → `NetPlugin.Update`): find the pod's endpoint
+   * (`enableExactMatchForPodName`, else the recorded pod name without its two generated parts
+   * must be the given one), ask CNS for its NC (`GetNetworkContainer`), and update the endpoint —
+   * which on Windows (`updateEndpointImpl` returns no endpoint) dereferences nil: the deferred
+   * print writes an empty result at the configuration's version and the process exits 1, the state
+   * untouched. Any error before that is only logged: nothing printed, exit 0.
+   */
+  update(env: Readonly<Record<string, string | undefined>>, stdinData: string | Uint8Array): ExecOutput {
+    const stdin = typeof stdinData === 'string' ? stdinData : new TextDecoder().decode(stdinData);
+    const quiet: ExecOutput = { exitCode: 0, stdout: '', stderr: '' };
+    try {
+      const name = (JSON.parse(stdin) as { name?: unknown }).name;
+      if (typeof name !== 'string' || name === '') return quiet;
+    } catch {
+      return quiet;
+    }
+    let c: AcnNetworkConfig;
+    try {
+      c = parseNetworkConfig(stdin);
+    } catch {
+      return quiet;
+    }
+    // validateArgs, then the pod's name and namespace (failures are logged, nothing printed)
+    const containerId = env['CNI_CONTAINERID'] ?? '';
+    const ifName = env['CNI_IFNAME'] ?? '';
+    if (!ALLOWED_INPUT.test(containerId) || !ALLOWED_INPUT.test(ifName) || !ALLOWED_INPUT.test(c.bridge))
+      return quiet;
+    let pod: { name: string; namespace: string };
+    try {
+      const p = parseCniArgs(env['CNI_ARGS'] ?? '');
+      if (p.podNamespace === '' || p.podName === '') return quiet;
+      pod = { name: p.podName, namespace: p.podNamespace };
+    } catch {
+      return quiet;
+    }
+    const nw = this.mgr.getNetwork(c.name)?.nw;
+    if (!nw) return quiet;
+    const matches = [...(nw.Endpoints?.values() ?? [])].filter(
+      (ep) =>
+        (c.enableExactMatchForPodName
+          ? ep.PODName === pod.name
+          : podNameWithoutSuffix(ep.PODName) === pod.name) && ep.PODNameSpace === pod.namespace,
+    );
+    if (matches.length !== 1) return quiet;
+    try {
+      const body = {
+        NetworkContainerid: '',
+        OrchestratorContext: { podName: pod.name, podNamespace: pod.namespace },
+      };
+      const r = this.host.httpRequest?.(
+        'POST',
+        `${c.cnsurl !== '' ? c.cnsurl : CNS_DEFAULT_URL}/network/getnetworkcontainerbyorchestratorcontext`,
+        `${JSON.stringify(body)}\n`,
+      );
+      const doc =
+        r && r.status === 200 ? (JSON.parse(r.body) as { Response?: { ReturnCode?: number } }) : undefined;
+      if (!doc || (doc.Response?.ReturnCode ?? 0) !== 0) return quiet;
+    } catch {
+      return quiet;
+    }
+    // nm.UpdateEndpoint → updateEndpointImpl (nil, nil) → ep.Routes on nil: a panic; the deferred
+    // print runs first, then main's recover exits 1
+    const out = {
+      text: '',
+      write(t: string) {
+        this.text += t;
+      },
+    };
+    printResult(out, { cniVersion: '1.0.0', dns: {} }, c.cniVersion);
+    return { exitCode: 1, stdout: out.text, stderr: '' };
   }
 
   /** `NetPlugin.Get` (CNI CHECK). */
@@ -755,6 +987,8 @@ export function createAzureVnet(options: AzureVnetOptions = {}): CniPlugin {
             );
             return { exitCode: 1, stdout: errorText(err), stderr: '' };
           }
+          // main.go: UPDATE is handled before skel (network/common.go HandleIfCniUpdate)
+          if (request.env['CNI_COMMAND'] === UPDATE) return proc.update(request.env, request.stdin);
           // main.go: the state dump CNS asks for (network "azure"), before skel
           if (request.env['CNI_COMMAND'] === GET_ENDPOINT_STATE) {
             const text = endpointStateText(proc.mgr.nm, AZURE_STATE_NETWORK);

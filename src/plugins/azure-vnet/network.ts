@@ -77,6 +77,19 @@ export interface EndpointInfo {
   enableSnatOnHost: boolean;
   /** Set when this ADD created or looked up the HNS network. */
   hnsNetworkId: string;
+  /** Multitenancy (Swift v1): the NC CNS gave the pod (VLAN, cnet address space, …). */
+  multitenancy?: MultitenantInfo;
+}
+
+/** What a multitenant ADD knows from CNS and NMAgent (`setNetworkOptions`, `setEndpointOptions`). */
+export interface MultitenantInfo {
+  readonly vlanId: number;
+  readonly networkContainerId: string;
+  /** `cnetAddressSpace` as `ip/len` texts. */
+  readonly cnetAddressSpace: readonly string[];
+  /** `PrimaryInterfaceIdentifier`: the ProviderAddress when no adapter is named. */
+  readonly primaryInterfaceIp: string;
+  readonly enableSnatForDns: boolean;
 }
 
 /** The endpoint key: `GetEndpointID` — '' for a container ID of 8 characters or fewer. */
@@ -248,7 +261,7 @@ export class NetworkManager {
       Id: info.networkId,
       HnsId: hnsId,
       Mode: info.mode,
-      VlanId: 0,
+      VlanId: info.multitenancy?.vlanId ?? 0,
       Subnets: null,
       Endpoints: new Map(),
       DNS: zeroDns(),
@@ -270,7 +283,13 @@ export class NetworkManager {
     if (info.adapterName !== '' || !extIf.Name.startsWith(V_ETHERNET)) {
       const adapter = info.adapterName !== '' ? info.adapterName : extIf.Name;
       doc.Policies = [{ Type: 'NetAdapterName', Settings: { NetworkAdapterName: adapter } }];
+    } else if (info.multitenancy) {
+      // the NC's PrimaryInterfaceIdentifier picks the switch (its host part: it may be a CIDR)
+      const pa = info.multitenancy.primaryInterfaceIp.split('/')[0]!;
+      if (goCanonicalIP(pa) !== undefined)
+        doc.Policies = [{ Type: 'ProviderAddress', Settings: { ProviderAddress: pa } }];
     }
+    const vlan = info.multitenancy?.vlanId ?? 0;
     // networks are removed at reboot
     doc.Flags = 8;
     doc.Type = this.networkType(info, false);
@@ -278,6 +297,7 @@ export class NetworkManager {
       const v4 = !s.Prefix.IP.includes(':');
       (doc.Ipams![0]!.Subnets ??= []).push({
         IpAddressPrefix: ipNetText(s.Prefix),
+        ...(vlan > 0 ? { Policies: [{ Type: 'VLAN', Settings: { IsolationId: vlan } }] } : {}),
         Routes: [
           { NextHop: s.Gateway === '' ? '<nil>' : s.Gateway, DestinationPrefix: v4 ? '0.0.0.0/0' : '::/0' },
         ],
@@ -307,7 +327,9 @@ export class NetworkManager {
     let adapter = info.adapterName !== '' ? info.adapterName : extIf.Name;
     if (adapter.startsWith(V_ETHERNET)) adapter = '';
     const type = this.networkType(info, true);
-    const policies = await v1Policies(POLICY.network, info.networkPolicies, this.policyContext(), false);
+    const policies = await v1Policies(POLICY.network, info.networkPolicies, this.policyContext(info), false);
+    if ((info.multitenancy?.vlanId ?? 0) > 0)
+      policies.push({ Type: 'VLAN', VLAN: info.multitenancy!.vlanId });
     const doc = {
       Name: info.networkId,
       Type: type,
@@ -335,12 +357,14 @@ export class NetworkManager {
     return this.newNetworkState(info, id);
   }
 
-  policyContext(): PolicyContext {
+  policyContext(info?: EndpointInfo): PolicyContext {
     const hcn = this.host.hcn;
+    const mt = info?.multitenancy;
     return {
       dsrSupported: () => hcn.dsrSupported(),
-      enableSnatForDns: false,
-      enableMultiTenancy: false,
+      enableSnatForDns: mt?.enableSnatForDns ?? false,
+      enableMultiTenancy: mt !== undefined,
+      ...(mt && mt.cnetAddressSpace.length > 0 ? { cnetAddressSpace: mt.cnetAddressSpace } : {}),
     };
   }
 
@@ -377,13 +401,13 @@ export class NetworkManager {
       Gateways: [gateway],
       DNS: { ...info.dns },
       Routes: info.routes.length > 0 ? info.routes.map((r) => ({ ...r })) : null,
-      VlanID: 0,
+      VlanID: info.multitenancy?.vlanId ?? 0,
       EnableSnatOnHost: info.enableSnatOnHost,
       EnableInfraVnet: false,
-      EnableMultitenancy: false,
+      EnableMultitenancy: info.multitenancy !== undefined,
       AllowInboundFromHostToNC: false,
       AllowInboundFromNCToHost: false,
-      NetworkContainerID: '',
+      NetworkContainerID: info.multitenancy?.networkContainerId ?? '',
       NetworkNameSpace: '',
       ContainerID: info.containerId,
       PODName: '',
@@ -412,7 +436,7 @@ export class NetworkManager {
     };
     const policies = await hcnEndpointPolicies(
       info.endpointPolicies,
-      this.policyContext(),
+      this.policyContext(info),
       info.natInfo,
       this.validWinVerForDnsNat,
     );
@@ -470,7 +494,7 @@ export class NetworkManager {
     const policies = await v1Policies(
       POLICY.endpoint,
       info.endpointPolicies,
-      this.policyContext(),
+      this.policyContext(info),
       this.validWinVerForDnsNat,
     );
     const doc: Record<string, Json> = {

@@ -20,6 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../../src/host/host.js';
 import { HcnClient } from '../../../src/api/hcn/client.js';
 import { startCns, overlayNc, type CnsOptions } from '../../../src/plugins/cns/index.js';
+import { multitenantNetworkName, podNameWithoutSuffix } from '../../../src/plugins/azure-vnet/index.js';
 import { cid, files, namespace, podArgs, vnet } from './kit.js';
 
 /** ACN v1.8.12 `cni/azure-windows-swift.conflist`'s plugin object (with libcni's name and version). */
@@ -60,7 +61,7 @@ const SWIFT_NC = {
 };
 
 /** An AKS node (10.240.0.4/16 on `vEthernet (Ethernet)` after `ext`) with CNS started as `cns` says. */
-async function node(cns?: CnsOptions, profile?: 'ws2019' | 'ws2022') {
+async function node(cns?: CnsOptions, profile?: 'ws2019' | 'ws2022', nmagentApis?: string[]) {
   const host = createHost({
     ...(profile ? { profile } : {}),
     adapters: [
@@ -71,7 +72,7 @@ async function node(cns?: CnsOptions, profile?: 'ws2019' | 'ws2022') {
         macAddress: '00-0D-3A-00-00-01',
       },
     ],
-    azure: { nics: [{ adapter: 'Ethernet' }] },
+    azure: { nics: [{ adapter: 'Ethernet' }], ...(nmagentApis ? { nmagentApis } : {}) },
   });
   await HcnClient.forHost(host).createNetwork({
     Name: 'ext',
@@ -301,5 +302,181 @@ describe('azure-vnet with CNS: failures and DEL', () => {
     agent!.start();
     expect(agent!.assigned().size).toBe(0);
     expect(host.files.list('/var/run/azure-vnet/deleteIDs')).toEqual([]);
+  });
+});
+
+/** ACN v1.8.12 `cni/azure-windows-multitenancy.conflist`'s plugin object. */
+const MULTITENANT = {
+  cniVersion: '0.3.0',
+  name: 'azure',
+  type: 'azure-vnet',
+  multiTenancy: true,
+  enableSnatOnHost: true,
+  enableExactMatchForPodName: true,
+  capabilities: { portMappings: true },
+  ipam: { type: 'azure-cns' },
+  dns: { Nameservers: ['10.0.0.10', '168.63.129.16'], Search: ['svc.cluster.local'] },
+  AdditionalArgs: [
+    ...SWIFT.AdditionalArgs,
+    {
+      Name: 'EndpointPolicy',
+      Value: {
+        Type: 'ACL',
+        Protocols: '6',
+        Action: 'Block',
+        Direction: 'Out',
+        RemoteAddresses: '168.63.129.16',
+        RemotePorts: '80',
+        Priority: 200,
+        RuleType: 'Switch',
+      },
+    },
+    { Name: 'EndpointPolicy', Value: { Type: 'ACL', Action: 'Allow', Direction: 'In', Priority: 65500 } },
+    { Name: 'EndpointPolicy', Value: { Type: 'ACL', Action: 'Allow', Direction: 'Out', Priority: 65500 } },
+  ],
+  windowsSettings: { hnsTimeoutDurationInSeconds: 120 },
+};
+
+const MT_NC = {
+  pod: 'default/web',
+  id: 'nc-1',
+  vlan: 1,
+  ip: '20.0.0.10/24',
+  gateway: '20.0.0.1',
+  cnetAddressSpace: ['192.168.0.0/24'],
+  localIp: '169.254.0.5/17',
+};
+
+describe('azure-vnet with CNS: multitenancy (Swift v1)', () => {
+  it('names the network as upstream does (TestGetNetworkNameFromCNS, TestPluginWindowsAdd)', () => {
+    expect(multitenantNetworkName('azure', 1, '10.240.0.5', 24)).toBe('azure-vlan1-10-240-0-0_24');
+    expect(multitenantNetworkName('mulnet', 1, '20.0.0.10', 24)).toBe('mulnet-vlan1-20-0-0-0_24');
+    expect(podNameWithoutSuffix('web-5d8f9c-x7k2p')).toBe('web');
+    expect(podNameWithoutSuffix('web-0')).toBe('web-0');
+  });
+
+  it('a current NMAgent (DNS support): the VLAN network on the ProviderAddress, OutBoundNAT dropped, a default route via the NC', async () => {
+    const { host } = await node({ multitenancy: [MT_NC] });
+    const { id, netns, out } = await add(host, MULTITENANT, 'aaaa0021');
+    expect(out.exitCode, out.stdout).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      ips: [{ address: '20.0.0.10/24', gateway: '20.0.0.1' }],
+      routes: [{ dst: '192.168.0.0/24', gw: '20.0.0.1' }],
+    });
+    const [net] = (await HcnClient.forHost(host).listNetworks()).filter((n) => n.Name !== 'ext');
+    expect(net).toMatchObject({
+      Name: 'azure-vlan1-20-0-0-0_24',
+      Type: 'L2Bridge',
+      Policies: [{ Type: 'ProviderAddress', Settings: { ProviderAddress: '10.240.0.4' } }],
+    });
+    expect(net!.Ipams![0]!.Subnets![0]).toEqual({
+      IpAddressPrefix: '20.0.0.0/24',
+      Policies: [{ Type: 'VLAN', Settings: { IsolationId: 1 } }],
+      Routes: [{ NextHop: '20.0.0.1', DestinationPrefix: '0.0.0.0/0' }],
+    });
+    const [ep] = await HcnClient.forHost(host).listEndpoints();
+    expect(ep!.Routes).toEqual([
+      { NextHop: '20.0.0.1', DestinationPrefix: '192.168.0.0/24' },
+      { NextHop: '20.0.0.1', DestinationPrefix: '0.0.0.0/0' },
+    ]);
+    expect((ep!.Policies ?? []).map((p) => p.Type)).toEqual(['SDNRoute', 'ACL', 'ACL', 'ACL']);
+    expect(host.files.read('/snatConfig.json')).toBe('{"EnableSnatOnHost":false,"EnableSnatForDns":false}');
+    const state = JSON.parse(files(host).vnet!) as {
+      Network: {
+        ExternalInterfaces: Record<
+          string,
+          { Networks: Record<string, { VlanId: number; Endpoints: Record<string, Record<string, unknown>> }> }
+        >;
+      };
+    };
+    const nw = Object.values(state.Network.ExternalInterfaces)[0]!.Networks['azure-vlan1-20-0-0-0_24']!;
+    expect(nw.VlanId).toBe(1);
+    expect(Object.values(nw.Endpoints)[0]).toMatchObject({
+      VlanID: 1,
+      EnableMultitenancy: true,
+      NetworkContainerID: 'nc-1',
+    });
+    // DEL: the endpoint goes, nothing is released at CNS, the network stays
+    const del = await vnet(host, {
+      command: 'DEL',
+      id,
+      netns,
+      conf: JSON.stringify(MULTITENANT),
+      args: podArgs('web', 'default', id),
+    });
+    expect(del.exitCode, del.stdout).toBe(0);
+    expect(host.hns.store.endpoints.size).toBe(0);
+    expect((await HcnClient.forHost(host).listNetworks()).map((n) => n.Name)).toContain(
+      'azure-vlan1-20-0-0-0_24',
+    );
+  });
+
+  it('an NMAgent without DNS support: SNAT on the host — OutBoundNAT kept with the cnet space, DNS NATed, no default route', async () => {
+    const { host } = await node({ multitenancy: [MT_NC] }, undefined, []);
+    const { out } = await add(host, MULTITENANT, 'bbbb0022');
+    expect(out.exitCode, out.stdout).toBe(0);
+    const [ep] = await HcnClient.forHost(host).listEndpoints();
+    expect(ep!.Routes).toEqual([{ NextHop: '20.0.0.1', DestinationPrefix: '192.168.0.0/24' }]);
+    const nats = (ep!.Policies ?? []).filter((p) => p.Type === 'OutBoundNAT').map((p) => p.Settings);
+    expect(nats).toEqual([
+      { Exceptions: ['10.240.0.0/16', '10.0.0.0/8', '192.168.0.0/24'] },
+      { Destinations: ['168.63.129.16'] },
+    ]);
+    // SNAT on the host needs the NC's local IP
+    const bare = await node({ multitenancy: [{ ...MT_NC, localIp: undefined }] }, undefined, []);
+    const r = await add(bare.host, MULTITENANT, 'cccc0023');
+    expect(JSON.parse(r.out.stdout)).toEqual({
+      code: 999,
+      msg: 'GetAllNetworkContainers failed for podname web namespace default. error: Snat IP not populated',
+    });
+    expect(bare.host.hns.store.endpoints.size).toBe(0);
+  });
+
+  it('a pod CNS has no NC for fails with CNS’s lookup error; without exact match the pod name loses its suffix', async () => {
+    const { host } = await node({ multitenancy: [MT_NC] });
+    const r = await add(host, MULTITENANT, 'dddd0024', 'db');
+    expect(JSON.parse(r.out.stdout)).toEqual({
+      code: 999,
+      msg: 'GetAllNetworkContainers failed for podname db namespace default. error: [Azure cnsclient] Code: 99 , Error: Failed to get NC  due to Failed to find networkContainerID for orchestratorContext dbdefault',
+    });
+    const loose = { ...MULTITENANT, enableExactMatchForPodName: false };
+    const ok = await add(host, loose, 'eeee0025', 'web-5d8f9c-x7k2p');
+    expect(ok.out.exitCode, ok.out.stdout).toBe(0);
+  });
+});
+
+describe('azure-vnet UPDATE', () => {
+  it('finds the pod’s endpoint and its NC, then dies in updateEndpointImpl: an empty result, exit 1, state kept', async () => {
+    // a Swift pod (network "azure", the conflist's name) whose NC CNS also knows by pod
+    const { host } = await node({ ncs: [SWIFT_NC], multitenancy: [MT_NC] });
+    const { id, netns } = await add(host, SWIFT, 'aaaa0031');
+    const before = files(host);
+    const update = (args: string, conf: object = SWIFT) =>
+      vnet(host, { command: 'UPDATE', id, netns, conf: JSON.stringify(conf), args });
+    const r = await update(podArgs('web', 'default', id));
+    // (a 1.0.0 result prints through a map: sorted keys, an empty dns dropped — src/cni/result.ts)
+    expect(r).toMatchObject({ exitCode: 1, stdout: '{\n    "cniVersion": "1.0.0"\n}' });
+    expect(files(host)).toEqual(before);
+    // errors before that are only logged: nothing printed, exit 0 (an unknown pod, no pod name, no name)
+    for (const args of [podArgs('other', 'default', id), 'K8S_POD_NAMESPACE=default']) {
+      expect(await update(args)).toMatchObject({ exitCode: 0, stdout: '' });
+    }
+    expect(await update(podArgs('web', 'default', id), { ...SWIFT, name: '' })).toMatchObject({
+      exitCode: 0,
+      stdout: '',
+    });
+  });
+
+  it('a multitenant pod’s network is not named by the conflist: UPDATE finds no network and ends quietly', async () => {
+    const { host } = await node({ multitenancy: [MT_NC] });
+    const { id, netns } = await add(host, MULTITENANT, 'bbbb0032');
+    const r = await vnet(host, {
+      command: 'UPDATE',
+      id,
+      netns,
+      conf: JSON.stringify(MULTITENANT),
+      args: podArgs('web', 'default', id),
+    });
+    expect(r).toMatchObject({ exitCode: 0, stdout: '' });
   });
 });
