@@ -79,8 +79,10 @@ export function azureNetworkId(host: Host): string {
 }
 
 /**
- * The conflist AgentBaker's `Set-AzureCNIConfig` writes for this cluster (node-subnet mode,
- * kube-proxy without WinDSR; its expected output `AzureCNI.Expect.DisableWinDSR.conflist`):
+ * The conflist AgentBaker's `Set-AzureCNIConfig` writes for this cluster (kube-proxy without
+ * WinDSR; its expected outputs `AzureCNI.Expect.DisableWinDSR.conflist` and, for Overlay,
+ * `AzureCNI.Expect.Overlay.conflist` — `executionMode: v4swift`, `ipam: azure-cns` `v4overlay`,
+ * only the pod CIDR excepted from OutBoundNAT):
  * azure-vnet in `bridge` mode with azure-vnet-ipam, kube-dns then the wireserver as name servers,
  * OutBoundNAT excepting the VNet's address space, a ROUTE for the service CIDR, the two ACLs that
  * keep pods off the wireserver's TCP 80 and 32526, and allow-all at 65500.
@@ -99,6 +101,7 @@ export function aksConflist(c: Cluster): JsonObject {
       Priority: 200,
       RuleType: 'Switch',
     });
+  const overlay = c.options.azure?.mode === 'overlay';
   return {
     cniVersion: '0.3.0',
     name: AZURE_NETWORK,
@@ -108,11 +111,14 @@ export function aksConflist(c: Cluster): JsonObject {
         type: 'azure-vnet',
         mode: 'bridge',
         bridge: 'azure0',
+        // Overlay (AzureCNI.Expect.Overlay.conflist): CNS in v4overlay mode
+        ...(overlay ? { executionMode: 'v4swift' } : {}),
         capabilities: { portMappings: true, dns: true },
-        ipam: { type: 'azure-vnet-ipam' },
+        ipam: overlay ? { type: 'azure-cns', mode: 'v4overlay' } : { type: 'azure-vnet-ipam' },
         dns: { Nameservers: [fmt(c.dnsServiceIp), WIRESERVER_IP], Search: [`svc.${c.dns.domain}`] },
         AdditionalArgs: [
-          policy({ Type: 'OutBoundNAT', ExceptionList: [...vnet] }),
+          // the cluster CIDR, and the VNet's unless Overlay (whose pods reach the VNet SNATed)
+          policy({ Type: 'OutBoundNAT', ExceptionList: overlay ? [fmtPrefix(c.podCidr)] : [...vnet] }),
           policy({ Type: 'ROUTE', DestinationPrefix: fmtPrefix(c.serviceCidr), NeedEncap: true }),
           wireserverBlock('80'),
           wireserverBlock('32526'),

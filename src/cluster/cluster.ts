@@ -81,6 +81,7 @@ import type {
 import { Fabric } from './underlay.js';
 import { azureClusterDefaults, azureNetworkId, setUpAzureNode } from './azure.js';
 import { azureEdge, type AzureVmSpec } from '../host/azure.js';
+import { overlayNc, startCns, type CnsAgent } from '../plugins/cns/index.js';
 import { createPodEndpoint, deletePodEndpoint, setUpWindowsNode } from './windows-node.js';
 
 export type {
@@ -294,14 +295,20 @@ export class Cluster {
    * the first pod's ADD, and kube-proxy finds it by name then.
    */
   private addAzureNode(spec: WindowsNodeSpec): Host {
-    const maxPods = spec.maxPods ?? this.options.azure?.maxPods ?? 30;
-    if (!Number.isInteger(maxPods) || maxPods < 1 || maxPods > 250)
+    const overlay = this.options.azure?.mode === 'overlay';
+    if (overlay && spec.maxPods !== undefined)
+      throw hnsError('E_INVALIDARG', 'an Overlay node has no secondary IPs: maxPods is for node-subnet mode');
+    const maxPods = overlay ? 0 : (spec.maxPods ?? this.options.azure?.maxPods ?? 30);
+    if (!overlay && (!Number.isInteger(maxPods) || maxPods < 1 || maxPods > 250))
       throw hnsError('E_INVALIDARG', `maxPods ${maxPods} is not 1..250`);
-    if (spec.podSubnet !== undefined || spec.vni !== undefined || spec.vxlanPort !== undefined)
+    if (spec.vni !== undefined || spec.vxlanPort !== undefined || (!overlay && spec.podSubnet !== undefined))
       throw hnsError(
         'E_INVALIDARG',
-        'an Azure node takes its pod IPs from the VNet: no podSubnet, vni or vxlanPort',
+        overlay
+          ? 'an Overlay Azure node has no vni or vxlanPort'
+          : 'an Azure node takes its pod IPs from the VNet: no podSubnet, vni or vxlanPort',
       );
+    const podCidr = overlay ? this.podSubnetFor(spec.podSubnet) : undefined;
     const segment = spec.segment ?? 'nodes';
     const before = this.segments.get(segment)?.next;
     const { ip, prefix, gateway } = this.takeNodeIp(segment, maxPods);
@@ -309,6 +316,7 @@ export class Cluster {
     const mac = 0x000d3a000000 + index;
     const secondaryIps = Array.from({ length: maxPods }, (_, i) => (ip + 1 + i) >>> 0);
     let host: Host;
+    let cns: CnsAgent | undefined;
     try {
       host = this.nodeHost(
         spec,
@@ -326,6 +334,8 @@ export class Cluster {
         },
       );
       setUpAzureNode(host);
+      // Overlay: the node's CNS hands out its pod CIDR (the NC DNC-RC would program)
+      if (podCidr) cns = startCns(host, { ncs: [overlayNc(`${spec.name}-overlay`, fmtPrefix(podCidr))] });
     } catch (e) {
       this.segments.get(segment)!.next = before!;
       throw e;
@@ -339,7 +349,7 @@ export class Cluster {
       ip,
       mac,
       spec,
-      podSubnet: prefix,
+      podSubnet: podCidr ?? prefix,
       networkId: '',
       drMac: 0,
       sourceVip: ip,
@@ -356,9 +366,22 @@ export class Cluster {
         nodeIp: ip,
       }),
       syncedGen: -1,
+      ...(cns ? { cns } : {}),
     };
+    try {
+      this.fabric.attachVm(segment, host.dataplane, {
+        ip,
+        mac,
+        secondaryIps,
+        edge: azureEdge(host.azure!),
+        ...(podCidr ? { routed: [podCidr] } : {}),
+      });
+    } catch (e) {
+      this.segments.get(segment)!.next = before!;
+      this.nextNodeIndex--;
+      throw e;
+    }
     this.nodes.set(spec.name, node);
-    this.fabric.attachVm(segment, host.dataplane, { ip, mac, secondaryIps, edge: azureEdge(host.azure!) });
     this.changed();
     return host;
   }

@@ -7,6 +7,7 @@ import type { JsonObject } from '../core/json.js';
 import type { DataplaneOptions } from '../dataplane/plane.js';
 import type { Host } from '../host/host.js';
 import type { NsgSpec } from '../host/nsg.js';
+import type { CnsAgent } from '../plugins/cns/index.js';
 import type { WinKernelProxy } from '../plugins/kube-proxy/winkernel.js';
 import type { Prefix4 } from '../vswitch/v4.js';
 import type { DnsClientOptions } from './dns.js';
@@ -56,9 +57,15 @@ export interface ClusterOptions {
 }
 
 export interface AzureClusterOptions {
+  /**
+   * How pods get their addresses (reference azure-cni.md §2.1): `node-subnet` (default; NIC
+   * secondary IPs through azure-vnet-ipam) or `overlay` (Azure CNI Overlay: each node a /24 of the
+   * pod CIDR, handed out by the node's CNS, and the VNet routing it to the node).
+   */
+  readonly mode?: 'node-subnet' | 'overlay';
   /** The VNet's address space (default `10.224.0.0/12`, AKS's): the NSGs' VirtualNetwork tag. */
   readonly addressSpace?: readonly string[];
-  /** Secondary IPs per node NIC (AKS `--max-pods`, default 30). */
+  /** Node-subnet: secondary IPs per node NIC (AKS `--max-pods`, default 30). */
   readonly maxPods?: number;
 }
 
@@ -157,6 +164,8 @@ export interface WinNode {
   readonly proxy: WinKernelProxy;
   /** The node's HNS generation after the cluster last programmed it (another change means repair). */
   syncedGen: number;
+  /** An Overlay Azure node's CNS (src/plugins/cns), handing out its pod CIDR. */
+  readonly cns?: CnsAgent;
 }
 
 /** @internal */

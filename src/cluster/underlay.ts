@@ -49,10 +49,13 @@ interface Segment {
   readonly secondary: Map<number, Attachment>;
 }
 
-/** An Azure VM on a VNet subnet: its host's edge (platform, NSG) and its NIC's addresses. */
+/** An Azure VM on a VNet subnet: its host's edge (platform, NSG) and the prefixes routed to it. */
 interface VmRec {
   readonly edge: AzureEdge;
   readonly segment: string;
+  /** Address ranges the VNet routes to the VM beyond its IP configurations (an Overlay node's pod CIDR). */
+  readonly routed: readonly Prefix4[];
+  readonly attachment: Attachment;
 }
 
 export interface StaticRoute {
@@ -158,6 +161,8 @@ export class Fabric implements Underlay {
       readonly mac: number;
       readonly secondaryIps: readonly number[];
       readonly edge: AzureEdge;
+      /** Prefixes the VNet routes to the VM (Azure CNI Overlay: the node's pod CIDR). */
+      readonly routed?: readonly Prefix4[];
     },
   ): void {
     const s = this.segment(segment);
@@ -169,9 +174,25 @@ export class Fabric implements Underlay {
     }
     if (new Set(vm.secondaryIps).size !== vm.secondaryIps.length || vm.secondaryIps.includes(vm.ip))
       throw hnsError('E_INVALIDARG', `a VM's IP configurations must differ`);
+    for (const p of vm.routed ?? [])
+      for (const other of this.vms.values())
+        if (other.routed.some((q) => contains(q, p.addr) || contains(p, q.addr)))
+          throw hnsError('E_INVALIDARG', `${fmtPrefix(p)} is routed to another VM already`);
     this.attach(segment, node, vm.ip, vm.mac);
     for (const ip of vm.secondaryIps) s.secondary.set(ip, { node, ip, mac: vm.mac });
-    this.vms.set(node, { edge: vm.edge, segment });
+    this.vms.set(node, {
+      edge: vm.edge,
+      segment,
+      routed: vm.routed ?? [],
+      attachment: { node, ip: vm.ip, mac: vm.mac },
+    });
+  }
+
+  /** The VM a VNet subnet routes `ip` to by a routed prefix (an Overlay pod CIDR). */
+  private routedOwner(seg: Segment, ip: number): Attachment | undefined {
+    for (const vm of this.vms.values())
+      if (vm.segment === seg.name && vm.routed.some((p) => contains(p, ip))) return vm.attachment;
+    return undefined;
   }
 
   addRouter(spec: RouterSpec): Router {
@@ -246,6 +267,11 @@ export class Fabric implements Underlay {
     // an Azure VM's packet meets its virtualization host first: platform addresses, the NIC's NSG
     const vm = this.vms.get(from);
     if (vm && leavesVm(w, vm.edge, from, p)) return;
+    // the VNet delivers by destination: an address it routes to a VM goes there, whatever the hop
+    if (vm && !p.outer) {
+      const vnet = this.segments.get(vm.segment)!;
+      if (this.routedOwner(vnet, p.dstIp)) return this.onSegment(w, from.name, from, vnet, p, p.dstIp);
+    }
     const seg = this.attachments(from).find((a) => contains(a.segment.prefix, nextHop));
     if (!seg) {
       return w.stop(
@@ -269,7 +295,7 @@ export class Fabric implements Underlay {
     p: Packet,
     hop: number,
   ): void {
-    const a = seg.members.get(hop) ?? seg.secondary.get(hop);
+    const a = seg.members.get(hop) ?? seg.secondary.get(hop) ?? this.routedOwner(seg, hop);
     if (!a) {
       return w.stop(
         at,
@@ -304,7 +330,11 @@ export class Fabric implements Underlay {
     const macs = srcMac !== undefined ? { srcMac, dstMac: a.mac } : { dstMac: a.mac };
     const arrived = p.outer ? withPacket(p, { outer: { ...p.outer, ...macs } }) : withPacket(p, macs);
     if (vm) {
-      const secondary = seg.secondary.has(hop);
+      const how = seg.secondary.has(hop)
+        ? ', a secondary IP of its NIC'
+        : seg.members.has(hop)
+          ? ''
+          : ', in a prefix the VNet routes to it';
       w.step(
         at,
         'Underlay',
@@ -312,7 +342,7 @@ export class Fabric implements Underlay {
         p,
         arrived,
         { kind: 'AzureHost', id: a.node.name, policy: 'VNet', rule: `${fmt(hop)} → ${a.node.name}` },
-        `VNet subnet ${seg.name} to ${a.node.name} (${fmt(hop)}${secondary ? ', a secondary IP of its NIC' : ''})`,
+        `VNet subnet ${seg.name} to ${a.node.name} (${fmt(hop)}${how})`,
       );
       if (!nsgPasses(w, vm.edge, a.node.name, 'Inbound', arrived)) return;
     } else {

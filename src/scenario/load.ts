@@ -380,6 +380,8 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
         if (k !== 'maxPods' && k !== 'nsg')
           add(at('azure', k), `unknown key "${k}" (a node of an Azure cluster takes maxPods and nsg)`);
       const mp = h.azure?.['maxPods'];
+      if (mp !== undefined && doc.cluster?.azure?.mode === 'overlay')
+        add(at('azure', 'maxPods'), 'an Overlay node has no secondary IPs: maxPods is for node-subnet mode');
       if (mp !== undefined && (typeof mp !== 'number' || !Number.isInteger(mp) || mp < 1 || mp > 250))
         add(at('azure', 'maxPods'), 'maxPods is an integer 1..250');
     } else if (clustered) {

@@ -49,7 +49,9 @@ export async function setupCluster(w: RunWorld): Promise<void> {
   const az = cl.options.azure;
   const notes = az
     ? [
-        `An Azure VNet (address space ${(az.addressSpace ?? []).join(', ')}): subnet ${fmtPrefix(cl.nodeSubnet)}, Azure's gateway at its .1 (the way out to the internet); every node is an Azure VM whose NIC holds ${az.maxPods ?? 30} secondary IPs for pods (AKS node-subnet mode), routed to it by the VNet.`,
+        az.mode === 'overlay'
+          ? `An Azure VNet (address space ${(az.addressSpace ?? []).join(', ')}): subnet ${fmtPrefix(cl.nodeSubnet)}, Azure's gateway at its .1 (the way out to the internet); every node is an Azure VM with a /24 of the pod CIDR ${fmtPrefix(cl.podCidr)}, which its CNS hands out and the VNet routes to it (Azure CNI Overlay).`
+          : `An Azure VNet (address space ${(az.addressSpace ?? []).join(', ')}): subnet ${fmtPrefix(cl.nodeSubnet)}, Azure's gateway at its .1 (the way out to the internet); every node is an Azure VM whose NIC holds ${az.maxPods ?? 30} secondary IPs for pods (AKS node-subnet mode), routed to it by the VNet.`,
         `Services ${fmtPrefix(cl.serviceCidr)}, DNS ${cl.dns.domain} at ${w.dnsIp()}; kube-proxy --network-name azure ${c.dsr ? 'with --enable-dsr' : 'without DSR'}.`,
       ]
     : [
@@ -139,7 +141,7 @@ async function addAzureNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise<v
   const ips = nic.secondaryIps;
   const notes = [
     `HNS profile ${host.profile.name}: ${host.profile.description}.`,
-    `Azure VM: NIC ${nic.adapter} ${nic.primaryIp} (MAC ${nic.mac}), secondary IPs ${ips[0]}–${ips[ips.length - 1]} (${ips.length}), ${nic.nsgSpec ? `NSG ${nic.nsgSpec.name}` : 'no NSG'}.`,
+    `Azure VM: NIC ${nic.adapter} ${nic.primaryIp} (MAC ${nic.mac}), ${ips.length ? `secondary IPs ${ips[0]}–${ips[ips.length - 1]} (${ips.length})` : `pod CIDR ${fmtPrefix(cl.nodeOf(h.name)!.podSubnet)} routed to it, its CNS handing it out`}, ${nic.nsgSpec ? `NSG ${nic.nsgSpec.name}` : 'no NSG'}.`,
     ...adapterLines(host),
     "AgentBaker's New-ExternalHnsNetwork set the node up:",
     ...[...digest(host).values()].map((v) => `  ${shorten(v)}`),

@@ -430,8 +430,12 @@ export const SCENARIO_SCHEMA = {
         ['node'],
       ),
       azure: object(
-        "An Azure VNet cluster, AKS node-subnet mode: nodes are Azure VMs on the VNet subnet (underlay.nodeSubnet, default 10.224.0.0/16), pods take their NICs' secondary IPs through azure-vnet; service CIDR default 10.0.0.0/16",
+        'An Azure VNet cluster (AKS): nodes are Azure VMs on the VNet subnet (underlay.nodeSubnet, default 10.224.0.0/16) running pods through azure-vnet; service CIDR default 10.0.0.0/16',
         {
+          mode: oneOfStrings(
+            "How pods get addresses: node-subnet (default: the NICs' secondary IPs, azure-vnet-ipam) or overlay (each node a /24 of cluster.podCidr, handed out by its CNS, routed to it by the VNet)",
+            ['node-subnet', 'overlay'],
+          ),
           addressSpace: list(
             prefix('A VNet address prefix'),
             16,
@@ -440,7 +444,7 @@ export const SCENARIO_SCHEMA = {
               minItems: 1,
             },
           ),
-          maxPods: int('Secondary IPs on each node NIC (AKS --max-pods, default 30)', 1, 250),
+          maxPods: int('Node-subnet: secondary IPs on each node NIC (AKS --max-pods, default 30)', 1, 250),
         },
       ),
     }),

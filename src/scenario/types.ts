@@ -194,7 +194,11 @@ export interface ScenarioDoc {
     readonly dsr?: boolean;
     readonly coreDns?: { readonly node: string; readonly replicas?: number };
     /** An Azure VNet cluster (AKS node-subnet mode): its address space and secondary IPs per node. */
-    readonly azure?: { readonly addressSpace?: readonly string[]; readonly maxPods?: number };
+    readonly azure?: {
+      readonly mode?: 'node-subnet' | 'overlay';
+      readonly addressSpace?: readonly string[];
+      readonly maxPods?: number;
+    };
   };
   readonly underlay?: {
     readonly nodeSubnet?: string;

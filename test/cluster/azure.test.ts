@@ -14,6 +14,8 @@
  * - NSGs see only what crosses the host: L2Bridge switches same-node traffic in the VM, L2Tunnel
  *   hairpins it through the host (azure-cni.md §6).
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../src/cluster/cluster.js';
 import { aksConflist, startAzurePod } from '../../src/cluster/azure.js';
@@ -297,5 +299,74 @@ describe('an Azure cluster refuses what it does not model, and keeps its state',
     const args = conf.plugins[0]!['AdditionalArgs'] as { Value: Record<string, unknown> }[];
     expect(args[0]!.Value).toEqual({ Type: 'OutBoundNAT', ExceptionList: ['10.224.0.0/12'] });
     expect(args[1]!.Value).toEqual({ Type: 'ROUTE', DestinationPrefix: '10.0.0.0/16', NeedEncap: true });
+  });
+});
+
+// Azure CNI Overlay (reference azure-cni.md §2.1, §2.7): each node a /24 of the pod CIDR, handed
+// out by the node's CNS (gateway .1, pods from .2) and routed to the VM by the VNet; AgentBaker's
+// Overlay conflist (AzureCNI.Expect.Overlay.conflist, test/plugins/azure-vnet/vectors) excepts only
+// the pod CIDR from OutBoundNAT, so VNet destinations — nodes included — see the node's IP.
+describe('an AKS-like cluster on Azure CNI Overlay', () => {
+  const vector = JSON.parse(
+    readFileSync(
+      fileURLToPath(new URL('../plugins/azure-vnet/vectors/aks-expect-overlay.conflist', import.meta.url)),
+      'utf8',
+    ),
+  ) as { plugins: Record<string, unknown>[] };
+
+  it('writes AgentBaker’s Overlay conflist: v4swift, CNS in v4overlay mode, only the pod CIDR excepted', () => {
+    const c = new Cluster({ azure: { mode: 'overlay' } });
+    const p = (aksConflist(c) as { plugins: Record<string, unknown>[] }).plugins[0]!;
+    const v = vector.plugins[0]!;
+    expect([p['executionMode'], p['ipam']]).toEqual([v['executionMode'], v['ipam']]);
+    const args = p['AdditionalArgs'] as { Value: Record<string, unknown> }[];
+    expect(args[0]!.Value).toEqual({ Type: 'OutBoundNAT', ExceptionList: ['10.244.0.0/16'] });
+    // the vector's ACLs are all there (its ROUTE is gone because WinDSR is on there; that file
+    // predates the TCP 32526 block the DisableWinDSR vector and azure-cni.md §4.2 have)
+    const acls = (a: unknown) => (a as { Value: { Type: string } }[]).filter((x) => x.Value.Type === 'ACL');
+    expect(acls(args)).toEqual(expect.arrayContaining(acls(v['AdditionalArgs'])));
+    expect(acls(args)).toHaveLength(acls(v['AdditionalArgs']).length + 1);
+  });
+
+  it('runs the nine flows: pods by their own addresses, everything else SNATed to the node', async () => {
+    const { cluster, names } = await aksDemoCluster({ azure: { mode: 'overlay' } });
+    expect(
+      ['kube-system/coredns-0', 'default/client', 'default/web-0'].map((p) => cluster.pod(p)?.ip),
+    ).toEqual(['10.244.2.2', '10.244.1.2', '10.244.2.3']);
+    const rows = kubernetesFlows(cluster, names).map((r) => [r.flow, r.disposition, r.changes]);
+    const svc = 'DNAT 10.0.0.11:80→10.244.2.3:8080, SNAT 10.244.1.2→10.224.0.4, MAC→host MAC';
+    expect(rows).toEqual([
+      ['Pod → Pod (IP)', 'Delivered', 'MAC→host MAC'],
+      ['Pod → Pod (name)', 'Delivered', 'MAC→host MAC'],
+      ['Pod → Service (ClusterIP)', 'Delivered', svc],
+      ['Pod → Service (PQDN)', 'Delivered', svc],
+      ['Pod → Service (FQDN)', 'Delivered', svc],
+      ['Pod → external (IP)', 'Delivered', 'SNAT 10.244.1.2→10.224.0.4, MAC→host MAC'],
+      ['Pod → external (DNS)', 'Delivered', 'SNAT 10.244.1.2→10.224.0.4, MAC→host MAC'],
+      ['Node → Pod', 'Delivered', ''],
+      ['Pod → Node', 'Delivered', 'SNAT 10.244.1.2→10.224.0.4, MAC→host MAC'],
+    ]);
+    const t = tj(cluster.trace({ from: 'default/client', to: 'default/web-0', destinationPort: 8080 }));
+    const vnet = step(t, 'akswin1', 'Underlay', 'Switched');
+    expect(vnet.rule).toMatchObject({ kind: 'AzureHost', id: 'akswin2', policy: 'VNet' });
+    expect(vnet.detail).toContain('10.244.2.3, in a prefix the VNet routes to it');
+    // each node's CNS handed out its own /24
+    const node2 = cluster.nodeOf('akswin2');
+    expect(node2?.kind === 'Windows' ? [...node2.cns!.assigned().values()] : []).toEqual([
+      ['10.244.2.2'],
+      ['10.244.2.3'],
+    ]);
+  });
+
+  it('refuses maxPods on an Overlay node and a pod CIDR routed to two VMs, keeping its state', () => {
+    const c = new Cluster({ azure: { mode: 'overlay' } });
+    expect(() => c.addWindowsNode({ name: 'a', network: 'azure', maxPods: 4 })).toThrow(/no secondary IPs/);
+    c.addWindowsNode({ name: 'a', network: 'azure', podSubnet: '10.244.7.0/24' });
+    expect(() => c.addWindowsNode({ name: 'b', network: 'azure', podSubnet: '10.244.7.0/25' })).toThrow(
+      /routed to another VM already/,
+    );
+    expect(c.nodeNames()).toEqual(['a']);
+    c.addWindowsNode({ name: 'b', network: 'azure' });
+    expect(c.host('b').azure!.nics[0]!.primaryIp).toBe('10.224.0.5');
   });
 });

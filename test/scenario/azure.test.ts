@@ -135,3 +135,11 @@ expect:
     expect(r.ok).toBe(true);
   });
 });
+
+describe('scenario: an Azure CNI Overlay cluster', () => {
+  it('refuses maxPods on its nodes', () => {
+    expect(() =>
+      loadScenario(aks('  - { name: w, azure: { maxPods: 4 } }', 'azure: { mode: overlay }'), 'aks.yaml'),
+    ).toThrow(/hosts\[0\]\.azure\.maxPods: an Overlay node has no secondary IPs/);
+  });
+});

@@ -16,6 +16,8 @@
  * - the client's texts (`cns/client/client.go`) and DEL's async delete
  *   (`/var/run/azure-vnet/deleteIDs/<container ID>` holding the pod interface ID).
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../../src/host/host.js';
 import { HcnClient } from '../../../src/api/hcn/client.js';
@@ -478,5 +480,34 @@ describe('azure-vnet UPDATE', () => {
       args: podArgs('web', 'default', id),
     });
     expect(r).toMatchObject({ exitCode: 0, stdout: '' });
+  });
+});
+
+// AgentBaker's expected Windows conflists for Swift and Overlay (staging/cse/windows/
+// azurecnifunc.tests.suites/AzureCNI.Expect.Swift.conflist and AzureCNI.Expect.Overlay.conflist;
+// vectors/), as AKS writes them, run as they are: both v4swift with loopback DSR, Overlay's CNS in
+// v4overlay mode — so only Swift NATs the platform addresses (getNATInfo).
+describe('AKS’s Swift and Overlay conflists (AgentBaker vectors)', () => {
+  const vector = (file: string) =>
+    readFileSync(fileURLToPath(new URL(`./vectors/${file}`, import.meta.url)), 'utf8');
+  const pluginOf = (text: string) => {
+    const list = JSON.parse(text) as { name: string; cniVersion: string; plugins: Record<string, unknown>[] };
+    return { ...list.plugins[0]!, name: list.name, cniVersion: list.cniVersion };
+  };
+
+  it.each([
+    ['aks-expect-swift.conflist', { ncs: [SWIFT_NC] }, '10.241.0.5', true],
+    ['aks-expect-overlay.conflist', { ncs: [overlayNc('overlay-nc', '10.244.1.0/24')] }, '10.244.1.2', false],
+  ] as const)('%s', async (file, cns, ip, swiftNats) => {
+    const { host } = await node(cns);
+    const { out } = await add(host, pluginOf(vector(file)), 'aaaa0041');
+    expect(out.exitCode, out.stdout).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      ips: [{ address: expect.stringMatching(`^${ip}/`) as unknown }],
+    });
+    const nats = (await policiesOf(host))[0]!.filter((p) => p.type === 'OutBoundNAT').map((p) => p.raw);
+    // the conflist's OutBoundNAT, loopback DSR to the pod itself, then (Swift) the platform NATs
+    expect(nats).toContainEqual({ Destinations: [ip] });
+    expect(nats.some((n) => JSON.stringify(n).includes('169.254.169.254'))).toBe(swiftNats);
   });
 });
