@@ -19,9 +19,10 @@
  *
  * Every invocation, VERSION included, holds the store lock `azure-vnet-ipam.lock` (its PID
  * inside) while it runs: another invocation in the same directory waits for it, up to 60 s of the
- * node's time (then `Failed to initialize key-value store of ipam plugin, err:…`, exit 1). Not
- * modelled yet: the `mas`/file and IPv6 node sources (`ipam.environment` other than
- * `azure`/`null`: "Invalid configuration").
+ * node's time (then `Failed to initialize key-value store of ipam plugin, err:…`, exit 1).
+ * `ipam.environment: mas` or `fileIpam` reads the same NIC configuration from
+ * `c:\k\interfaces.json` (once per process, JSON, MACs compared without `:`); the IPv6 node
+ * source (`ipv6NodeIpam`, the Kubernetes API's pod CIDRs) is not modelled: "Invalid configuration".
  */
 import { joinPath } from '../../core/files.js';
 import { formatIp } from '../../addr/ip.js';
@@ -46,6 +47,9 @@ export { decodeInterfaceDocument, type WireInterface } from './xml.js';
 export { loadState, stateText, STORE_KEY } from './state.js';
 
 /** The release this plugin follows (its `version`, written into the state file as `Version`). */
+/** Where the `mas` / `fileIpam` source reads the NIC configuration (ACN `ipam/fileIpam.go`). */
+export const MAS_INTERFACES_FILE = 'c:\\k\\interfaces.json';
+
 export const AZURE_CNI_VERSION = 'v1.8.12';
 /** ACN `cni/cni.go` `supportedVersions`. */
 export const AZURE_CNI_VERSIONS: readonly string[] = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0'];
@@ -139,6 +143,7 @@ class IpamProcess {
         return reply.body;
       },
       interfaces: () => host.interfaces?.() ?? [],
+      readFile: () => host.files.read(MAS_INTERFACES_FILE),
     };
     step(parse, () => this.am.startSource(ipam['environment'] || 'azure', source));
     return {

@@ -30,6 +30,8 @@ export const LOCAL_ADDRESS_SPACE = 'local';
 /** One interface of the wireserver document, its prefixes and secondary addresses parsed. */
 interface ParsedInterface {
   readonly mac: string;
+  /** The file source matches MACs exactly (no `*`). */
+  readonly exact?: boolean;
   readonly isPrimary: boolean;
   readonly subnets: readonly { readonly subnet: Prefix | undefined; readonly addrs: readonly IpAddr[] }[];
 }
@@ -303,6 +305,36 @@ export interface IpamSource {
   fetch(): string;
   /** The node's interfaces, to match the document's MACs against. */
   interfaces(): readonly NetInterface[];
+  /**
+   * The `mas` / `fileIpam` source's file (`c:\k\interfaces.json`, ACN `ipam/fileIpam.go`): its
+   * text, or undefined when it is missing.
+   */
+  readFile?(): string | undefined;
+}
+
+/** `fileIpam.go`'s `NetworkInterfaces` JSON, decoded as Go's `encoding/json` would (keys case-insensitive). */
+function fileDocument(text: string): readonly ParsedInterface[] {
+  const doc = JSON.parse(text) as unknown;
+  const get = (o: unknown, k: string): unknown => {
+    if (!o || typeof o !== 'object' || Array.isArray(o)) return undefined;
+    const key = Object.keys(o).find((x) => x.toLowerCase() === k.toLowerCase());
+    return key === undefined ? undefined : (o as Record<string, unknown>)[key];
+  };
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  return list(get(doc, 'Interfaces')).map((i) => ({
+    // macAddressesEqual: lower case, ':' removed (no wildcard here)
+    mac: str(get(i, 'MacAddress')).replaceAll(':', '').toLowerCase(),
+    exact: true,
+    isPrimary: get(i, 'IsPrimary') === true,
+    subnets: list(get(i, 'IPSubnets')).map((sn) => ({
+      subnet: parsePrefix(str(get(sn, 'Prefix'))),
+      addrs: list(get(sn, 'IPAddresses')).flatMap((a) => {
+        const addr = get(a, 'IsPrimary') === true ? undefined : parseIp(str(get(a, 'Address')));
+        return addr ? [addr] : [];
+      }),
+    })),
+  }));
 }
 
 /**
@@ -320,21 +352,32 @@ export class AddressManager {
 
   constructor(private readonly save: () => void) {}
 
-  /** `StartSource`: `azure` (the wireserver), `null` (none) or '' (none); anything else is refused. */
+  /**
+   * `StartSource`: `azure` (the wireserver), `mas` and `fileIpam` (`c:\k\interfaces.json`), `null`
+   * or '' (none); `ipv6NodeIpam` (the Kubernetes API's node pod CIDRs) is not modelled and, like
+   * anything else, refused.
+   */
   startSource(environment: string, source: IpamSource): void {
     switch (environment) {
       case 'azure':
         this.source = source;
+        this.fromFile = false;
+        return;
+      case 'mas':
+      case 'fileIpam':
+        this.source = source;
+        this.fromFile = true;
         return;
       case 'null':
       case '':
         this.source = undefined;
         return;
       default:
-        // mas/fileIpam (c:\k\interfaces.json) and ipv6NodeIpam are not modelled
         throw new IpamError(IPAM_ERRORS.invalidConfiguration);
     }
   }
+
+  private fromFile = false;
 
   /** `refreshSource`: a failed refresh is only logged upstream, not returned. */
   private refresh(): void {
@@ -351,10 +394,19 @@ export class AddressManager {
   private refreshFrom(source: IpamSource): void {
     const interfaces = source.interfaces();
     const local: AddressSpace = { Id: LOCAL_ADDRESS_SPACE, Scope: LOCAL_SCOPE, pools: new Map(), epoch: 0 };
-    for (const i of interfaceDocument(source.fetch())) {
+    let doc: readonly ParsedInterface[];
+    if (this.fromFile) {
+      const text = source.readFile?.();
+      if (text === undefined)
+        throw new Error('open c:\\k\\interfaces.json: The system cannot find the file specified.');
+      doc = fileDocument(text);
+    } else doc = interfaceDocument(source.fetch());
+    for (const i of doc) {
       const mac = i.mac;
-      // the first host interface with that MAC ('*': any); a secondary NIC's pools come first
-      const iface = interfaces.find((x) => mac === '*' || x.mac.replaceAll(':', '').toLowerCase() === mac);
+      // the first host interface with that MAC ('*': any, wireserver only); a secondary NIC's pools come first
+      const iface = interfaces.find(
+        (x) => (mac === '*' && !i.exact) || x.mac.replaceAll(':', '').toLowerCase() === mac,
+      );
       if (!iface) continue;
       const priority = i.isPrimary ? 0 : 1;
       for (const s of i.subnets) {

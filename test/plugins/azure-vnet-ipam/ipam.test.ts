@@ -353,3 +353,68 @@ describe('azure-vnet-ipam.json', () => {
     );
   });
 });
+
+// The `mas` / `fileIpam` source (ACN v1.8.12 ipam/fileIpam.go): the NIC configuration from
+// `c:\k\interfaces.json` (`NetworkInterfaces{Interfaces[{MacAddress, IsPrimary, IPSubnets[{Prefix,
+// IPAddresses[{Address, IsPrimary}]}]}]}`), MACs matched by macAddressesEqual (lower case, ':'
+// removed), primary addresses kept for the host; a missing file is only logged (no address space).
+describe('azure-vnet-ipam: the mas / fileIpam source', () => {
+  const file = (mac: string) =>
+    JSON.stringify({
+      Interfaces: [
+        {
+          MacAddress: mac,
+          IsPrimary: true,
+          IPSubnets: [
+            {
+              Prefix: '10.240.0.0/16',
+              IPAddresses: [
+                { Address: '10.240.0.4', IsPrimary: true },
+                { Address: '10.240.0.7', IsPrimary: false },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+
+  it.each(['mas', 'fileIpam'])('%s: the file’s secondary address, matched by MAC', async (environment) => {
+    const host = createHost({
+      adapters: [
+        {
+          name: 'Ethernet',
+          ipAddress: '10.240.0.4/16',
+          gateway: '10.240.0.1',
+          macAddress: '00-0D-3A-00-00-01',
+        },
+      ],
+    });
+    host.files.write('c:\\k\\interfaces.json', file('00:0d:3a:00:00:01'));
+    const out = ok(await run(host, 'ADD', 'a', { cniVersion: '0.4.0', environment }));
+    expect(addressOf(out)).toBe('10.240.0.7/16');
+  });
+
+  it('a MAC written with dashes matches nothing (only ":" is removed): no pool; a missing file: no address space', async () => {
+    const host = createHost({
+      adapters: [
+        {
+          name: 'Ethernet',
+          ipAddress: '10.240.0.4/16',
+          gateway: '10.240.0.1',
+          macAddress: '00-0D-3A-00-00-01',
+        },
+      ],
+    });
+    host.files.write('c:\\k\\interfaces.json', file('00-0D-3A-00-00-01'));
+    // the file was read: an address space without pools
+    expect(failed(await run(host, 'ADD', 'a', { cniVersion: '0.4.0', environment: 'mas' }))).toEqual({
+      code: 100,
+      msg: 'Failed to allocate pool: no available address pools',
+    });
+    const bare = createHost({});
+    expect(failed(await run(bare, 'ADD', 'a', { cniVersion: '0.4.0', environment: 'mas' }))).toEqual({
+      code: 100,
+      msg: 'Failed to allocate pool: Invalid address space',
+    });
+  });
+});
