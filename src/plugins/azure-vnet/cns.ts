@@ -205,7 +205,11 @@ export interface CnsIpConfig {
   readonly ip: string;
   readonly len: number;
   readonly gateway: string;
+  readonly family: 4 | 6;
 }
+
+/** `invoker_cns.go` `overlayGatewayV6IP`: an Overlay IPv6 NC's gateway when CNS gives none. */
+const OVERLAY_GATEWAY_V6 = 'fe80::1234:5678:9abc';
 
 /** What the CNS invoker's ADD gives the plugin: the InfraNIC's addresses, routes and host subnet. */
 export interface CnsAddResult {
@@ -216,6 +220,8 @@ export interface CnsAddResult {
   /** The NC's primary IP (`NCPrimaryIPKey`): Swift's DNS NAT VirtualIP. */
   readonly ncPrimaryIp: string;
   readonly overlay: boolean;
+  /** An IPv6 address was handed out (dual-stack). */
+  readonly ipv6Enabled: boolean;
 }
 
 const invalidArgs = 'invalid arg(s)';
@@ -250,7 +256,14 @@ export function cnsInvokerAdd(
     }
   }
   const overlay = OVERLAY_MODES.has(ipamMode);
-  const out: CnsAddResult = { ipConfigs: [], routes: [], hostSubnet: '', ncPrimaryIp: '', overlay };
+  const out: CnsAddResult = {
+    ipConfigs: [],
+    routes: [],
+    hostSubnet: '',
+    ncPrimaryIp: '',
+    overlay,
+    ipv6Enabled: false,
+  };
   let defaultRouteInterfaces = 0;
   let infra = false;
   for (const info of infos) {
@@ -268,35 +281,47 @@ export function cnsInvokerAdd(
   return out;
 }
 
-/** `configureDefaultAddResult` (IPv4) into `out`. */
+/** `configureDefaultAddResult` (one InfraNIC address, IPv4 or IPv6) into `out`. */
 function defaultAddResult(info: JsonObject, overlay: boolean, out: CnsAddResult): void {
   const nc = obj(info, 'NetworkContainerPrimaryIPConfig');
   const ncPrimary = str(obj(nc, 'IPSubnet'), 'IPAddress');
-  const lenValue = member(obj(nc, 'IPSubnet') ?? {}, 'PrefixLength');
-  const len = typeof lenValue === 'number' ? lenValue : 0;
   const podIp = str(obj(info, 'PodIPConfig'), 'IPAddress');
-  const gwText = str(nc, 'GatewayIPAddress');
+  const v6 = podIp.includes(':') && parsePrefix(`${podIp}/128`)?.family === 6;
+  // getIPConfigPrefixLength: IPSubnetV6's length for an IPv6 pod when set, else IPSubnet's
+  const lenOf = (sub: JsonObject | undefined): number => {
+    const v = sub ? member(sub, 'PrefixLength') : undefined;
+    return typeof v === 'number' ? v : 0;
+  };
+  const v6Len = lenOf(obj(nc, 'IPSubnetV6'));
+  const len = v6 && v6Len > 0 ? v6Len : lenOf(obj(nc, 'IPSubnet'));
+  // getIPConfigGatewayAddress: GatewayIPv6Address for an IPv6 pod when it parses, else GatewayIPAddress
+  const gw6 = str(nc, 'GatewayIPv6Address');
+  const gwText = v6 && parsePrefix(`${gw6}/128`)?.family === 6 ? gw6 : str(nc, 'GatewayIPAddress');
   const host = obj(info, 'HostPrimaryIPInfo');
   if (parseIPv4(ncPrimary) !== undefined) (out as { ncPrimaryIp: string }).ncPrimaryIp = ncPrimary;
   const pod = parsePrefix(`${podIp}/${len}`);
-  if (!pod || pod.family !== 4)
+  if (!pod)
     throw new Error(
       `Unable to parse IP from response: ${podIp} with err %w: invalid CIDR address: ${podIp}/${len}`,
     );
-  let gateway = parseIPv4(gwText) === undefined ? '' : gwText;
+  const gwOk = gwText !== '' && parsePrefix(`${gwText}/${gwText.includes(':') ? 128 : 32}`) !== undefined;
+  let gateway = gwOk ? gwText : '';
   if (gateway === '') {
     if (!overlay) throw new Error(`%w: Gateway address ${gwText} from response is invalid: ${invalidArgs}`);
-    // Windows: the subnet's address with its last byte + 1
-    const gw = ((pod.addr & ~0xff) | (((pod.addr & 0xff) + 1) & 0xff)) >>> 0;
-    const mask = len === 0 ? 0 : (~0 << (32 - len)) >>> 0;
-    if ((gw & mask) >>> 0 !== pod.addr || gw === pod.addr)
-      throw new Error(`%w: Failed to retrieve overlay gateway from podsubnet${podIp}: ${invalidArgs}`);
-    gateway = formatIPv4(gw);
+    if (pod.family === 6) gateway = OVERLAY_GATEWAY_V6;
+    else {
+      // Windows: the subnet's address with its last byte + 1
+      const gw = ((pod.addr & ~0xff) | (((pod.addr & 0xff) + 1) & 0xff)) >>> 0;
+      const mask = len === 0 ? 0 : (~0 << (32 - len)) >>> 0;
+      if ((gw & mask) >>> 0 !== pod.addr || gw === pod.addr)
+        throw new Error(`%w: Failed to retrieve overlay gateway from podsubnet${podIp}: ${invalidArgs}`);
+      gateway = formatIPv4(gw);
+    }
   }
   const hostSubnet = str(host, 'Subnet');
   if (!parsePrefix(hostSubnet))
     throw new Error(`unable to parse hostSubnet: invalid CIDR address: ${hostSubnet}`);
-  out.ipConfigs.push({ ip: podIp, len, gateway });
+  out.ipConfigs.push({ ip: podIp, len, gateway, family: pod.family });
   const routes = member(info, 'Routes');
   if (Array.isArray(routes) && routes.length > 0) {
     for (const r of routes.filter(isJsonObject)) {
@@ -305,7 +330,8 @@ function defaultAddResult(info: JsonObject, overlay: boolean, out: CnsAddResult)
         throw new Error(`unable to parse destination ${dst}: invalid CIDR address: ${dst}`);
       out.routes.push({ dst, gw: str(r, 'GatewayIPAddress') });
     }
-  } else out.routes.push({ dst: '0.0.0.0/0', gw: gateway });
+  } else out.routes.push({ dst: pod.family === 6 ? '::/0' : '0.0.0.0/0', gw: gateway });
+  if (pod.family === 6) (out as { ipv6Enabled: boolean }).ipv6Enabled = true;
   (out as { hostSubnet: string }).hostSubnet = hostSubnet;
   if (!overlay) {
     const primary = str(host, 'PrimaryIP');

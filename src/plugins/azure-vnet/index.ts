@@ -299,14 +299,14 @@ class VnetProcess {
     );
     return {
       ipConfigs: r.ipConfigs.map((ip) => ({
-        address: ipNet(ip.ip, ip.len, 4),
+        address: ipNet(ip.ip, ip.len, ip.family),
         gateway: ip.gateway,
-        family: 4,
+        family: ip.family,
       })),
       routes: r.routes.map((x) => routeInfo(x.dst, x.gw)),
       dns: { Suffix: '', Servers: null, Options: null },
       hostSubnetPrefix: r.hostSubnet,
-      ipv6Enabled: false,
+      ipv6Enabled: r.ipv6Enabled,
       ncPrimaryIp: r.ncPrimaryIp,
     };
   }

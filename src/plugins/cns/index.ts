@@ -11,7 +11,7 @@
  * with their primary IP configuration and the secondary IPs pods take (`ncs`; `overlayNc` makes the
  * one CNS derives from a node's pod CIDR), and multitenant NCs by pod (`multitenancy`).
  *
- * - `POST /network/requestipconfigs`: one IPv4 address per NC for the pod interface
+ * - `POST /network/requestipconfigs`: one address per NC (an IPv6 NC: dual-stack) for the pod interface
  *   (`podInterfaceID`); a repeated request gets the same addresses. `orchestratorContext` missing:
  *   code 33; `podInterfaceID` empty: 34; no NC or no free IP: 32 (`AllocateIPConfig failed: …`).
  *   The free IP taken is the first of the NC's list (CNS ranges a Go map: any free one).
@@ -26,7 +26,7 @@
  */
 import { hnsError } from '../../core/errors.js';
 import { isJsonObject, type Json, type JsonObject } from '../../core/json.js';
-import { formatIPv4, parseIPv4, parsePrefix, formatPrefix } from '../../addr/ip.js';
+import { formatIp, formatIPv4, formatIPv6, parseIp, parsePrefix, formatPrefix } from '../../addr/ip.js';
 import type { Host } from '../../host/host.js';
 import type { PlatformReply } from '../../host/azure.js';
 import type { LocalHttpRequest } from '../../host/localhttp.js';
@@ -88,11 +88,24 @@ export interface CnsOptions {
   readonly port?: number;
 }
 
-/** The NC CNS derives from a node's Overlay pod CIDR: gateway .1, pod IPs from .2, the last one kept back. */
+/** At most this many pod IPs of an IPv6 Overlay pod CIDR are listed (a /64 has 2^64). */
+export const OVERLAY_V6_POOL = 254;
+
+/**
+ * The NC CNS derives from a node's Overlay pod CIDR: IPv4 — gateway .1, pod IPs from .2, the last
+ * one kept back; IPv6 (dual-stack) — no gateway (azure-vnet then uses `fe80::1234:5678:9abc`), pod
+ * IPs from `::2`, the first `OVERLAY_V6_POOL` of them.
+ */
 export function overlayNc(id: string, podCidr: string): CnsNetworkContainerSpec {
   const p = parsePrefix(podCidr);
+  if (p?.family === 6 && p.len <= 126) {
+    const ips: string[] = [];
+    const size = 1n << BigInt(128 - p.len);
+    for (let i = 2n; i < size - 1n && ips.length < OVERLAY_V6_POOL; i++) ips.push(formatIPv6(p.addr + i));
+    return { id, primaryIp: formatPrefix(p), gateway: '', secondaryIps: ips };
+  }
   if (!p || p.family !== 4 || p.len > 29) throw hnsError('E_INVALIDARG', `overlay pod CIDR "${podCidr}"`);
-  const base = p.addr as number;
+  const base = p.addr;
   const size = 2 ** (32 - p.len);
   const ips: string[] = [];
   for (let i = 2; i < size - 1; i++) ips.push(formatIPv4((base + i) >>> 0));
@@ -103,6 +116,8 @@ interface Nc {
   readonly spec: CnsNetworkContainerSpec;
   readonly ip: string;
   readonly len: number;
+  /** An IPv6 NC (dual-stack Overlay): its gateway is `GatewayIPv6Address`. */
+  readonly v6: boolean;
   /** IP → the pod interface holding it ('' = free), in hand-out order. */
   readonly pool: Map<string, string>;
 }
@@ -132,14 +147,15 @@ export class CnsAgent {
   ) {
     this.ncs = (options.ncs ?? []).map((s) => {
       const p = parsePrefix(s.primaryIp);
-      if (!p || p.family !== 4) throw hnsError('E_INVALIDARG', `NC ${s.id}: primaryIp "${s.primaryIp}"`);
+      if (!p) throw hnsError('E_INVALIDARG', `NC ${s.id}: primaryIp "${s.primaryIp}"`);
       const pool = new Map<string, string>();
       for (const ip of s.secondaryIps) {
-        const v = parseIPv4(ip);
-        if (v === undefined) throw hnsError('E_INVALIDARG', `NC ${s.id}: secondary IP "${ip}"`);
-        pool.set(formatIPv4(v), '');
+        const v = parseIp(ip);
+        if (v === undefined || v.family !== p.family)
+          throw hnsError('E_INVALIDARG', `NC ${s.id}: secondary IP "${ip}"`);
+        pool.set(formatIp(v), '');
       }
-      return { spec: s, ip: s.primaryIp.split('/')[0]!, len: p.len, pool };
+      return { spec: s, ip: s.primaryIp.split('/')[0]!, len: p.len, v6: p.family === 6, pool };
     });
     const mt = new Map<string, CnsMultitenantSpec[]>();
     for (const m of options.multitenancy ?? []) {
@@ -254,8 +270,8 @@ export class CnsAgent {
         IPSubnet: { IPAddress: a.nc.ip, PrefixLength: a.nc.len },
         IPSubnetV6: { IPAddress: '', PrefixLength: 0 },
         DNSServers: null,
-        GatewayIPAddress: s.gateway ?? '',
-        GatewayIPv6Address: '',
+        GatewayIPAddress: a.nc.v6 ? '' : (s.gateway ?? ''),
+        GatewayIPv6Address: a.nc.v6 ? (s.gateway ?? '') : '',
       },
       NetworkContainerIPv6Config: {
         IPSubnet: { IPAddress: '', PrefixLength: 0 },
@@ -305,7 +321,7 @@ export class CnsAgent {
         const free = [...nc.pool].find(([, owner]) => owner === '');
         if (!free)
           return allocateFailed(
-            `not enough IPs available of type ipv4 for ${nc.spec.id}, waiting on Azure CNS to allocate more with NC Status: `,
+            `not enough IPs available of type ${nc.v6 ? 'ipv6' : 'ipv4'} for ${nc.spec.id}, waiting on Azure CNS to allocate more with NC Status: `,
           );
         picks.push({ nc, ip: free[0] });
       }

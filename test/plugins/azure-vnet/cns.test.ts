@@ -511,3 +511,83 @@ describe('AKS’s Swift and Overlay conflists (AgentBaker vectors)', () => {
     expect(nats.some((n) => JSON.stringify(n).includes('169.254.169.254'))).toBe(swiftNats);
   });
 });
+
+// Dual-stack Overlay (invoker_cns_test.go TestCNSIPAMInvoker_Add_Overlay "…dualstack overlay…"):
+// CNS answers two InfraNIC PodIpInfos — v4 10.0.1.10 (NC /24, gateway 10.0.0.1) and v6 fd11:1234::1
+// (PodIPConfig /24 but NC IPSubnet /112, no IPSubnetV6, gateway fe80::1234:5678:9abc) — and the
+// endpoint gets 10.0.1.10/24 and fd11:1234::1/112 with 0.0.0.0/0 → 10.0.0.1 and ::/0 → fe80::1234:5678:9abc.
+describe('azure-vnet with CNS: dual-stack Overlay', () => {
+  const info = (ip: string, len: number, nc: string, ncLen: number, gw: string, gw6: string) => ({
+    PodIPConfig: { IPAddress: ip, PrefixLength: len },
+    NetworkContainerPrimaryIPConfig: {
+      IPSubnet: { IPAddress: nc, PrefixLength: ncLen },
+      IPSubnetV6: { IPAddress: '', PrefixLength: 0 },
+      DNSServers: null,
+      GatewayIPAddress: gw,
+      GatewayIPv6Address: gw6,
+    },
+    HostPrimaryIPInfo: { Gateway: '10.0.0.1', PrimaryIP: '10.0.0.1', Subnet: '10.240.0.0/16' },
+    NICType: 'InfraNIC',
+  });
+
+  it('the upstream vector: one endpoint with both addresses, both default routes', async () => {
+    const { host } = await node();
+    host.http.listen(10093, () => ({
+      status: 200,
+      body: JSON.stringify({
+        podIPInfo: [
+          info('10.0.1.10', 24, '10.0.1.0', 24, '10.0.0.1', ''),
+          info('fd11:1234::1', 24, 'fd11:1234::', 112, '', 'fe80::1234:5678:9abc'),
+        ],
+        response: { ReturnCode: 0, Message: '' },
+      }),
+    }));
+    const conf = {
+      ...OVERLAY,
+      ipam: { type: 'azure-cns', mode: 'dualStackOverlay' },
+      cnsurl: 'http://localhost:10093',
+    };
+    const { out } = await add(host, conf, 'aaaa0051');
+    expect(out.exitCode, out.stdout).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      ips: [
+        { address: '10.0.1.10/24', gateway: '10.0.0.1' },
+        { address: 'fd11:1234::1/112', gateway: 'fe80::1234:5678:9abc' },
+      ],
+      routes: [
+        { dst: '0.0.0.0/0', gw: '10.0.0.1' },
+        { dst: '::/0', gw: 'fe80::1234:5678:9abc' },
+      ],
+    });
+    const [ep] = await HcnClient.forHost(host).listEndpoints();
+    expect(ep!.IpConfigurations).toEqual([
+      { IpAddress: '10.0.1.10', PrefixLength: 24 },
+      { IpAddress: 'fd11:1234::1', PrefixLength: 112 },
+    ]);
+    expect(azureNet(host)!.Ipams[0]!.Subnets.map((s) => [s.IpAddressPrefix, s.Routes[0]!.NextHop])).toEqual([
+      ['10.0.1.0/24', '10.0.0.1'],
+      ['fd11:1234::/112', 'fe80::1234:5678:9abc'],
+    ]);
+  });
+
+  it('with the agent: a v4 and a v6 Overlay NC give the pod one address of each; DEL gives both back', async () => {
+    const { host, agent } = await node({
+      ncs: [overlayNc('v4', '10.244.1.0/24'), overlayNc('v6', 'fd00:10:244:1::/64')],
+    });
+    const conf = { ...OVERLAY, ipam: { type: 'azure-cns', mode: 'dualStackOverlay' } };
+    const { id, netns, out } = await add(host, conf, 'bbbb0052');
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      ips: [{ address: '10.244.1.2/24', gateway: '10.244.1.1' }, { address: 'fd00:10:244:1::2/64' }],
+    });
+    expect([...agent!.assigned().values()]).toEqual([['10.244.1.2', 'fd00:10:244:1::2']]);
+    const del = await vnet(host, {
+      command: 'DEL',
+      id,
+      netns,
+      conf: JSON.stringify(conf),
+      args: podArgs('web', 'default', id),
+    });
+    expect(del.exitCode, del.stdout).toBe(0);
+    expect(agent!.assigned().size).toBe(0);
+  });
+});
