@@ -20,7 +20,7 @@ import type { JsonObject } from '../core/json.js';
 import { must } from '../api/flat.js';
 import { WIRESERVER_IP } from '../host/azure.js';
 import type { Host } from '../host/host.js';
-import { fmt, fmtPrefix } from '../vswitch/v4.js';
+import { contains, fmt, fmtPrefix, parsePrefix4 } from '../vswitch/v4.js';
 import type { Cluster } from './cluster.js';
 import type { ClusterOptions, PodInfo, PodSpec } from './types.js';
 import { sandboxEndpoint } from './windows-node.js';
@@ -36,12 +36,32 @@ export const AZURE_NETWORK = 'azure';
 /** An Azure cluster's options with AKS's defaults filled in. */
 export function azureClusterDefaults(o: ClusterOptions): ClusterOptions {
   const serviceCidr = o.serviceCidr ?? AKS_SERVICE_CIDR;
+  const mode = o.azure?.mode;
+  if (mode !== undefined && mode !== 'node-subnet' && mode !== 'overlay')
+    throw hnsError('E_INVALIDARG', `azure.mode must be node-subnet or overlay, not ${String(mode)}`);
+  const nodeSubnet = o.nodeSubnet ?? AKS_NODE_SUBNET;
+  const addressSpace = o.azure?.addressSpace ?? [AKS_ADDRESS_SPACE];
+  const space = addressSpace.map((a) => {
+    const p = parsePrefix4(a);
+    if (!p) throw hnsError('E_INVALIDARG', `azure.addressSpace "${a}" is not an IPv4 prefix`);
+    return p;
+  });
+  // Azure refuses a subnet outside its VNet's address space
+  const sub = parsePrefix4(nodeSubnet);
+  if (sub && !space.some((p) => p.len <= sub.len && contains(p, sub.addr)))
+    throw hnsError(
+      'E_INVALIDARG',
+      `the VNet subnet ${nodeSubnet} is not inside azure.addressSpace ${addressSpace.join(', ')}`,
+    );
+  const pods = parsePrefix4(o.podCidr ?? '10.244.0.0/16');
+  if (mode === 'overlay' && pods && sub && (contains(pods, sub.addr) || contains(sub, pods.addr)))
+    throw hnsError('E_INVALIDARG', `the pod CIDR ${fmtPrefix(pods)} overlaps the VNet subnet ${nodeSubnet}`);
   return {
     ...o,
-    nodeSubnet: o.nodeSubnet ?? AKS_NODE_SUBNET,
+    nodeSubnet,
     serviceCidr,
     ...(o.serviceCidr === undefined && o.dnsServiceIp === undefined ? { dnsServiceIp: '10.0.0.10' } : {}),
-    azure: { ...o.azure, addressSpace: o.azure?.addressSpace ?? [AKS_ADDRESS_SPACE] },
+    azure: { ...o.azure, addressSpace },
   };
 }
 
@@ -151,6 +171,8 @@ export interface PodSandboxRunner {
     };
   }): Promise<string>;
   podSandboxStatus(id: string): Promise<{ readonly netns: string }>;
+  stopPodSandbox(id: string): Promise<void>;
+  removePodSandbox(id: string): Promise<void>;
 }
 
 /**
@@ -166,20 +188,28 @@ export async function startAzurePod(
   const node = c.nodeOf(spec.node);
   if (node?.kind !== 'Windows' || node.spec.network !== 'azure')
     throw hnsError('ERROR_NOT_FOUND', `no Azure node "${spec.node}"`);
+  const key = `${spec.namespace}/${spec.name}`;
+  if (c.pod(key)) throw hnsError('E_INVALIDARG', `pod "${key}" is unnamed or exists`);
   const dns = c.podDns(spec.namespace);
   const sandboxId = await runtime.runPodSandbox({
-    metadata: {
-      name: spec.name,
-      namespace: spec.namespace,
-      uid: `${spec.namespace}/${spec.name}`,
-      attempt: 0,
-    },
+    metadata: { name: spec.name, namespace: spec.namespace, uid: key, attempt: 0 },
     hostname: spec.hostname ?? spec.name,
     ...(spec.labels ? { labels: spec.labels } : {}),
     dnsConfig: { servers: [...dns.servers], searches: [...dns.search], options: ['ndots:5'] },
   });
-  const status = await runtime.podSandboxStatus(sandboxId);
-  const endpointId = sandboxEndpoint(node.host, status.netns || undefined, sandboxId);
-  if (!endpointId) throw hnsError('ERROR_NOT_FOUND', `sandbox ${sandboxId} has no HNS endpoint`);
-  return { ...c.addPod({ ...spec, endpointId }), sandboxId };
+  try {
+    const status = await runtime.podSandboxStatus(sandboxId);
+    const endpointId = sandboxEndpoint(node.host, status.netns || undefined, sandboxId);
+    if (!endpointId)
+      throw hnsError(
+        'ERROR_NOT_FOUND',
+        `sandbox ${sandboxId} has no HNS endpoint on ${spec.node} (is the runtime ${spec.node}'s?)`,
+      );
+    return { ...c.addPod({ ...spec, endpointId }), sandboxId };
+  } catch (e) {
+    // the cluster does not take the pod: its sandbox goes again (CNI DEL), as kubelet would
+    await runtime.stopPodSandbox(sandboxId);
+    await runtime.removePodSandbox(sandboxId);
+    throw e;
+  }
 }

@@ -289,6 +289,36 @@ export class Cluster {
   }
 
   /**
+   * An Overlay node's pod block: the given one (inside the pod CIDR, off the VNet, routed to no
+   * other VM), else the next /24 of the pod CIDR no node has.
+   */
+  private overlayBlock(given: string | undefined): Prefix4 {
+    const taken = [...this.nodes.values()].map((n) => n.podSubnet);
+    const clash = (p: Prefix4) => taken.some((q) => contains(q, p.addr) || contains(p, q.addr));
+    if (given !== undefined) {
+      const p = prefixArg(given, 'podSubnet', 29);
+      if (!contains(this.podCidr, p.addr) || p.len < this.podCidr.len)
+        throw hnsError(
+          'E_INVALIDARG',
+          `podSubnet ${given} is not inside the pod CIDR ${fmtPrefix(this.podCidr)}`,
+        );
+      if (contains(this.nodeSubnet, p.addr) || contains(p, this.nodeSubnet.addr))
+        throw hnsError(
+          'E_INVALIDARG',
+          `podSubnet ${given} overlaps the VNet subnet ${fmtPrefix(this.nodeSubnet)}`,
+        );
+      if (clash(p)) throw hnsError('E_INVALIDARG', `${fmtPrefix(p)} is routed to another VM already`);
+      return p;
+    }
+    for (let k = this.nextNodeIndex; ; k++) {
+      const p = prefix4((this.podCidr.addr + (k << 8)) >>> 0, 24);
+      if (!contains(this.podCidr, p.addr))
+        throw hnsError('E_INVALIDARG', `pod CIDR ${fmtPrefix(this.podCidr)} has no /24 left`);
+      if (!clash(p)) return p;
+    }
+  }
+
+  /**
    * An Azure VM joins (AKS node-subnet mode): its NIC takes the next address of the VNet subnet and
    * `maxPods` secondary IPs after it, the VNet routes all of them to it, its NSG filters it, and
    * AgentBaker's `ext` network binds the NIC. No pod network yet: azure-vnet creates `azure` at
@@ -308,7 +338,7 @@ export class Cluster {
           ? 'an Overlay Azure node has no vni or vxlanPort'
           : 'an Azure node takes its pod IPs from the VNet: no podSubnet, vni or vxlanPort',
       );
-    const podCidr = overlay ? this.podSubnetFor(spec.podSubnet) : undefined;
+    const podCidr = overlay ? this.overlayBlock(spec.podSubnet) : undefined;
     const segment = spec.segment ?? 'nodes';
     const before = this.segments.get(segment)?.next;
     const { ip, prefix, gateway } = this.takeNodeIp(segment, maxPods);
@@ -335,7 +365,10 @@ export class Cluster {
       );
       setUpAzureNode(host);
       // Overlay: the node's CNS hands out its pod CIDR (the NC DNC-RC would program)
-      if (podCidr) cns = startCns(host, { ncs: [overlayNc(`${spec.name}-overlay`, fmtPrefix(podCidr))] });
+      if (podCidr)
+        cns = startCns(host, {
+          ncs: [overlayNc(`${spec.name}-overlay`, fmtPrefix(podCidr), fmtPrefix(this.podCidr))],
+        });
     } catch (e) {
       this.segments.get(segment)!.next = before!;
       throw e;

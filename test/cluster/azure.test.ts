@@ -26,6 +26,7 @@ import { PluginRegistry } from '../../src/cni/registry.js';
 import { ContainerdRuntime } from '../../src/runtime/containerd.js';
 import { cniNetwork } from '../../src/runtime/network.js';
 import type { NsgSpec } from '../../src/host/nsg.js';
+import { fmtPrefix } from '../../src/vswitch/v4.js';
 import { gaps, has, path, step, steps, tj } from '../dataplane/trace-kit.js';
 
 const HOST_MAC = '12-34-56-78-9A-BC';
@@ -368,5 +369,74 @@ describe('an AKS-like cluster on Azure CNI Overlay', () => {
     expect(c.nodeNames()).toEqual(['a']);
     c.addWindowsNode({ name: 'b', network: 'azure' });
     expect(c.host('b').azure!.nics[0]!.primaryIp).toBe('10.224.0.5');
+  });
+});
+
+// What a failed call must leave as it was (review of the Azure cluster change): a pod the cluster
+// refuses after its sandbox ran, an Overlay block taken by hand, addresses at a subnet's end,
+// options Azure would refuse.
+describe('an Azure cluster keeps its state on refusals', () => {
+  it('startAzurePod: a pod name taken on another node, or another node’s runtime — no sandbox, no endpoint, no address left', async () => {
+    const { c, rt } = azureCluster({ a: undefined, b: undefined });
+    await startAzurePod(c, rt('a'), { namespace: 'default', name: 'web', node: 'a' });
+    const b = c.host('b');
+    await expect(startAzurePod(c, rt('b'), { namespace: 'default', name: 'web', node: 'b' })).rejects.toThrow(
+      /exists/,
+    );
+    // the wrong runtime: the sandbox ran on a, the cluster was asked for b
+    await expect(
+      startAzurePod(c, rt('a'), { namespace: 'default', name: 'other', node: 'b' }),
+    ).rejects.toThrow(/has no HNS endpoint on b/);
+    expect(b.hns.store.endpoints.size).toBe(0);
+    const a = c.host('a');
+    expect([...a.hns.store.endpoints.values()].map((e) => e.IpConfigurations[0]!.IpAddress)).toEqual([
+      '10.224.0.5',
+    ]);
+    expect(await rt('a').listPodSandbox()).toHaveLength(1);
+  });
+
+  it('node-subnet: the NIC’s secondary IPs end before the subnet’s last address (Azure keeps it)', () => {
+    const c = new Cluster({ nodeSubnet: '10.224.0.0/28', azure: {} });
+    expect(() => c.addWindowsNode({ name: 'big', network: 'azure', maxPods: 11 })).toThrow(/is full/);
+    c.addWindowsNode({ name: 'fits', network: 'azure', maxPods: 10 });
+    expect(c.host('fits').azure!.nics[0]!.secondaryIps.at(-1)).toBe('10.224.0.14');
+    expect(() => c.addWindowsNode({ name: 'more', network: 'azure', maxPods: 1 })).toThrow(/is full/);
+  });
+
+  it('Overlay: a block given by hand is skipped by the next default node; bad blocks are refused', () => {
+    const c = new Cluster({ azure: { mode: 'overlay' } });
+    c.addWindowsNode({ name: 'a', network: 'azure', podSubnet: '10.244.2.0/24' });
+    c.addWindowsNode({ name: 'b', network: 'azure' });
+    c.addWindowsNode({ name: 'c', network: 'azure' });
+    expect(['a', 'b', 'c'].map((n) => fmtPrefix(c.nodeOf(n)!.podSubnet))).toEqual([
+      '10.244.2.0/24',
+      '10.244.3.0/24',
+      '10.244.4.0/24',
+    ]);
+    expect(() => c.addWindowsNode({ name: 'd', network: 'azure', podSubnet: '10.245.0.0/24' })).toThrow(
+      /not inside the pod CIDR/,
+    );
+    expect(c.nodeNames()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('refuses an unknown mode, a VNet subnet outside the address space, and an Overlay pod CIDR on the VNet', () => {
+    expect(() => new Cluster({ azure: { mode: 'swift' as never } })).toThrow(/node-subnet or overlay/);
+    expect(() => new Cluster({ azure: { addressSpace: ['172.16.0.0/16'] } })).toThrow(
+      /10.224.0.0\/16 is not inside azure.addressSpace/,
+    );
+    expect(() => new Cluster({ podCidr: '10.224.0.0/16', azure: { mode: 'overlay' } })).toThrow(
+      /overlaps the VNet subnet/,
+    );
+  });
+
+  it('Overlay pods carry the cluster pod CIDR’s length (CreateNCRequestFromStaticNC: SubnetAddressSpace)', async () => {
+    const { cluster } = await aksDemoCluster({ azure: { mode: 'overlay' } });
+    const h = cluster.host('akswin1');
+    const ep = [...h.hns.store.endpoints.values()].find((e) => e.Name.endsWith('-eth0'))!;
+    expect(ep.IpConfigurations.map((x) => `${x.IpAddress}/${x.PrefixLength}`)).toEqual(['10.244.1.2/16']);
+    const net = [...h.hns.store.networks.values()].find((n) => n.Name === 'azure')!;
+    expect(net.Ipams[0]!.Subnets.map((s) => [s.IpAddressPrefix, s.Routes[0]!.NextHop])).toEqual([
+      ['10.244.0.0/16', '10.244.1.1'],
+    ]);
   });
 });

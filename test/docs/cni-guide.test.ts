@@ -282,7 +282,7 @@ describe('docs/cni.md', () => {
       adapters: [{ name: 'Ethernet', ipAddress: '10.240.0.4/16', gateway: '10.240.0.1' }],
       azure: { nics: [{ adapter: 'Ethernet' }] },
     });
-    const cns = startCns(host, { ncs: [overlayNc('overlay-nc', '10.244.1.0/24')] });
+    const cns = startCns(host, { ncs: [overlayNc('overlay-nc', '10.244.1.0/24', '10.244.0.0/16')] });
     const overlay = {
       cniVersion: '0.3.0',
       name: 'azure',
@@ -297,6 +297,8 @@ describe('docs/cni.md', () => {
     const rt = new ContainerdRuntime(host, { networks: [cniNetwork(host, overlay)] });
     const pod = await rt.runPodSandbox({ metadata: { name: 'web', namespace: 'default', uid: 'u1' } });
     expect((await rt.podSandboxStatus(pod)).network.ip).toBe('10.244.1.2');
+    const ep = [...host.hns.store.endpoints.values()][0]!;
+    expect(ep.IpConfigurations[0]!.PrefixLength).toBe(16);
     expect([...cns.assigned().values()]).toEqual([['10.244.1.2']]);
     cns.stop();
     await rt.stopPodSandbox(pod);

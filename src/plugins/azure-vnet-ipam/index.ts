@@ -46,10 +46,10 @@ export { AddressManager, IPAM_ERRORS, IpamError, DNS_HOST_PROXY, LOCAL_ADDRESS_S
 export { decodeInterfaceDocument, type WireInterface } from './xml.js';
 export { loadState, stateText, STORE_KEY } from './state.js';
 
-/** The release this plugin follows (its `version`, written into the state file as `Version`). */
 /** Where the `mas` / `fileIpam` source reads the NIC configuration (ACN `ipam/fileIpam.go`). */
 export const MAS_INTERFACES_FILE = 'c:\\k\\interfaces.json';
 
+/** The release this plugin follows (its `version`, written into the state file as `Version`). */
 export const AZURE_CNI_VERSION = 'v1.8.12';
 /** ACN `cni/cni.go` `supportedVersions`. */
 export const AZURE_CNI_VERSIONS: readonly string[] = ['0.1.0', '0.2.0', '0.3.0', '0.3.1', '0.4.0', '1.0.0'];

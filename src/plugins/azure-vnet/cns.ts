@@ -19,7 +19,7 @@ const UNSUPPORTED_API = 43;
 /** `cns/types` `UnexpectedError`. */
 const UNEXPECTED_ERROR = 99;
 /** The IPAM modes that mean Overlay (`cni/util/const.go`). */
-const OVERLAY_MODES = new Set(['v4overlay', 'dualStackOverlay', 'overlay']);
+export const OVERLAY_MODES: ReadonlySet<string> = new Set(['v4overlay', 'dualStackOverlay', 'overlay']);
 
 /** `cnsclient.CNSClientError`. */
 export class CnsClientError extends Error {
@@ -43,18 +43,18 @@ export class ConnectionFailure extends Error {
 const isUnsupportedApi = (e: unknown): boolean => e instanceof CnsClientError && e.code === UNSUPPORTED_API;
 
 /** A key of a decoded Go struct, matched as `encoding/json` does (case-insensitively). */
-function member(o: JsonObject, name: string): Json | undefined {
+export function member(o: JsonObject, name: string): Json | undefined {
   if (name in o) return o[name];
   const lower = name.toLowerCase();
   for (const k of Object.keys(o)) if (k.toLowerCase() === lower) return o[k];
   return undefined;
 }
 
-const str = (o: JsonObject | undefined, name: string): string => {
+export const str = (o: JsonObject | undefined, name: string): string => {
   const v = o ? member(o, name) : undefined;
   return typeof v === 'string' ? v : '';
 };
-const obj = (o: JsonObject | undefined, name: string): JsonObject | undefined => {
+export const obj = (o: JsonObject | undefined, name: string): JsonObject | undefined => {
   const v = o ? member(o, name) : undefined;
   return isJsonObject(v) ? v : undefined;
 };
@@ -141,6 +141,46 @@ export function releaseIPs(host: PluginHost, base: string, req: JsonObject, sing
   checkResponse(decode(res.text, 'cns.Response'));
 }
 
+/** `GetNetworkContainer` (`/network/getnetworkcontainerbyorchestratorcontext`), as UPDATE calls it. */
+export function getNetworkContainer(
+  host: PluginHost,
+  base: string,
+  podName: string,
+  podNamespace: string,
+): JsonObject {
+  return ncCall(host, base, '/network/getnetworkcontainerbyorchestratorcontext', podName, podNamespace);
+}
+
+/** One NC lookup: a non-200 or a non-zero ReturnCode is a `CNSClientError` (404 on getAll: 43). */
+function ncCall(
+  host: PluginHost,
+  base: string,
+  path: string,
+  podName: string,
+  podNamespace: string,
+): JsonObject {
+  const body = { NetworkContainerid: '', OrchestratorContext: { podName, podNamespace } };
+  let res;
+  try {
+    res = post(host, base, path, body);
+  } catch (e) {
+    throw new Error(`http request failed: ${errorMessage(e)}`);
+  }
+  if (res.status === 404 && path.endsWith('getAllNetworkContainers'))
+    throw new CnsClientError(UNSUPPORTED_API, 'Unsupported API');
+  if (res.status !== 200) throw new CnsClientError(UNEXPECTED_ERROR, `http response ${res.status}`);
+  let doc: JsonObject;
+  try {
+    doc = decode(res.text, 'cns.GetNetworkContainerResponse');
+  } catch (e) {
+    throw new CnsClientError(UNEXPECTED_ERROR, errorMessage(e));
+  }
+  const r = obj(doc, 'Response');
+  const code = r ? member(r, 'ReturnCode') : 0;
+  if (typeof code === 'number' && code !== 0) throw new CnsClientError(code, str(r, 'Message'));
+  return doc;
+}
+
 /** `GetAllNetworkContainers` (falling back to `GetNetworkContainer` on 404, as multitenancy.go does). */
 export function getNetworkContainers(
   host: PluginHost,
@@ -148,28 +188,7 @@ export function getNetworkContainers(
   podName: string,
   podNamespace: string,
 ): JsonObject[] {
-  const body = { NetworkContainerid: '', OrchestratorContext: { podName, podNamespace } };
-  const call = (path: string): JsonObject => {
-    let res;
-    try {
-      res = post(host, base, path, body);
-    } catch (e) {
-      throw new Error(`http request failed: ${errorMessage(e)}`);
-    }
-    if (res.status === 404 && path.endsWith('getAllNetworkContainers'))
-      throw new CnsClientError(UNSUPPORTED_API, 'Unsupported API');
-    if (res.status !== 200) throw new CnsClientError(UNEXPECTED_ERROR, `http response ${res.status}`);
-    let doc: JsonObject;
-    try {
-      doc = decode(res.text, 'cns.GetNetworkContainerResponse');
-    } catch (e) {
-      throw new CnsClientError(UNEXPECTED_ERROR, errorMessage(e));
-    }
-    const r = obj(doc, 'Response');
-    const code = r ? member(r, 'ReturnCode') : 0;
-    if (typeof code === 'number' && code !== 0) throw new CnsClientError(code, str(r, 'Message'));
-    return doc;
-  };
+  const call = (path: string): JsonObject => ncCall(host, base, path, podName, podNamespace);
   try {
     const all = call('/network/getAllNetworkContainers');
     const list = member(all, 'NetworkContainers');

@@ -44,6 +44,7 @@
  * 60 s of the node's time ends the invocation with code 11 (`withStoreLock`).
  */
 import { joinPath } from '../../core/files.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
 import {
   CniError,
   type CniPlugin,
@@ -80,7 +81,17 @@ import {
   type MultitenantInfo,
 } from './network.js';
 import { loopbackDsrPolicy, runtimePortMappings, endpointPolicy, type NatInfo } from './policy.js';
-import { CNS_DEFAULT_URL, cnsInvokerAdd, cnsInvokerDelete, getNetworkContainers } from './cns.js';
+import {
+  CNS_DEFAULT_URL,
+  cnsInvokerAdd,
+  cnsInvokerDelete,
+  getNetworkContainer,
+  getNetworkContainers,
+  member,
+  obj,
+  OVERLAY_MODES,
+  str,
+} from './cns.js';
 import { IMDS_IP, WIRESERVER_IP } from '../../host/azure.js';
 import {
   emptyManager,
@@ -109,7 +120,6 @@ const GET_ENDPOINT_STATE = 'GET_ENDPOINT_STATE';
 const UPDATE = 'UPDATE';
 const AZURE_STATE_NETWORK = 'azure';
 const V4_SWIFT = 'v4swift';
-const OVERLAY_IPAM_MODES = new Set(['v4overlay', 'dualStackOverlay', 'overlay']);
 const AZURE_CNS = 'azure-cns';
 /** The Windows build from which DNS/IMDS NAT rules apply (1903). */
 const WIN_1903_BUILD = 18362;
@@ -191,12 +201,15 @@ function routeInfo(dst: string, gw: string): RouteInfo {
  * `getNATInfo`: Swift (`executionMode: v4swift`, not Overlay) NATs the wireserver to the NC's primary
  * IP and IMDS to the node's; applied only from build 1903 (`hcnEndpointPolicies`).
  */
-function natInfo(c: AcnNetworkConfig, ncPrimaryIp: string): NatInfo[] {
-  if (c.executionMode !== V4_SWIFT || OVERLAY_IPAM_MODES.has(c.ipam.mode)) return [];
-  return [
-    { virtualIp: ncPrimaryIp, destinations: [WIRESERVER_IP] },
-    { virtualIp: '', destinations: [IMDS_IP] },
-  ];
+function natInfo(c: AcnNetworkConfig, ncPrimaryIp: string, snatForDns: boolean): NatInfo[] {
+  if (c.executionMode === V4_SWIFT && !OVERLAY_MODES.has(c.ipam.mode))
+    return [
+      { virtualIp: ncPrimaryIp, destinations: [WIRESERVER_IP] },
+      { virtualIp: '', destinations: [IMDS_IP] },
+    ];
+  // multitenancy with SNAT for DNS: the wireserver NATed
+  if (c.multiTenancy && snatForDns) return [{ virtualIp: '', destinations: [WIRESERVER_IP] }];
+  return [];
 }
 
 /** `GetPodNameWithoutSuffix`: a deployment pod's name without its two generated parts. */
@@ -396,17 +409,12 @@ class VnetProcess {
       );
     }
     const nc = ncs[0]!;
-    const field = (o: unknown, k: string): unknown =>
-      o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined;
-    const text = (o: unknown, k: string): string => {
-      const v = field(o, k);
-      return typeof v === 'string' ? v : '';
-    };
-    const ipc = field(nc, 'IPConfiguration');
-    const ip = text(field(ipc, 'IPSubnet'), 'IPAddress');
-    const len = Number(field(field(ipc, 'IPSubnet'), 'PrefixLength') ?? 0);
-    const gateway = text(ipc, 'GatewayIPAddress');
-    const identifier = text(nc, 'PrimaryInterfaceIdentifier');
+    // the NC as Go decodes it (keys case-insensitive)
+    const ipc = obj(nc, 'IPConfiguration');
+    const ip = str(obj(ipc, 'IPSubnet'), 'IPAddress');
+    const len = Number(member(obj(ipc, 'IPSubnet') ?? {}, 'PrefixLength') ?? 0);
+    const gateway = str(ipc, 'GatewayIPAddress');
+    const identifier = str(nc, 'PrimaryInterfaceIdentifier');
     let hostSubnet = '';
     for (const iface of this.host.interfaces?.() ?? []) {
       for (const a of iface.addrs ?? []) if (a.split('/')[0] === identifier) hostSubnet ||= a;
@@ -415,22 +423,19 @@ class VnetProcess {
       throw new Error(
         `GetAllNetworkContainers failed for podname ${pod.name} namespace ${pod.namespace}. error: Interface not found for this ip`,
       );
-    if (snat.snatOnHost && text(field(field(nc, 'LocalIPConfiguration'), 'IPSubnet'), 'IPAddress') === '')
+    if (snat.snatOnHost && str(obj(obj(nc, 'LocalIPConfiguration'), 'IPSubnet'), 'IPAddress') === '')
       throw new Error(
         `GetAllNetworkContainers failed for podname ${pod.name} namespace ${pod.namespace}. error: Snat IP not populated`,
       );
-    const cnetList = field(nc, 'CnetAddressSpace');
-    const cnet = (Array.isArray(cnetList) ? cnetList : []).map(
-      (x) => `${text(x, 'IPAddress')}/${String(field(x, 'PrefixLength'))}`,
+    const list = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isJsonObject) : []);
+    const cnet = list(member(nc, 'CnetAddressSpace')).map(
+      (x) => `${str(x, 'IPAddress')}/${String(member(x, 'PrefixLength'))}`,
     );
-    const ncRoutes = field(nc, 'Routes');
     const routes = [
-      ...(Array.isArray(ncRoutes) ? ncRoutes : []).map((r) =>
-        routeInfo(text(r, 'IPAddress'), text(r, 'GatewayIPAddress')),
-      ),
+      ...list(member(nc, 'Routes')).map((r) => routeInfo(str(r, 'IPAddress'), str(r, 'GatewayIPAddress'))),
       ...cnet.map((x) => routeInfo(x, gateway)),
     ];
-    const vlanId = Number(field(field(nc, 'MultiTenancyInfo'), 'ID') ?? 0);
+    const vlanId = Number(member(obj(nc, 'MultiTenancyInfo') ?? {}, 'ID') ?? 0);
     return {
       ifInfo: {
         ipConfigs: [{ address: ipNet(ip, len, 4), gateway, family: 4 }],
@@ -441,7 +446,7 @@ class VnetProcess {
       },
       mt: {
         vlanId,
-        networkContainerId: text(nc, 'NetworkContainerID'),
+        networkContainerId: str(nc, 'NetworkContainerID'),
         cnetAddressSpace: cnet,
         primaryInterfaceIp: identifier,
         enableSnatForDns: snat.snatForDns,
@@ -632,7 +637,7 @@ class VnetProcess {
       hostSubnetPrefix: hostSubnet,
       networkPolicies: [...policies],
       endpointPolicies: [...policies, ...own, ...runtime],
-      natInfo: natInfo(c, ifInfo.ncPrimaryIp ?? ''),
+      natInfo: natInfo(c, ifInfo.ncPrimaryIp ?? '', false),
       enableSnatOnHost: c.enableSnatOnHost,
       hnsNetworkId: '',
     };
@@ -688,9 +693,7 @@ class VnetProcess {
         // SetupRoutingForMultitenancy: without SNAT on the host, a default route via the NC gateway
         if (!c.enableSnatOnHost)
           info.routes = [...info.routes, routeInfo('0.0.0.0/0', ifInfo.ipConfigs[0]!.gateway)];
-        info.natInfo = multitenant.mt.enableSnatForDns
-          ? [{ virtualIp: '', destinations: [WIRESERVER_IP] }]
-          : [];
+        info.natInfo = natInfo(c, ifInfo.ncPrimaryIp ?? '', multitenant.mt.enableSnatForDns);
       }
       try {
         if (!this.mgr.getNetwork(info.networkId)) {
@@ -844,18 +847,7 @@ class VnetProcess {
     );
     if (matches.length !== 1) return quiet;
     try {
-      const body = {
-        NetworkContainerid: '',
-        OrchestratorContext: { podName: pod.name, podNamespace: pod.namespace },
-      };
-      const r = this.host.httpRequest?.(
-        'POST',
-        `${c.cnsurl !== '' ? c.cnsurl : CNS_DEFAULT_URL}/network/getnetworkcontainerbyorchestratorcontext`,
-        `${JSON.stringify(body)}\n`,
-      );
-      const doc =
-        r && r.status === 200 ? (JSON.parse(r.body) as { Response?: { ReturnCode?: number } }) : undefined;
-      if (!doc || (doc.Response?.ReturnCode ?? 0) !== 0) return quiet;
+      getNetworkContainer(this.host, c.cnsurl !== '' ? c.cnsurl : CNS_DEFAULT_URL, pod.name, pod.namespace);
     } catch {
       return quiet;
     }
@@ -867,7 +859,11 @@ class VnetProcess {
         this.text += t;
       },
     };
-    printResult(out, { cniVersion: '1.0.0', dns: {} }, c.cniVersion);
+    try {
+      printResult(out, { cniVersion: '1.0.0', dns: {} }, c.cniVersion);
+    } catch {
+      // GetAsVersion failed: only logged (plugin.Error), nothing printed
+    }
     return { exitCode: 1, stdout: out.text, stderr: '' };
   }
 

@@ -21,12 +21,20 @@
  * - `POST /network/getAllNetworkContainers`, `/network/getnetworkcontainerbyorchestratorcontext`:
  *   the pod's multitenant NCs (key `podName` + `podNamespace`), code 18 when it has none.
  *
- *   const cns = startCns(host, { ncs: [overlayNc('overlay-nc', '10.244.1.0/24')] });
+ *   const cns = startCns(host, { ncs: [overlayNc('overlay-nc', '10.244.1.0/24', '10.244.0.0/16')] });
  *   cns.assigned();   // pod interface → its addresses
  */
 import { hnsError } from '../../core/errors.js';
 import { isJsonObject, type Json, type JsonObject } from '../../core/json.js';
-import { formatIp, formatIPv4, formatIPv6, parseIp, parsePrefix, formatPrefix } from '../../addr/ip.js';
+import {
+  formatIp,
+  formatIPv4,
+  formatIPv6,
+  parseIp,
+  parsePrefix,
+  formatPrefix,
+  prefixContains,
+} from '../../addr/ip.js';
 import type { Host } from '../../host/host.js';
 import type { PlatformReply } from '../../host/azure.js';
 import type { LocalHttpRequest } from '../../host/localhttp.js';
@@ -92,24 +100,44 @@ export interface CnsOptions {
 export const OVERLAY_V6_POOL = 254;
 
 /**
- * The NC CNS derives from a node's Overlay pod CIDR: IPv4 — gateway .1, pod IPs from .2, the last
- * one kept back; IPv6 (dual-stack) — no gateway (azure-vnet then uses `fe80::1234:5678:9abc`), pod
- * IPs from `::2`, the first `OVERLAY_V6_POOL` of them.
+ * The NC CNS derives from a node's Overlay pod block (`cns/kubecontroller/nodenetworkconfig`
+ * `CreateNCRequestFromStaticNC`): the primary IP is the block's address with the prefix length of
+ * the cluster's pod CIDR (`SubnetAddressSpace`, default the block's own), so pods are
+ * `10.244.1.2/16` on a cluster of 10.244.0.0/16; IPv4 — gateway .1, pod IPs from .2, the block's
+ * last address kept back; IPv6 (dual-stack) — no gateway (azure-vnet then uses
+ * `fe80::1234:5678:9abc`), pod IPs from `::2`, the first `OVERLAY_V6_POOL` of them.
  */
-export function overlayNc(id: string, podCidr: string): CnsNetworkContainerSpec {
-  const p = parsePrefix(podCidr);
-  if (p?.family === 6 && p.len <= 126) {
+export function overlayNc(id: string, podBlock: string, clusterCidr?: string): CnsNetworkContainerSpec {
+  const p = parsePrefix(podBlock);
+  const cluster = clusterCidr === undefined ? p : parsePrefix(clusterCidr);
+  if (
+    !p ||
+    !cluster ||
+    cluster.family !== p.family ||
+    cluster.len > p.len ||
+    !prefixContains(cluster, p.family === 4 ? { family: 4, value: p.addr } : { family: 6, value: p.addr })
+  )
+    throw hnsError(
+      'E_INVALIDARG',
+      `overlay pod block "${podBlock}" in cluster CIDR "${clusterCidr ?? podBlock}"`,
+    );
+  if (p.family === 6 && p.len <= 126) {
     const ips: string[] = [];
     const size = 1n << BigInt(128 - p.len);
     for (let i = 2n; i < size - 1n && ips.length < OVERLAY_V6_POOL; i++) ips.push(formatIPv6(p.addr + i));
-    return { id, primaryIp: formatPrefix(p), gateway: '', secondaryIps: ips };
+    return { id, primaryIp: `${formatIPv6(p.addr)}/${cluster.len}`, gateway: '', secondaryIps: ips };
   }
-  if (!p || p.family !== 4 || p.len > 29) throw hnsError('E_INVALIDARG', `overlay pod CIDR "${podCidr}"`);
+  if (p.family !== 4 || p.len > 29) throw hnsError('E_INVALIDARG', `overlay pod block "${podBlock}"`);
   const base = p.addr;
   const size = 2 ** (32 - p.len);
   const ips: string[] = [];
   for (let i = 2; i < size - 1; i++) ips.push(formatIPv4((base + i) >>> 0));
-  return { id, primaryIp: formatPrefix(p), gateway: formatIPv4((base + 1) >>> 0), secondaryIps: ips };
+  return {
+    id,
+    primaryIp: `${formatIPv4(base)}/${cluster.len}`,
+    gateway: formatIPv4((base + 1) >>> 0),
+    secondaryIps: ips,
+  };
 }
 
 interface Nc {
@@ -147,18 +175,31 @@ export class CnsAgent {
   ) {
     this.ncs = (options.ncs ?? []).map((s) => {
       const p = parsePrefix(s.primaryIp);
-      if (!p) throw hnsError('E_INVALIDARG', `NC ${s.id}: primaryIp "${s.primaryIp}"`);
+      if (!p)
+        throw hnsError('E_INVALIDARG', `NC ${s.id}: primaryIp "${s.primaryIp}" is not an address/length`);
+      const gw = s.gateway ?? '';
+      if (gw !== '' && parseIp(gw)?.family !== p.family)
+        throw hnsError('E_INVALIDARG', `NC ${s.id}: gateway "${gw}" is not an address of the NC's family`);
       const pool = new Map<string, string>();
       for (const ip of s.secondaryIps) {
         const v = parseIp(ip);
-        if (v === undefined || v.family !== p.family)
-          throw hnsError('E_INVALIDARG', `NC ${s.id}: secondary IP "${ip}"`);
+        if (v === undefined || !prefixContains(p, v))
+          throw hnsError('E_INVALIDARG', `NC ${s.id}: secondary IP "${ip}" is not in ${s.primaryIp}`);
         pool.set(formatIp(v), '');
       }
       return { spec: s, ip: s.primaryIp.split('/')[0]!, len: p.len, v6: p.family === 6, pool };
     });
     const mt = new Map<string, CnsMultitenantSpec[]>();
     for (const m of options.multitenancy ?? []) {
+      const bad = (why: string): never => {
+        throw hnsError('E_INVALIDARG', `multitenant NC ${m.id}: ${why}`);
+      };
+      if (!/^[^/]+\/[^/]+$/.test(m.pod)) bad(`pod "${m.pod}" is not namespace/name`);
+      if (parsePrefix(m.ip)?.family !== 4) bad(`ip "${m.ip}" is not an IPv4 address/length`);
+      if (parseIp(m.gateway)?.family !== 4) bad(`gateway "${m.gateway}" is not an IPv4 address`);
+      if (!Number.isInteger(m.vlan) || m.vlan < 0 || m.vlan > 4094) bad(`vlan ${m.vlan} is not 0..4094`);
+      for (const c of m.cnetAddressSpace ?? []) if (!parsePrefix(c)) bad(`cnetAddressSpace "${c}"`);
+      if (m.localIp !== undefined && !parsePrefix(m.localIp)) bad(`localIp "${m.localIp}"`);
       const [ns = '', name = ''] = m.pod.split('/');
       const key = `${name}${ns}`;
       mt.set(key, [...(mt.get(key) ?? []), m]);

@@ -591,3 +591,127 @@ describe('azure-vnet with CNS: dual-stack Overlay', () => {
     expect(agent!.assigned().size).toBe(0);
   });
 });
+
+// The branches the first tests left out (review): the agent's spec checks, UPDATE's quiet ends,
+// the snatConfig cache upstream reads under another name than it writes, the 404 fallbacks of
+// release and NC lookup, SkipDefaultRoutes, and Swift's NATs taking precedence in multitenancy.
+describe('azure-vnet with CNS: the remaining branches', () => {
+  it('CNS refuses specs it could not have been programmed with', () => {
+    const host = createHost({});
+    const bad = (o: CnsOptions, why: RegExp) => expect(() => startCns(host, o)).toThrow(why);
+    bad(
+      { ncs: [{ ...SWIFT_NC, secondaryIps: ['10.9.0.5'] }] },
+      /secondary IP "10.9.0.5" is not in 10.241.0.4\/16/,
+    );
+    bad(
+      { ncs: [{ ...SWIFT_NC, gateway: 'fe80::1' }] },
+      /gateway "fe80::1" is not an address of the NC's family/,
+    );
+    bad({ multitenancy: [{ ...MT_NC, pod: 'web' }] }, /pod "web" is not namespace\/name/);
+    bad({ multitenancy: [{ ...MT_NC, ip: 'bogus' }] }, /ip "bogus"/);
+    bad({ multitenancy: [{ ...MT_NC, vlan: 4095 }] }, /vlan 4095 is not 0..4094/);
+    expect(host.http.listening(10090)).toBe(false);
+  });
+
+  it('UPDATE ends quietly when CNS has no NC for the pod, and prints nothing when the result cannot take the version', async () => {
+    const { host } = await node({ ncs: [SWIFT_NC], multitenancy: [MT_NC] });
+    const { id, netns } = await add(host, SWIFT, 'aaaa0061');
+    const upd = (conf: object) =>
+      vnet(host, {
+        command: 'UPDATE',
+        id,
+        netns,
+        conf: JSON.stringify(conf),
+        args: podArgs('web', 'default', id),
+      });
+    const noNc = await node({ ncs: [SWIFT_NC] });
+    const n = await add(noNc.host, SWIFT, 'bbbb0062');
+    expect(
+      await vnet(noNc.host, {
+        command: 'UPDATE',
+        id: n.id,
+        netns: n.netns,
+        conf: JSON.stringify(SWIFT),
+        args: podArgs('web', 'default', n.id),
+      }),
+    ).toMatchObject({ exitCode: 0, stdout: '' });
+    // a 0.1.0 result cannot hold the conversion (GetAsVersion's error is only logged)
+    expect(await upd({ ...SWIFT, cniVersion: '0.1.0' })).toMatchObject({ exitCode: 1, stdout: '' });
+  });
+
+  it('multitenancy reads %TEMP%\\snatConfig (never what it writes, snatConfig.json)', async () => {
+    const { host } = await node({ multitenancy: [MT_NC] });
+    // a cache under the written name is not read: NMAgent (DNS support) decides, OutBoundNAT dropped
+    host.files.write('/snatConfig.json', '{"EnableSnatOnHost":true,"EnableSnatForDns":true}');
+    await add(host, MULTITENANT, 'aaaa0063');
+    expect(host.files.read('/snatConfig.json')).toBe('{"EnableSnatOnHost":false,"EnableSnatForDns":false}');
+    expect(((await policiesOf(host))[0] ?? []).map((p) => p.type)).not.toContain('OutBoundNAT');
+    // one under the read name is used: SNAT for DNS, no SNAT on the host
+    const other = await node({ multitenancy: [MT_NC] });
+    other.host.files.write('/snatConfig', '{"EnableSnatOnHost":false,"EnableSnatForDns":true}');
+    await add(other.host, MULTITENANT, 'bbbb0064');
+    expect(other.host.files.read('/snatConfig.json')).toBeUndefined();
+    const nats = ((await policiesOf(other.host))[0] ?? [])
+      .filter((p) => p.type === 'OutBoundNAT')
+      .map((p) => p.raw);
+    expect(nats).toEqual([
+      { Exceptions: ['10.240.0.0/16', '10.0.0.0/8', '192.168.0.0/24'] },
+      { Destinations: ['168.63.129.16'] },
+    ]);
+  });
+
+  it('multitenancy with executionMode v4swift: Swift’s NATs come first (getNATInfo)', async () => {
+    const { host } = await node({ multitenancy: [MT_NC] }, undefined, []);
+    await add(host, { ...MULTITENANT, executionMode: 'v4swift' }, 'aaaa0065');
+    const nats = ((await policiesOf(host))[0] ?? [])
+      .filter((p) => p.type === 'OutBoundNAT')
+      .map((p) => p.raw);
+    expect(nats.slice(1)).toEqual([
+      { Destinations: ['168.63.129.16'] },
+      { Destinations: ['169.254.169.254'] },
+    ]);
+  });
+
+  it('404s: release falls back to releaseipconfig, the NC lookup to getnetworkcontainerbyorchestratorcontext', async () => {
+    const { host, agent } = await node({ ncs: [SWIFT_NC], multitenancy: [MT_NC] });
+    const paths: string[] = [];
+    agent!.stop();
+    const inner = startCns(host, { ncs: [SWIFT_NC], multitenancy: [MT_NC], port: 10095 });
+    host.http.listen(10090, (r) => {
+      paths.push(r.path);
+      if (r.path === '/network/releaseipconfigs' || r.path === '/network/getAllNetworkContainers')
+        return { status: 404, body: '404 page not found\n' };
+      return host.http.request(r.method, `http://localhost:10095${r.path}`, r.body);
+    });
+    const a = await add(host, SWIFT, 'aaaa0066');
+    expect(a.out.exitCode).toBe(0);
+    const del = await vnet(host, {
+      command: 'DEL',
+      id: a.id,
+      netns: a.netns,
+      conf: JSON.stringify(SWIFT),
+      args: podArgs('web', 'default', a.id),
+    });
+    expect(del.exitCode, del.stdout).toBe(0);
+    expect(inner.assigned().size).toBe(0);
+    const m = await add(host, MULTITENANT, 'bbbb0067');
+    expect(m.out.exitCode, m.out.stdout).toBe(0);
+    expect(paths).toEqual([
+      '/network/requestipconfigs',
+      '/network/releaseipconfigs',
+      '/network/releaseipconfig',
+      '/network/getAllNetworkContainers',
+      '/network/getnetworkcontainerbyorchestratorcontext',
+    ]);
+  });
+
+  it('an NC with SkipDefaultRoutes leaves no interface with default routes: the ADD fails, nothing kept in HNS', async () => {
+    const { host } = await node({ ncs: [{ ...SWIFT_NC, skipDefaultRoutes: true }] });
+    const { out } = await add(host, SWIFT, 'aaaa0068');
+    expect(JSON.parse(out.stdout)).toEqual({
+      code: 999,
+      msg: 'IPAM Invoker Add failed with error: failed to add ipam invoker: add result requires exactly one interface with default routes',
+    });
+    expect(host.hns.store.endpoints.size).toBe(0);
+  });
+});
