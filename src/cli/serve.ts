@@ -26,7 +26,8 @@ name, errorRecord}. Host methods: Snapshot, Restore(snapshot), RestartHns(policy
 "downtimeMs"), Reboot(policy?), GetVersion, GetAdapters, ListMethods. CNI:
 CniExec({plugin, env, stdin, cwd?}) → {exitCode, stdout, stderr} runs one plugin invocation;
 CniExecList({conflist, command, containerId, netns, ifname, args?, capabilityArgs?}) runs
-a network config list as libcni does (ADD in order, DEL in reverse, its result cache).
+a network config list as libcni does (ADD in order, DEL in reverse, its result cache);
+CnsStart({ncs?, multitenancy?, port?}), CnsStop, CnsState run Azure CNS on the node.
 Faults and time: FaultFail({method|id|name|path, hresult, times}), FaultDelay({…, ms}),
 FaultHang({…}), FaultRelease({rule, one?}), FaultRemove({rule}), FaultList, FaultHeld,
 FaultClear, ClockNow, ClockAdvance(ms). Dataplane: Trace({from, to, protocol?,

@@ -20,6 +20,8 @@ import { nat, sdnbridge, sdnoverlay } from './wcn/index.js';
 import { flannel } from './flannel/index.js';
 import { azureVnetIpam } from './azure-vnet-ipam/index.js';
 import { azureVnet, createAzureVnet } from './azure-vnet/index.js';
+import { CNS_PORT, startCns, type CnsAgent, type CnsOptions } from './cns/index.js';
+import { errorMessage } from '../core/errors.js';
 
 export {
   hostLocal,
@@ -109,6 +111,8 @@ const LIST_KEYS = [
   'cniPath',
 ];
 
+const CNS_KEYS: readonly string[] = ['ncs', 'multitenancy', 'port'];
+
 function objectParam(method: string, v: Json | undefined, keys: readonly string[]): JsonObject {
   if (!isJsonObject(v)) throw invalidParams(`${method} takes one object: {${keys.join(', ')}}`);
   for (const k of Object.keys(v)) {
@@ -129,7 +133,9 @@ function optString(method: string, o: JsonObject, k: string): string | undefined
  * keeping state beside it writes). `CniExecList({conflist, command, containerId,
  * netns, ifname?, args?, capabilityArgs?, validAttachments?, cacheDir?, cniPath?})` → the runner's
  * outcome `{ok, result?, error?}` (src/cni/runner.ts runList); `cniPath` defaults to containerd's
- * bin directory.
+ * bin directory. `CnsStart({ncs?, multitenancy?, port?})` → `{port}` starts the node's CNS agent
+ * (src/plugins/cns; with no parameter after a `CnsStop`, the same agent again), `CnsStop()`,
+ * `CnsState()` → `{running, assigned: {<pod interface>: [addresses]}}`.
  */
 export function cniRpcMethods(
   host: Host,
@@ -137,6 +143,9 @@ export function cniRpcMethods(
 ): Record<string, RpcMethod> {
   let ph: CniHost | undefined;
   const node = (): CniHost => (ph ??= pluginHost(host, registry));
+  // the node's CNS (src/plugins/cns), started by CnsStart
+  let cns: CnsAgent | undefined;
+  let cnsPort = CNS_PORT;
   return {
     CniExec: {
       arity: 1,
@@ -220,6 +229,49 @@ export function cniRpcMethods(
         const request = { ...o, conflist, command } as unknown as CniListRequest;
         const out = await runList(node(), { path }, request);
         return JSON.parse(JSON.stringify(out)) as Json;
+      },
+    },
+    CnsStart: {
+      arity: 1,
+      run(params) {
+        const m = 'CnsStart';
+        const o = params[0] === undefined ? {} : objectParam(m, params[0], CNS_KEYS);
+        const programmed =
+          o['ncs'] !== undefined || o['multitenancy'] !== undefined || o['port'] !== undefined;
+        if (cns && !programmed) {
+          // the service starts again with what it had (and releases what DELs left meanwhile)
+          cns.start();
+          return Promise.resolve({ port: cnsPort });
+        }
+        if (cns?.running) throw invalidParams(`${m}: CNS runs on this node already (CnsStop first)`);
+        for (const k of ['ncs', 'multitenancy'] as const)
+          if (o[k] !== undefined && !Array.isArray(o[k])) throw invalidParams(`${m}: ${k} must be a list`);
+        const port = o['port'] ?? CNS_PORT;
+        if (typeof port !== 'number') throw invalidParams(`${m}: port must be a number`);
+        try {
+          cns = startCns(host, o as unknown as CnsOptions);
+        } catch (e) {
+          throw invalidParams(`${m}: ${errorMessage(e)}`);
+        }
+        cnsPort = port;
+        return Promise.resolve({ port });
+      },
+    },
+    CnsStop: {
+      arity: 0,
+      run() {
+        if (!cns) throw invalidParams('CnsStop: CNS was never started on this node');
+        cns.stop();
+        return Promise.resolve(null);
+      },
+    },
+    CnsState: {
+      arity: 0,
+      run() {
+        return Promise.resolve({
+          running: cns?.running ?? false,
+          assigned: Object.fromEntries(cns ? cns.assigned() : []),
+        });
       },
     },
   };

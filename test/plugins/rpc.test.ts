@@ -194,3 +194,84 @@ describe('execPlugin finds a plugin wherever it is installed', () => {
     );
   });
 });
+
+// CnsStart / CnsStop / CnsState: Azure CNS on a served node (src/plugins/cns), so a client of any
+// language runs azure-vnet's CNS modes through CniExec (upstream's swift conflist, ACN v1.8.12).
+describe('CnsStart, CnsStop, CnsState', () => {
+  const res = (r: RpcResponse): unknown => ('result' in r ? r.result : undefined);
+  const err = (r: RpcResponse): { code: number; message: string } | undefined =>
+    'error' in r ? r.error : undefined;
+  const swift = JSON.stringify({
+    cniVersion: '1.0.0',
+    name: 'azure',
+    type: 'azure-vnet',
+    executionMode: 'v4swift',
+    ipam: { type: 'azure-cns' },
+    dns: { Nameservers: ['10.0.0.10'], Search: ['svc.cluster.local'] },
+  });
+  const nc = {
+    id: 'swift-nc',
+    primaryIp: '10.241.0.4/16',
+    gateway: '10.241.0.1',
+    secondaryIps: ['10.241.0.5'],
+  };
+
+  it('start CNS, ADD through it, stop it (ADD refused), start it again with what it had', async () => {
+    const host = createHost({
+      adapters: [{ name: 'Ethernet', ipAddress: '10.240.0.4/16', gateway: '10.240.0.1' }],
+      azure: { nics: [{ adapter: 'Ethernet' }] },
+    });
+    const s = new RpcServer(host, { methods: cniRpcMethods(host) });
+    const ns = host.api.HcnCreateNamespace(null, { SchemaVersion: { Major: 2, Minor: 0 } });
+    const netns = ns.ok ? (ns.result as { ID: string }).ID : '';
+    const id = 'aaaa0001'.repeat(8);
+    const add = () =>
+      call(s, 'CniExec', [
+        {
+          plugin: 'azure-vnet',
+          env: {
+            CNI_COMMAND: 'ADD',
+            CNI_CONTAINERID: id,
+            CNI_NETNS: netns,
+            CNI_IFNAME: 'eth0',
+            CNI_ARGS: 'K8S_POD_NAMESPACE=default;K8S_POD_NAME=web',
+            CNI_PATH: 'C:\\k\\azurecni\\bin',
+          },
+          stdin: swift,
+        },
+      ]);
+    expect(res(await call(s, 'CnsStart', [{ ncs: [nc] }]))).toEqual({ port: 10090 });
+    expect(err(await call(s, 'CnsStart', [{ ncs: [nc] }]))?.message).toMatch(/runs on this node already/);
+    const ok = res(await add()) as { exitCode: number; stdout: string };
+    expect(ok.exitCode, ok.stdout).toBe(0);
+    expect(res(await call(s, 'CnsState', []))).toEqual({
+      running: true,
+      assigned: { 'aaaa0001-eth0': ['10.241.0.5'] },
+    });
+    expect(res(await call(s, 'CnsStop', []))).toBeNull();
+    expect(res(await call(s, 'CnsState', []))).toMatchObject({ running: false });
+    expect((res(await add()) as { stdout: string }).stdout).toContain('actively refused');
+    expect(res(await call(s, 'CnsStart', []))).toEqual({ port: 10090 });
+    expect(res(await call(s, 'CnsState', []))).toEqual({
+      running: true,
+      assigned: { 'aaaa0001-eth0': ['10.241.0.5'] },
+    });
+  });
+
+  it('bad parameters are InvalidParams and start nothing', async () => {
+    const host = createHost({});
+    const s = new RpcServer(host, { methods: cniRpcMethods(host) });
+    for (const p of [
+      { nope: 1 },
+      { ncs: 'x' },
+      { ncs: [{ ...nc, secondaryIps: ['1.2.3.4'] }] },
+      { port: 'x' },
+    ]) {
+      const r = await call(s, 'CnsStart', [p as unknown as Json]);
+      expect(err(r)?.code).toBe(-32602);
+    }
+    expect(host.http.listening(10090)).toBe(false);
+    expect(err(await call(s, 'CnsStop', []))?.code).toBe(-32602);
+    expect(res(await call(s, 'CnsState', []))).toEqual({ running: false, assigned: {} });
+  });
+});

@@ -224,6 +224,11 @@ export class CnsAgent {
     }
   }
 
+  /** Whether it answers on the loopback now. */
+  get running(): boolean {
+    return this.stopListening !== undefined;
+  }
+
   /** Stop answering (the service stopped); what it assigned stays. */
   stop(): void {
     this.stopListening?.();
