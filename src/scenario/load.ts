@@ -411,6 +411,16 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
         if (h[k] !== undefined)
           add(at(k), `${k} is for cluster nodes: add cluster: {} (or use nics for a standalone host)`);
     }
+    if (h.cns !== undefined) {
+      if (clustered || h.azure === undefined)
+        add(
+          at('cns'),
+          'cns is for a standalone Azure host (hosts[].azure); an Overlay cluster starts its own',
+        );
+      for (const k of Object.keys(h.cns))
+        if (k !== 'ncs' && k !== 'multitenancy')
+          add(at('cns', k), `unknown key "${k}" (a CNS takes ncs and multitenancy)`);
+    }
     if (os === 'linux') {
       if (!clustered) add(at('os'), 'a Linux node needs a cluster');
       for (const k of ['cni', 'runtime', 'profile', 'macSpoofing'] as const)

@@ -14,6 +14,7 @@ import { createAzureVnet, execPlugin, REFERENCE_PLUGINS } from '../plugins/index
 import type { AzureVmSpec } from '../host/azure.js';
 import type { NsgSpec } from '../host/nsg.js';
 import { aksConflist } from '../cluster/azure.js';
+import { startCns, type CnsOptions } from '../plugins/cns/index.js';
 import { writeSubnetEnv } from '../plugins/flanneld/index.js';
 import { ContainerdRuntime } from '../runtime/containerd.js';
 import { DockershimRuntime } from '../runtime/dockershim.js';
@@ -263,6 +264,24 @@ export async function setupStandalone(w: RunWorld): Promise<void> {
   }
   const events = new NodeEvents(h.name, host);
   const notes = [`HNS profile ${host.profile.name}: ${host.profile.description}.`, ...adapterLines(host)];
+  if (h.cns) {
+    try {
+      startCns(host, h.cns as unknown as CnsOptions);
+    } catch (e) {
+      throw w.setupError(['hosts', 0, 'cns'], e);
+    }
+    const ncs =
+      (h.cns['ncs'] as { id?: string; primaryIp?: string; secondaryIps?: unknown[] }[] | undefined) ?? [];
+    const mt = (h.cns['multitenancy'] as unknown[] | undefined) ?? [];
+    notes.push(
+      `Azure CNS answers on localhost:10090: ${
+        [
+          ...ncs.map((n) => `NC ${n.id} ${n.primaryIp} (${n.secondaryIps?.length ?? 0} pod IPs)`),
+          ...(mt.length ? [`${mt.length} multitenant NC(s)`] : []),
+        ].join(', ') || 'no network containers'
+      }.`,
+    );
+  }
   for (const [i, doc] of (h.networks ?? []).entries()) {
     const cap = events.captureSync(() => host.api.HcnCreateNetwork(null, doc));
     const r = cap.value;

@@ -205,6 +205,9 @@ const host = object(
     azure: document(
       'Standalone host: the Azure VM it is — {"nics":[{"adapter","secondaryIps":[…],"nsg":{"name","rules":[…]}}],"addressSpace":[…]}; node of an Azure cluster: {"maxPods":N,"nsg":{"name","rules":[…]}} (docs/model.md "Azure VM", "Azure NSG")',
     ),
+    cns: document(
+      'Standalone Azure host: Azure CNS started on it before its pods — {"ncs":[{"id","primaryIp","gateway","secondaryIps":[…]}],"multitenancy":[{"pod","id","vlan","ip","gateway",…}]} (docs/cni.md "CNS")',
+    ),
   },
   ['name'],
 );

@@ -51,6 +51,8 @@ export interface HostSpec {
    * of an Azure cluster: `{maxPods?, nsg?}` (its NIC's secondary IP count and NSG).
    */
   readonly azure?: JsonObject;
+  /** Standalone Azure host: Azure CNS (`startCns`'s options: `ncs`, `multitenancy`). */
+  readonly cns?: JsonObject;
 }
 
 export interface PortMappingSpec {

@@ -143,3 +143,31 @@ describe('scenario: an Azure CNI Overlay cluster', () => {
     ).toThrow(/hosts\[0\]\.azure\.maxPods: an Overlay node has no secondary IPs/);
   });
 });
+
+describe('scenario: Azure CNS on a standalone host (hosts[].cns)', () => {
+  const doc = (extra: string) => `hnsim: scenario/v1
+name: cns
+hosts:
+  - name: vm
+    nics: [{ name: Ethernet, ipAddress: 10.224.0.4/16, gateway: 10.224.0.1 }]
+${extra}
+`;
+  it('is only for an Azure host, with ncs and multitenancy', () => {
+    expect(() => loadScenario(doc('    cns: { ncs: [] }'), 'c.yaml')).toThrow(
+      /hosts\[0\]\.cns: cns is for a standalone Azure host/,
+    );
+    expect(() =>
+      loadScenario(doc('    azure: { nics: [{ adapter: Ethernet }] }\n    cns: { pools: [] }'), 'c.yaml'),
+    ).toThrow(/hosts\[0\]\.cns\.pools: unknown key "pools"/);
+  });
+
+  it('a spec CNS could not have is a setup error naming it', async () => {
+    const s = loadScenario(
+      doc(
+        '    azure: { nics: [{ adapter: Ethernet }] }\n    cns: { ncs: [{ id: n, primaryIp: 10.241.0.4/16, secondaryIps: [10.9.9.9] }] }',
+      ),
+      'c.yaml',
+    );
+    await expect(runScenario(s)).rejects.toThrow(/secondary IP "10.9.9.9" is not in 10.241.0.4\/16/);
+  });
+});
