@@ -209,6 +209,30 @@ export class Cluster {
       throw hnsError('E_INVALIDARG', `node name "${name}" is empty or taken`);
   }
 
+  /**
+   * A Windows node's record with its kube-proxy (`--network-name` read from the record: an Azure
+   * node's network is found later), not yet synced.
+   */
+  private winNode(base: Omit<WinNode, 'kind' | 'proxy' | 'syncedGen'>): WinNode {
+    const node: WinNode = {
+      kind: 'Windows',
+      ...base,
+      proxy: new WinKernelProxy({
+        name: base.name,
+        host: base.host,
+        get networkId() {
+          return node.networkId;
+        },
+        sourceVip: base.sourceVip,
+        overlay: base.spec.network === 'overlay',
+        dsr: this.dsr,
+        nodeIp: base.ip,
+      }),
+      syncedGen: -1,
+    };
+    return node;
+  }
+
   /** A Windows node's host: one NIC `Ethernet` with the node's address (and the Azure VM it is). */
   private nodeHost(
     spec: WindowsNodeSpec,
@@ -258,8 +282,7 @@ export class Cluster {
     const mac = 0x000d3a000000 + index;
     const host = this.nodeHost(spec, index, { ip, prefix: segPrefix, gateway: segGw, mac });
     const { networkId, drMac, sourceVip } = setUpWindowsNode(host, spec, podSubnet, ip, mac);
-    const node: WinNode = {
-      kind: 'Windows',
+    const node = this.winNode({
       name: spec.name,
       segment,
       host,
@@ -271,17 +294,7 @@ export class Cluster {
       drMac,
       sourceVip,
       nextPod: 3,
-      proxy: new WinKernelProxy({
-        name: spec.name,
-        host,
-        networkId,
-        sourceVip,
-        overlay: spec.network === 'overlay',
-        dsr: this.dsr,
-        nodeIp: ip,
-      }),
-      syncedGen: -1,
-    };
+    });
     this.nodes.set(spec.name, node);
     this.fabric.attach(segment, host.dataplane, ip, mac);
     this.changed();
@@ -374,8 +387,7 @@ export class Cluster {
       throw e;
     }
     this.nextNodeIndex++;
-    const node: WinNode = {
-      kind: 'Windows',
+    const node = this.winNode({
       name: spec.name,
       segment,
       host,
@@ -387,20 +399,8 @@ export class Cluster {
       drMac: 0,
       sourceVip: ip,
       nextPod: 0,
-      proxy: new WinKernelProxy({
-        name: spec.name,
-        host,
-        get networkId() {
-          return node.networkId;
-        },
-        sourceVip: ip,
-        overlay: false,
-        dsr: this.dsr,
-        nodeIp: ip,
-      }),
-      syncedGen: -1,
       ...(cns ? { cns } : {}),
-    };
+    });
     try {
       this.fabric.attachVm(segment, host.dataplane, {
         ip,

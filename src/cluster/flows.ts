@@ -110,8 +110,19 @@ export function kubernetesFlows(c: Cluster, n: FlowNames): FlowRow[] {
   });
 }
 
-/** The demo clusters' flow ends: `default/client` on `clientNode`, `default/web-0` at `webIp` behind `web`. */
-export function flowNames(c: Cluster, clientNode: string, webIp: string): FlowNames {
+/**
+ * The rest of a demo cluster once its client and server pods run: the `web` service (80 → 8080)
+ * selecting the server, the outside web server `www.bing.com`, and the flow ends — `default/client`
+ * on `clientNode`, `default/web-0` at `webIp`.
+ */
+export function demoFlowsAround(c: Cluster, clientNode: string, webIp: string): FlowNames {
+  c.addService({
+    namespace: 'default',
+    name: 'web',
+    ports: [{ port: 80, targetPort: 8080 }],
+    selector: { app: 'web' },
+  });
+  c.addExternalHost({ name: 'www.bing.com', ip: '204.79.197.200', dnsName: 'www.bing.com' });
   return {
     client: 'default/client',
     clientNode,
@@ -141,12 +152,5 @@ export function demoCluster(
   c.addCoreDns('win-2');
   c.addPod({ namespace: 'default', name: 'client', node: 'win-1', labels: { app: 'client' } });
   const web = c.addPod({ namespace: 'default', name: 'web-0', node: 'win-2', labels: { app: 'web' } });
-  c.addService({
-    namespace: 'default',
-    name: 'web',
-    ports: [{ port: 80, targetPort: 8080 }],
-    selector: { app: 'web' },
-  });
-  c.addExternalHost({ name: 'www.bing.com', ip: '204.79.197.200', dnsName: 'www.bing.com' });
-  return { cluster: c, names: flowNames(c, 'win-1', web.ip) };
+  return { cluster: c, names: demoFlowsAround(c, 'win-1', web.ip) };
 }

@@ -9,7 +9,7 @@
  */
 import { aksConflist, startAzurePod } from '../cluster/azure.js';
 import { Cluster } from '../cluster/cluster.js';
-import { flowNames, type FlowNames } from '../cluster/flows.js';
+import { demoFlowsAround, type FlowNames } from '../cluster/flows.js';
 import type { AzureClusterOptions, ClusterOptions } from '../cluster/types.js';
 import { ContainerdRuntime } from '../runtime/containerd.js';
 import { cniNetwork } from '../runtime/network.js';
@@ -52,12 +52,5 @@ export async function aksDemoCluster(
     node: 'akswin2',
     labels: { app: 'web' },
   });
-  c.addService({
-    namespace: 'default',
-    name: 'web',
-    ports: [{ port: 80, targetPort: 8080 }],
-    selector: { app: 'web' },
-  });
-  c.addExternalHost({ name: 'www.bing.com', ip: '204.79.197.200', dnsName: 'www.bing.com' });
-  return { cluster: c, runtimes, names: flowNames(c, 'akswin1', web.ip) };
+  return { cluster: c, runtimes, names: demoFlowsAround(c, 'akswin1', web.ip) };
 }

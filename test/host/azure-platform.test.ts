@@ -9,6 +9,7 @@ import { HcnClient } from '../../src/api/hcn/client.js';
 import { createHost } from '../../src/host/host.js';
 import { aksNode, aksPluginConf, cid, namespace, vnet } from '../plugins/azure-vnet/kit.js';
 import type { Host } from '../../src/host/host.js';
+import { addExtNetwork } from '../plugins/azure-vnet/kit.js';
 
 async function aksPod(host: Host, conf?: string): Promise<string> {
   const out = await vnet(host, {
@@ -140,24 +141,7 @@ describe('a host snapshot keeps the Azure VM', () => {
       },
     });
     // the node IP moves to the switch's vNIC: the physical adapter has none left
-    await (
-      await import('../../src/api/hcn/client.js')
-    ).HcnClient.forHost(host).createNetwork({
-      Name: 'ext',
-      Type: 'L2Bridge',
-      Ipams: [
-        {
-          Type: 'Static',
-          Subnets: [
-            {
-              IpAddressPrefix: '192.168.255.0/30',
-              Routes: [{ NextHop: '192.168.255.1', DestinationPrefix: '0.0.0.0/0' }],
-            },
-          ],
-        },
-      ],
-      Policies: [{ Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } }],
-    });
+    await addExtNetwork(host);
     const snap = JSON.parse(JSON.stringify(host.snapshot())) as unknown;
     const fresh = createHost({
       adapters: [

@@ -219,6 +219,22 @@ export function ipConfigsRequest(
   };
 }
 
+/** The legacy single-IP `IPConfigRequest` (Go field names, no tags) for a pod interface. */
+function ipConfigRequest(args: {
+  podName: string;
+  podNamespace: string;
+  podInterfaceId: string;
+  containerId: string;
+}): JsonObject {
+  return {
+    DesiredIPAddress: '',
+    PodInterfaceID: args.podInterfaceId,
+    InfraContainerID: args.containerId,
+    OrchestratorContext: { podName: args.podName, podNamespace: args.podNamespace },
+    Ifname: '',
+  };
+}
+
 /** One address of the InfraNIC as `configureDefaultAddResult` makes it. */
 export interface CnsIpConfig {
   readonly ip: string;
@@ -261,13 +277,7 @@ export function cnsInvokerAdd(
   } catch (e) {
     if (!isUnsupportedApi(e)) throw new Error(`Failed to get IP address from CNS: ${errorMessage(e)}`);
     try {
-      const single = requestIPAddress(host, base, {
-        DesiredIPAddress: '',
-        PodInterfaceID: args.podInterfaceId,
-        InfraContainerID: args.containerId,
-        OrchestratorContext: { podName: args.podName, podNamespace: args.podNamespace },
-        Ifname: '',
-      });
+      const single = requestIPAddress(host, base, ipConfigRequest(args));
       const one = obj(single, 'PodIpInfo');
       infos = one ? [one] : [];
     } catch (e2) {
@@ -391,44 +401,28 @@ export function cnsInvokerDelete(
       );
     }
   };
+  // CNS not reachable: the pod is left for CNS (async delete), unless that is disabled
+  const unreachable = (api: string, e: ConnectionFailure, suffix: string): void => {
+    if (disableAsyncDelete)
+      throw new Error(
+        `failed to release IP address using ${api} and async delete is disabled: ${errorMessage(e)}`,
+      );
+    asyncDelete(suffix);
+  };
   try {
     releaseIPs(host, base, req);
   } catch (e) {
     if (isUnsupportedApi(e)) {
       try {
-        releaseIPs(
-          host,
-          base,
-          {
-            DesiredIPAddress: '',
-            PodInterfaceID: args.podInterfaceId,
-            InfraContainerID: args.containerId,
-            OrchestratorContext: { podName: args.podName, podNamespace: args.podNamespace },
-            Ifname: '',
-          },
-          true,
-        );
+        releaseIPs(host, base, ipConfigRequest(args), true);
       } catch (e2) {
-        if (e2 instanceof ConnectionFailure) {
-          if (disableAsyncDelete)
-            throw new Error(
-              `failed to release IP address using ReleaseIPAddress and async delete is disabled: ${errorMessage(e2)}`,
-            );
-          asyncDelete(' (unsupported api path)');
-          return;
-        }
-        throw new Error(`failed to release IP  using ReleaseIPAddress with err %w: ${errorMessage(e2)}`);
+        if (!(e2 instanceof ConnectionFailure))
+          throw new Error(`failed to release IP  using ReleaseIPAddress with err %w: ${errorMessage(e2)}`);
+        unreachable('ReleaseIPAddress', e2, ' (unsupported api path)');
       }
       return;
     }
-    if (e instanceof ConnectionFailure) {
-      if (disableAsyncDelete)
-        throw new Error(
-          `failed to release IP address using ReleaseIPs and async delete is disabled: ${errorMessage(e)}`,
-        );
-      asyncDelete('');
-      return;
-    }
+    if (e instanceof ConnectionFailure) return unreachable('ReleaseIPs', e, '');
     throw new Error(
       `failed to release IP [${address ?? ''}] using ReleaseIPs with err %w: ${errorMessage(e)}`,
     );

@@ -160,6 +160,16 @@ const reply = (body: JsonObject, status = 200): PlatformReply => ({
   body: `${JSON.stringify(body)}\n`,
 });
 const response = (code: number, message = ''): JsonObject => ({ ReturnCode: code, Message: message });
+/**
+ * An IP call's reply without addresses (a failure, or a release's success): `IPConfigResponse`
+ * (single API, Go field names) or `IPConfigsResponse` (lower-camel tags).
+ */
+const noAddresses = (single: boolean, code: number, message: string): PlatformReply =>
+  reply(
+    single
+      ? { PodIpInfo: null, Response: response(code, message) }
+      : { podIPInfo: null, response: response(code, message) },
+  );
 
 /** A running CNS on a node. */
 export class CnsAgent {
@@ -273,20 +283,16 @@ export class CnsAgent {
   /** The request's pod interface ID, or the error response CNS gives. */
   private podKey(req: JsonObject, single: boolean): string | PlatformReply {
     const ctx = req[single ? 'OrchestratorContext' : 'orchestratorContext'];
-    const failure = (code: number, message: string): PlatformReply =>
-      reply(
-        single
-          ? { PodIpInfo: null, Response: response(code, message) }
-          : { podIPInfo: null, response: response(code, message) },
-      );
     if (ctx === undefined || ctx === null)
-      return failure(
+      return noAddresses(
+        single,
         CNS_CODES.EmptyOrchestratorContext,
         `OrchestratorContext is not set in the req: ${JSON.stringify(req)}`,
       );
     const id = req[single ? 'PodInterfaceID' : 'podInterfaceID'];
     if (typeof id !== 'string' || id === '')
-      return failure(
+      return noAddresses(
+        single,
         CNS_CODES.UnsupportedOrchestratorContext,
         'need interfaceID for pod info but request was empty',
       );
@@ -343,21 +349,13 @@ export class CnsAgent {
   private request(req: JsonObject, single: boolean): PlatformReply {
     const key = this.podKey(req, single);
     if (typeof key !== 'string') return key;
-    const fail = (code: number, message: string): PlatformReply =>
-      reply(
-        single
-          ? { PodIpInfo: null, Response: response(code, message) }
-          : { podIPInfo: null, response: response(code, message) },
-      );
-    if (single && this.ncs.length !== 1)
-      return fail(
-        CNS_CODES.InvalidRequest,
-        `Expected 1 NC when calling this API but found ${this.ncs.length} NCs`,
-      );
+    const oneNc = this.oneNc(single);
+    if (oneNc) return oneNc;
     let got = this.byPod.get(key);
     if (!got) {
       const allocateFailed = (why: string): PlatformReply =>
-        fail(
+        noAddresses(
+          single,
           CNS_CODES.FailedToAllocateIPConfig,
           `AllocateIPConfig failed: ${why}, IP config request is ${goRequestText(req, single)}`,
         );
@@ -380,22 +378,23 @@ export class CnsAgent {
     );
   }
 
+  /** The single-IP APIs work with exactly one NC (code 23 otherwise). */
+  private oneNc(single: boolean): PlatformReply | undefined {
+    if (!single || this.ncs.length === 1) return undefined;
+    return noAddresses(
+      true,
+      CNS_CODES.InvalidRequest,
+      `Expected 1 NC when calling this API but found ${this.ncs.length} NCs`,
+    );
+  }
+
   private release(req: JsonObject, plural: boolean): PlatformReply {
     const key = this.podKey(req, !plural);
     if (typeof key !== 'string') return key;
-    if (!plural && this.ncs.length !== 1) {
-      return reply({
-        PodIpInfo: null,
-        Response: response(
-          CNS_CODES.InvalidRequest,
-          `Expected 1 NC when calling this API but found ${this.ncs.length} NCs`,
-        ),
-      });
-    }
+    const oneNc = this.oneNc(!plural);
+    if (oneNc) return oneNc;
     this.releasePod(key);
-    return reply(
-      plural ? { podIPInfo: null, response: response(0) } : { PodIpInfo: null, Response: response(0) },
-    );
+    return noAddresses(!plural, 0, '');
   }
 
   private networkContainers(req: JsonObject, all: boolean): PlatformReply {

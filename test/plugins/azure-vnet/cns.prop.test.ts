@@ -8,52 +8,20 @@
 // left anywhere.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HcnClient } from '../../../src/api/hcn/client.js';
 import { createHost, type Host } from '../../../src/host/host.js';
 import { startCns, type CnsAgent } from '../../../src/plugins/cns/index.js';
 import { runs } from '../../runs.js';
-import { cid, files, namespace, podArgs, vnet } from './kit.js';
+import { cid, namespace, podArgs, recordedEndpoints, SWIFT_CONF, vnet } from './kit.js';
 
 type Cmd = { kind: 'ADD'; pod: number } | { kind: 'DEL'; pod: number } | { kind: 'DOWN' } | { kind: 'UP' };
 
-/** ACN v1.8.12 `cni/azure-windows-swift.conflist`'s plugin object. */
-const SWIFT = JSON.stringify({
-  cniVersion: '1.0.0',
-  name: 'azure',
-  type: 'azure-vnet',
-  executionMode: 'v4swift',
-  capabilities: { portMappings: true, dns: true },
-  ipam: { type: 'azure-cns' },
-  dns: { Nameservers: ['10.0.0.10', '168.63.129.16'], Search: ['svc.cluster.local'] },
-  AdditionalArgs: [
-    {
-      Name: 'EndpointPolicy',
-      Value: { Type: 'OutBoundNAT', ExceptionList: ['10.240.0.0/16', '10.0.0.0/8'] },
-    },
-    { Name: 'EndpointPolicy', Value: { Type: 'ROUTE', DestinationPrefix: '10.0.0.0/8', NeedEncap: true } },
-  ],
-});
+/** ACN v1.8.12 `cni/azure-windows-swift.conflist` (the test kit's vector). */
+const SWIFT = JSON.stringify(SWIFT_CONF);
 
 async function views(host: Host, cns: CnsAgent) {
-  const hcn = HcnClient.forHost(host);
-  let hns: string[] = [];
-  try {
-    hns = (await hcn.listEndpointsOfNetwork((await hcn.getNetworkByName('azure')).ID))
-      .map((e) => e.Name)
-      .sort();
-  } catch {
-    hns = [];
-  }
-  const text = files(host).vnet;
-  const state: string[] = [];
-  for (const x of Object.values(text ? JSON.parse(text).Network.ExternalInterfaces : {}) as {
-    Networks: Record<string, { Endpoints: Record<string, unknown> }>;
-  }[])
-    for (const nw of Object.values(x.Networks)) state.push(...Object.keys(nw.Endpoints));
   const assigned = Object.fromEntries([...cns.assigned()].sort(([a], [b]) => a.localeCompare(b)));
   return {
-    hns,
-    state: state.sort(),
+    ...(await recordedEndpoints(host)),
     assigned,
     pending: host.files.list('/var/run/azure-vnet/deleteIDs').sort(),
   };

@@ -23,26 +23,9 @@ import { createHost, type Host } from '../../../src/host/host.js';
 import { HcnClient } from '../../../src/api/hcn/client.js';
 import { startCns, overlayNc, type CnsOptions } from '../../../src/plugins/cns/index.js';
 import { multitenantNetworkName, podNameWithoutSuffix } from '../../../src/plugins/azure-vnet/index.js';
-import { cid, files, namespace, podArgs, vnet } from './kit.js';
+import { addExtNetwork, cid, files, namespace, podArgs, SWIFT_CONF, vnet } from './kit.js';
 
-/** ACN v1.8.12 `cni/azure-windows-swift.conflist`'s plugin object (with libcni's name and version). */
-const SWIFT = {
-  cniVersion: '1.0.0',
-  name: 'azure',
-  type: 'azure-vnet',
-  executionMode: 'v4swift',
-  capabilities: { portMappings: true, dns: true },
-  ipam: { type: 'azure-cns' },
-  dns: { Nameservers: ['10.0.0.10', '168.63.129.16'], Search: ['svc.cluster.local'] },
-  AdditionalArgs: [
-    {
-      Name: 'EndpointPolicy',
-      Value: { Type: 'OutBoundNAT', ExceptionList: ['10.240.0.0/16', '10.0.0.0/8'] },
-    },
-    { Name: 'EndpointPolicy', Value: { Type: 'ROUTE', DestinationPrefix: '10.0.0.0/8', NeedEncap: true } },
-  ],
-  windowsSettings: { hnsTimeoutDurationInSeconds: 120 },
-};
+const SWIFT = SWIFT_CONF;
 
 /** ACN v1.8.12 `cni/azure-windows-swift-overlay.conflist`'s plugin object. */
 const OVERLAY = {
@@ -76,22 +59,7 @@ async function node(cns?: CnsOptions, profile?: 'ws2019' | 'ws2022', nmagentApis
     ],
     azure: { nics: [{ adapter: 'Ethernet' }], ...(nmagentApis ? { nmagentApis } : {}) },
   });
-  await HcnClient.forHost(host).createNetwork({
-    Name: 'ext',
-    Type: 'L2Bridge',
-    Ipams: [
-      {
-        Type: 'Static',
-        Subnets: [
-          {
-            IpAddressPrefix: '192.168.255.0/30',
-            Routes: [{ NextHop: '192.168.255.1', DestinationPrefix: '0.0.0.0/0' }],
-          },
-        ],
-      },
-    ],
-    Policies: [{ Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } }],
-  });
+  await addExtNetwork(host);
   const agent = cns ? startCns(host, cns) : undefined;
   return { host, agent };
 }

@@ -59,7 +59,15 @@ export async function aksNode(
     ],
     azure: { nics: [{ adapter: 'Ethernet', secondaryIps: options.secondary ?? SECONDARY }] },
   });
-  // AgentBaker azurecnifunc.ps1 New-ExternalHnsNetwork: the node IP moves to `vEthernet (Ethernet)`
+  await addExtNetwork(host);
+  return host;
+}
+
+/**
+ * AgentBaker `azurecnifunc.ps1` New-ExternalHnsNetwork: the L2Bridge network `ext` on
+ * 192.168.255.0/30 bound to `Ethernet`, so the node IP moves to `vEthernet (Ethernet)`.
+ */
+export async function addExtNetwork(host: Host): Promise<void> {
   await HcnClient.forHost(host).createNetwork({
     Name: 'ext',
     Type: 'L2Bridge',
@@ -76,8 +84,26 @@ export async function aksNode(
     ],
     Policies: [{ Type: 'NetAdapterName', Settings: { NetworkAdapterName: 'Ethernet' } }],
   });
-  return host;
 }
+
+/** ACN v1.8.12 `cni/azure-windows-swift.conflist`'s plugin object (with libcni's name and version). */
+export const SWIFT_CONF = {
+  cniVersion: '1.0.0',
+  name: 'azure',
+  type: 'azure-vnet',
+  executionMode: 'v4swift',
+  capabilities: { portMappings: true, dns: true },
+  ipam: { type: 'azure-cns' },
+  dns: { Nameservers: ['10.0.0.10', '168.63.129.16'], Search: ['svc.cluster.local'] },
+  AdditionalArgs: [
+    {
+      Name: 'EndpointPolicy',
+      Value: { Type: 'OutBoundNAT', ExceptionList: ['10.240.0.0/16', '10.0.0.0/8'] },
+    },
+    { Name: 'EndpointPolicy', Value: { Type: 'ROUTE', DestinationPrefix: '10.0.0.0/8', NeedEncap: true } },
+  ],
+  windowsSettings: { hnsTimeoutDurationInSeconds: 120 },
+};
 
 export interface Call {
   readonly command: string;
@@ -156,4 +182,30 @@ export async function hnsView(host: Host): Promise<{ networks: string[]; endpoin
     networks: (await hcn.listNetworks()).map((n) => n.Name).sort(),
     endpoints: (await hcn.listEndpoints()).map((e) => e.Name).sort(),
   };
+}
+
+/**
+ * The pod endpoints as HNS and azure-vnet.json each hold them: the names of network `azure`'s HNS
+ * endpoints and the endpoint keys the state file records, both sorted.
+ */
+export async function recordedEndpoints(host: Host): Promise<{ hns: string[]; state: string[] }> {
+  const hcn = HcnClient.forHost(host);
+  let hns: string[] = [];
+  try {
+    const nw = await hcn.getNetworkByName('azure');
+    hns = (await hcn.listEndpointsOfNetwork(nw.ID)).map((e) => e.Name).sort();
+  } catch {
+    hns = [];
+  }
+  const text = files(host).vnet;
+  const nets = text
+    ? (JSON.parse(text) as { Network: { ExternalInterfaces: unknown } }).Network.ExternalInterfaces
+    : {};
+  const state: string[] = [];
+  for (const x of Object.values(nets ?? {}) as {
+    Networks: Record<string, { Endpoints: Record<string, unknown> }>;
+  }[]) {
+    for (const nw of Object.values(x.Networks)) state.push(...Object.keys(nw.Endpoints));
+  }
+  return { hns, state: state.sort() };
 }

@@ -8,19 +8,18 @@
 // pod nothing is left (no endpoint, no state entry, no address in use).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HcnClient } from '../../../src/api/hcn/client.js';
 import { runs } from '../../runs.js';
 import {
   aksNode,
   aksPluginConf,
   cid,
-  files,
   ipamRecords,
   namespace,
   podArgs,
   vnet,
   IPAM_STATE,
   VNET_STATE,
+  recordedEndpoints,
 } from './kit.js';
 import type { Host } from '../../../src/host/host.js';
 
@@ -55,25 +54,9 @@ interface Views {
 }
 
 async function views(host: Host): Promise<Views> {
-  const hcn = HcnClient.forHost(host);
-  let hns: string[] = [];
-  try {
-    const nw = await hcn.getNetworkByName('azure');
-    hns = (await hcn.listEndpointsOfNetwork(nw.ID)).map((e) => e.Name).sort();
-  } catch {
-    hns = [];
-  }
-  const text = files(host).vnet;
-  const nets = text ? JSON.parse(text).Network.ExternalInterfaces : {};
-  const state: string[] = [];
-  for (const x of Object.values(nets) as {
-    Networks: Record<string, { Endpoints: Record<string, unknown> }>;
-  }[]) {
-    for (const nw of Object.values(x.Networks)) state.push(...Object.keys(nw.Endpoints));
-  }
   const inUse: Record<string, string> = {};
   for (const [ip, r] of Object.entries(ipamRecords(host))) if (r.InUse) inUse[ip] = r.ID;
-  return { hns, state: state.sort(), inUse };
+  return { ...(await recordedEndpoints(host)), inUse };
 }
 
 describe('azure-vnet (model-based)', () => {
