@@ -9,7 +9,7 @@
  * clients of one simulated node (HCN v2, the hcsshim v1 HNS package, HCS) with the host's fault
  * layer in their path, the node's disk, and a way to invoke other plugins (delegation).
  */
-import type { PlatformReply } from '../host/azure.js';
+import type { HttpHeaders, PlatformReply } from '../host/azure.js';
 import type { Clock } from '../core/clock.js';
 import type { EventBus } from '../core/events.js';
 import type { FileStore } from '../core/files.js';
@@ -188,17 +188,18 @@ export interface PluginHost {
    */
   interfaces?(): readonly NetInterface[];
   /**
-   * An HTTP GET from the node to a platform address (the Azure wireserver): the reply, or a thrown
-   * Error carrying Go's HTTP client text when nothing answers; absent: nothing ever answers.
+   * An HTTP GET from the node to a platform address (the Azure wireserver, IMDS — which wants
+   * `headers` `{ Metadata: 'true' }`): the reply, or a thrown Error carrying Go's HTTP client text
+   * when nothing answers; absent: nothing ever answers.
    */
-  platformGet?(url: string): PlatformReply;
+  platformGet?(url: string, headers?: HttpHeaders): PlatformReply;
   /**
    * An HTTP request from the plugin's process (`net/http`): a loopback URL reaches the node's
-   * agents (Azure CNS on localhost:10090), a GET elsewhere the platform; a thrown Error carries Go's
-   * client text when nothing answers (refused on the loopback, a timeout elsewhere). Absent:
-   * nothing ever answers.
+   * agents (Azure CNS on localhost:10090), another URL the platform (the wireserver, IMDS with the
+   * request's `headers`); a thrown Error carries Go's client text when nothing answers (refused on
+   * the loopback, a timeout elsewhere). Absent: nothing ever answers.
    */
-  httpRequest?(method: string, url: string, body?: string): PlatformReply;
+  httpRequest?(method: string, url: string, body?: string, headers?: HttpHeaders): PlatformReply;
 }
 
 /**

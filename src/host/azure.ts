@@ -5,12 +5,14 @@
  * pods — and the two platform addresses a VM reaches without a route: the wireserver
  * (168.63.129.16) and IMDS (169.254.169.254).
  *
- * What answers today is the wireserver's interface document, the one `azure-vnet-ipam` reads
+ * Over HTTP, the wireserver answers its interface document, the one `azure-vnet-ipam` reads
  * (`GET http://168.63.129.16/machine/plugins?comp=nmagent&type=getinterfaceinfov1`), in the shape of
  * ACN `cns/wireserver/testdata/interfaces.xml` and the struct `common.XmlDocument` decodes it
  * into: `<Interfaces><Interface MacAddress IsPrimary><IPSubnet Prefix><IPAddress Address
- * IsPrimary/>…`. A VM without this configuration is not on Azure: nothing answers there, and a
- * request fails as Go's HTTP client fails on a host that never answers (docs/model.md, "Azure").
+ * IsPrimary/>…`; IMDS answers `/metadata/instance` and `/metadata/versions` (src/host/imds.ts) from
+ * these NICs and the VM's `compute` fields. A VM without this configuration is not on Azure: nothing
+ * answers there, and a request fails as Go's HTTP client fails on a host that never answers
+ * (docs/model.md, "Azure VM", "Azure IMDS").
  *
  *   createHost({ adapters: [{ name: 'Ethernet', ipAddress: '10.240.0.4/16', macAddress: '00-0D-3A-…' }],
  *                azure: { nics: [{ adapter: 'Ethernet', secondaryIps: ['10.240.0.5', '10.240.0.6'] }] } });
@@ -29,6 +31,14 @@ import {
 } from './nsg.js';
 import type { AzureEdge, PlatformAnswer } from '../dataplane/host-scope.js';
 import type { Packet } from '../vswitch/contracts.js';
+import {
+  imdsDocument,
+  imdsRequest,
+  parseCompute,
+  type AzureCompute,
+  type AzureComputeSpec,
+  type ImdsDocument,
+} from './imds.js';
 
 /**
  * What NMAgent lists as supported on a current Azure host (our choice of list: the two names
@@ -54,6 +64,8 @@ export interface AzureNicSpec {
   readonly secondaryIps?: readonly string[];
   /** The network security group on the NIC (src/host/nsg.ts); none: nothing filters the NIC. */
   readonly nsg?: NsgSpec;
+  /** The public IPv4 address of the NIC's primary IP configuration (IMDS `publicIpAddress`; default none). */
+  readonly publicIp?: string;
 }
 
 /** The VM's NICs as Azure's fabric knows them, the primary NIC first. */
@@ -70,7 +82,20 @@ export interface AzureVmSpec {
    * decides SNAT for DNS and on the host from them.
    */
   readonly nmagentApis?: readonly string[];
+  /**
+   * The VM's own fields IMDS serves under `compute` (src/host/imds.ts): name, location, vmId,
+   * vmSize, resourceGroupName, subscriptionId, zone, tags — each optional, with a default.
+   */
+  readonly compute?: AzureComputeSpec;
 }
+
+/** What `AzureVm.parse` needs of the host for the VM's defaults (its name and id). */
+export interface AzureHostContext {
+  readonly hostName: string;
+  readonly seed: number;
+}
+
+const DEFAULT_CONTEXT: AzureHostContext = { hostName: 'node-1', seed: 1 };
 
 /** One NIC as the fabric holds it. */
 export interface AzureNic {
@@ -84,6 +109,7 @@ export interface AzureNic {
   readonly nsg?: Nsg;
   /** The NSG as it was given (what a snapshot keeps). */
   readonly nsgSpec?: NsgSpec;
+  readonly publicIp?: string;
 }
 
 /** The VM as a host snapshot keeps it (the NICs as parsed: an adapter bound to a switch loses its address). */
@@ -95,10 +121,15 @@ export interface AzureVmState {
     readonly primaryIp: string;
     readonly secondaryIps: readonly string[];
     readonly nsg?: NsgSpec;
+    readonly publicIp?: string;
   }[];
   readonly addressSpace: readonly string[];
   readonly nmagentApis?: readonly string[];
+  readonly compute?: AzureCompute;
 }
+
+/** An HTTP request's headers, name → value (names matched case-insensitively where read). */
+export type HttpHeaders = Readonly<Record<string, string>>;
 
 /** What a platform address answered: the HTTP status and body. */
 export interface PlatformReply {
@@ -126,16 +157,26 @@ export class AzureVm {
     /** The VNet's address space as intervals (the VirtualNetwork tag). */
     readonly addressSpace: AddressSpace,
     /** What NMAgent's GetSupportedApis lists. */
-    readonly nmagentApis: readonly string[] = DEFAULT_NMAGENT_APIS,
+    readonly nmagentApis: readonly string[],
+    /** The VM's own fields (IMDS `compute`). */
+    readonly compute: AzureCompute,
   ) {}
 
-  /** Build from `createHost`'s `azure` option; a bad spec is E_INVALIDARG naming the problem. */
-  static parse(spec: AzureVmSpec, adapters: readonly NetAdapterRec[]): AzureVm {
+  /**
+   * Build from `createHost`'s `azure` option (`host`: the name and seed the defaults derive from); a
+   * bad spec is E_INVALIDARG naming the problem.
+   */
+  static parse(
+    spec: AzureVmSpec,
+    adapters: readonly NetAdapterRec[],
+    host: AzureHostContext = DEFAULT_CONTEXT,
+  ): AzureVm {
     if (typeof spec !== 'object' || spec === null || !Array.isArray(spec.nics))
       specError('nics must be a list');
     for (const k of Object.keys(spec))
-      if (k !== 'nics' && k !== 'addressSpace' && k !== 'nmagentApis')
-        specError(`unknown key "${k}" (nics, addressSpace, nmagentApis)`);
+      if (k !== 'nics' && k !== 'addressSpace' && k !== 'nmagentApis' && k !== 'compute')
+        specError(`unknown key "${k}" (nics, addressSpace, nmagentApis, compute)`);
+    const compute = parseCompute(spec.compute, host);
     if (
       spec.nmagentApis !== undefined &&
       (!Array.isArray(spec.nmagentApis) || !spec.nmagentApis.every((x: unknown) => typeof x === 'string'))
@@ -148,12 +189,14 @@ export class AzureVm {
     const nics = list.map((n, i): AzureNic => {
       if (typeof n !== 'object' || n === null || Array.isArray(n)) specError(`nic ${i} must be an object`);
       for (const k of Object.keys(n)) {
-        if (k !== 'adapter' && k !== 'secondaryIps' && k !== 'nsg')
-          specError(`nic ${i}: unknown key "${k}" (adapter, secondaryIps, nsg)`);
+        if (k !== 'adapter' && k !== 'secondaryIps' && k !== 'nsg' && k !== 'publicIp')
+          specError(`nic ${i}: unknown key "${k}" (adapter, secondaryIps, nsg, publicIp)`);
       }
       if (typeof n.adapter !== 'string') specError(`nic ${i}: adapter must be the name of a host adapter`);
       if (n.secondaryIps !== undefined && !Array.isArray(n.secondaryIps))
         specError(`nic ${i}: secondaryIps must be a list of IPv4 addresses`);
+      if (n.publicIp !== undefined && (typeof n.publicIp !== 'string' || parseIPv4(n.publicIp) === undefined))
+        specError(`nic ${i}: publicIp ${JSON.stringify(n.publicIp)} is not an IPv4 address`);
       const a = adapters.find((x) => x.Name.toLowerCase() === n.adapter.toLowerCase());
       if (!a) specError(`nic ${i}: no host adapter "${n.adapter}"`);
       if (taken.has(a.Name.toLowerCase())) specError(`nic ${i}: adapter "${a.Name}" is named twice`);
@@ -182,6 +225,7 @@ export class AzureVm {
         primaryIp: a.IPv4.IPAddress,
         secondaryIps,
         ...(n.nsg !== undefined ? { nsg: parseNsg(`nic ${i} nsg`, n.nsg), nsgSpec: n.nsg } : {}),
+        ...(n.publicIp !== undefined ? { publicIp: formatIPv4(parseIPv4(n.publicIp)!) } : {}),
       };
     });
     let space: { lo: number; hi: number }[];
@@ -199,7 +243,7 @@ export class AzureVm {
         return { lo: p.addr, hi: p.addr + 2 ** (32 - p.len) - 1 };
       });
     }
-    return new AzureVm(nics, space, spec.nmagentApis ? [...spec.nmagentApis] : DEFAULT_NMAGENT_APIS);
+    return new AzureVm(nics, space, spec.nmagentApis ? [...spec.nmagentApis] : DEFAULT_NMAGENT_APIS, compute);
   }
 
   /** What a host snapshot keeps of the VM. */
@@ -212,14 +256,19 @@ export class AzureVm {
         primaryIp: n.primaryIp,
         secondaryIps: [...n.secondaryIps],
         ...(n.nsgSpec !== undefined ? { nsg: n.nsgSpec } : {}),
+        ...(n.publicIp !== undefined ? { publicIp: n.publicIp } : {}),
       })),
       addressSpace: this.addressSpace.map((r) => `${formatIPv4(r.lo)}/${32 - Math.log2(r.hi - r.lo + 1)}`),
       ...(this.nmagentApis !== DEFAULT_NMAGENT_APIS ? { nmagentApis: [...this.nmagentApis] } : {}),
+      compute: { ...this.compute, tags: { ...this.compute.tags } },
     };
   }
 
-  /** The VM a snapshot kept; a malformed one is E_INVALIDARG naming the problem. */
-  static fromState(state: unknown): AzureVm {
+  /**
+   * The VM a snapshot kept (`host`: for the `compute` defaults of a snapshot written before it was
+   * kept); a malformed one is E_INVALIDARG naming the problem.
+   */
+  static fromState(state: unknown, host: AzureHostContext = DEFAULT_CONTEXT): AzureVm {
     const o = state as Partial<AzureVmState> | null;
     if (
       typeof o !== 'object' ||
@@ -240,7 +289,8 @@ export class AzureVm {
         typeof n.primaryIp === 'string' &&
         parseIPv4(n.primaryIp) !== undefined &&
         Array.isArray(n.secondaryIps) &&
-        n.secondaryIps.every((x: unknown) => typeof x === 'string' && parseIPv4(x) !== undefined);
+        n.secondaryIps.every((x: unknown) => typeof x === 'string' && parseIPv4(x) !== undefined) &&
+        (n.publicIp === undefined || (typeof n.publicIp === 'string' && parseIPv4(n.publicIp) !== undefined));
       if (!ok) specError(`snapshot: azure nic ${i} is malformed`);
       return {
         adapter: n.adapter,
@@ -250,6 +300,7 @@ export class AzureVm {
         primaryIp: n.primaryIp,
         secondaryIps: [...n.secondaryIps],
         ...(n.nsg !== undefined ? { nsg: parseNsg(`nic ${i} nsg`, n.nsg), nsgSpec: n.nsg } : {}),
+        ...(n.publicIp !== undefined ? { publicIp: n.publicIp } : {}),
       };
     });
     const space = o.addressSpace.map((c) => {
@@ -260,7 +311,15 @@ export class AzureVm {
     const apis = Array.isArray(o.nmagentApis)
       ? o.nmagentApis.filter((x): x is string => typeof x === 'string')
       : undefined;
-    return new AzureVm(nics, space, apis ?? DEFAULT_NMAGENT_APIS);
+    const compute = parseCompute(o.compute, host, 'snapshot: ');
+    return new AzureVm(nics, space, apis ?? DEFAULT_NMAGENT_APIS, compute);
+  }
+
+  /** The IMDS document (src/host/imds.ts), made once like the wireserver's. */
+  #imds: ImdsDocument | undefined;
+
+  imdsDocument(): ImdsDocument {
+    return (this.#imds ??= imdsDocument(this.compute, this.nics));
   }
 
   /** The wireserver's `getinterfaceinfov1` document. */
@@ -288,15 +347,25 @@ export class AzureVm {
 }
 
 /**
- * `GET url` from the node to a platform address: the wireserver's interface document (200), 404 for
- * another wireserver path; a VM not on Azure, IMDS (not modelled yet) and any other host never
- * answer: `PlatformUnreachable`.
+ * An HTTP request from the node (a process in its default compartment, so from its primary IP) to a
+ * platform address: on an Azure VM, a GET to the wireserver gets its interface document (200) or
+ * NMAgent's supported APIs, 404 for another wireserver path; any request to IMDS on port 80 gets
+ * IMDS's answer (src/host/imds.ts: `Metadata: true` required, `headers` matched case-insensitively).
+ * A VM not on Azure, another verb to the wireserver and any other host never answer:
+ * `PlatformUnreachable`.
  */
-export function platformGet(vm: AzureVm | undefined, url: string): PlatformReply {
+export function platformRequest(
+  vm: AzureVm | undefined,
+  method: string,
+  url: string,
+  headers: HttpHeaders = {},
+): PlatformReply {
   const m = /^http:\/\/([^/:?#]+)(?::(\d+))?([^#]*)$/.exec(url);
   const host = m?.[1] ?? '';
   const port = m?.[2] ?? '80';
-  if (vm && host === WIRESERVER_IP && port === '80') {
+  if (vm && host === IMDS_IP && port === '80')
+    return imdsRequest(vm.imdsDocument(), method, m![3] || '/', headers);
+  if (vm && host === WIRESERVER_IP && port === '80' && method.toUpperCase() === 'GET') {
     const path = m![3] || '/';
     if (`http://${WIRESERVER_IP}${path}` === INTERFACE_INFO_URL)
       return { status: 200, body: vm.interfaceInfoXml() };
@@ -308,7 +377,12 @@ export function platformGet(vm: AzureVm | undefined, url: string): PlatformReply
       };
     return { status: 404, body: '' };
   }
-  throw new PlatformUnreachable(url, `${host}:${port}`);
+  throw new PlatformUnreachable(url, `${host}:${port}`, method);
+}
+
+/** `GET url` from the node to a platform address (`platformRequest`). */
+export function platformGet(vm: AzureVm | undefined, url: string, headers: HttpHeaders = {}): PlatformReply {
+  return platformRequest(vm, 'GET', url, headers);
 }
 
 const WIRESERVER_V4 = parseIPv4(WIRESERVER_IP)!;

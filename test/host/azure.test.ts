@@ -116,14 +116,14 @@ describe('the wireserver interface document', () => {
 });
 
 describe('what a node reaches', () => {
-  it('another wireserver path is 404; IMDS and a node that is not an Azure VM never answer', () => {
+  it('another wireserver path is 404; IMDS on another port and a node that is not an Azure VM never answer', () => {
     const vm = twoNicVm();
     expect(vm.platformGet('http://168.63.129.16/machine/plugins?comp=nmagent&type=other')).toEqual({
       status: 404,
       body: '',
     });
-    expect(() => vm.platformGet('http://169.254.169.254/metadata/instance')).toThrow(
-      'Get "http://169.254.169.254/metadata/instance": dial tcp 169.254.169.254:80: i/o timeout',
+    expect(() => vm.platformGet('http://169.254.169.254:8080/metadata/instance')).toThrow(
+      'Get "http://169.254.169.254:8080/metadata/instance": dial tcp 169.254.169.254:8080: i/o timeout',
     );
     expect(() => createHost().platformGet(URL)).toThrow(
       `Get "${URL}": dial tcp 168.63.129.16:80: i/o timeout`,
@@ -147,13 +147,16 @@ describe('createHost({ azure }) refuses a configuration Azure could not have', (
   it('names the problem', () => {
     expect(() =>
       createHost({ adapters, azure: { nics: [{ adapter: 'Ethernet' }], vnet: 1 } as never }),
-    ).toThrow('azure: unknown key "vnet" (nics, addressSpace, nmagentApis)');
+    ).toThrow('azure: unknown key "vnet" (nics, addressSpace, nmagentApis, compute)');
     expect(() =>
       createHost({ adapters, azure: { nics: [{ adapter: 'Ethernet' }], nmagentApis: 'x' } as never }),
     ).toThrow('azure: nmagentApis must be a list of API names');
     bad([], 'azure: a VM has at least one NIC');
     bad([null], 'azure: nic 0 must be an object');
-    bad([{ adapter: 'Ethernet', ips: [] }], 'azure: nic 0: unknown key "ips" (adapter, secondaryIps, nsg)');
+    bad(
+      [{ adapter: 'Ethernet', ips: [] }],
+      'azure: nic 0: unknown key "ips" (adapter, secondaryIps, nsg, publicIp)',
+    );
     bad([{ adapter: 7 }], 'azure: nic 0: adapter must be the name of a host adapter');
     bad([{ adapter: 'Ethernet', secondaryIps: '10.240.0.5' }], 'azure: nic 0: secondaryIps must be a list');
     bad([{ adapter: 'Ethernet 9' }], 'azure: nic 0: no host adapter "Ethernet 9"');
