@@ -52,7 +52,8 @@ export const ADAPTER_HELP = `  --adapter SPEC    A host network adapter (repeat 
                     "ipAddress","gateway","macAddress","mtu","macSpoofing"}],"serviceRestart":
                     {…,"downtimeMs"},"reboot":{…},"defaultNamespace","dataplane":{…},
                     "hcs":{"api":"computecore"|"vmcompute",…},"azure":{"nics":[{"adapter",
-                    "secondaryIps":[…]}]}}; flags override it`;
+                    "secondaryIps":[…],"publicIp"}],"compute":{"name","location","vmId",
+                    "vmSize",…}}}; flags override it`;
 
 export function defaultIo(): CliIo {
   return {

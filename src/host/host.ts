@@ -15,9 +15,9 @@ import { FileStore } from '../core/files.js';
 import {
   AzureVm,
   azureEdge,
-  platformGet,
-  PlatformUnreachable,
+  platformRequest,
   type AzureVmSpec,
+  type HttpHeaders,
   type PlatformReply,
 } from './azure.js';
 import { isLoopbackUrl, LocalHttp } from './localhttp.js';
@@ -163,7 +163,9 @@ export class Host {
     this.dataplane = container.get<HostPlane>(TOKENS.Dataplane);
     this.hcs = container.get<HcsService>(TOKENS.Hcs);
     this.seed = options.seed ?? 1;
-    this.#azure = options.azure ? AzureVm.parse(options.azure, this.hns.store.nics.physical()) : undefined;
+    this.#azure = options.azure
+      ? AzureVm.parse(options.azure, this.hns.store.nics.physical(), { hostName: this.name, seed: this.seed })
+      : undefined;
     this.files.onChange = (c) => this.events.emit('file.change', c);
     if (options.defaultNamespace !== false) this.bootNamespaces();
   }
@@ -205,10 +207,11 @@ export class Host {
 
   /**
    * `GET url` from the node to a platform address (src/host/azure.ts): on an Azure VM the
-   * wireserver answers its interface document; anything else never answers (`PlatformUnreachable`).
+   * wireserver answers its interface document and IMDS its metadata (`headers`: the request's,
+   * e.g. `{ Metadata: 'true' }`); anything else never answers (`PlatformUnreachable`).
    */
-  platformGet(url: string): PlatformReply {
-    return platformGet(this.azure, url);
+  platformGet(url: string, headers?: HttpHeaders): PlatformReply {
+    return platformRequest(this.azure, 'GET', url, headers);
   }
 
   /** The node's loopback HTTP listeners (src/host/localhttp.ts: node agents such as Azure CNS). */
@@ -216,14 +219,13 @@ export class Host {
 
   /**
    * An HTTP request from a process on the node: to the loopback, what a listening agent answers
-   * (`ConnectionRefused` when none listens); a GET elsewhere goes to the platform (`platformGet`);
-   * any other request never gets an answer (`PlatformUnreachable`).
+   * (`ConnectionRefused` when none listens); a request elsewhere goes to the platform
+   * (`platformRequest`: the wireserver's GETs, IMDS with the request's `headers`); any other
+   * request never gets an answer (`PlatformUnreachable`). Loopback agents do not read the headers.
    */
-  httpRequest(method: string, url: string, body = ''): PlatformReply {
+  httpRequest(method: string, url: string, body = '', headers?: HttpHeaders): PlatformReply {
     if (isLoopbackUrl(url)) return this.http.request(method, url, body);
-    if (method.toUpperCase() === 'GET') return this.platformGet(url);
-    const m = /^http:\/\/([^/:?#]+)(?::(\d+))?/.exec(url);
-    throw new PlatformUnreachable(url, `${m?.[1] ?? ''}:${m?.[2] ?? '80'}`, method);
+    return platformRequest(this.azure, method, url, headers);
   }
 
   /**
@@ -373,7 +375,14 @@ export class Host {
     new FileStore().restore(files);
     // the Azure VM a snapshot names (checked first too); none: the host's own stays
     const azureState = isJsonObject(snapshot) ? snapshot['azure'] : undefined;
-    const azure = azureState !== undefined ? AzureVm.fromState(azureState) : this.#azure;
+    const snapSeed = isJsonObject(snapshot) ? snapshot['seed'] : undefined;
+    const azure =
+      azureState !== undefined
+        ? AzureVm.fromState(azureState, {
+            hostName: this.name,
+            seed: typeof snapSeed === 'number' && Number.isInteger(snapSeed) ? snapSeed : this.seed,
+          })
+        : this.#azure;
     restoreSnapshot(this.hns, snapshot);
     this.hcs.restore(hcs);
     this.files.restore(files);

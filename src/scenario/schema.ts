@@ -203,7 +203,7 @@ const host = object(
       [],
     ),
     azure: document(
-      'Standalone host: the Azure VM it is — {"nics":[{"adapter","secondaryIps":[…],"nsg":{"name","rules":[…]}}],"addressSpace":[…]}; node of an Azure cluster: {"maxPods":N,"nsg":{"name","rules":[…]}} (docs/model.md "Azure VM", "Azure NSG")',
+      'Standalone host: the Azure VM it is — {"nics":[{"adapter","secondaryIps":[…],"nsg":{"name","rules":[…]},"publicIp"}],"addressSpace":[…],"compute":{"name","location","vmId","vmSize","resourceGroupName","subscriptionId","zone","tags":{…}}}; node of an Azure cluster: {"maxPods":N,"nsg":{"name","rules":[…]}} (docs/model.md "Azure VM", "Azure IMDS", "Azure NSG")',
     ),
     cns: document(
       'Standalone Azure host: Azure CNS started on it before its pods — {"ncs":[{"id","primaryIp","gateway","secondaryIps":[…]}],"multitenancy":[{"pod","id","vlan","ip","gateway",…}]} (docs/cni.md "CNS")',
