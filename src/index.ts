@@ -354,6 +354,7 @@ export {
   flannel,
   azureVnet,
   azureVnetIpam,
+  azureVnetIpamV6,
   createAzureVnet,
 } from './plugins/index.js';
 export type { AzureVnetOptions, AzureCniRelease } from './plugins/azure-vnet/index.js';
@@ -375,6 +376,12 @@ export {
   type LocalHttpHandler,
   type LocalHttpRequest,
 } from './host/localhttp.js';
+export {
+  KubeApiServer,
+  WINDOWS_KUBECONFIG_PATH,
+  type KubeApiServerOptions,
+  type KubeNode,
+} from './host/kubeapi.js';
 
 // real Windows binaries under Wine (src/wine; docs/wine.md)
 export {

@@ -19,6 +19,7 @@ import { hnsError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
 import { must } from '../api/flat.js';
 import { WIRESERVER_IP } from '../host/azure.js';
+import { formatPrefix } from '../addr/ip.js';
 import type { Host } from '../host/host.js';
 import { contains, fmt, fmtPrefix, parsePrefix4 } from '../vswitch/v4.js';
 import type { Cluster } from './cluster.js';
@@ -98,6 +99,26 @@ export function azureNetworkId(host: Host): string {
   return '';
 }
 
+/** AKS's default IPv6 service CIDR of a dual-stack cluster. */
+const AKS_SERVICE_CIDR_V6 = 'fd12:3456:789a:1::/108';
+
+/**
+ * `Set-AzureCNIConfig`'s dual-stack part (`$IsDualStackEnabled`, not Overlay, not WS2019, no WinDSR;
+ * AgentBaker `staging/cse/windows/azurecnifunc.ps1` @ 031ff735): the IPv6 exceptions (the IPv6
+ * cluster CIDR) as a second OutBoundNAT appended after the ROUTE, then a ROUTE for the IPv6
+ * service CIDR, and `ipv6Mode: ipv6nat`.
+ */
+function dualStackArgs(c: Cluster, policy: (value: JsonObject) => JsonObject): { args: JsonObject[] } {
+  const v6 = formatPrefix(c.podCidrV6!);
+  const service = c.options.serviceCidrV6 ?? AKS_SERVICE_CIDR_V6;
+  return {
+    args: [
+      policy({ Type: 'OutBoundNAT', ExceptionList: [v6] }),
+      policy({ Type: 'ROUTE', DestinationPrefix: service, NeedEncap: true }),
+    ],
+  };
+}
+
 /**
  * The conflist AgentBaker's `Set-AzureCNIConfig` writes for this cluster (kube-proxy without
  * WinDSR; its expected outputs `AzureCNI.Expect.DisableWinDSR.conflist` and, for Overlay,
@@ -122,6 +143,7 @@ export function aksConflist(c: Cluster): JsonObject {
       RuleType: 'Switch',
     });
   const overlay = c.options.azure?.mode === 'overlay';
+  const v6 = c.podCidrV6 ? dualStackArgs(c, policy) : undefined;
   return {
     cniVersion: '0.3.0',
     name: AZURE_NETWORK,
@@ -135,11 +157,13 @@ export function aksConflist(c: Cluster): JsonObject {
         ...(overlay ? { executionMode: 'v4swift' } : {}),
         capabilities: { portMappings: true, dns: true },
         ipam: overlay ? { type: 'azure-cns', mode: 'v4overlay' } : { type: 'azure-vnet-ipam' },
+        ...(v6 ? { ipv6Mode: 'ipv6nat' } : {}),
         dns: { Nameservers: [fmt(c.dnsServiceIp), WIRESERVER_IP], Search: [`svc.${c.dns.domain}`] },
         AdditionalArgs: [
           // the cluster CIDR, and the VNet's unless Overlay (whose pods reach the VNet SNATed)
           policy({ Type: 'OutBoundNAT', ExceptionList: overlay ? [fmtPrefix(c.podCidr)] : [...vnet] }),
           policy({ Type: 'ROUTE', DestinationPrefix: fmtPrefix(c.serviceCidr), NeedEncap: true }),
+          ...(v6?.args ?? []),
           wireserverBlock('80'),
           wireserverBlock('32526'),
           policy({ Type: 'ACL', Action: 'Allow', Direction: 'In', Priority: 65500 }),

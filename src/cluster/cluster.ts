@@ -81,6 +81,8 @@ import type {
 import { Fabric } from './underlay.js';
 import { azureClusterDefaults, azureNetworkId, setUpAzureNode } from './azure.js';
 import { azureEdge, type AzureVmSpec } from '../host/azure.js';
+import { KubeApiServer } from '../host/kubeapi.js';
+import { formatPrefix, parsePrefix, type Prefix } from '../addr/ip.js';
 import { overlayNc, startCns, type CnsAgent } from '../plugins/cns/index.js';
 import { createPodEndpoint, deletePodEndpoint, setUpWindowsNode } from './windows-node.js';
 
@@ -96,11 +98,27 @@ export type {
   WindowsNodeSpec,
 } from './types.js';
 
+/** `podCidrV6`: an IPv6 prefix of /63 or shorter (room for a /64 per node), or E_INVALIDARG. */
+function podCidrV6Arg(given: string | undefined): Prefix | undefined {
+  if (given === undefined) return undefined;
+  const p = typeof given === 'string' ? parsePrefix(given) : undefined;
+  if (!p || p.family !== 6 || p.len > 63)
+    throw hnsError('E_INVALIDARG', `podCidrV6 "${String(given)}" is not an IPv6 prefix of /63 or shorter`);
+  return { family: 6, addr: p.addr, len: p.len };
+}
+
 export class Cluster {
   readonly options: ClusterOptions;
   readonly fabric = new Fabric();
   readonly dns: ClusterDns;
   readonly podCidr: Prefix4;
+  /** The IPv6 pod network of a dual-stack cluster (`podCidrV6`), undefined otherwise. */
+  readonly podCidrV6: Prefix | undefined;
+  /**
+   * The cluster's Kubernetes API server (src/host/kubeapi.ts): every Windows node reaches it at its
+   * URL (the kubeconfig `c:\k\config` names it) and is a Node in it with its pod CIDRs.
+   */
+  readonly kubeApi: KubeApiServer;
   readonly serviceCidr: Prefix4;
   readonly nodeSubnet: Prefix4;
   readonly dnsServiceIp: number;
@@ -120,6 +138,7 @@ export class Cluster {
     const options = given.azure ? azureClusterDefaults(given) : given;
     this.options = options;
     this.podCidr = prefixArg(options.podCidr ?? '10.244.0.0/16', 'podCidr');
+    this.podCidrV6 = podCidrV6Arg(options.podCidrV6);
     this.serviceCidr = prefixArg(options.serviceCidr ?? '10.96.0.0/12', 'serviceCidr');
     this.nodeSubnet = prefixArg(options.nodeSubnet ?? '10.0.0.0/24', 'nodeSubnet');
     const dnsIp = options.dnsServiceIp ? ip4(options.dnsServiceIp) : (this.serviceCidr.addr + 10) >>> 0;
@@ -127,6 +146,8 @@ export class Cluster {
       throw hnsError('E_INVALIDARG', `dnsServiceIp "${options.dnsServiceIp}" is not in the service CIDR`);
     this.dnsServiceIp = dnsIp;
     this.nextServiceIp = (this.serviceCidr.addr + 11) >>> 0;
+    // the API server answers on the `kubernetes` service's ClusterIP (the service CIDR's first)
+    this.kubeApi = new KubeApiServer({ url: `https://${fmt((this.serviceCidr.addr + 1) >>> 0)}:443` });
     this.dns = new ClusterDns({ domain: options.domain ?? 'cluster.local' });
     this.fabric.addSegment('nodes', fmtPrefix(this.nodeSubnet));
     this.fabric.privatePrefixes.push(this.podCidr, this.serviceCidr);
@@ -240,7 +261,7 @@ export class Cluster {
     nic: { readonly ip: number; readonly prefix: Prefix4; readonly gateway: number; readonly mac: number },
     azure?: AzureVmSpec,
   ): Host {
-    return createHost({
+    const host = createHost({
       seed: this.seed * 1000 + index,
       name: spec.name,
       profile: spec.profile ?? this.options.profile ?? 'ws2022',
@@ -256,6 +277,20 @@ export class Cluster {
       ...(azure ? { azure } : {}),
       ...(this.options.dataplane ? { dataplane: this.options.dataplane } : {}),
     });
+    this.kubeApi.setNode(spec.name.toLowerCase(), this.nodePodCidrs(index), fmt(nic.ip));
+    host.attachKubernetes(this.kubeApi);
+    return host;
+  }
+
+  /**
+   * The pod CIDRs node `index` has in the API server (kube-controller-manager's allocation): the
+   * index-th /24 of the pod CIDR, and with `podCidrV6` the index-th /64 of it.
+   */
+  private nodePodCidrs(index: number): string[] {
+    const v4 = fmtPrefix(prefix4((this.podCidr.addr + (index << 8)) >>> 0, 24));
+    const v6 = this.podCidrV6;
+    if (!v6 || v6.family !== 6) return [v4];
+    return [v4, formatPrefix({ family: 6, addr: v6.addr + (BigInt(index) << 64n), len: 64 })];
   }
 
   /** Add a Windows node, set up as flannel (host-gw or vxlan) + win-bridge / win-overlay would. */

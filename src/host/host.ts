@@ -16,11 +16,13 @@ import {
   AzureVm,
   azureEdge,
   platformRequest,
+  PlatformUnreachable,
   type AzureVmSpec,
   type HttpHeaders,
   type PlatformReply,
 } from './azure.js';
 import { isLoopbackUrl, LocalHttp } from './localhttp.js';
+import { KubeApiServer, urlOrigin, WINDOWS_KUBECONFIG_PATH, type KubeApiServerOptions } from './kubeapi.js';
 import { auditNode, type AuditFinding, type AuditOptions } from './audit.js';
 import { ipInterfaces, type IpInterfacesDoc } from './iphelper.js';
 import { Rng } from '../core/rng.js';
@@ -95,6 +97,12 @@ export interface HostOptions {
    * wireserver lists for azure-vnet-ipam. Without it the node is not on Azure.
    */
   readonly azure?: AzureVmSpec;
+  /**
+   * A Kubernetes API server this node reaches (src/host/kubeapi.ts), with the node registered in it
+   * under its name in lower case (`podCIDRs`: its `spec.podCIDRs`) and the kubeconfig naming it
+   * written to `c:\k\config`. A `Cluster` attaches its own server instead (`attachKubernetes`).
+   */
+  readonly kubernetes?: KubeApiServerOptions & { readonly podCIDRs?: readonly string[] };
   /** Replace bindings after the defaults are bound: `(c) => c.rebind(TOKENS.Clock).toConstantValue(…)`. */
   readonly override?: (container: Container) => void;
 }
@@ -168,6 +176,27 @@ export class Host {
       : undefined;
     this.files.onChange = (c) => this.events.emit('file.change', c);
     if (options.defaultNamespace !== false) this.bootNamespaces();
+    if (options.kubernetes) {
+      const api = new KubeApiServer(options.kubernetes);
+      api.setNode(this.name.toLowerCase(), options.kubernetes.podCIDRs ?? []);
+      this.attachKubernetes(api);
+    }
+  }
+
+  #kube: KubeApiServer | undefined;
+
+  /** The Kubernetes API server this node reaches, if any (`attachKubernetes`). */
+  get kubernetes(): KubeApiServer | undefined {
+    return this.#kube;
+  }
+
+  /**
+   * Let the node's processes reach a Kubernetes API server at its URL, and (unless `kubeconfig` is
+   * false) write the kubeconfig naming it to `c:\k\config`, as node provisioning does.
+   */
+  attachKubernetes(server: KubeApiServer, options: { readonly kubeconfig?: boolean } = {}): void {
+    this.#kube = server;
+    if (options.kubeconfig !== false) this.files.write(WINDOWS_KUBECONFIG_PATH, server.kubeconfigText());
   }
 
   private bootNamespaces(): void {
@@ -219,12 +248,18 @@ export class Host {
 
   /**
    * An HTTP request from a process on the node: to the loopback, what a listening agent answers
-   * (`ConnectionRefused` when none listens); a request elsewhere goes to the platform
-   * (`platformRequest`: the wireserver's GETs, IMDS with the request's `headers`); any other
-   * request never gets an answer (`PlatformUnreachable`). Loopback agents do not read the headers.
+   * (`ConnectionRefused` when none listens); the attached Kubernetes API server's URL, its answer; a
+   * request elsewhere goes to the platform (`platformRequest`: the wireserver's GETs, IMDS with the
+   * request's `headers`); any other request never gets an answer (`PlatformUnreachable`). Loopback
+   * agents do not read the headers.
    */
   httpRequest(method: string, url: string, body = '', headers?: HttpHeaders): PlatformReply {
     if (isLoopbackUrl(url)) return this.http.request(method, url, body);
+    if (this.#kube?.serves(url)) return this.#kube.request(method, url, body);
+    const https = urlOrigin(url);
+    // (an https URL nothing here serves: the dial times out)
+    if (https?.startsWith('https:'))
+      throw new PlatformUnreachable(url, https.slice('https://'.length), method);
     return platformRequest(this.azure, method, url, headers);
   }
 

@@ -18,7 +18,7 @@ import { winBridge } from './win-bridge.js';
 import { winOverlay } from './win-overlay.js';
 import { nat, sdnbridge, sdnoverlay } from './wcn/index.js';
 import { flannel } from './flannel/index.js';
-import { azureVnetIpam } from './azure-vnet-ipam/index.js';
+import { azureVnetIpam, azureVnetIpamV6 } from './azure-vnet-ipam/index.js';
 import { azureVnet, createAzureVnet } from './azure-vnet/index.js';
 import { CNS_PORT, startCns, type CnsAgent, type CnsOptions } from './cns/index.js';
 import { errorMessage } from '../core/errors.js';
@@ -33,6 +33,7 @@ export {
   flannel,
   azureVnet,
   azureVnetIpam,
+  azureVnetIpamV6,
   createAzureVnet,
 };
 
@@ -50,6 +51,7 @@ export const REFERENCE_PLUGINS: readonly CniPlugin[] = [
   flannel,
   azureVnet,
   azureVnetIpam,
+  azureVnetIpamV6,
 ];
 
 /**

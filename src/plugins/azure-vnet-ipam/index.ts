@@ -21,8 +21,12 @@
  * inside) while it runs: another invocation in the same directory waits for it, up to 60 s of the
  * node's time (then `Failed to initialize key-value store of ipam plugin, err:…`, exit 1).
  * `ipam.environment: mas` or `fileIpam` reads the same NIC configuration from
- * `c:\k\interfaces.json` (once per process, JSON, MACs compared without `:`); the IPv6 node
- * source (`ipv6NodeIpam`, the Kubernetes API's pod CIDRs) is not modelled: "Invalid configuration".
+ * `c:\k\interfaces.json` (once per process, JSON, MACs compared without `:`); `ipv6NodeIpam`
+ * (what azure-vnet sets for `azure-vnet-ipamv6`) takes the node's IPv6 pod CIDR's first /120 from
+ * the Kubernetes API named by `c:\k\config` (ipv6.ts, kube.ts).
+ *
+ * `azure-vnet-ipamv6` (ACN `cni/ipam/pluginv6/main.go`) is the same program under another name:
+ * its state is `azure-vnet-ipamv6.json`, its lock `azure-vnet-ipamv6.lock`.
  */
 import { joinPath } from '../../core/files.js';
 import { formatIp } from '../../addr/ip.js';
@@ -31,6 +35,7 @@ import {
   type CniPlugin,
   type CniResult,
   type ExecOutput,
+  type ExecRequest,
   type PluginHost,
 } from '../../cni/contracts.js';
 import { printResult } from '../../cni/result.js';
@@ -41,6 +46,7 @@ import { goTimeText, LOCK_TIMEOUT_ERROR, withStoreLock } from '../azure-vnet/sto
 import { decodeNetworkConfig } from '../azure-vnet/conf.js';
 import { INTERFACE_INFO_URL, PlatformUnreachable, WIRESERVER_IP } from '../../host/azure.js';
 import { errorMessage } from '../../core/errors.js';
+import { KubeClient, loadKubeconfig } from './kube.js';
 
 export { AddressManager, IPAM_ERRORS, IpamError, DNS_HOST_PROXY, LOCAL_ADDRESS_SPACE } from './manager.js';
 export { decodeInterfaceDocument, type WireInterface } from './xml.js';
@@ -57,6 +63,10 @@ export const AZURE_CNI_VERSIONS: readonly string[] = ['0.1.0', '0.2.0', '0.3.0',
 export const IPAM_STATE_FILE = 'azure-vnet-ipam.json';
 /** Its store lock (`<plugin>.lock`, holding the PID), beside it. */
 export const IPAM_LOCK_FILE = 'azure-vnet-ipam.lock';
+/** The legacy dual-stack IPAM's name (`cni/ipam/pluginv6`), its state file and lock beside azure-vnet's. */
+export const IPAM_V6_PLUGIN = 'azure-vnet-ipamv6';
+export const IPAM_V6_STATE_FILE = 'azure-vnet-ipamv6.json';
+export const IPAM_V6_LOCK_FILE = 'azure-vnet-ipamv6.lock';
 /** Where a plugin runs when the runtime does not say: containerd as a Windows service. */
 export const DEFAULT_CWD = 'C:\\Windows\\System32';
 const IPAM_V6 = 'azure-vnet-ipamv6';
@@ -144,6 +154,10 @@ class IpamProcess {
       },
       interfaces: () => host.interfaces?.() ?? [],
       readFile: () => host.files.read(MAS_INTERFACES_FILE),
+      kubernetes: {
+        hostname: () => host.name,
+        client: () => new KubeClient(host, loadKubeconfig(host)),
+      },
     };
     step(parse, () => this.am.startSource(ipam['environment'] || 'azure', source));
     return {
@@ -200,9 +214,9 @@ class IpamProcess {
 }
 
 /** The skeleton the binary runs for one process. */
-function skeleton(proc: IpamProcess): CniPlugin {
+function skeleton(proc: IpamProcess, name: string): CniPlugin {
   return pluginMain(
-    'azure-vnet-ipam',
+    name,
     {
       add: (args, ctx) => proc.add(args, ctx),
       del: (args) => proc.del(args),
@@ -214,38 +228,48 @@ function skeleton(proc: IpamProcess): CniPlugin {
   );
 }
 
+/** The IPAM binary called `name`: its state `<name>.json`, its lock `<name>.lock`. */
+function ipamBinary(name: string): CniPlugin {
+  return {
+    type: name,
+    exec: (host, request, depth = 0) => runIpam(name, host, request, depth),
+  };
+}
+
 /** The azure-vnet-ipam plugin. */
-export const azureVnetIpam: CniPlugin = {
-  type: 'azure-vnet-ipam',
-  async exec(host, request, depth = 0): Promise<ExecOutput> {
-    const cwd = request.cwd ?? DEFAULT_CWD;
-    const proc = new IpamProcess(host, joinPath(cwd, IPAM_STATE_FILE));
-    // main.go: a lock that times out is printed with fmt.Printf, then os.Exit(1)
-    const lockTimedOut = (): ExecOutput => ({
-      exitCode: 1,
-      stdout: `Failed to initialize key-value store of ipam plugin, err:${LOCK_TIMEOUT_ERROR}.\n`,
-      stderr: '',
-    });
-    return withStoreLock(
-      host.files,
-      host.clock,
-      joinPath(cwd, IPAM_LOCK_FILE),
-      () => {
-        try {
-          proc.restore();
-        } catch (e) {
-          // main.go: Start fails before skel runs, printed with fmt.Printf, then os.Exit(1)
-          return Promise.resolve({
-            exitCode: 1,
-            stdout: `Failed to start IPAM plugin, err:${errorMessage(e)}.\n`,
-            stderr: '',
-          });
-        }
-        return skeleton(proc)
-          .exec(host, request, depth)
-          .finally(() => proc.flush());
-      },
-      lockTimedOut,
-    );
-  },
-};
+export const azureVnetIpam: CniPlugin = ipamBinary('azure-vnet-ipam');
+/** The azure-vnet-ipamv6 plugin (`cni/ipam/pluginv6`: the same program, its own state file and lock). */
+export const azureVnetIpamV6: CniPlugin = ipamBinary(IPAM_V6_PLUGIN);
+
+/** One run of the binary `name`, as main.go runs it. */
+function runIpam(name: string, host: PluginHost, request: ExecRequest, depth: number): Promise<ExecOutput> {
+  const cwd = request.cwd ?? DEFAULT_CWD;
+  const proc = new IpamProcess(host, joinPath(cwd, `${name}.json`));
+  // main.go: a lock that times out is printed with fmt.Printf, then os.Exit(1)
+  const lockTimedOut = (): ExecOutput => ({
+    exitCode: 1,
+    stdout: `Failed to initialize key-value store of ipam plugin, err:${LOCK_TIMEOUT_ERROR}.\n`,
+    stderr: '',
+  });
+  return withStoreLock(
+    host.files,
+    host.clock,
+    joinPath(cwd, `${name}.lock`),
+    () => {
+      try {
+        proc.restore();
+      } catch (e) {
+        // main.go: Start fails before skel runs, printed with fmt.Printf, then os.Exit(1)
+        return Promise.resolve({
+          exitCode: 1,
+          stdout: `Failed to start IPAM plugin, err:${errorMessage(e)}.\n`,
+          stderr: '',
+        });
+      }
+      return skeleton(proc, name)
+        .exec(host, request, depth)
+        .finally(() => proc.flush());
+    },
+    lockTimedOut,
+  );
+}

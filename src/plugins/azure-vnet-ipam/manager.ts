@@ -24,6 +24,8 @@ import {
 } from '../../addr/ip.js';
 import type { NetInterface } from '../../cni/contracts.js';
 import { decodeInterfaceDocument } from './xml.js';
+import { checkServerVersion, IPV6_SUBNET_SIZE_LIMIT, retrieveKubernetesPodIps } from './ipv6.js';
+import type { KubeClient } from './kube.js';
 
 export const LOCAL_ADDRESS_SPACE = 'local';
 
@@ -310,6 +312,14 @@ export interface IpamSource {
    * text, or undefined when it is missing.
    */
   readFile?(): string | undefined;
+  /**
+   * The `ipv6NodeIpam` source (ACN `ipam/ipv6Ipam.go`): the node's host name (`os.Hostname()`)
+   * and client-go built from the node's kubeconfig (throws client-go's error when it cannot be).
+   */
+  readonly kubernetes?: {
+    hostname(): string;
+    client(): KubeClient;
+  };
 }
 
 /** `fileIpam.go`'s `NetworkInterfaces` JSON, decoded as Go's `encoding/json` would (keys case-insensitive). */
@@ -353,11 +363,12 @@ export class AddressManager {
   constructor(private readonly save: () => void) {}
 
   /**
-   * `StartSource`: `azure` (the wireserver), `mas` and `fileIpam` (`c:\k\interfaces.json`), `null`
-   * or '' (none); `ipv6NodeIpam` (the Kubernetes API's node pod CIDRs) is not modelled and, like
-   * anything else, refused.
+   * `StartSource`: `azure` (the wireserver), `mas` and `fileIpam` (`c:\k\interfaces.json`),
+   * `ipv6NodeIpam` (the node's IPv6 pod CIDR from the Kubernetes API; `isLoaded` when the stored
+   * `local` space has a pool), `null` or '' (none); anything else is refused.
    */
   startSource(environment: string, source: IpamSource): void {
+    this.kind = environment;
     switch (environment) {
       case 'azure':
         this.source = source;
@@ -367,6 +378,10 @@ export class AddressManager {
       case 'fileIpam':
         this.source = source;
         this.fromFile = true;
+        return;
+      case 'ipv6NodeIpam':
+        this.source = source;
+        this.v6Loaded = (this.spaces.get(LOCAL_ADDRESS_SPACE)?.pools.size ?? 0) > 0;
         return;
       case 'null':
       case '':
@@ -378,13 +393,17 @@ export class AddressManager {
   }
 
   private fromFile = false;
+  private kind = '';
+  /** The IPv6 source's `isLoaded`: it asks the Kubernetes API only while false. */
+  private v6Loaded = false;
 
   /** `refreshSource`: a failed refresh is only logged upstream, not returned. */
   private refresh(): void {
     if (!this.source || this.refreshed) return;
     this.refreshed = true;
     try {
-      this.refreshFrom(this.source);
+      if (this.kind === 'ipv6NodeIpam') this.refreshV6(this.source);
+      else this.refreshFrom(this.source);
     } catch {
       // "Source refresh failed": the operation goes on with the stored state
     }
@@ -416,6 +435,28 @@ export class AddressManager {
       }
     }
     this.setAddressSpace(local);
+  }
+
+  /**
+   * `ipv6IpamSource.refresh`: unless loaded, client-go (kubeconfig, server version > 1.16), the
+   * node named as the host in lower case, its IPv6 pod CIDR's first /120 as a pool of the `local`
+   * space with a record per address from the third.
+   */
+  private refreshV6(source: IpamSource): void {
+    if (this.v6Loaded) return;
+    const kube = source.kubernetes;
+    if (!kube) throw new Error('ipv6ipam is nil');
+    const client = kube.client();
+    checkServerVersion(client.serverVersion());
+    const cidrs = client.nodePodCidrs(kube.hostname().toLowerCase());
+    const ips = retrieveKubernetesPodIps(cidrs, IPV6_SUBNET_SIZE_LIMIT);
+    const local: AddressSpace = { Id: LOCAL_ADDRESS_SPACE, Scope: LOCAL_SCOPE, pools: new Map(), epoch: 0 };
+    const subnet = parsePrefix(ips.prefix)!;
+    const pool = newAddressPool(local, '', 0, subnet);
+    // (`newAddressPool` on a new space always makes the pool)
+    for (const a of ips.addresses) newAddressRecord(pool!, parseIp(a)!);
+    this.setAddressSpace(local);
+    this.v6Loaded = true;
   }
 
   /** `setAddressSpace`: a new space, or merged into the stored one; then saved. */

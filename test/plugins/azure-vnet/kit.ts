@@ -155,8 +155,12 @@ export function files(host: Host, dir = SYSTEM32): { vnet?: string; ipam?: strin
 }
 
 /** The IPAM's address records `{addr: {ID, InUse}}` (the file's `local` space, every pool). */
-export function ipamRecords(host: Host, dir = SYSTEM32): Record<string, { ID: string; InUse: boolean }> {
-  const text = host.files.read(`${dir}\\azure-vnet-ipam.json`);
+export function ipamRecords(
+  host: Host,
+  dir = SYSTEM32,
+  file = 'azure-vnet-ipam.json',
+): Record<string, { ID: string; InUse: boolean }> {
+  const text = host.files.read(`${dir}\\${file}`);
   if (text === undefined) return {};
   const doc = JSON.parse(text) as {
     IPAM: {
