@@ -79,17 +79,32 @@ class NodePluginHost implements CniHost {
     this.events = host.events;
   }
 
+  /** The last interface list, and the HNS tables' generation it was read at. */
+  private ifaces: { readonly generation: number; readonly list: readonly NetInterface[] } | undefined;
+
+  /**
+   * `net.Interfaces()`: the host's adapters, read again only after the HNS tables change (every
+   * change of a NIC, vSwitch, host vNIC or host-compartment endpoint moves their generation); a
+   * plugin asks once or twice per invocation.
+   */
   interfaces(): readonly NetInterface[] {
-    return this.host.adapters().map((a) => {
+    const generation = this.host.hns.store.generation;
+    if (this.ifaces?.generation !== generation) this.ifaces = { generation, list: this.readInterfaces() };
+    return this.ifaces.list;
+  }
+
+  private readInterfaces(): readonly NetInterface[] {
+    const list = this.host.adapters().map((a) => {
       const v4 = a['IPv4Address'];
       const bound = !(a['Kind'] === 'Physical' && a['VSwitchId']);
-      return {
+      return Object.freeze({
         name: String(a['Name']),
         mac: macString(parseMAC(String(a['MacAddress'] ?? ''))),
         addrs:
           bound && typeof v4 === 'string' && v4 !== '' ? [`${v4}/${String(a['PrefixLength'] ?? 32)}`] : [],
-      };
+      });
     });
+    return Object.freeze(list);
   }
 
   platformGet(url: string, headers?: HttpHeaders): PlatformReply {

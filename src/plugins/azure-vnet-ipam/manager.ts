@@ -35,7 +35,24 @@ interface ParsedInterface {
   /** The file source matches MACs exactly (no `*`). */
   readonly exact?: boolean;
   readonly isPrimary: boolean;
-  readonly subnets: readonly { readonly subnet: Prefix | undefined; readonly addrs: readonly IpAddr[] }[];
+  readonly subnets: readonly { readonly subnet: Prefix | undefined; readonly addrs: readonly Addressed[] }[];
+}
+
+/** A secondary address of a document, with its text (the record's key). */
+interface Addressed {
+  readonly addr: IpAddr;
+  readonly text: string;
+}
+
+/** The non-primary addresses of a subnet, parsed (one that does not parse is skipped). */
+function addressesOf<T>(list: readonly T[], primary: (a: T) => boolean, text: (a: T) => string): Addressed[] {
+  const out: Addressed[] = [];
+  for (const a of list) {
+    if (primary(a)) continue;
+    const addr = parseIp(text(a));
+    if (addr) out.push({ addr, text: formatIp(addr) });
+  }
+  return out;
 }
 
 /** The last wireserver document decoded, by its text (a node answers the same one until it changes). */
@@ -52,10 +69,11 @@ function interfaceDocument(text: string): readonly ParsedInterface[] {
       isPrimary: i.isPrimary,
       subnets: i.subnets.map((s) => ({
         subnet: parsePrefix(s.prefix),
-        addrs: s.addresses.flatMap((a) => {
-          const addr = a.isPrimary ? undefined : parseIp(a.address);
-          return addr ? [addr] : [];
-        }),
+        addrs: addressesOf(
+          s.addresses,
+          (a) => a.isPrimary,
+          (a) => a.address,
+        ),
       })),
     }));
     lastDocument = { text, interfaces };
@@ -90,6 +108,8 @@ export class IpamError extends Error {
 export interface AddressRecord {
   ID: string;
   readonly addr: IpAddr;
+  /** `addr` as text (`formatIp`): the record's key and its `Addr` in the state file. */
+  readonly text: string;
   InUse: boolean;
   unhealthy: boolean;
   epoch: number;
@@ -165,10 +185,9 @@ function newAddressPool(
  * `ap.newAddressRecord`: a record for an address of the pool's subnet not in it yet (upstream's
  * "Invalid address" and "Address already exists" are only logged: the address is skipped).
  */
-function newAddressRecord(ap: AddressPool, addr: IpAddr): void {
-  const key = formatIp(addr);
-  if (!prefixContains(ap.subnet, addr) || ap.addresses.has(key)) return;
-  ap.addresses.set(key, { ID: '', addr, InUse: false, unhealthy: false, epoch: ap.epoch });
+function newAddressRecord(ap: AddressPool, { addr, text }: Addressed): void {
+  if (!prefixContains(ap.subnet, addr) || ap.addresses.has(text)) return;
+  ap.addresses.set(text, { ID: '', addr, text, InUse: false, unhealthy: false, epoch: ap.epoch });
 }
 
 const isInUse = (ap: AddressPool): boolean => ap.RefCount > 0;
@@ -259,7 +278,7 @@ function requestAddress(ap: AddressPool, address: string, id: string, gateway: b
     if (!ar) throw new IpamError(IPAM_ERRORS.addressNotFound);
     if (ar.InUse && (id === '' || id !== ar.ID)) throw new IpamError(IPAM_ERRORS.addressInUse);
   } else if (gateway) {
-    ar = { ID: '', addr: ap.gateway, InUse: false, unhealthy: false, epoch: 0 };
+    ar = { ID: '', addr: ap.gateway, text: formatIp(ap.gateway), InUse: false, unhealthy: false, epoch: 0 };
     id = '';
   } else if (id !== '') {
     ar = ap.byId.get(id);
@@ -278,7 +297,7 @@ function requestAddress(ap: AddressPool, address: string, id: string, gateway: b
     ar.ID = id;
   }
   ar.InUse = true;
-  return `${formatIp(ar.addr)}/${ap.subnet.len}`;
+  return `${ar.text}/${ap.subnet.len}`;
 }
 
 /** `ap.releaseAddress`: a missing, differently tagged or free record is released silently. */
@@ -289,7 +308,7 @@ function releaseAddress(ap: AddressPool, address: string, id: string): void {
     if (!ar && address === formatIp(ap.gateway)) return;
   } else if (id !== '') {
     ar = ap.byId.get(id);
-    if (ar) address = formatIp(ar.addr);
+    if (ar) address = ar.text;
   }
   if (!ar || (id !== '' && id !== ar.ID)) return;
   if (!ar.InUse) return;
@@ -339,10 +358,11 @@ function fileDocument(text: string): readonly ParsedInterface[] {
     isPrimary: get(i, 'IsPrimary') === true,
     subnets: list(get(i, 'IPSubnets')).map((sn) => ({
       subnet: parsePrefix(str(get(sn, 'Prefix'))),
-      addrs: list(get(sn, 'IPAddresses')).flatMap((a) => {
-        const addr = get(a, 'IsPrimary') === true ? undefined : parseIp(str(get(a, 'Address')));
-        return addr ? [addr] : [];
-      }),
+      addrs: addressesOf(
+        list(get(sn, 'IPAddresses')),
+        (a) => get(a, 'IsPrimary') === true,
+        (a) => str(get(a, 'Address')),
+      ),
     })),
   }));
 }
@@ -454,7 +474,10 @@ export class AddressManager {
     const subnet = parsePrefix(ips.prefix)!;
     const pool = newAddressPool(local, '', 0, subnet);
     // (`newAddressPool` on a new space always makes the pool)
-    for (const a of ips.addresses) newAddressRecord(pool!, parseIp(a)!);
+    for (const a of ips.addresses) {
+      const addr = parseIp(a)!;
+      newAddressRecord(pool!, { addr, text: formatIp(addr) });
+    }
     this.setAddressSpace(local);
     this.v6Loaded = true;
   }
@@ -499,7 +522,7 @@ export class AddressManager {
     const unhealthy: string[] = [];
     for (const r of ap.addresses.values()) {
       if (!r.InUse) available++;
-      if (r.unhealthy) unhealthy.push(formatIp(r.addr));
+      if (r.unhealthy) unhealthy.push(r.text);
     }
     return {
       subnet: ap.subnet,

@@ -73,8 +73,28 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
 
 const ZERO_V4: IpAddr = { family: 4, value: 0 };
-/** A decoded `net.IP` (its canonical text, or absent for nil), else `fallback`. */
-const ipOf = (v: unknown, fallback: IpAddr): IpAddr => (typeof v === 'string' && parseIp(v)) || fallback;
+
+/**
+ * Addresses parsed from state files, by their text: every invocation loads the file another
+ * invocation just wrote, with the same few dozen addresses in it (IpAddr values are immutable).
+ */
+const parsedIps = new Map<string, { addr: IpAddr; text: string } | null>();
+const PARSED_IPS_MAX = 4096;
+
+/** A decoded `net.IP` (its canonical text, or absent for nil) parsed, with its text; else `fallback`. */
+function ipOf(v: unknown, fallback: IpAddr): { addr: IpAddr; text: string } {
+  if (typeof v === 'string') {
+    let hit = parsedIps.get(v);
+    if (hit === undefined) {
+      if (parsedIps.size >= PARSED_IPS_MAX) parsedIps.clear();
+      const addr = parseIp(v);
+      hit = addr ? { addr, text: formatIp(addr) } : null;
+      parsedIps.set(v, hit);
+    }
+    if (hit) return hit;
+  }
+  return { addr: fallback, text: formatIp(fallback) };
+}
 
 /** The state file's other keys (kept when the file is written again) and the manager, restored. */
 export interface LoadedState {
@@ -119,8 +139,8 @@ export function loadState(files: FileStore, path: string, am: AddressManager): L
       const net = obj(p['Subnet']);
       const ip = ipOf(net['IP'], ZERO_V4);
       const len = maskLen((net['Mask'] as number[] | undefined) ?? []) ?? 0;
-      const subnet = parsePrefix(`${formatIp(ip)}/${len}`)!;
-      const gw = ipOf(p['Gateway'], ip);
+      const subnet = parsePrefix(`${ip.text}/${len}`)!;
+      const gw = ipOf(p['Gateway'], ip.addr).addr;
       const pool: AddressPool = {
         space,
         Id: (p['Id'] as string | undefined) ?? '',
@@ -137,10 +157,11 @@ export function loadState(files: FileStore, path: string, am: AddressManager): L
       space.pools.set(pk, pool);
       for (const [ak, av] of Object.entries(obj(p['Addresses']))) {
         const r = obj(av);
-        const addr = ipOf(r['Addr'], ZERO_V4);
+        const { addr, text } = ipOf(r['Addr'], ZERO_V4);
         const rec: AddressRecord = {
           ID: (r['ID'] as string | undefined) ?? '',
           addr,
+          text,
           InUse: r['InUse'] === true,
           unhealthy: false,
           epoch: 0,
@@ -151,6 +172,29 @@ export function loadState(files: FileStore, path: string, am: AddressManager): L
     }
   }
   return { others };
+}
+
+/**
+ * A free record's text at the records' indentation, by its address: most of a pool's records are
+ * free (no ID, not in use) and written the same way at every save of every invocation.
+ */
+let freeTexts: { readonly at: string; readonly texts: Map<string, string> } | undefined;
+const FREE_TEXTS_MAX = 4096;
+
+function freeRecords(l6: string, l7: string): (addr: string) => string {
+  const at = l6 + l7;
+  if (freeTexts?.at !== at) freeTexts = { at, texts: new Map() };
+  const texts = freeTexts.texts;
+  return (addr) => {
+    let t = texts.get(addr);
+    if (t === undefined) {
+      if (texts.size >= FREE_TEXTS_MAX) texts.clear();
+      const q = goQuote(addr);
+      t = `${l6}${q}: {${l7}"ID": "",${l7}"Addr": ${q},${l7}"InUse": false${l6}}`;
+      texts.set(addr, t);
+    }
+    return t;
+  };
 }
 
 /**
@@ -184,11 +228,15 @@ function managerText(m: StateSnapshot, nl: string, indent: string): string {
           let addresses = '{}';
           if (addrKeys.length > 0) {
             addresses = '{';
+            const free = freeRecords(l6, l7);
             addrKeys.forEach((ak, ai) => {
               const r = p.Addresses[ak]!;
+              if (ai > 0) addresses += ',';
               addresses +=
-                `${ai > 0 ? ',' : ''}${l6}${goQuote(ak)}: {` +
-                `${l7}"ID": ${goQuote(r.ID)},${l7}"Addr": ${goQuote(r.Addr)},${l7}"InUse": ${String(r.InUse)}${l6}}`;
+                r.ID === '' && !r.InUse && r.Addr === ak
+                  ? free(ak)
+                  : `${l6}${goQuote(ak)}: {` +
+                    `${l7}"ID": ${goQuote(r.ID)},${l7}"Addr": ${goQuote(r.Addr)},${l7}"InUse": ${String(r.InUse)}${l6}}`;
             });
             addresses += `${l5}}`;
           }
@@ -265,7 +313,7 @@ export function snapshotState(am: AddressManager): StateSnapshot {
     const pools: Obj = {};
     for (const [pk, p] of as.pools) {
       const addresses: Obj = {};
-      for (const [ak, r] of p.addresses) addresses[ak] = { ID: r.ID, Addr: formatIp(r.addr), InUse: r.InUse };
+      for (const [ak, r] of p.addresses) addresses[ak] = { ID: r.ID, Addr: r.text, InUse: r.InUse };
       pools[pk] = {
         Id: p.Id,
         IfName: p.IfName,
