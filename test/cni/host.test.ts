@@ -93,3 +93,26 @@ describe('pluginHost', () => {
     expect((await node.hcn.listNetworks()).length).toBe(before + 1);
   });
 });
+
+describe('pluginHost interfaces (net.Interfaces())', () => {
+  it('follows every change of the host: a vSwitch binding the NIC, its host vNIC, then its removal', async () => {
+    const { host, node } = testNode();
+    const names = () => node.interfaces!().map((i) => `${i.name} ${(i.addrs ?? []).join(',')}`);
+    const before = names();
+    expect(before).toEqual([expect.stringMatching(/^Ethernet \d+\.\d+\.\d+\.\d+\/\d+$/)]);
+    const nicIp = before[0]!.split(' ')[1]!;
+    // asked twice with nothing changed: the same answer
+    expect(names()).toEqual(before);
+    const net = host.api.HcnCreateNetwork(null, {
+      Name: 'ext',
+      Type: 'L2Bridge',
+      Ipams: [{ Type: 'Static', Subnets: [{ IpAddressPrefix: '192.168.255.0/30' }] }],
+      SchemaVersion: { Major: 2, Minor: 0 },
+    });
+    expect(net.hr).toBe(0);
+    // an external switch binds the NIC (its TCP/IP unbound) and its host vNIC takes the address
+    expect(names()).toEqual(['Ethernet ', `vEthernet (Ethernet) ${nicIp}`]);
+    expect(host.api.HcnDeleteNetwork(String(net.result!['ID'])).hr).toBe(0);
+    expect(names()).toEqual(before);
+  });
+});
