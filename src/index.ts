@@ -361,6 +361,7 @@ export type { AzureVnetOptions, AzureCniRelease } from './plugins/azure-vnet/ind
 export * as flanneld from './plugins/flanneld/index.js';
 export {
   startCns,
+  cnsOf,
   overlayNc,
   CnsAgent,
   CNS_PORT,

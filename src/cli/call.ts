@@ -26,11 +26,15 @@ state file (created from the host options when missing, written back after the c
 on a running 'hnsim serve --listen' (--connect), whose host every client shares: a shell
 prepares it, sets its faults and moves its clock while a program under test uses it. A
 PARAM is JSON when it parses as JSON, else a string (so HNSCall POST /networks/ '{…}'
-works); --json takes the whole parameter array as one JSON argument instead.
+works); --json takes the whole parameter array as one JSON argument instead. Every
+method of 'hnsim serve' is here, its CNI ones included: CnsStart starts Azure CNS on the
+state file's node, which keeps it (running or stopped, its NCs and assignments) for the
+'hnsim cni' runs after it (docs/cni.md shows cns.json).
 
   hnsim call --state node.json HcnCreateNetwork null '{"Name":"nat","Type":"NAT"}'
   hnsim call --state node.json HNSCall GET /networks/ ''
   hnsim call --state node.json ListMethods
+  hnsim call --state node.json CnsStart "$(cat cns.json)"
   hnsim call --connect 127.0.0.1:PORT FaultFail '{"method":"HcnCreateEndpoint","hresult":"E_ACCESSDENIED"}'
   hnsim call --connect 127.0.0.1:PORT ClockAdvance 30000
 

@@ -27,11 +27,12 @@ The plugin is --plugin, else the "type" of the config. Reference plugins: host-l
 win-bridge, win-overlay, sdnbridge, sdnoverlay, nat, flannel, azure-vnet and
 azure-vnet-ipam (on a host document with "azure" NICs; docs/cni.md); a path to an .exe runs that binary under Wine (docs/wine.md).
 
-The node lives in the state file (a snapshot: HNS objects, compute systems and the node's
-disk, where host-local and flannel keep their files): read before the call (a fresh host
-from the host options when the file does not exist yet) and written back after it, so an
-ADD and a DEL in two commands see one node. Prepare its networks and namespaces with 'hnsim
-call' (docs/cni.md shows cbr0-network.json and win-bridge.conf):
+The node lives in the state file (a snapshot: HNS objects, compute systems, the node's
+disk, where host-local and flannel keep their files, and Azure CNS once 'hnsim call
+--state FILE CnsStart' started it): read before the call (a fresh host from the host
+options when the file does not exist yet) and written back after it, so an ADD and a DEL
+in two commands see one node. Prepare its networks and namespaces with 'hnsim call'
+(docs/cni.md shows cbr0-network.json and win-bridge.conf, and azure-vnet through CNS):
 
   hnsim call --state node.json HcnCreateNetwork null "$(cat cbr0-network.json)"
   hnsim call --state node.json HcnCreateNamespace 0b1ce66e-0000-4000-8000-000000000001 '{}'

@@ -22,6 +22,11 @@ import {
 } from './args.js';
 
 export const loadHost = () => import('../host/host.js');
+/**
+ * The node agents a snapshot may hold (src/host/agents.ts): each kind registers itself when its
+ * module loads, so a state file's Azure CNS (`agents.cns`) comes back with the node.
+ */
+export const loadNodeAgents = () => import('../plugins/cns/index.js');
 
 const ADAPTER_KEYS: Readonly<Record<string, keyof AdapterSpec>> = {
   name: 'name',
@@ -188,7 +193,7 @@ async function restoredHost(
     }
     profile ??= profileOfSnapshot(snapshot);
   }
-  const { createHost } = await loadHost();
+  const [{ createHost }] = await Promise.all([loadHost(), source ? loadNodeAgents() : undefined]);
   const host = buildHost(createHost, { ...built.options, ...(profile ? { profile } : {}) });
   if (source) {
     try {

@@ -27,7 +27,8 @@ name, errorRecord}. Host methods: Snapshot, Restore(snapshot), RestartHns(policy
 CniExec({plugin, env, stdin, cwd?}) → {exitCode, stdout, stderr} runs one plugin invocation;
 CniExecList({conflist, command, containerId, netns, ifname, args?, capabilityArgs?}) runs
 a network config list as libcni does (ADD in order, DEL in reverse, its result cache);
-CnsStart({ncs?, multitenancy?, port?}), CnsStop, CnsState run Azure CNS on the node.
+CnsStart({ncs?, multitenancy?, port?}), CnsStop, CnsState run Azure CNS on the node (a
+Snapshot carries it: running or not, its NCs and what it assigned).
 Faults and time: FaultFail({method|id|name|path, hresult, times}), FaultDelay({…, ms}),
 FaultHang({…}), FaultRelease({rule, one?}), FaultRemove({rule}), FaultList, FaultHeld,
 FaultClear, ClockNow, ClockAdvance(ms). Dataplane: Trace({from, to, protocol?,

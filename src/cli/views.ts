@@ -253,10 +253,11 @@ export async function loadTarget(
 }
 
 async function stateTarget(cmd: string, file: string, text: string, seed?: number): Promise<ViewTarget> {
-  const [{ createHost }, { profileOfSnapshot }] = await Promise.all([
+  const [{ createHost }, { profileOfSnapshot, loadNodeAgents }] = await Promise.all([
     import('../host/host.js'),
     import('./node.js'),
   ]);
+  await loadNodeAgents();
   const snapshot = JSON.parse(text) as unknown;
   const profile = profileOfSnapshot(snapshot);
   let host: Host;

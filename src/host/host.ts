@@ -23,6 +23,7 @@ import {
 } from './azure.js';
 import { isLoopbackUrl, LocalHttp } from './localhttp.js';
 import { KubeApiServer, urlOrigin, WINDOWS_KUBECONFIG_PATH, type KubeApiServerOptions } from './kubeapi.js';
+import { NodeAgents } from './agents.js';
 import { auditNode, type AuditFinding, type AuditOptions } from './audit.js';
 import { ipInterfaces, type IpInterfacesDoc } from './iphelper.js';
 import { Rng } from '../core/rng.js';
@@ -246,6 +247,9 @@ export class Host {
   /** The node's loopback HTTP listeners (src/host/localhttp.ts: node agents such as Azure CNS). */
   readonly http = new LocalHttp();
 
+  /** The node agents whose state is in the snapshot, by kind (src/host/agents.ts: Azure CNS). */
+  readonly agents = new NodeAgents();
+
   /**
    * An HTTP request from a process on the node: to the loopback, what a listening agent answers
    * (`ConnectionRefused` when none listens); the attached Kubernetes API server's URL, its answer; a
@@ -385,12 +389,14 @@ export class Host {
 
   /** The HNS state, and the seed its load-balancer choices depend on. */
   snapshot(): HnsSnapshot {
+    const agents = this.agents.toState();
     return {
       ...takeSnapshot(this.hns),
       seed: this.seed,
       hcs: this.hcs.snapshot(),
       files: this.files.toJSON(),
       ...(this.#azure ? { azure: this.#azure.toState() as unknown as JsonObject } : {}),
+      ...(agents ? { agents } : {}),
     };
   }
 
@@ -418,6 +424,8 @@ export class Host {
             seed: typeof snapSeed === 'number' && Number.isInteger(snapSeed) ? snapSeed : this.seed,
           })
         : this.#azure;
+    // the node agents (checked first too); a snapshot without them: none run after the restore
+    const agents = this.agents.read(this, isJsonObject(snapshot) ? snapshot['agents'] : undefined);
     restoreSnapshot(this.hns, snapshot);
     this.hcs.restore(hcs);
     this.files.restore(files);
@@ -425,6 +433,7 @@ export class Host {
       this.#azure = azure;
       this.scopeCache = undefined;
     }
+    agents();
     const seed = isJsonObject(snapshot) ? snapshot['seed'] : undefined;
     if (typeof seed === 'number' && Number.isInteger(seed) && seed !== this.seed) {
       this.seed = seed;

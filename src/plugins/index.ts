@@ -20,8 +20,8 @@ import { nat, sdnbridge, sdnoverlay } from './wcn/index.js';
 import { flannel } from './flannel/index.js';
 import { azureVnetIpam, azureVnetIpamV6 } from './azure-vnet-ipam/index.js';
 import { azureVnet, createAzureVnet } from './azure-vnet/index.js';
-import { CNS_PORT, startCns, type CnsAgent, type CnsOptions } from './cns/index.js';
-import { errorMessage } from '../core/errors.js';
+import { cnsOf, cnsOptionsFromJson, startCns, type CnsOptions } from './cns/index.js';
+import { errorMessage, isHnsError } from '../core/errors.js';
 
 export {
   hostLocal,
@@ -137,7 +137,8 @@ function optString(method: string, o: JsonObject, k: string): string | undefined
  * outcome `{ok, result?, error?}` (src/cni/runner.ts runList); `cniPath` defaults to containerd's
  * bin directory. `CnsStart({ncs?, multitenancy?, port?})` → `{port}` starts the node's CNS agent
  * (src/plugins/cns; with no parameter after a `CnsStop`, the same agent again), `CnsStop()`,
- * `CnsState()` → `{running, assigned: {<pod interface>: [addresses]}}`.
+ * `CnsState()` → `{running, assigned: {<pod interface>: [addresses]}}`. They work on the host's CNS
+ * (`cnsOf`), so a `Restore` (or a state file's node, `hnsim call --state`) brings its CNS with it.
  */
 export function cniRpcMethods(
   host: Host,
@@ -145,9 +146,6 @@ export function cniRpcMethods(
 ): Record<string, RpcMethod> {
   let ph: CniHost | undefined;
   const node = (): CniHost => (ph ??= pluginHost(host, registry));
-  // the node's CNS (src/plugins/cns), started by CnsStart
-  let cns: CnsAgent | undefined;
-  let cnsPort = CNS_PORT;
   return {
     CniExec: {
       arity: 1,
@@ -240,28 +238,30 @@ export function cniRpcMethods(
         const o = params[0] === undefined ? {} : objectParam(m, params[0], CNS_KEYS);
         const programmed =
           o['ncs'] !== undefined || o['multitenancy'] !== undefined || o['port'] !== undefined;
+        const cns = cnsOf(host);
         if (cns && !programmed) {
           // the service starts again with what it had (and releases what DELs left meanwhile)
           cns.start();
-          return Promise.resolve({ port: cnsPort });
+          return Promise.resolve({ port: cns.port });
         }
         if (cns?.running) throw invalidParams(`${m}: CNS runs on this node already (CnsStop first)`);
-        for (const k of ['ncs', 'multitenancy'] as const)
-          if (o[k] !== undefined && !Array.isArray(o[k])) throw invalidParams(`${m}: ${k} must be a list`);
-        const port = o['port'] ?? CNS_PORT;
-        if (typeof port !== 'number') throw invalidParams(`${m}: port must be a number`);
+        let options: CnsOptions;
         try {
-          cns = startCns(host, o as unknown as CnsOptions);
+          options = cnsOptionsFromJson(o, m);
+        } catch (e) {
+          throw invalidParams(isHnsError(e) ? (e.detail ?? e.message) : errorMessage(e));
+        }
+        try {
+          return Promise.resolve({ port: startCns(host, options).port });
         } catch (e) {
           throw invalidParams(`${m}: ${errorMessage(e)}`);
         }
-        cnsPort = port;
-        return Promise.resolve({ port });
       },
     },
     CnsStop: {
       arity: 0,
       run() {
+        const cns = cnsOf(host);
         if (!cns) throw invalidParams('CnsStop: CNS was never started on this node');
         cns.stop();
         return Promise.resolve(null);
@@ -270,6 +270,7 @@ export function cniRpcMethods(
     CnsState: {
       arity: 0,
       run() {
+        const cns = cnsOf(host);
         return Promise.resolve({
           running: cns?.running ?? false,
           assigned: Object.fromEntries(cns ? cns.assigned() : []),

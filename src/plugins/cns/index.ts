@@ -21,10 +21,14 @@
  * - `POST /network/getAllNetworkContainers`, `/network/getnetworkcontainerbyorchestratorcontext`:
  *   the pod's multitenant NCs (key `podName` + `podNamespace`), code 18 when it has none.
  *
+ * One CNS per node (`cnsOf(host)`); it is in the host's snapshot under `agents.cns`
+ * (src/host/agents.ts): whether it runs, its port, NCs and multitenant NCs as given, and every
+ * assignment by pod interface, so a restored node answers the next request as the original would.
+ *
  *   const cns = startCns(host, { ncs: [overlayNc('overlay-nc', '10.244.1.0/24', '10.244.0.0/16')] });
  *   cns.assigned();   // pod interface → its addresses
  */
-import { hnsError } from '../../core/errors.js';
+import { errorMessage, hnsError, isHnsError } from '../../core/errors.js';
 import { isJsonObject, type Json, type JsonObject } from '../../core/json.js';
 import {
   formatIp,
@@ -38,6 +42,7 @@ import {
 import type { Host } from '../../host/host.js';
 import type { PlatformReply } from '../../host/azure.js';
 import type { LocalHttpRequest } from '../../host/localhttp.js';
+import { registerNodeAgentKind, type NodeAgent } from '../../host/agents.js';
 
 /** CNS's port on the node (ACN `cns/client` `defaultBaseURL`). */
 export const CNS_PORT = 10090;
@@ -171,17 +176,33 @@ const noAddresses = (single: boolean, code: number, message: string): PlatformRe
       : { podIPInfo: null, response: response(code, message) },
   );
 
-/** A running CNS on a node. */
-export class CnsAgent {
+/** What a snapshot brings back into a CNS agent besides its options: pod interface → its IPs, one per NC. */
+type RestoredAssignments = readonly (readonly [string, readonly string[]])[];
+
+/** The node's CNS (src/host/agents.ts's kind `cns`). */
+const CNS_KIND = 'cns';
+
+/** A CNS on a node: answering on its loopback port while it runs (`start`, `stop`). */
+export class CnsAgent implements NodeAgent {
   private readonly ncs: Nc[];
   private readonly byPod = new Map<string, Assignment[]>();
+  private readonly multitenantSpecs: readonly CnsMultitenantSpec[];
   private readonly multitenant: ReadonlyMap<string, readonly CnsMultitenantSpec[]>;
-  private readonly port: number;
+  /** The loopback port it answers on. */
+  readonly port: number;
   private stopListening: (() => void) | undefined;
+  /** Replaced on the node (a restore, or another CNS started there): it cannot start again. */
+  private detached = false;
 
+  /**
+   * Start CNS on the node with these NCs (as `startCns`); with `restored`, an agent rebuilt from a
+   * snapshot instead: its assignments taken back, nothing on the node touched (it neither listens
+   * nor becomes the node's CNS: src/host/agents.ts does that once the whole snapshot checked out).
+   */
   constructor(
     private readonly host: Host,
     options: CnsOptions,
+    restored?: RestoredAssignments,
   ) {
     this.ncs = (options.ncs ?? []).map((s) => {
       const p = parsePrefix(s.primaryIp);
@@ -214,9 +235,38 @@ export class CnsAgent {
       const key = `${name}${ns}`;
       mt.set(key, [...(mt.get(key) ?? []), m]);
     }
+    this.multitenantSpecs = options.multitenancy ?? [];
     this.multitenant = mt;
     this.port = options.port ?? CNS_PORT;
+    if (restored) {
+      for (const [key, ips] of restored) this.takeBack(key, ips);
+      return;
+    }
+    const current = cnsOf(host);
+    if (current?.running)
+      throw hnsError('E_INVALIDARG', `CNS runs on this node already (port ${current.port}): stop it first`);
     this.start();
+    host.agents.set(CNS_KIND, this);
+  }
+
+  /** A snapshot's assignment of a pod interface: its IPs, the i-th from the i-th NC's free ones. */
+  private takeBack(key: string, ips: readonly string[]): void {
+    const bad = (why: string): never => {
+      throw hnsError('E_INVALIDARG', `pod interface "${key}": ${why}`);
+    };
+    if (key === '') bad('an empty podInterfaceID');
+    if (this.byPod.has(key)) bad('assigned twice');
+    if (ips.length === 0 || ips.length !== this.ncs.length)
+      bad(`${ips.length} IPs for ${this.ncs.length} NCs (one from each)`);
+    const got = ips.map((ip, i): Assignment => {
+      const nc = this.ncs[i]!;
+      const owner = nc.pool.get(ip);
+      if (owner === undefined) bad(`${ip} is not a secondary IP of NC ${nc.spec.id}`);
+      if (owner !== '') bad(`${ip} of NC ${nc.spec.id} is pod interface "${owner}"'s`);
+      nc.pool.set(ip, key);
+      return { nc, ip };
+    });
+    this.byPod.set(key, got);
   }
 
   /**
@@ -225,13 +275,24 @@ export class CnsAgent {
    */
   start(): void {
     if (this.stopListening) return;
-    this.stopListening = this.host.http.listen(this.port, (r) => this.handle(r));
+    if (this.detached)
+      throw hnsError('E_INVALIDARG', 'this CNS was replaced on the node (cnsOf(host) is the one there)');
+    this.listen();
     for (const name of this.host.files.list(ASYNC_DELETE_DIR)) {
       const path = `${ASYNC_DELETE_DIR}/${name}`;
       const podInterfaceId = this.host.files.read(path) ?? '';
       this.releasePod(podInterfaceId);
       this.host.files.remove(path);
     }
+  }
+
+  private listen(): void {
+    this.stopListening = this.host.http.listen(this.port, (r) => this.handle(r));
+  }
+
+  /** Answer again as restored from a snapshot: what the snapshot says is assigned stays as it is. */
+  resume(): void {
+    if (!this.stopListening && !this.detached) this.listen();
   }
 
   /** Whether it answers on the loopback now. */
@@ -243,6 +304,44 @@ export class CnsAgent {
   stop(): void {
     this.stopListening?.();
     this.stopListening = undefined;
+  }
+
+  /** Stopped for good: another CNS took its place on the node (`NodeAgent`). */
+  detach(): void {
+    this.stop();
+    this.detached = true;
+  }
+
+  /**
+   * Its section of the host snapshot (`agents.cns`): whether it runs, its port, the NCs and
+   * multitenant NCs as given, and each pod interface's IPs in the order it was assigned them (one
+   * per NC, in the NCs' order) — what the `cns` kind's reader (`readCnsState` below) takes back.
+   */
+  toState(): JsonObject {
+    return {
+      running: this.running,
+      port: this.port,
+      ncs: this.ncs.map(({ spec: s }) => ({
+        id: s.id,
+        primaryIp: s.primaryIp,
+        ...(s.gateway !== undefined ? { gateway: s.gateway } : {}),
+        secondaryIps: [...s.secondaryIps],
+        ...(s.skipDefaultRoutes !== undefined ? { skipDefaultRoutes: s.skipDefaultRoutes } : {}),
+      })),
+      multitenancy: this.multitenantSpecs.map((m) => ({
+        pod: m.pod,
+        id: m.id,
+        vlan: m.vlan,
+        ip: m.ip,
+        gateway: m.gateway,
+        ...(m.cnetAddressSpace !== undefined ? { cnetAddressSpace: [...m.cnetAddressSpace] } : {}),
+        ...(m.primaryInterfaceIdentifier !== undefined
+          ? { primaryInterfaceIdentifier: m.primaryInterfaceIdentifier }
+          : {}),
+        ...(m.localIp !== undefined ? { localIp: m.localIp } : {}),
+      })),
+      assigned: [...this.byPod].map(([k, v]) => ({ podInterfaceID: k, ips: v.map((a) => a.ip) })),
+    };
   }
 
   private releasePod(key: string): void {
@@ -466,7 +565,139 @@ function goRequestText(req: JsonObject, single: boolean): string {
   return `{${list(req['desiredIPAddresses'])} ${str(req['podInterfaceID'])} ${str(req['infraContainerID'])} ${bytes} ${str(req['ifname'])} ${String(req['secondaryInterfacesExist'] === true)} ${String(req['BackendInterfaceExist'] === true)} ${list(req['BacknendInterfaceMacAddress'])}}`;
 }
 
-/** Start CNS on a node (it answers on `localhost:<port>` until `stop()`). */
+/**
+ * Start CNS on a node (it answers on `localhost:<port>` until `stop()`) as the node's CNS: one
+ * already running there is `E_INVALIDARG`; a stopped one is replaced (it cannot start again).
+ */
 export function startCns(host: Host, options: CnsOptions = {}): CnsAgent {
   return new CnsAgent(host, options);
 }
+
+/** The node's CNS (started, or restored from a snapshot), running or not. */
+export function cnsOf(host: Host): CnsAgent | undefined {
+  const a = host.agents.get(CNS_KIND);
+  return a instanceof CnsAgent ? a : undefined;
+}
+
+const OPTION_KEYS = ['ncs', 'multitenancy', 'port'];
+const NC_KEYS = ['id', 'primaryIp', 'gateway', 'secondaryIps', 'skipDefaultRoutes'];
+const MT_KEYS = [
+  'pod',
+  'id',
+  'vlan',
+  'ip',
+  'gateway',
+  'cnetAddressSpace',
+  'primaryInterfaceIdentifier',
+  'localIp',
+];
+
+/** `value` as an object with only `keys`, else E_INVALIDARG naming `what`. */
+function objectOf(value: unknown, what: string, keys: readonly string[]): JsonObject {
+  if (!isJsonObject(value)) throw hnsError('E_INVALIDARG', `${what} must be an object`);
+  const extra = Object.keys(value).find((k) => !keys.includes(k));
+  if (extra !== undefined)
+    throw hnsError('E_INVALIDARG', `${what}: unknown key "${extra}" (${keys.join(', ')})`);
+  return value;
+}
+
+/** Type checks of one field (E_INVALIDARG naming it); undefined passes unless required. */
+function field(
+  o: JsonObject,
+  what: string,
+  k: string,
+  type: 'string' | 'boolean' | 'number' | 'strings',
+): void {
+  const v = o[k];
+  if (v === undefined) return;
+  const ok =
+    type === 'strings' ? Array.isArray(v) && v.every((x) => typeof x === 'string') : typeof v === type;
+  if (!ok)
+    throw hnsError(
+      'E_INVALIDARG',
+      `${what}.${k} must be ${type === 'strings' ? 'a list of strings' : `a ${type}`}`,
+    );
+}
+
+function required(o: JsonObject, what: string, keys: readonly string[]): void {
+  const missing = keys.find((k) => o[k] === undefined);
+  if (missing !== undefined) throw hnsError('E_INVALIDARG', `${what}.${missing} is required`);
+}
+
+/**
+ * `startCns`'s options from JSON (JSON-RPC `CnsStart`, a snapshot's `agents.cns`): the shapes
+ * checked, unknown keys refused (E_INVALIDARG naming the field, under `what`); the values
+ * themselves are the agent's to check.
+ */
+export function cnsOptionsFromJson(value: unknown, what = 'CNS'): CnsOptions {
+  const o = objectOf(value, what, OPTION_KEYS);
+  const list = (k: string): unknown[] => {
+    const v = o[k] ?? [];
+    if (!Array.isArray(v)) throw hnsError('E_INVALIDARG', `${what}.${k} must be a list`);
+    return v;
+  };
+  list('ncs').forEach((x, i) => {
+    const w = `${what}.ncs[${i}]`;
+    const nc = objectOf(x, w, NC_KEYS);
+    required(nc, w, ['id', 'primaryIp', 'secondaryIps']);
+    for (const k of ['id', 'primaryIp', 'gateway']) field(nc, w, k, 'string');
+    field(nc, w, 'secondaryIps', 'strings');
+    field(nc, w, 'skipDefaultRoutes', 'boolean');
+  });
+  list('multitenancy').forEach((x, i) => {
+    const w = `${what}.multitenancy[${i}]`;
+    const m = objectOf(x, w, MT_KEYS);
+    required(m, w, ['pod', 'id', 'vlan', 'ip', 'gateway']);
+    for (const k of ['pod', 'id', 'ip', 'gateway', 'primaryInterfaceIdentifier', 'localIp'])
+      field(m, w, k, 'string');
+    field(m, w, 'vlan', 'number');
+    field(m, w, 'cnetAddressSpace', 'strings');
+  });
+  const port = o['port'];
+  if (port !== undefined && (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535))
+    throw hnsError('E_INVALIDARG', `${what}.port must be a port number 1..65535`);
+  return o as unknown as CnsOptions;
+}
+
+const STATE_KEYS = ['running', ...OPTION_KEYS, 'assigned'];
+
+/**
+ * The snapshot section `agents.cns` (`CnsAgent.toState`) read back: checked whole — shapes, the
+ * NCs as `startCns` checks them, each assignment against its NC's free IPs, and the port free on
+ * the node unless the CNS being replaced holds it — before anything changes (E_INVALIDARG
+ * `snapshot: cns: …`).
+ */
+function readCnsState(host: Host, state: unknown): () => NodeAgent {
+  const what = 'snapshot: cns';
+  // a copy: the agent keeps its NCs, and the caller keeps its snapshot
+  const o = structuredClone(objectOf(state, what, STATE_KEYS));
+  if (typeof o['running'] !== 'boolean')
+    throw hnsError('E_INVALIDARG', `${what}.running must be true or false`);
+  const running = o['running'];
+  const { running: _r, assigned: a = [], ...rest } = o;
+  const options = cnsOptionsFromJson(rest, what);
+  if (!Array.isArray(a)) throw hnsError('E_INVALIDARG', `${what}.assigned must be a list`);
+  const assigned = a.map((x, i): [string, string[]] => {
+    const w = `${what}.assigned[${i}]`;
+    const e = objectOf(x, w, ['podInterfaceID', 'ips']);
+    required(e, w, ['podInterfaceID', 'ips']);
+    field(e, w, 'podInterfaceID', 'string');
+    field(e, w, 'ips', 'strings');
+    return [e['podInterfaceID'] as string, e['ips'] as string[]];
+  });
+  let agent: CnsAgent;
+  try {
+    agent = new CnsAgent(host, options, assigned);
+  } catch (e) {
+    throw hnsError('E_INVALIDARG', `${what}: ${isHnsError(e) ? (e.detail ?? e.message) : errorMessage(e)}`);
+  }
+  const current = cnsOf(host);
+  if (running && host.http.listening(agent.port) && !(current?.running && current.port === agent.port))
+    throw hnsError('E_INVALIDARG', `${what}: port ${agent.port} is taken on the node`);
+  return () => {
+    if (running) agent.resume();
+    return agent;
+  };
+}
+
+registerNodeAgentKind({ kind: CNS_KIND, read: readCnsState });
