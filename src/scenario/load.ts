@@ -11,22 +11,13 @@
  *   const s = loadScenario(text, 'scenarios/quick-start.yaml');   // throws ScenarioLoadError
  */
 import { readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type * as Yaml from 'yaml';
 import type { Document, LineCounter, Node as YamlNode, ParsedNode } from 'yaml';
 import { confListFromBytes } from '../cni/conf.js';
 import type { Json, JsonObject } from '../core/json.js';
+import { yaml } from '../core/yaml.js';
 import { LIMITS, SCENARIO_FORMAT, SCENARIO_SCHEMA, STEP_KINDS } from './schema.js';
 import type { PodSpec, ScenarioDoc, Scenario, SourcePosition, Step } from './types.js';
 import { parseIpv4, parseIpv4Prefix, SchemaValidator, type JsonPath } from './validate.js';
-
-/**
- * The yaml package, loaded at the first scenario parsed rather than with the module: `import
- * 'hnsim'` would otherwise compile and run its ~250 KB for every user, most of whom never load a
- * scenario (bench/README.md, start-up). CommonJS, so a synchronous `require` on every Node 20.
- */
-let yamlLib: typeof Yaml | undefined;
-const yaml = (): typeof Yaml => (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
 
 export interface ScenarioIssue {
   readonly file: string;
@@ -257,6 +248,8 @@ export function loadScenario(text: string, file = '<scenario>'): Scenario {
   }
   const schemaIssues = new SchemaValidator(SCENARIO_SCHEMA).validate(json);
   if (schemaIssues.length) fail(schemaIssues);
+  const shorthand = expandCniShorthand(json as JsonObject);
+  if (shorthand.length) fail(shorthand);
   const doc2 = json as unknown as ScenarioDoc;
   const semantic = checkScenario(doc2);
   if (semantic.length) fail(semantic);
@@ -296,6 +289,27 @@ export function loadScenarioFile(path: string): Scenario {
 }
 
 // ─────────────────────────────── checks the schema cannot make ───────────────────────────────
+
+/**
+ * `cni: azure` on a node of an Azure cluster is AKS's conflist for the cluster, as a node left
+ * without `cni` there: it becomes `cni: {}` (in place). Elsewhere nothing gives that conflist.
+ */
+function expandCniShorthand(doc: JsonObject): { path: JsonPath; message: string }[] {
+  const cluster = doc['cluster'] as JsonObject | undefined;
+  const azure = cluster?.['azure'] !== undefined;
+  const out: { path: JsonPath; message: string }[] = [];
+  (doc['hosts'] as JsonObject[]).forEach((h, i) => {
+    if (h['cni'] !== 'azure') return;
+    if (azure) h['cni'] = {};
+    else
+      out.push({
+        path: ['hosts', i, 'cni'],
+        message:
+          'cni: azure is the AKS conflist of an Azure cluster (cluster: {azure: …}); here give the mapping with its conflist',
+      });
+  });
+  return out;
+}
 
 interface Issue {
   readonly path: JsonPath;

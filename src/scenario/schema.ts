@@ -189,19 +189,26 @@ const host = object(
       'Standalone host: HNS networks',
     ),
     runtime: oneOfStrings('Windows: the pod runtime (default containerd)', ['containerd', 'dockershim']),
-    cni: object(
-      'Windows: the CNI network pods are attached to. Without it, a cluster node has its pods programmed straight into HNS (as win-bridge/win-overlay would, with no runtime)',
-      {
-        conflist: document(
-          "The network configuration list, as in /etc/cni/net.d (required, except on a node of an Azure cluster: default AKS's, for the cluster)",
+    cni: {
+      description:
+        "Windows: the CNI network pods are attached to — the mapping, or azure (a node of an Azure cluster: AgentBaker's conflist for the cluster, as when cni is left out there). Without it, a cluster node has its pods programmed straight into HNS (as win-bridge/win-overlay would, with no runtime)",
+      oneOf: [
+        { type: 'string', enum: ['azure'], description: "AKS's conflist for this Azure cluster" },
+        object(
+          'The CNI network',
+          {
+            conflist: document(
+              "The network configuration list, as in /etc/cni/net.d (required, except on a node of an Azure cluster: default AKS's, for the cluster)",
+            ),
+            azureVnetRelease: oneOfStrings(
+              'The Azure CNI release the azure-vnet binary follows: v1.8.12 (default: always L2Bridge) or v1.5.50 (mode tunnel or empty: L2Tunnel)',
+              ['v1.8.12', 'v1.5.50'],
+            ),
+          },
+          [],
         ),
-        azureVnetRelease: oneOfStrings(
-          'The Azure CNI release the azure-vnet binary follows: v1.8.12 (default: always L2Bridge) or v1.5.50 (mode tunnel or empty: L2Tunnel)',
-          ['v1.8.12', 'v1.5.50'],
-        ),
-      },
-      [],
-    ),
+      ],
+    },
     azure: document(
       'Standalone host: the Azure VM it is — {"nics":[{"adapter","secondaryIps":[…],"nsg":{"name","rules":[…]},"publicIp"}],"addressSpace":[…],"compute":{"name","location","vmId","vmSize","resourceGroupName","subscriptionId","zone","tags":{…}}}; node of an Azure cluster: {"maxPods":N,"nsg":{"name","rules":[…]}} (docs/model.md "Azure VM", "Azure IMDS", "Azure NSG")',
     ),

@@ -351,6 +351,17 @@ export class SchemaValidator {
 
   /** oneOf over objects told apart by their first required key (each step has one action key). */
   private checkOneOf(alternatives: readonly Schema[], v: Json, path: JsonPath): void {
+    // alternatives of different types (a shorthand string or the whole mapping): the value's type picks
+    const types = alternatives.map((alt) => this.resolve(alt).type);
+    if (types.every((t) => typeof t === 'string') && new Set(types).size === types.length) {
+      const i = types.findIndex((t) => hasType(v, t as string));
+      if (i >= 0) this.check(alternatives[i]!, v, path);
+      else {
+        const words = types.map((t) => TYPE_WORDS[t as string] ?? (t as string));
+        this.add(path, `must be ${words.join(' or ')} (got ${describe(v)})`);
+      }
+      return;
+    }
     const keyOf = (alt: Schema) => ((this.resolve(alt).required ?? []) as readonly string[])[0]!;
     const names = alternatives.map(keyOf);
     if (v === null || typeof v !== 'object' || Array.isArray(v)) {

@@ -101,6 +101,38 @@ hosts:
     expect(() => loadScenario(plain, 'p.yaml')).toThrow(/hosts\[0\]\.cni: missing required key "conflist"/);
   });
 
+  it('cni: azure is the cluster’s AKS conflist (as no cni); elsewhere, or any other word or type, refused naming the key', async () => {
+    const doc = `${aks(`  - { name: w1, cni: azure }
+  - { name: w2 }`)}pods:
+  - { name: a, node: w1 }
+  - { name: b, node: w2 }
+expect:
+  pods:
+    - { pod: default/a, phase: Running, ip: 10.224.0.5 }
+  hns:
+    - { node: w1, kind: networks, where: { Name: azure }, count: 1, has: { Type: L2Bridge } }
+  traces:
+    - { from: default/a, to: default/b, port: 80, expect: Delivered, reply: Delivered }
+`;
+    const r = await runScenario(loadScenario(doc, 'aks.yaml'));
+    expect([r.passed, r.failed]).toEqual([3, 0]);
+    const plain = (cni: string) => `hnsim: scenario/v1
+name: p
+cluster: {}
+hosts:
+  - { name: w, flannel: { backend: host-gw }, cni: ${cni} }
+`;
+    expect(() => loadScenario(plain('azure'), 'p.yaml')).toThrow(
+      /hosts\[0\]\.cni: cni: azure is the AKS conflist of an Azure cluster/,
+    );
+    expect(() => loadScenario(aks('  - { name: w, cni: azur }'), 'aks.yaml')).toThrow(
+      /hosts\[0\]\.cni: .*azure/,
+    );
+    expect(() => loadScenario(aks('  - { name: w, cni: 7 }'), 'aks.yaml')).toThrow(
+      /hosts\[0\]\.cni: must be a string or a mapping \(key: value\) \(got the integer 7\)/,
+    );
+  });
+
   it('a ClusterIP outside AKS’s default service CIDR is refused', () => {
     const doc = `${aks('  - { name: w }')}services:\n  - { name: s, clusterIP: 10.96.0.20, ports: [{ port: 80 }], selector: { a: b } }\n`;
     expect(() => loadScenario(doc, 'aks.yaml')).toThrow(

@@ -10,7 +10,7 @@
  * YAML parser's own message inside a load error is the `yaml` package's, and a missing file is
  * `os.Stat`'s on Windows (docs/model.md "azure-vnet-ipam").
  */
-import { parseDocument } from 'yaml';
+import { yaml } from '../../core/yaml.js';
 import type { PlatformReply, PluginHost } from '../../cni/contracts.js';
 
 /** `defaultWindowsKubeConfigFilePath`. */
@@ -36,7 +36,7 @@ export function loadKubeconfig(host: PluginHost, path: string = KUBECONFIG_PATH)
   const text = host.files.read(path);
   // loader.go: os.Stat of the explicit path; on Windows its failing call is CreateFile
   if (text === undefined) throw new Error(`CreateFile ${path}: The system cannot find the file specified.`);
-  const doc = parseDocument(text);
+  const doc = yaml().parseDocument(text);
   const err = doc.errors[0];
   if (err) throw new Error(`error loading config file "${path}": yaml: ${err.message.split('\n')[0]!}`);
   const raw: unknown = doc.toJS();
