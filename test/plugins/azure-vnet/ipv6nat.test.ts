@@ -4,6 +4,8 @@
 // Kubernetes API, its first /120), one endpoint with both, an OutBoundNAT excepting the v6 pod
 // prefix; failures release what was taken.
 import { describe, expect, it, vi } from 'vitest';
+import { HcsClient } from '../../../src/api/hcs/client.js';
+import { HnsV1Client } from '../../../src/api/hnsv1/client.js';
 import { createHost, type Host } from '../../../src/host/host.js';
 import { execPlugin } from '../../../src/plugins/index.js';
 import {
@@ -52,9 +54,9 @@ const IPV6NAT = aksPluginConf((p) => {
 });
 
 /** The taken records of an IPAM state file (`azure-vnet-ipam` or `azure-vnet-ipamv6`): address → ID. */
-function inUse(host: Host, file: string): Record<string, string> {
+function inUse(host: Host, file: string, dir = SYSTEM32): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [a, r] of Object.entries(ipamRecords(host, SYSTEM32, file)))
+  for (const [a, r] of Object.entries(ipamRecords(host, dir, file)))
     if (r.InUse || r.ID !== '') out[a] = r.ID;
   return out;
 }
@@ -135,6 +137,38 @@ function ipamV6(
 
 /** The pool azure-vnet names once its network records the v6 subnet (`nwInfo.Subnets[1]`). */
 const POOL = 'fd00:10:244:1::/120';
+
+describe('azure-vnet ipv6nat under dockershim (HNS v1: the path aks-engine ran)', () => {
+  it('creates one v1 endpoint with both addresses, the v6 gateway and the v6 OutBoundNAT, hot-attached; DEL releases both', async () => {
+    const host = await dualStackNode();
+    const hcs = HcsClient.forHost(host);
+    const id = cid('b2');
+    const pause = await hcs.createComputeSystem(id, { SystemType: 'Container', Owner: 'docker', Name: id });
+    await pause.start();
+    const add = await vnet(host, { command: 'ADD', id, netns: 'none', conf: IPV6NAT, cwd: 'C:\\k' });
+    expect(add.exitCode).toBe(0);
+    const v1 = new HnsV1Client(host.transport, hcs);
+    const ep = await v1.getEndpointByName(`${id.slice(0, 8)}-eth0`);
+    // ACN v1.8.12 network/endpoint_windows.go newEndpointImplHnsV1: the v4 address in IPAddress, the
+    // v6 one in IPv6Address/IPv6PrefixLength, GatewayAddressV6 from the network's second subnet
+    expect(ep).toMatchObject({
+      IPAddress: '10.224.0.5',
+      PrefixLength: 16,
+      IPv6Address: 'fd00:10:244:1::2',
+      IPv6PrefixLength: 120,
+      GatewayAddressV6: 'fd00:10:244:1::1',
+      SharedContainers: [id],
+    });
+    // network_windows.go getIPV6EndpointPolicy: an OutBoundNAT excepting the v6 pod prefix, last
+    expect(ep.Policies!.at(-1)).toEqual({ Type: 'OutBoundNAT', ExceptionList: ['fd00:10:244:1::/120'] });
+    expect(inUse(host, 'azure-vnet-ipamv6.json', 'C:\\k')).toEqual({ 'fd00:10:244:1::2': id });
+    const del = await vnet(host, { command: 'DEL', id, netns: 'none', conf: IPV6NAT, cwd: 'C:\\k' });
+    expect(del.exitCode).toBe(0);
+    expect(inUse(host, 'azure-vnet-ipamv6.json', 'C:\\k')).toEqual({});
+    expect(inUse(host, 'azure-vnet-ipam.json', 'C:\\k')).toEqual({});
+    expect((await v1.listEndpoints()).filter((e) => e.Name === `${id.slice(0, 8)}-eth0`)).toEqual([]);
+  });
+});
 
 describe('azure-vnet-ipamv6 as azure-vnet delegates to it', () => {
   it("ADD: an address of the node's /120 keyed by the container, gateway host 1, in azure-vnet-ipamv6.json", async () => {
