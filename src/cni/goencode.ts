@@ -142,7 +142,10 @@ function mapKeys(obj: { readonly [key: string]: GoValue }): string[] {
 
 /** A map's keys in the order Go marshals them (by their bytes). */
 export function goSortedKeys(keys: Iterable<string>): string[] {
-  return [...keys].sort(byteOrder);
+  const out = [...keys];
+  // (keys read back from Go's output, or kept in a map filled from it, are in order already)
+  for (let i = 1; i < out.length; i++) if (byteOrder(out[i - 1]!, out[i]!) > 0) return out.sort(byteOrder);
+  return out;
 }
 
 /** Go sorts map keys by their bytes; for UTF-16 that is code point order. */

@@ -41,7 +41,7 @@ import {
 import { printResult } from '../../cni/result.js';
 import { pluginMain, type CmdArgs, type PluginContext } from '../../cni/skel.js';
 import { AddressManager, LOCAL_ADDRESS_SPACE, type IpamSource } from './manager.js';
-import { loadState, saveState, snapshotState } from './state.js';
+import { loadState, saveManager } from './state.js';
 import { goTimeText, LOCK_TIMEOUT_ERROR, withStoreLock } from '../azure-vnet/store.js';
 import { decodeNetworkConfig } from '../azure-vnet/conf.js';
 import { INTERFACE_INFO_URL, PlatformUnreachable, WIRESERVER_IP } from '../../host/azure.js';
@@ -136,7 +136,7 @@ class IpamProcess {
   flush(): void {
     if (!this.dirty) return;
     this.dirty = false;
-    saveState(this.host.files, this.path, snapshotState(this.am), this.others);
+    saveManager(this.host.files, this.path, this.am, this.others);
   }
 
   /** `Configure`: the configuration, its source started. */

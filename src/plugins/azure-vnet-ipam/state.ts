@@ -11,7 +11,7 @@
  * Reading follows `jsonFileStore.Read`: no file or an empty one is no state; other keys are kept
  * as they are; a document Go cannot decode is Go's error text (the plugin then fails to start).
  */
-import { formatIp, formatPrefix, parseIp, parsePrefix, type IpAddr } from '../../addr/ip.js';
+import { formatIp, parseIp, parsePrefix, type IpAddr, type Prefix } from '../../addr/ip.js';
 import {
   field,
   goBool,
@@ -101,72 +101,204 @@ export interface LoadedState {
   readonly others: Map<string, string>;
 }
 
+/** A stored address record, its address parsed. */
+interface RecordImage {
+  readonly key: string;
+  readonly ID: string;
+  readonly addr: IpAddr;
+  readonly text: string;
+  readonly InUse: boolean;
+}
+
+/** A stored pool: its subnet as Go writes it (`IP`, `Mask`) and parsed. */
+interface PoolImage {
+  readonly key: string;
+  readonly Id: string;
+  readonly IfName: string;
+  readonly ip: string;
+  readonly mask: readonly number[] | undefined;
+  readonly subnet: Prefix;
+  readonly gateway: IpAddr;
+  readonly gatewayText: string;
+  readonly IsIPv6: boolean;
+  readonly Priority: number;
+  readonly RefCount: number;
+  /** In ascending address order. */
+  readonly records: readonly RecordImage[];
+}
+
+interface SpaceImage {
+  readonly key: string;
+  readonly Id: string;
+  readonly Scope: number;
+  /** In the order of their keys' bytes (the file's). */
+  readonly pools: readonly PoolImage[];
+}
+
+/**
+ * The manager's persisted fields with their addresses parsed: what a save writes and remembers,
+ * and what a load builds the manager from (`Version`/`TimeStamp` undefined when the document
+ * lacks them). Spaces and pools are in the order of their keys' bytes — the file's —, records in
+ * ascending address order, so that a manager built from a remembered save and one built from the
+ * file's text range their maps alike (Go's own map order is random: docs/model.md
+ * "azure-vnet-ipam").
+ */
+interface Image {
+  readonly Version: string | undefined;
+  readonly TimeStamp: string | undefined;
+  readonly spaces: readonly SpaceImage[];
+}
+
+function byAddress(a: RecordImage, b: RecordImage): number {
+  if (a.addr.family !== b.addr.family) return a.addr.family - b.addr.family;
+  return a.addr.value < b.addr.value ? -1 : a.addr.value > b.addr.value ? 1 : 0;
+}
+
+/** A decoded manager (`goUnmarshal`'s output, or a StateSnapshot: the same shape) as an image. */
+function imageOfDecoded(m: Obj): Image {
+  const spaces = obj(m['AddressSpaces']);
+  return {
+    Version: m['Version'] as string | undefined,
+    TimeStamp: m['TimeStamp'] as string | undefined,
+    spaces: goSortedKeys(Object.keys(spaces)).map((key) => {
+      const a = obj(spaces[key]);
+      const pools = obj(a['Pools']);
+      return {
+        key,
+        Id: (a['Id'] as string | undefined) ?? '',
+        Scope: (a['Scope'] as number | undefined) ?? 0,
+        pools: goSortedKeys(Object.keys(pools)).map((pk) => {
+          const p = obj(pools[pk]);
+          const net = obj(p['Subnet']);
+          const ip = ipOf(net['IP'], ZERO_V4);
+          const mask = net['Mask'] as number[] | undefined;
+          const gateway = ipOf(p['Gateway'], ip.addr);
+          const records = Object.entries(obj(p['Addresses'])).map(([ak, av]) => {
+            const r = obj(av);
+            const { addr, text } = ipOf(r['Addr'], ZERO_V4);
+            return {
+              key: ak,
+              ID: (r['ID'] as string | undefined) ?? '',
+              addr,
+              text,
+              InUse: r['InUse'] === true,
+            };
+          });
+          return {
+            key: pk,
+            Id: (p['Id'] as string | undefined) ?? '',
+            IfName: (p['IfName'] as string | undefined) ?? '',
+            ip: ip.text,
+            mask,
+            subnet: parsePrefix(`${ip.text}/${maskLen(mask ?? []) ?? 0}`)!,
+            gateway: gateway.addr,
+            gatewayText: gateway.text,
+            IsIPv6: p['IsIPv6'] === true,
+            Priority: (p['Priority'] as number | undefined) ?? 0,
+            RefCount: (p['RefCount'] as number | undefined) ?? 0,
+            records: records.sort(byAddress),
+          };
+        }),
+      };
+    }),
+  };
+}
+
+/** The manager as it is now, as an image (what its save writes). */
+function imageOfManager(am: AddressManager): Image {
+  const spaceKeys = goSortedKeys(am.spaces.keys());
+  return {
+    Version: am.Version,
+    TimeStamp: am.TimeStamp,
+    spaces: spaceKeys.map((key) => {
+      const as = am.spaces.get(key)!;
+      return {
+        key,
+        Id: as.Id,
+        Scope: as.Scope,
+        pools: goSortedKeys(as.pools.keys()).map((pk) => {
+          const p = as.pools.get(pk)!;
+          const records: RecordImage[] = [];
+          for (const [ak, r] of p.addresses)
+            records.push({ key: ak, ID: r.ID, addr: r.addr, text: r.text, InUse: r.InUse });
+          return {
+            key: pk,
+            Id: p.Id,
+            IfName: p.IfName,
+            ip: formatIp(prefixAddress(p.subnet)),
+            mask: maskOf(p.subnet.family, p.subnet.len),
+            subnet: p.subnet,
+            gateway: p.gateway,
+            gatewayText: formatIp(p.gateway),
+            IsIPv6: p.IsIPv6,
+            Priority: p.Priority,
+            RefCount: p.RefCount,
+            records: records.sort(byAddress),
+          };
+        }),
+      };
+    }),
+  };
+}
+
+/** The first address of a prefix. */
+function prefixAddress(p: Prefix): IpAddr {
+  return p.family === 4 ? { family: 4, value: p.addr } : { family: 6, value: p.addr };
+}
+
+/** What a state file's text decodes to, remembered by the text (`rememberState`). */
+interface Remembered {
+  readonly others: ReadonlyMap<string, string>;
+  readonly image: Image | undefined;
+}
+
 /**
  * `restore`: fill `am` from the file at `path`. Throws GoError for a document Go cannot decode
  * (the syntax error, or a value of the wrong type).
  */
 export function loadState(files: FileStore, path: string, am: AddressManager): LoadedState {
   const text = files.read(path);
-  const hit = recallState<{ others: ReadonlyMap<string, string>; m: Obj | undefined }>(files, path, text);
-  let others: Map<string, string>;
-  let m: Obj;
-  if (hit) {
-    others = new Map(hit.others);
-    if (hit.m === undefined) return { others };
-    m = hit.m;
-  } else {
+  let hit = recallState<Remembered>(files, path, text);
+  if (!hit) {
     const read = readStore(files, path, STORE_KEY);
-    others = read.others;
-    const decodedM = read.raw === undefined ? undefined : obj(goUnmarshal(read.raw, MANAGER));
-    if (text !== undefined) rememberState(files, path, text, { others: new Map(others), m: decodedM });
-    if (decodedM === undefined) return { others };
-    m = decodedM;
+    const image = read.raw === undefined ? undefined : imageOfDecoded(obj(goUnmarshal(read.raw, MANAGER)));
+    hit = { others: read.others, image };
+    if (text !== undefined) rememberState(files, path, text, hit);
   }
+  const others = new Map(hit.others);
+  const image = hit.image;
+  if (image === undefined) return { others };
   // json.Unmarshal sets what the document has: the release that first wrote the file stays its Version
-  am.Version = (m['Version'] as string | undefined) ?? am.Version;
-  am.TimeStamp = (m['TimeStamp'] as string | undefined) ?? am.TimeStamp;
-  for (const [asKey, asVal] of Object.entries(obj(m['AddressSpaces']))) {
-    const a = obj(asVal);
-    const space: AddressSpace = {
-      Id: (a['Id'] as string | undefined) ?? '',
-      Scope: (a['Scope'] as number | undefined) ?? 0,
-      pools: new Map(),
-      epoch: 0,
-    };
-    am.spaces.set(asKey, space);
-    for (const [pk, pv] of Object.entries(obj(a['Pools']))) {
-      const p = obj(pv);
-      const net = obj(p['Subnet']);
-      const ip = ipOf(net['IP'], ZERO_V4);
-      const len = maskLen((net['Mask'] as number[] | undefined) ?? []) ?? 0;
-      const subnet = parsePrefix(`${ip.text}/${len}`)!;
-      const gw = ipOf(p['Gateway'], ip.addr).addr;
+  am.Version = image.Version ?? am.Version;
+  am.TimeStamp = image.TimeStamp ?? am.TimeStamp;
+  for (const a of image.spaces) {
+    const space: AddressSpace = { Id: a.Id, Scope: a.Scope, pools: new Map(), epoch: 0 };
+    am.spaces.set(a.key, space);
+    for (const p of a.pools) {
       const pool: AddressPool = {
         space,
-        Id: (p['Id'] as string | undefined) ?? '',
-        IfName: (p['IfName'] as string | undefined) ?? '',
-        subnet,
-        gateway: gw,
+        Id: p.Id,
+        IfName: p.IfName,
+        subnet: p.subnet,
+        gateway: p.gateway,
         addresses: new Map(),
         byId: new Map(),
-        IsIPv6: p['IsIPv6'] === true,
-        Priority: (p['Priority'] as number | undefined) ?? 0,
-        RefCount: (p['RefCount'] as number | undefined) ?? 0,
+        IsIPv6: p.IsIPv6,
+        Priority: p.Priority,
+        RefCount: p.RefCount,
         epoch: 0,
       };
-      space.pools.set(pk, pool);
-      for (const [ak, av] of Object.entries(obj(p['Addresses']))) {
-        const r = obj(av);
-        const { addr, text } = ipOf(r['Addr'], ZERO_V4);
+      space.pools.set(p.key, pool);
+      for (const r of p.records) {
         const rec: AddressRecord = {
-          ID: (r['ID'] as string | undefined) ?? '',
-          addr,
-          text,
-          InUse: r['InUse'] === true,
+          ID: r.ID,
+          addr: r.addr,
+          text: r.text,
+          InUse: r.InUse,
           unhealthy: false,
           epoch: 0,
         };
-        pool.addresses.set(ak, rec);
+        pool.addresses.set(r.key, rec);
         if (rec.ID !== '') pool.byId.set(rec.ID, rec);
       }
     }
@@ -197,14 +329,21 @@ function freeRecords(l6: string, l7: string): (addr: string) => string {
   };
 }
 
+/** A pool's records in the order Go writes a map's keys (by their bytes). */
+function recordsInKeyOrder(records: readonly RecordImage[]): readonly RecordImage[] {
+  const byKey = new Map<string, RecordImage>();
+  for (const r of records) byKey.set(r.key, r);
+  return goSortedKeys(byKey.keys()).map((k) => byKey.get(k)!);
+}
+
 /**
  * The manager as `json.MarshalIndent` writes it at a position (`nl`: a newline and the indentation
- * so far; `indent`: one level), from its snapshot: struct fields in declaration order, map keys
+ * so far; `indent`: one level), from its image: struct fields in declaration order, map keys
  * sorted by their bytes. Written out directly — the file is written after every invocation that
  * changes it, and its address records are most of it (test/plugins/azure-vnet-ipam checks this
  * against Go's generic encoding of the same structs).
  */
-function managerText(m: StateSnapshot, nl: string, indent: string): string {
+function managerText(m: Image, nl: string, indent: string): string {
   const l1 = nl + indent;
   const l2 = l1 + indent;
   const l3 = l2 + indent;
@@ -212,42 +351,35 @@ function managerText(m: StateSnapshot, nl: string, indent: string): string {
   const l5 = l4 + indent;
   const l6 = l5 + indent;
   const l7 = l6 + indent;
-  const spaceKeys = goSortedKeys(Object.keys(m.AddressSpaces));
   let spaces = '{}';
-  if (spaceKeys.length > 0) {
+  if (m.spaces.length > 0) {
     spaces = '{';
-    spaceKeys.forEach((k, si) => {
-      const as = m.AddressSpaces[k]!;
-      const poolKeys = goSortedKeys(Object.keys(as.Pools));
+    m.spaces.forEach((as, si) => {
       let pools = '{}';
-      if (poolKeys.length > 0) {
+      if (as.pools.length > 0) {
         pools = '{';
-        poolKeys.forEach((pk, pi) => {
-          const p = as.Pools[pk]!;
-          const addrKeys = goSortedKeys(Object.keys(p.Addresses));
+        as.pools.forEach((p, pi) => {
           let addresses = '{}';
-          if (addrKeys.length > 0) {
+          if (p.records.length > 0) {
             addresses = '{';
             const free = freeRecords(l6, l7);
-            addrKeys.forEach((ak, ai) => {
-              const r = p.Addresses[ak]!;
+            recordsInKeyOrder(p.records).forEach((r, ai) => {
               if (ai > 0) addresses += ',';
               addresses +=
-                r.ID === '' && !r.InUse && r.Addr === ak
-                  ? free(ak)
-                  : `${l6}${goQuote(ak)}: {` +
-                    `${l7}"ID": ${goQuote(r.ID)},${l7}"Addr": ${goQuote(r.Addr)},${l7}"InUse": ${String(r.InUse)}${l6}}`;
+                r.ID === '' && !r.InUse && r.text === r.key
+                  ? free(r.key)
+                  : `${l6}${goQuote(r.key)}: {` +
+                    `${l7}"ID": ${goQuote(r.ID)},${l7}"Addr": ${goQuote(r.text)},${l7}"InUse": ${String(r.InUse)}${l6}}`;
             });
             addresses += `${l5}}`;
           }
-          const mask =
-            p.Subnet.Mask === undefined ? 'null' : `"${Buffer.from(p.Subnet.Mask).toString('base64')}"`;
+          const mask = p.mask === undefined ? 'null' : `"${Buffer.from(p.mask).toString('base64')}"`;
           pools +=
-            `${pi > 0 ? ',' : ''}${l4}${goQuote(pk)}: {` +
+            `${pi > 0 ? ',' : ''}${l4}${goQuote(p.key)}: {` +
             `${l5}"Id": ${goQuote(p.Id)},` +
             `${l5}"IfName": ${goQuote(p.IfName)},` +
-            `${l5}"Subnet": {${l6}"IP": ${goQuote(p.Subnet.IP)},${l6}"Mask": ${mask}${l5}},` +
-            `${l5}"Gateway": ${goQuote(p.Gateway)},` +
+            `${l5}"Subnet": {${l6}"IP": ${goQuote(p.ip)},${l6}"Mask": ${mask}${l5}},` +
+            `${l5}"Gateway": ${goQuote(p.gatewayText)},` +
             `${l5}"Addresses": ${addresses},` +
             `${l5}"IsIPv6": ${String(p.IsIPv6)},` +
             `${l5}"Priority": ${String(p.Priority)},` +
@@ -256,18 +388,21 @@ function managerText(m: StateSnapshot, nl: string, indent: string): string {
         pools += `${l3}}`;
       }
       spaces +=
-        `${si > 0 ? ',' : ''}${l2}${goQuote(k)}: {` +
+        `${si > 0 ? ',' : ''}${l2}${goQuote(as.key)}: {` +
         `${l3}"Id": ${goQuote(as.Id)},${l3}"Scope": ${String(as.Scope)},${l3}"Pools": ${pools}${l2}}`;
     });
     spaces += `${l1}}`;
   }
-  return `{${l1}"Version": ${goQuote(m.Version)},${l1}"TimeStamp": ${goQuote(m.TimeStamp)},${l1}"AddressSpaces": ${spaces}${nl}}`;
+  return `{${l1}"Version": ${goQuote(m.Version ?? '')},${l1}"TimeStamp": ${goQuote(m.TimeStamp ?? '')},${l1}"AddressSpaces": ${spaces}${nl}}`;
+}
+
+function imageText(image: Image, others: ReadonlyMap<string, string>): string {
+  return storeText(others, STORE_KEY, new GoLaidOut((nl, indent) => managerText(image, nl, indent)));
 }
 
 /** `jsonFileStore.Write(IPAM, am)`: the whole file, tab-indented, the other keys as they were. */
 export function stateText(am: AddressManager | StateSnapshot, others: ReadonlyMap<string, string>): string {
-  const m = 'AddressSpaces' in am ? am : snapshotState(am);
-  return storeText(others, STORE_KEY, new GoLaidOut((nl, indent) => managerText(m, nl, indent)));
+  return imageText('AddressSpaces' in am ? imageOfDecoded(am as unknown as Obj) : imageOfManager(am), others);
 }
 
 /** The manager's persisted fields as Go's decoder reads them back (IPs as text, masks as bytes). */
@@ -304,40 +439,55 @@ export interface StateSnapshot {
 
 /**
  * The manager as Go's decoder reads it back from `stateText` (the struct fields as `goUnmarshal`
- * fills them: IPs as canonical text, masks as bytes): what a save stores, and what the next
- * invocation takes instead of decoding the file again.
+ * fills them: IPs as canonical text, masks as bytes).
  */
 export function snapshotState(am: AddressManager): StateSnapshot {
   const spaces: Obj = {};
-  for (const [k, as] of am.spaces) {
+  for (const as of imageOfManager(am).spaces) {
     const pools: Obj = {};
-    for (const [pk, p] of as.pools) {
+    for (const p of as.pools) {
       const addresses: Obj = {};
-      for (const [ak, r] of p.addresses) addresses[ak] = { ID: r.ID, Addr: r.text, InUse: r.InUse };
-      pools[pk] = {
+      for (const r of recordsInKeyOrder(p.records))
+        addresses[r.key] = { ID: r.ID, Addr: r.text, InUse: r.InUse };
+      pools[p.key] = {
         Id: p.Id,
         IfName: p.IfName,
-        Subnet: { IP: formatPrefix(p.subnet).split('/')[0]!, Mask: maskOf(p.subnet.family, p.subnet.len) },
-        Gateway: formatIp(p.gateway),
+        Subnet: { IP: p.ip, Mask: p.mask },
+        Gateway: p.gatewayText,
         Addresses: addresses,
         IsIPv6: p.IsIPv6,
         Priority: p.Priority,
         RefCount: p.RefCount,
       };
     }
-    spaces[k] = { Id: as.Id, Scope: as.Scope, Pools: pools };
+    spaces[as.key] = { Id: as.Id, Scope: as.Scope, Pools: pools };
   }
   return { Version: am.Version, TimeStamp: am.TimeStamp, AddressSpaces: spaces } as unknown as StateSnapshot;
 }
 
-/** Write a saved snapshot as the state file and remember what it decodes to (`rememberState`). */
+function saveImage(files: FileStore, path: string, image: Image, others: ReadonlyMap<string, string>): void {
+  const text = imageText(image, others);
+  files.write(path, text);
+  const remembered: Remembered = { others: new Map(others), image };
+  rememberState(files, path, text, remembered);
+}
+
+/** Write the manager as the state file and remember it (`rememberState`): an invocation's save. */
+export function saveManager(
+  files: FileStore,
+  path: string,
+  am: AddressManager,
+  others: ReadonlyMap<string, string>,
+): void {
+  saveImage(files, path, imageOfManager(am), others);
+}
+
+/** Write a snapshot (the decoded shape) as the state file and remember what it decodes to. */
 export function saveState(
   files: FileStore,
   path: string,
   m: StateSnapshot,
   others: ReadonlyMap<string, string>,
 ): void {
-  const text = stateText(m, others);
-  files.write(path, text);
-  rememberState(files, path, text, { others: new Map(others), m });
+  saveImage(files, path, imageOfDecoded(m as unknown as Obj), others);
 }

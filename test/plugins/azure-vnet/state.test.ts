@@ -48,6 +48,29 @@ describe('azure-vnet.json: remembered and decoded agree', () => {
   });
 });
 
+describe('azure-vnet-ipam.json: a restored node allocates as the original does', () => {
+  it('after a snapshot and a restore (the state decoded from its text) the next pods get the addresses they would have', async () => {
+    // 12 secondary IPs: .5 … .16, whose texts do not sort as their addresses ("10.224.0.10" < "10.224.0.5")
+    const secondary = Array.from({ length: 12 }, (_, i) => `10.224.0.${5 + i}`);
+    const original = await aksNode({ secondary });
+    const ip = async (host: typeof original, tag: string): Promise<string> => {
+      const out = await vnet(host, { command: 'ADD', id: cid(tag), netns: await namespace(host) });
+      return (JSON.parse(out.stdout) as { ips: { address: string }[] }).ips[0]!.address;
+    };
+    expect(await ip(original, 'aaaa0001')).toBe('10.224.0.5/16');
+    const restored = await aksNode({ secondary });
+    restored.restore(original.snapshot());
+    const next = ['bbbb0002', 'cccc0003', 'dddd0004'];
+    const fromOriginal: string[] = [];
+    const fromRestored: string[] = [];
+    for (const tag of next) fromOriginal.push(await ip(original, tag));
+    for (const tag of next) fromRestored.push(await ip(restored, tag));
+    // the lowest free address each time, on both (docs/model.md "azure-vnet-ipam")
+    expect(fromOriginal).toEqual(['10.224.0.6/16', '10.224.0.7/16', '10.224.0.8/16']);
+    expect(fromRestored).toEqual(fromOriginal);
+  });
+});
+
 // GET_ENDPOINT_STATE (ACN cni/network/plugin/main.go, NetPlugin.GetAllEndpointState; the struct
 // api.AzureCNIState in cni/api/api.go): what CNS's client reads — network "azure"'s endpoints by
 // ID, json.MarshalIndent with four spaces, a net.IPNet as {"IP","Mask":<base64>}.
