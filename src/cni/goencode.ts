@@ -47,6 +47,9 @@ export type GoValue =
 // eslint-disable-next-line no-control-regex
 const NEEDS_QUOTING = /["\\\u0000-\u001f<>&\u2028\u2029\ud800-\udfff]/;
 
+/** Any UTF-16 surrogate: where code unit order and code point (byte) order part, and Go replaces a lone one. */
+const SURROGATE = /[\ud800-\udfff]/;
+
 /** Go's string encoder with HTML escaping (the json.Marshal default). */
 export function goQuote(s: string): string {
   if (!NEEDS_QUOTING.test(s)) return `"${s}"`;
@@ -144,8 +147,15 @@ function mapKeys(obj: { readonly [key: string]: GoValue }): string[] {
 export function goSortedKeys(keys: Iterable<string>): string[] {
   const out = [...keys];
   // (keys read back from Go's output, or kept in a map filled from it, are in order already)
-  for (let i = 1; i < out.length; i++) if (byteOrder(out[i - 1]!, out[i]!) > 0) return out.sort(byteOrder);
-  return out;
+  let sorted = true;
+  let surrogates = false;
+  for (let i = 0; i < out.length; i++) {
+    if (!surrogates && SURROGATE.test(out[i]!)) surrogates = true;
+    if (sorted && i > 0 && byteOrder(out[i - 1]!, out[i]!) > 0) sorted = false;
+  }
+  if (sorted) return out;
+  // without surrogates, the default sort's code unit order is the bytes' order
+  return surrogates ? out.sort(byteOrder) : out.sort();
 }
 
 /** Go sorts map keys by their bytes; for UTF-16 that is code point order. */
@@ -355,8 +365,6 @@ export function goStructOrder(v: unknown): GoValue {
 export function goMapOf(v: GoValue): Json {
   return goDocOf(v);
 }
-
-const SURROGATE = /[\ud800-\udfff]/;
 
 /**
  * `JSON.parse(goMarshal(v))`, built without the text: the document a reader of Go's output gets

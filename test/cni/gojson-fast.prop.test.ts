@@ -18,6 +18,7 @@ import {
   goParse,
   goParseShared,
   goQuote,
+  goSortedKeys,
   goSyntaxError,
   goUnmarshal,
   goDecode,
@@ -165,6 +166,26 @@ describe('goMarshal', () => {
         const want = [...keys].sort(codePointOrder).map((k) => JSON.parse(goQuote(k)) as string);
         expect(order).toEqual(want);
       }),
+    );
+  });
+
+  it('goSortedKeys sorts in code point order, with surrogates or without (the default sort is only right without)', () => {
+    const key = (units: string[]) => fc.string({ unit: fc.constantFrom(...units), maxLength: 3 });
+    const bmp = ['a', 'Z', '1', '.', '\u00e9', '\uffff', '\ue000'];
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uniqueArray(key(bmp), { maxLength: 12 }),
+          fc.uniqueArray(key([...bmp, '\ud83d\ude00', '\ud800']), { maxLength: 12 }),
+        ),
+        (keys) => {
+          expect(goSortedKeys(keys)).toEqual([...keys].sort(codePointOrder));
+          // already in order: returned as given
+          const sorted = [...keys].sort(codePointOrder);
+          expect(goSortedKeys(sorted)).toEqual(sorted);
+        },
+      ),
+      { numRuns: runs(300) },
     );
   });
 

@@ -219,8 +219,13 @@ function imageOfManager(am: AddressManager): Image {
         pools: goSortedKeys(as.pools.keys()).map((pk) => {
           const p = as.pools.get(pk)!;
           const records: RecordImage[] = [];
-          for (const [ak, r] of p.addresses)
-            records.push({ key: ak, ID: r.ID, addr: r.addr, text: r.text, InUse: r.InUse });
+          let ordered = true;
+          for (const [ak, r] of p.addresses) {
+            const rec = { key: ak, ID: r.ID, addr: r.addr, text: r.text, InUse: r.InUse };
+            if (ordered && records.length > 0 && byAddress(records[records.length - 1]!, rec) > 0)
+              ordered = false;
+            records.push(rec);
+          }
           return {
             key: pk,
             Id: p.Id,
@@ -233,7 +238,8 @@ function imageOfManager(am: AddressManager): Image {
             IsIPv6: p.IsIPv6,
             Priority: p.Priority,
             RefCount: p.RefCount,
-            records: records.sort(byAddress),
+            // (a loaded pool is in order; a refresh appends)
+            records: ordered ? records : records.sort(byAddress),
           };
         }),
       };
