@@ -21,6 +21,10 @@ import type { JsonObject } from '../core/json.js';
 import { parsePrefix } from '../addr/ip.js';
 import type { PlatformReply } from './azure.js';
 import type { LocalHttpRequest } from './localhttp.js';
+import { parseHttpUrl, urlOrigin } from './url.js';
+
+/** (Moved to src/host/url.ts, the node's one URL splitter; still exported from here.) */
+export { urlOrigin };
 
 /** Where AKS and aks-engine put the node's kubeconfig (ACN `ipam/ipv6Ipam.go` reads it there). */
 export const WINDOWS_KUBECONFIG_PATH = 'c:\\k\\config';
@@ -48,15 +52,6 @@ export interface KubeApiServerOptions {
 const bad = (what: string): never => {
   throw hnsError('E_INVALIDARG', `kubernetes: ${what}`);
 };
-
-/** `scheme://host[:port]` of a URL, the port written out (443 for https, 80 for http); undefined when not an http(s) URL. */
-export function urlOrigin(url: string): string | undefined {
-  const m = /^(https?):\/\/([^/:?#\s]+|\[[0-9a-fA-F:.]+\])(?::(\d{1,5}))?(?:[/?#]|$)/i.exec(url);
-  if (!m) return undefined;
-  const scheme = m[1]!.toLowerCase();
-  const port = m[3] ?? (scheme === 'https' ? '443' : '80');
-  return `${scheme}://${m[2]!.toLowerCase()}:${Number(port)}`;
-}
 
 /** A `metav1.Status` failure as the API server writes it. */
 function status(code: number, reason: string, message: string, details: JsonObject): PlatformReply {
@@ -175,9 +170,7 @@ export class KubeApiServer {
 
   /** A request to a URL this server `serves`: the reply. */
   request(method: string, url: string, body = ''): PlatformReply {
-    const rest = url.replace(/^https?:\/\/[^/?#]*/i, '');
-    const path = rest === '' || rest.startsWith('?') ? `/${rest}` : rest;
-    return this.handle({ method: method.toUpperCase(), path: path.replace(/#.*$/, ''), body });
+    return this.handle({ method: method.toUpperCase(), path: parseHttpUrl(url)?.target ?? '/', body });
   }
 
   /** One request (its path and query, as the node sent it): the reply. */
