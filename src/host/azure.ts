@@ -39,6 +39,7 @@ import {
   type AzureComputeSpec,
   type ImdsDocument,
 } from './imds.js';
+import { goUrlErrorOp, requestUrl } from './url.js';
 
 /**
  * What NMAgent lists as supported on a current Azure host (our choice of list: the two names
@@ -95,6 +96,10 @@ export interface AzureHostContext {
   readonly seed: number;
 }
 
+/**
+ * The host a caller of `AzureVm.parse`/`fromState` (or of the constructor, from JavaScript) that
+ * names none gets the `compute` defaults of: createHost's defaults, name `node-1` and seed 1.
+ */
 const DEFAULT_CONTEXT: AzureHostContext = { hostName: 'node-1', seed: 1 };
 
 /** One NIC as the fabric holds it. */
@@ -140,8 +145,7 @@ export interface PlatformReply {
 /** A request to a platform address that nothing answers: Go's HTTP client error text. */
 export class PlatformUnreachable extends Error {
   constructor(url: string, hostPort: string, method = 'GET') {
-    const verb = method.charAt(0).toUpperCase() + method.slice(1).toLowerCase();
-    super(`${verb} "${url}": dial tcp ${hostPort}: i/o timeout`);
+    super(`${goUrlErrorOp(method)} "${url}": dial tcp ${hostPort}: i/o timeout`);
     this.name = 'PlatformUnreachable';
   }
 }
@@ -157,9 +161,9 @@ export class AzureVm {
     /** The VNet's address space as intervals (the VirtualNetwork tag). */
     readonly addressSpace: AddressSpace,
     /** What NMAgent's GetSupportedApis lists. */
-    readonly nmagentApis: readonly string[],
-    /** The VM's own fields (IMDS `compute`). */
-    readonly compute: AzureCompute,
+    readonly nmagentApis: readonly string[] = DEFAULT_NMAGENT_APIS,
+    /** The VM's own fields (IMDS `compute`; default: those of a host with createHost's defaults). */
+    readonly compute: AzureCompute = parseCompute(undefined, DEFAULT_CONTEXT),
   ) {}
 
   /**
@@ -351,8 +355,10 @@ export class AzureVm {
  * platform address: on an Azure VM, a GET to the wireserver gets its interface document (200) or
  * NMAgent's supported APIs, 404 for another wireserver path; any request to IMDS on port 80 gets
  * IMDS's answer (src/host/imds.ts: `Metadata: true` required, `headers` matched case-insensitively).
+ * The URL is read as Go's client reads it (src/host/url.ts: the scheme in any case, the fragment not
+ * sent); both listen on plain HTTP port 80 only, so an `https://` URL dials port 443 and times out.
  * A VM not on Azure, another verb to the wireserver and any other host never answer:
- * `PlatformUnreachable`.
+ * `PlatformUnreachable`; a URL Go's client refuses (no http(s) scheme, no host) is `HttpUrlError`.
  */
 export function platformRequest(
   vm: AzureVm | undefined,
@@ -360,24 +366,21 @@ export function platformRequest(
   url: string,
   headers: HttpHeaders = {},
 ): PlatformReply {
-  const m = /^http:\/\/([^/:?#]+)(?::(\d+))?([^#]*)$/.exec(url);
-  const host = m?.[1] ?? '';
-  const port = m?.[2] ?? '80';
-  if (vm && host === IMDS_IP && port === '80')
-    return imdsRequest(vm.imdsDocument(), method, m![3] || '/', headers);
-  if (vm && host === WIRESERVER_IP && port === '80' && method.toUpperCase() === 'GET') {
-    const path = m![3] || '/';
-    if (`http://${WIRESERVER_IP}${path}` === INTERFACE_INFO_URL)
+  const u = requestUrl(method, url);
+  const listening = vm !== undefined && u.scheme === 'http' && u.port === 80;
+  if (listening && u.host === IMDS_IP) return imdsRequest(vm.imdsDocument(), method, u.target, headers);
+  if (listening && u.host === WIRESERVER_IP && method.toUpperCase() === 'GET') {
+    if (`http://${WIRESERVER_IP}${u.target}` === INTERFACE_INFO_URL)
       return { status: 200, body: vm.interfaceInfoXml() };
     // NMAgent's supported APIs (nmagent/responses.go SupportedAPIsResponseXML)
-    if (/^\/machine\/plugins\/?\?comp=nmagent&type=GetSupportedApis$/.test(path))
+    if (/^\/machine\/plugins\/?\?comp=nmagent&type=GetSupportedApis$/.test(u.target))
       return {
         status: 200,
         body: `<SupportedAPIsResponseXML>${vm.nmagentApis.map((a) => `<type>${a}</type>`).join('')}</SupportedAPIsResponseXML>`,
       };
     return { status: 404, body: '' };
   }
-  throw new PlatformUnreachable(url, `${host}:${port}`, method);
+  throw new PlatformUnreachable(u.href, u.hostPort, method);
 }
 
 /** `GET url` from the node to a platform address (`platformRequest`). */

@@ -17,11 +17,13 @@
  *   a verb other than GET is 405; duplicate query parameter names are rejected ("Query parameters");
  *   queries are case-sensitive (the 2017 page's note);
  * - every primitive is a string, and missing or inapplicable values are empty strings ("Data
- *   format"); a field appears from the api-version that introduced it (the "Version introduced"
- *   column of "Schema breakdown").
+ *   format"); a field, nested ones too, appears from the api-version that introduced it (the
+ *   "Version introduced" column of "Schema breakdown"), and `/metadata/instance` from 2017-04-02
+ *   ("Endpoint categories").
  *
- * The texts of the other errors, and what `format=text` lists for an inner node, are our choice
- * (docs/model.md).
+ * The texts of the other errors, what `format=text` lists for an inner node, and the answer to
+ * 2017-03-01 (a listed version older than the category: refused as an unsupported version) are our
+ * choice (docs/model.md).
  */
 import { hnsError } from '../core/errors.js';
 import { newGuid, parseGuid } from '../core/guid.js';
@@ -69,41 +71,85 @@ export const IMDS_API_VERSIONS: readonly string[] = Object.freeze([
   '2025-04-07',
 ]);
 
-const SUPPORTED = new Set(IMDS_API_VERSIONS);
-
 /**
- * The api-version that introduced each `compute` field (the page's "Schema breakdown"); a field
- * not listed there is as old as the category (2017-04-02). `network`'s fields all date from
- * 2017-04-02.
+ * The api-version that introduced each field of `compute`, by its path below `compute` (the page's
+ * "Schema breakdown": the Compute table; the storage profile's image reference, encryption settings
+ * and resource disk tables). A field the tables do not date is as old as what holds it (the OS
+ * disk's fields: `storageProfile`'s 2019-06-01; at the top, the `/metadata/instance` category's
+ * 2017-04-02, "Endpoint categories"); an object they do not date is there from its oldest field
+ * on. `network`'s fields all date from 2017-04-02. `customData` (2019-02-01) is not served: the
+ * page says IMDS disabled it. Data disks are not modelled, so their table is not here.
  */
 const COMPUTE_SINCE: Readonly<Record<string, string>> = {
   azEnvironment: '2018-10-01',
-  additionalCapabilities: '2021-11-01',
+  'additionalCapabilities.hibernationEnabled': '2021-11-01',
   evictionPolicy: '2020-12-01',
-  extendedLocation: '2021-03-01',
-  hostGroup: '2021-11-15',
+  'extendedLocation.type': '2021-03-01',
+  'extendedLocation.name': '2021-03-01',
+  'host.id': '2021-11-15',
+  'hostGroup.id': '2021-11-15',
   isHostCompatibilityLayerVm: '2020-06-01',
   licenseType: '2020-09-01',
-  osProfile: '2020-07-15',
+  location: '2017-04-02',
+  name: '2017-04-02',
+  offer: '2017-04-02',
+  'osProfile.adminUsername': '2020-07-15',
+  'osProfile.computerName': '2020-07-15',
+  'osProfile.disablePasswordAuthentication': '2020-10-01',
+  osType: '2017-04-02',
   physicalZone: '2023-11-15',
   placementGroupId: '2017-08-01',
   plan: '2018-04-02',
+  platformUpdateDomain: '2017-04-02',
+  platformFaultDomain: '2017-04-02',
   platformSubFaultDomain: '2021-10-01',
   priority: '2020-12-01',
   provider: '2018-10-01',
   publicKeys: '2018-04-02',
+  publisher: '2017-04-02',
   resourceGroupName: '2017-08-01',
   resourceId: '2019-03-11',
-  securityProfile: '2020-06-01',
+  sku: '2017-04-02',
+  'securityProfile.secureBootEnabled': '2020-06-01',
+  'securityProfile.virtualTpmEnabled': '2020-06-01',
+  'securityProfile.encryptionAtHost': '2021-11-01',
+  'securityProfile.securityType': '2021-12-13',
   storageProfile: '2019-06-01',
   subscriptionId: '2017-08-01',
   tags: '2017-08-01',
   tagsList: '2019-06-04',
   userData: '2021-01-01',
-  virtualMachineScaleSet: '2021-03-01',
+  version: '2017-04-02',
+  'virtualMachineScaleSet.id': '2021-03-01',
+  vmId: '2017-04-02',
   vmScaleSetName: '2017-12-01',
+  vmSize: '2017-04-02',
   zone: '2017-12-01',
+  'storageProfile.imageReference.id': '2019-06-01',
+  'storageProfile.imageReference.offer': '2019-06-01',
+  'storageProfile.imageReference.publisher': '2019-06-01',
+  'storageProfile.imageReference.sku': '2019-06-01',
+  'storageProfile.imageReference.version': '2019-06-01',
+  'storageProfile.imageReference.communityGalleryImageId': '2023-07-01',
+  'storageProfile.imageReference.sharedGalleryImageId': '2023-07-01',
+  'storageProfile.imageReference.exactVersion': '2023-07-01',
+  'storageProfile.osDisk.encryptionSettings.diskEncryptionKey.sourceVault.id': '2021-11-01',
+  'storageProfile.osDisk.encryptionSettings.diskEncryptionKey.secretUrl': '2021-11-01',
+  'storageProfile.osDisk.encryptionSettings.keyEncryptionKey.sourceVault.id': '2021-11-01',
+  'storageProfile.osDisk.encryptionSettings.keyEncryptionKey.keyUrl': '2021-11-01',
+  'storageProfile.resourceDisk.size': '2021-02-01',
 };
+
+/** An api-version's place in `IMDS_API_VERSIONS` (later versions compare greater). */
+const VERSION_INDEX: ReadonlyMap<string, number> = new Map(IMDS_API_VERSIONS.map((v, i) => [v, i]));
+
+/** The version `/metadata/instance` came with ("Endpoint categories"): older ones do not serve it. */
+const INSTANCE_SINCE = VERSION_INDEX.get('2017-04-02')!;
+
+/** `COMPUTE_SINCE` as version indexes. */
+const COMPUTE_SINCE_INDEX: ReadonlyMap<string, number> = new Map(
+  Object.entries(COMPUTE_SINCE).map(([path, v]) => [path, VERSION_INDEX.get(v)!]),
+);
 
 /** The VM's own fields as `createHost({ azure: { compute } })` takes them; all optional. */
 export interface AzureComputeSpec {
@@ -225,6 +271,7 @@ function computeObject(c: AzureCompute): JsonObject {
   return {
     azEnvironment: 'AzurePublicCloud',
     additionalCapabilities: { hibernationEnabled: 'false' },
+    host: { id: '' },
     hostGroup: { id: '' },
     extendedLocation: { type: '', name: '' },
     evictionPolicy: '',
@@ -256,7 +303,16 @@ function computeObject(c: AzureCompute): JsonObject {
     sku: '',
     storageProfile: {
       dataDisks: [],
-      imageReference: { id: '', offer: '', publisher: '', sku: '', version: '' },
+      imageReference: {
+        id: '',
+        offer: '',
+        publisher: '',
+        sku: '',
+        version: '',
+        communityGalleryImageId: '',
+        sharedGalleryImageId: '',
+        exactVersion: '',
+      },
       osDisk: {
         caching: 'ReadWrite',
         createOption: 'FromImage',
@@ -349,11 +405,40 @@ function header(headers: HttpHeaders, name: string): string | undefined {
   return undefined;
 }
 
-/** The document as the requested version has it: `compute`'s fields newer than the version dropped. */
-function atVersion(doc: ImdsDocument, version: string): JsonObject {
-  const compute: JsonObject = {};
-  for (const [k, v] of Object.entries(doc.compute)) if ((COMPUTE_SINCE[k] ?? '') <= version) compute[k] = v;
-  return { compute, network: doc.network };
+/**
+ * `node` (at `path` below `compute`) as version `at` has it, or undefined when it is newer: a field
+ * newer than `at` is left out, one `COMPUTE_SINCE` does not date is as old as its holder
+ * (`since`), and an undated object whose fields are all newer is left out with them.
+ */
+function computeAt(node: Json, path: string, since: number, at: number): Json | undefined {
+  const dated = COMPUTE_SINCE_INDEX.get(path);
+  const from = dated ?? since;
+  if (from > at) return undefined;
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return node;
+  const out: JsonObject = {};
+  let kept = 0;
+  for (const [k, v] of Object.entries(node)) {
+    const x = computeAt(v, path === '' ? k : `${path}.${k}`, from, at);
+    if (x === undefined) continue;
+    out[k] = x;
+    kept++;
+  }
+  return dated === undefined && kept === 0 && Object.keys(node).length > 0 ? undefined : out;
+}
+
+/** Each document's `/metadata/instance` per version index, made at the first request for it. */
+const byVersion = new WeakMap<ImdsDocument, Map<number, JsonObject>>();
+
+/** The document as version `at` (an index into `IMDS_API_VERSIONS`) has it. */
+function atVersion(doc: ImdsDocument, at: number): JsonObject {
+  let cache = byVersion.get(doc);
+  if (!cache) byVersion.set(doc, (cache = new Map()));
+  let d = cache.get(at);
+  if (!d) {
+    const compute = (computeAt(doc.compute, '', INSTANCE_SINCE, at) ?? {}) as JsonObject;
+    cache.set(at, (d = { compute, network: doc.network }));
+  }
+  return d;
 }
 
 /** A node's children in `format=text`: one per line, a `/` after each that is not a leaf (our choice). */
@@ -409,9 +494,10 @@ export function imdsRequest(
   if (segments.length === 2 && segments[1] === 'versions')
     return { status: 200, body: JSON.stringify({ apiVersions: IMDS_API_VERSIONS }) };
   if (segments[1] !== 'instance') return NOT_FOUND;
-  const version = params.get('api-version');
-  if (version === undefined || !SUPPORTED.has(version)) return versionError();
-  let node: Json = atVersion(doc, version);
+  // a version the page lists but older than the category is refused as an unsupported one (our choice)
+  const at = VERSION_INDEX.get(params.get('api-version') ?? '');
+  if (at === undefined || at < INSTANCE_SINCE) return versionError();
+  let node: Json = atVersion(doc, at);
   for (const s of segments.slice(2)) {
     if (Array.isArray(node)) {
       const i = /^(0|[1-9]\d*)$/.test(s) ? Number(s) : -1;

@@ -21,93 +21,244 @@ const DOC_VERSIONS_NEWEST_FIRST = (
   '2018-10-01 2018-04-02 2018-02-01 2017-12-01 2017-10-01 2017-08-01 2017-04-02 2017-03-01'
 ).split(' ');
 
-/** The page's sample `compute` (Windows tab of imds-full-instance-response.md), for its keys and shapes. */
-const DOC_COMPUTE_SAMPLE = {
-  azEnvironment: 'AZUREPUBLICCLOUD',
-  additionalCapabilities: { hibernationEnabled: 'true' },
-  hostGroup: { id: 'testHostGroupId' },
-  extendedLocation: { type: 'edgeZone', name: 'microsoftlosangeles' },
-  evictionPolicy: '',
-  isHostCompatibilityLayerVm: 'true',
-  licenseType: 'Windows_Client',
-  location: 'westus',
-  name: 'examplevmname',
-  offer: 'WindowsServer',
-  osProfile: { adminUsername: 'admin', computerName: 'examplevmname', disablePasswordAuthentication: 'true' },
-  osType: 'Windows',
-  placementGroupId: 'f67c14ab-e92c-408c-ae2d-da15866ec79a',
-  plan: { name: 'planName', product: 'planProduct', publisher: 'planPublisher' },
-  platformFaultDomain: '36',
-  platformSubFaultDomain: '',
-  platformUpdateDomain: '42',
-  priority: 'Regular',
-  publicKeys: [{ keyData: 'ssh-rsa 0', path: '/home/user/.ssh/authorized_keys0' }],
-  publisher: 'RDFE-Test-Microsoft-Windows-Server-Group',
-  resourceGroupName: 'macikgo-test-may-23',
-  resourceId:
-    '/subscriptions/xxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxx/resourceGroups/macikgo-test-may-23/providers/Microsoft.Compute/virtualMachines/examplevmname',
-  securityProfile: {
-    secureBootEnabled: 'true',
-    virtualTpmEnabled: 'false',
-    encryptionAtHost: 'true',
-    securityType: 'TrustedLaunch',
-  },
-  sku: '2019-Datacenter',
-  storageProfile: {
-    dataDisks: [{ caching: 'None', lun: '0' }],
-    imageReference: {
-      id: '',
-      offer: 'WindowsServer',
-      publisher: 'MicrosoftWindowsServer',
-      sku: '2019-Datacenter',
-      version: 'latest',
+/**
+ * The page's full sample response, as data: the include `imds-full-instance-response.md` of
+ * MicrosoftDocs/azure-compute-docs `articles/virtual-machines/` (Windows tab; its text as stored in
+ * the fork petersatsuse/azure-compute-docs at eb8e624, whose image reference matches the article's
+ * Sample 4 in MicrosoftDocs/azure-compute-docs at 1dc6d3b).
+ */
+const DOC_FULL_SAMPLE = {
+  compute: {
+    azEnvironment: 'AZUREPUBLICCLOUD',
+    additionalCapabilities: { hibernationEnabled: 'true' },
+    hostGroup: { id: 'testHostGroupId' },
+    extendedLocation: { type: 'edgeZone', name: 'microsoftlosangeles' },
+    evictionPolicy: '',
+    isHostCompatibilityLayerVm: 'true',
+    licenseType: 'Windows_Client',
+    location: 'westus',
+    name: 'examplevmname',
+    offer: 'WindowsServer',
+    osProfile: {
+      adminUsername: 'admin',
+      computerName: 'examplevmname',
+      disablePasswordAuthentication: 'true',
     },
-    osDisk: {
-      caching: 'ReadWrite',
-      createOption: 'FromImage',
-      diskSizeGB: '30',
-      diffDiskSettings: { option: 'Local' },
-      encryptionSettings: {
-        enabled: 'false',
-        diskEncryptionKey: {
-          sourceVault: { id: '/subscriptions/test-source-guid/…' },
-          secretUrl: 'https://…',
+    osType: 'Windows',
+    placementGroupId: 'f67c14ab-e92c-408c-ae2d-da15866ec79a',
+    plan: { name: 'planName', product: 'planProduct', publisher: 'planPublisher' },
+    platformFaultDomain: '36',
+    platformSubFaultDomain: '',
+    platformUpdateDomain: '42',
+    priority: 'Regular',
+    publicKeys: [
+      { keyData: 'ssh-rsa 0', path: '/home/user/.ssh/authorized_keys0' },
+      { keyData: 'ssh-rsa 1', path: '/home/user/.ssh/authorized_keys1' },
+    ],
+    publisher: 'RDFE-Test-Microsoft-Windows-Server-Group',
+    resourceGroupName: 'macikgo-test-may-23',
+    resourceId:
+      '/subscriptions/xxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxx/resourceGroups/macikgo-test-may-23/providers/Microsoft.Compute/virtualMachines/examplevmname',
+    securityProfile: {
+      secureBootEnabled: 'true',
+      virtualTpmEnabled: 'false',
+      encryptionAtHost: 'true',
+      securityType: 'TrustedLaunch',
+    },
+    sku: '2019-Datacenter',
+    storageProfile: {
+      dataDisks: [
+        {
+          bytesPerSecondThrottle: '979202048',
+          caching: 'None',
+          createOption: 'Empty',
+          diskCapacityBytes: '274877906944',
+          diskSizeGB: '1024',
+          image: { uri: '' },
+          isSharedDisk: 'false',
+          isUltraDisk: 'true',
+          lun: '0',
+          managedDisk: {
+            id: '/subscriptions/xxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxx/resourceGroups/macikgo-test-may-23/providers/Microsoft.Compute/disks/exampledatadiskname',
+            storageAccountType: 'StandardSSD_LRS',
+          },
+          name: 'exampledatadiskname',
+          opsPerSecondThrottle: '65280',
+          vhd: { uri: '' },
+          writeAcceleratorEnabled: 'false',
         },
-        keyEncryptionKey: { sourceVault: { id: '/subscriptions/test-key-guid/…' }, keyUrl: 'https://…' },
+      ],
+      imageReference: {
+        id: '',
+        offer: 'WindowsServer',
+        publisher: 'MicrosoftWindowsServer',
+        sku: '2019-Datacenter',
+        version: 'latest',
+        communityGalleryImageId: '/CommunityGalleries/testgallery/Images/1804Gen2/Versions/latest',
+        sharedGalleryImageId: '/SharedGalleries/1P/Images/gen2/Versions/latest',
+        exactVersion: '1.1686127202.30113',
       },
-      image: { uri: '' },
-      managedDisk: { id: '/subscriptions/…/disks/exampleosdiskname', storageAccountType: 'StandardSSD_LRS' },
-      name: 'exampleosdiskname',
-      osType: 'Windows',
-      vhd: { uri: '' },
-      writeAcceleratorEnabled: 'false',
+      osDisk: {
+        caching: 'ReadWrite',
+        createOption: 'FromImage',
+        diskSizeGB: '30',
+        diffDiskSettings: { option: 'Local' },
+        encryptionSettings: {
+          enabled: 'false',
+          diskEncryptionKey: {
+            sourceVault: {
+              id: '/subscriptions/test-source-guid/resourceGroups/testrg/providers/Microsoft.KeyVault/vaults/test-kv',
+            },
+            secretUrl:
+              'https://test-disk.vault.azure.net/secrets/xxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxx/xxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxx',
+          },
+          keyEncryptionKey: {
+            sourceVault: {
+              id: '/subscriptions/test-key-guid/resourceGroups/testrg/providers/Microsoft.KeyVault/vaults/test-kv',
+            },
+            keyUrl:
+              'https://test-key.vault.azure.net/secrets/xxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxx/xxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxx',
+          },
+        },
+        image: { uri: '' },
+        managedDisk: {
+          id: '/subscriptions/xxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxx/resourceGroups/macikgo-test-may-23/providers/Microsoft.Compute/disks/exampleosdiskname',
+          storageAccountType: 'StandardSSD_LRS',
+        },
+        name: 'exampleosdiskname',
+        osType: 'Windows',
+        vhd: { uri: '' },
+        writeAcceleratorEnabled: 'false',
+      },
+      resourceDisk: { size: '4096' },
     },
-    resourceDisk: { size: '4096' },
+    subscriptionId: 'xxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxx',
+    tags: 'baz:bash;foo:bar',
+    userData: 'Zm9vYmFy',
+    version: '15.05.22',
+    virtualMachineScaleSet: {
+      id: '/subscriptions/xxxxxxxx-xxxxx-xxx-xxx-xxxx/resourceGroups/resource-group-name/providers/Microsoft.Compute/virtualMachineScaleSets/virtual-machine-scale-set-name',
+    },
+    vmId: '02aab8a4-74ef-476e-8182-f6d2ba4166a6',
+    vmScaleSetName: 'crpteste9vflji9',
+    vmSize: 'Standard_A3',
+    zone: '',
   },
-  subscriptionId: 'xxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxx',
-  tags: 'baz:bash;foo:bar',
-  userData: 'Zm9vYmFy',
-  version: '15.05.22',
-  virtualMachineScaleSet: { id: '/subscriptions/…/virtualMachineScaleSets/virtual-machine-scale-set-name' },
-  vmId: '02aab8a4-74ef-476e-8182-f6d2ba4166a6',
-  vmScaleSetName: 'crpteste9vflji9',
-  vmSize: 'Standard_A3',
-  zone: '',
+  network: {
+    interface: [
+      {
+        ipv4: {
+          ipAddress: [{ privateIpAddress: '10.144.133.132', publicIpAddress: '' }],
+          subnet: [{ address: '10.144.133.128', prefix: '26' }],
+        },
+        ipv6: { ipAddress: [] },
+        macAddress: '0011AAFFBB22',
+      },
+    ],
+  },
 };
 
-/** The page's sample `network` (same include): one interface. */
-const DOC_NETWORK_SAMPLE = {
-  interface: [
-    {
-      ipv4: {
-        ipAddress: [{ privateIpAddress: '10.144.133.132', publicIpAddress: '' }],
-        subnet: [{ address: '10.144.133.128', prefix: '26' }],
-      },
-      ipv6: { ipAddress: [] },
-      macAddress: '0011AAFFBB22',
-    },
-  ],
+/**
+ * `compute` fields the page has outside the full sample: Sample 4's `physicalZone` (its only key
+ * the full sample lacks), and three rows of the schema table that no sample shows (`host.id`,
+ * `provider`, `tagsList`, the last in "Sample 3: Get VM tags").
+ */
+const DOC_COMPUTE_BEYOND_SAMPLE = {
+  physicalZone: 'useast-AZ01',
+  host: { id: '' },
+  provider: '',
+  tagsList: [],
 };
+
+/**
+ * The page's "Schema breakdown" turned round: what each api-version added under `compute`, every
+ * field by its path down to a leaf (an array is a leaf). Rows: the Compute table; the image
+ * reference table; the encryption settings table (the osDisk's `encryptionSettings`); the resource
+ * disk table. The OS disk table has no version column, so its fields are written under
+ * `storageProfile`'s 2019-06-01, as are `encryptionSettings.enabled` (the data disk table dates
+ * `encryptionSettings` 2019-06-01) and `dataDisks`. `customData` is left out: "deprecated and
+ * disabled in IMDS".
+ */
+const DOC_ADDED_IN: Readonly<Record<string, readonly string[]>> = {
+  '2017-04-02': [
+    'location',
+    'name',
+    'offer',
+    'osType',
+    'platformFaultDomain',
+    'platformUpdateDomain',
+    'publisher',
+    'sku',
+    'version',
+    'vmId',
+    'vmSize',
+  ],
+  '2017-08-01': ['placementGroupId', 'resourceGroupName', 'subscriptionId', 'tags'],
+  '2017-12-01': ['vmScaleSetName', 'zone'],
+  '2018-04-02': ['plan.name', 'plan.product', 'plan.publisher', 'publicKeys'],
+  '2018-10-01': ['azEnvironment', 'provider'],
+  '2019-03-11': ['resourceId'],
+  '2019-06-01': [
+    'storageProfile.dataDisks',
+    'storageProfile.imageReference.id',
+    'storageProfile.imageReference.offer',
+    'storageProfile.imageReference.publisher',
+    'storageProfile.imageReference.sku',
+    'storageProfile.imageReference.version',
+    'storageProfile.osDisk.caching',
+    'storageProfile.osDisk.createOption',
+    'storageProfile.osDisk.diskSizeGB',
+    'storageProfile.osDisk.diffDiskSettings.option',
+    'storageProfile.osDisk.encryptionSettings.enabled',
+    'storageProfile.osDisk.image.uri',
+    'storageProfile.osDisk.managedDisk.id',
+    'storageProfile.osDisk.managedDisk.storageAccountType',
+    'storageProfile.osDisk.name',
+    'storageProfile.osDisk.osType',
+    'storageProfile.osDisk.vhd.uri',
+    'storageProfile.osDisk.writeAcceleratorEnabled',
+  ],
+  '2019-06-04': ['tagsList'],
+  '2020-06-01': [
+    'isHostCompatibilityLayerVm',
+    'securityProfile.secureBootEnabled',
+    'securityProfile.virtualTpmEnabled',
+  ],
+  '2020-07-15': ['osProfile.adminUsername', 'osProfile.computerName'],
+  '2020-09-01': ['licenseType'],
+  '2020-10-01': ['osProfile.disablePasswordAuthentication'],
+  '2020-12-01': ['evictionPolicy', 'priority'],
+  '2021-01-01': ['userData'],
+  '2021-02-01': ['storageProfile.resourceDisk.size'],
+  '2021-03-01': ['extendedLocation.type', 'extendedLocation.name', 'virtualMachineScaleSet.id'],
+  '2021-10-01': ['platformSubFaultDomain'],
+  '2021-11-01': [
+    'additionalCapabilities.hibernationEnabled',
+    'securityProfile.encryptionAtHost',
+    'storageProfile.osDisk.encryptionSettings.diskEncryptionKey.sourceVault.id',
+    'storageProfile.osDisk.encryptionSettings.diskEncryptionKey.secretUrl',
+    'storageProfile.osDisk.encryptionSettings.keyEncryptionKey.sourceVault.id',
+    'storageProfile.osDisk.encryptionSettings.keyEncryptionKey.keyUrl',
+  ],
+  '2021-11-15': ['host.id', 'hostGroup.id'],
+  '2021-12-13': ['securityProfile.securityType'],
+  '2023-07-01': [
+    'storageProfile.imageReference.communityGalleryImageId',
+    'storageProfile.imageReference.sharedGalleryImageId',
+    'storageProfile.imageReference.exactVersion',
+  ],
+  '2023-11-15': ['physicalZone'],
+};
+
+/** Every path from `v` down to a leaf (a string or an array), sorted. */
+function leafPaths(v: unknown, at = '', out: string[] = []): string[] {
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    for (const [k, x] of Object.entries(v)) leafPaths(x, at === '' ? k : `${at}.${k}`, out);
+  } else {
+    out.push(at);
+  }
+  return out.sort();
+}
 
 /** Every key of `sample` is in `ours` with the same kind (string, array, object), recursively. */
 function expectShape(ours: unknown, sample: unknown, at = '$'): void {
@@ -171,8 +322,12 @@ describe('IMDS /metadata/instance', () => {
     expect(r.status).toBe(200);
     const doc = json(r);
     expect(Object.keys(doc)).toEqual(['compute', 'network']);
-    expectShape(doc['compute'], DOC_COMPUTE_SAMPLE, 'compute');
-    expectShape(doc['network'], DOC_NETWORK_SAMPLE, 'network');
+    expectShape(doc['compute'], { ...DOC_FULL_SAMPLE.compute, ...DOC_COMPUTE_BEYOND_SAMPLE }, 'compute');
+    expectShape(doc['network'], DOC_FULL_SAMPLE.network, 'network');
+    // and nothing the page does not have
+    expect(leafPaths(doc['compute'])).toEqual(
+      leafPaths({ ...DOC_FULL_SAMPLE.compute, ...DOC_COMPUTE_BEYOND_SAMPLE }),
+    );
     // "In json responses, all primitives will be of type string"
     expect(leaves(doc).every((x) => typeof x === 'string')).toBe(true);
     // "The response is a JSON string … pretty-printed for readability" in the page: compact on the wire
@@ -234,30 +389,45 @@ describe('IMDS /metadata/instance', () => {
     });
   });
 
-  it('a field appears from the api-version that introduced it ("Version introduced")', () => {
-    const at = (v: string) => Object.keys(json(get(vm(), `/metadata/instance/compute?api-version=${v}`)));
-    const v2017 = at('2017-04-02');
-    for (const k of ['location', 'name', 'offer', 'osType', 'platformFaultDomain', 'vmId', 'vmSize'])
-      expect(v2017).toContain(k);
-    for (const k of [
-      'subscriptionId',
-      'resourceGroupName',
-      'tags',
-      'zone',
-      'resourceId',
-      'tagsList',
-      'osProfile',
-    ])
-      expect(v2017).not.toContain(k);
-    expect(at('2017-08-01')).toEqual(expect.arrayContaining(['subscriptionId', 'resourceGroupName', 'tags']));
-    expect(at('2019-02-01')).not.toContain('resourceId');
-    expect(at('2019-03-11')).toContain('resourceId');
-    expect(at('2019-06-01')).not.toContain('tagsList');
-    expect(at('2019-06-04')).toContain('tagsList');
-    // network is the same at every version
-    expect(json(get(vm(), '/metadata/instance/network?api-version=2017-04-02'))).toEqual(
-      json(get(vm(), `/metadata/instance/network?api-version=${NEWEST}`)),
+  it('each api-version serves the compute fields the page dates to it or before, nested ones too', () => {
+    // the transcribed table covers the documented fields, no more, no less
+    expect(Object.values(DOC_ADDED_IN).flat().sort()).toEqual(
+      leafPaths({ ...DOC_FULL_SAMPLE.compute, ...DOC_COMPUTE_BEYOND_SAMPLE }),
     );
+    const host = vm();
+    const since: string[] = [];
+    // from 2017-04-02, when /metadata/instance came ("Endpoint categories")
+    for (const v of [...DOC_VERSIONS_NEWEST_FIRST].reverse().slice(1)) {
+      since.push(...(DOC_ADDED_IN[v] ?? []));
+      const r = get(host, `/metadata/instance?api-version=${v}`);
+      expect(r.status, v).toBe(200);
+      expect(leafPaths(json(r)['compute']), v).toEqual([...since].sort());
+      // network is the same at every version
+      expect(json(r)['network'], v).toEqual(
+        json(get(host, `/metadata/instance/network?api-version=${NEWEST}`)),
+      );
+    }
+  });
+
+  it('a field newer than the version is not there by its route either; the category needs 2017-04-02', () => {
+    const host = vm();
+    const text = (path: string, v: string) =>
+      get(host, `/metadata/instance/compute/${path}?api-version=${v}&format=text`);
+    expect(text('securityProfile/encryptionAtHost', '2020-06-01').status).toBe(404);
+    expect(text('securityProfile/encryptionAtHost', '2021-11-01')).toEqual({ status: 200, body: 'false' });
+    expect(text('securityProfile/securityType', '2021-11-01').status).toBe(404);
+    expect(text('osProfile/disablePasswordAuthentication', '2020-07-15').status).toBe(404);
+    expect(text('osProfile/computerName', '2020-07-15')).toEqual({ status: 200, body: 'aksnpwin000000' });
+    expect(text('osProfile', '2020-06-01').status).toBe(404);
+    expect(text('storageProfile/imageReference/exactVersion', '2021-12-13').status).toBe(404);
+    expect(text('storageProfile/osDisk/encryptionSettings/diskEncryptionKey', '2021-10-01').status).toBe(404);
+    expect(text('host/id', '2021-11-15')).toEqual({ status: 200, body: '' });
+    // 2017-03-01 is a version the page lists, but /metadata/instance is dated 2017-04-02
+    for (const p of ['', '/compute', '/compute/vmId', '/network']) {
+      const r = get(host, `/metadata/instance${p}?api-version=2017-03-01&format=text`);
+      expect(r.status, p).toBe(400);
+      expect(json(r)['newest-versions'], p).toEqual(['2025-04-07', '2024-07-17', '2024-03-15']);
+    }
   });
 });
 
@@ -342,7 +512,8 @@ describe('IMDS request rules', () => {
       expect(r.status, q).toBe(400);
       expect(json(r)).toEqual(documented);
     }
-    for (const v of DOC_VERSIONS_NEWEST_FIRST)
+    // every listed version from the category's 2017-04-02 on
+    for (const v of DOC_VERSIONS_NEWEST_FIRST.filter((x) => x >= '2017-04-02'))
       expect(get(host, `/metadata/instance?api-version=${v}`).status, v).toBe(200);
   });
 
@@ -366,6 +537,34 @@ describe('where IMDS answers', () => {
     expect(() => createHost().httpRequest('POST', url, '', META)).toThrow(`Post "${url}"`);
     expect(() => vm().platformGet(`http://169.254.169.254:81/metadata/versions`, META)).toThrow(
       'dial tcp 169.254.169.254:81: i/o timeout',
+    );
+  });
+
+  it('the URL is read as Go reads it: any-case scheme, the fragment not sent; https dials port 443', () => {
+    const host = vm();
+    const q = `/metadata/instance/compute/name?api-version=${NEWEST}&format=text`;
+    const answer = { status: 200, body: 'aksnpwin000000' };
+    expect(host.platformGet(`HTTP://169.254.169.254${q}`, META)).toEqual(answer);
+    expect(host.platformGet(`Http://169.254.169.254:80${q}#frag`, META)).toEqual(answer);
+    expect(host.httpRequest('GET', `${IMDS}${q}#/x?y`, '', META)).toEqual(answer);
+    // IMDS and the wireserver listen on plain HTTP port 80 only (Go's client dials 443 for https)
+    expect(() => host.platformGet(`https://169.254.169.254${q}`, META)).toThrow(
+      `Get "https://169.254.169.254${q}": dial tcp 169.254.169.254:443: i/o timeout`,
+    );
+    expect(() => host.platformGet(`HTTPS://169.254.169.254/metadata/versions`, META)).toThrow(
+      'Get "https://169.254.169.254/metadata/versions": dial tcp 169.254.169.254:443: i/o timeout',
+    );
+    const wire = '168.63.129.16/machine/plugins?comp=nmagent&type=getinterfaceinfov1';
+    expect(host.platformGet(`HTTP://${wire}#x`).status).toBe(200);
+    expect(() => host.platformGet(`https://${wire}`)).toThrow(
+      `Get "https://${wire}": dial tcp 168.63.129.16:443: i/o timeout`,
+    );
+    // what Go's client refuses before dialling (net/http: unsupported protocol scheme, no Host)
+    expect(() => host.platformGet('169.254.169.254/metadata/versions', META)).toThrow(
+      'Get "169.254.169.254/metadata/versions": unsupported protocol scheme ""',
+    );
+    expect(() => host.platformGet('http:///metadata/versions', META)).toThrow(
+      'Get "http:///metadata/versions": http: no Host in request URL',
     );
   });
 

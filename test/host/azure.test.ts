@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/host.js';
+import { AzureVm } from '../../src/index.js';
 import { decodeInterfaceDocument } from '../../src/plugins/azure-vnet-ipam/xml.js';
 import { azureVnetIpam } from '../../src/plugins/azure-vnet-ipam/index.js';
 import { pluginHost } from '../../src/cni/host.js';
@@ -193,5 +194,31 @@ describe('the wireserver answers NMAgent’s supported APIs', () => {
     const again = createHost({ adapters });
     again.restore(old.snapshot());
     expect(again.platformGet(url).body).toBe('<SupportedAPIsResponseXML></SupportedAPIsResponseXML>');
+  });
+});
+
+describe('AzureVm as the package exports it (src/index.ts), for callers without createHost', () => {
+  const spec = { nics: [{ adapter: 'Ethernet', secondaryIps: ['10.240.0.5'] }] };
+  const options = { adapters: [{ name: 'Ethernet', ipAddress: '10.240.0.4/16' }], azure: spec };
+  // createHost's defaults (README): name node-1, seed 1
+  const byCreateHost = createHost(options).azure!;
+
+  it('parse and fromState without a host give the VM of a host with createHost’s defaults', () => {
+    const adapters = createHost({ adapters: options.adapters }).hns.store.nics.physical();
+    const parsed = AzureVm.parse(spec, adapters);
+    expect(parsed.compute.name).toBe('node-1');
+    expect(parsed.compute).toEqual(byCreateHost.compute);
+    const { compute: _kept, ...old } = byCreateHost.toState();
+    expect(AzureVm.fromState(old).compute).toEqual(byCreateHost.compute);
+  });
+
+  it('the constructor, called from JavaScript with the two arguments it once required, still fills the rest', () => {
+    const Ctor = AzureVm as unknown as new (nics: unknown, addressSpace: unknown) => AzureVm;
+    const vm = new Ctor(byCreateHost.nics, byCreateHost.addressSpace);
+    // both names azure-vnet asks NMAgent for (ACN v1.8.12 cni/network/network.go
+    // nmAgentSnatSupportAPI, nmAgentSnatAndDnsSupportAPI)
+    expect(vm.nmagentApis).toEqual(['NetworkManagementSnatSupport', 'NetworkManagementDNSSupport']);
+    expect(vm.compute).toEqual(byCreateHost.compute);
+    expect(vm.toState()).toEqual(byCreateHost.toState());
   });
 });
