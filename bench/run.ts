@@ -6,7 +6,7 @@
  *   npm run bench                      # the table
  *   npm run bench -- --json            # machine-readable rows on stdout
  *   npm run bench -- --strict --quick  # smoke run (10k instead of 100k), non-zero on a MISS
- *   npm run bench -- --only=addr       # some modules, comma-separated (hns, addr, trace, hcs, cni, startup, wine, scenario, suite)
+ *   npm run bench -- --only=addr       # some modules, comma-separated (hns, addr, trace, ovs, hcs, cni, startup, wine, scenario, suite)
  *   npm run bench -- --all             # every module, the opt-in ones (suite: minutes of npm test) included
  */
 import { existsSync } from 'node:fs';
@@ -35,6 +35,7 @@ const MODULES: readonly { readonly group: string; readonly file: string; readonl
   { group: 'hns', file: './hns.bench.ts' },
   { group: 'addr', file: './addr.bench.ts' },
   { group: 'trace', file: './trace.bench.ts' },
+  { group: 'ovs', file: './ovs.bench.ts' },
   { group: 'hcs', file: './hcs.bench.ts' },
   { group: 'cni', file: './cni.bench.ts' },
   { group: 'startup', file: './startup.bench.ts' },
