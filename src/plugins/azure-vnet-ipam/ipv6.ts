@@ -64,63 +64,60 @@ export const EQUAL_TO = 0;
 export const GREATER_THAN = 1;
 export const COMPARISON_ERROR = -2;
 
-/** Masterminds `semver.NewVersion`'s pattern (`v` prefix, up to three numbers, pre-release, metadata). */
+/** A version `CompareK8sVer` compares against: a release, `major.minor` (ACN's is 1.16). */
+export interface K8sRelease {
+  readonly major: number;
+  readonly minor: number;
+}
+
+/**
+ * Masterminds/semver v1.5.0 `NewVersion`'s pattern (its `SemVerRegex`, anchored): up to three
+ * numbers, an optional pre-release and build metadata. `CompareK8sVer` builds its input as
+ * `major + "." + <minor's first digits>`, so only a server's odd `major` reaches past the numbers
+ * (`1-rc` makes `1-rc.16`: major 1, pre-release `rc.16`).
+ */
 const SEMVER =
-  /^v?([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+  /^v?([0-9]+)(?:\.([0-9]+))?(?:\.([0-9]+))?(-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+const INT64_MAX = '9223372036854775807';
 
-interface SemVer {
-  readonly nums: readonly bigint[];
-  readonly pre: string;
+/** `strconv.ParseInt(s, 10, 64)` of a run of digits: its digits without leading zeros, or undefined past int64. */
+function int64Digits(s: string): string | undefined {
+  const d = s.replace(/^0+(?=.)/, '');
+  return d.length < INT64_MAX.length || (d.length === INT64_MAX.length && d <= INT64_MAX) ? d : undefined;
 }
 
-function semver(major: string, minor: string): SemVer | undefined {
-  // the minor's first run of digits (`16+` → 16)
-  const digits = /[0-9]+/.exec(minor);
-  if (!digits) return undefined;
-  const m = SEMVER.exec(`${major}.${digits[0]}`);
-  if (!m) return undefined;
-  return { nums: [BigInt(m[1]!), BigInt(m[2] ?? '0'), BigInt(m[3] ?? '0')], pre: m[4] ?? '' };
+/** Two non-negative integers written without leading zeros, compared (-1, 0, 1). */
+function compareDigits(a: string, b: string): number {
+  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
+  return a === b ? 0 : a < b ? -1 : 1;
 }
 
-/** Semver's pre-release order: none above any; dot parts compared numerically when both are numbers. */
-function comparePre(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a === '') return 1;
-  if (b === '') return -1;
-  const pa = a.split('.');
-  const pb = b.split('.');
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const x = pa[i];
-    const y = pb[i];
-    if (x === undefined) return -1;
-    if (y === undefined) return 1;
-    if (x === y) continue;
-    const nx = /^[0-9]+$/.test(x);
-    const ny = /^[0-9]+$/.test(y);
-    if (nx && ny) return BigInt(x) < BigInt(y) ? -1 : 1;
-    if (nx) return -1;
-    if (ny) return 1;
-    return x < y ? -1 : 1;
-  }
-  return 0;
-}
-
-/** `CompareK8sVer(first, second)`: -1, 0, 1, or -2 when either does not make a version. */
+/**
+ * `CompareK8sVer(server, release)`: -1, 0, 1, or -2 when the server's `major` and `minor` do not
+ * make a version (no digits in `minor`; not semver; a number past int64). Masterminds' `Compare`:
+ * major, minor, patch as integers, then a pre-release sorts below the release it precedes — the
+ * only pre-release rule that applies, as `release` (ACN's minimum, 1.16) has none.
+ */
 export function compareK8sVer(
-  first: { readonly major: string; readonly minor: string },
-  second: { readonly major: string; readonly minor: string },
+  server: { readonly major: string; readonly minor: string },
+  release: K8sRelease,
 ): number {
-  const a = semver(first.major, first.minor);
-  const b = semver(second.major, second.minor);
-  if (!a || !b) return COMPARISON_ERROR;
+  const digits = /[0-9]+/.exec(server.minor);
+  const m = digits ? SEMVER.exec(`${server.major}.${digits[0]}`) : null;
+  if (!m) return COMPARISON_ERROR;
+  const nums = [m[1]!, m[2] ?? '0', m[3] ?? '0'].map(int64Digits);
+  const other = [String(release.major), String(release.minor), '0'];
   for (let i = 0; i < 3; i++) {
-    if (a.nums[i]! !== b.nums[i]!) return a.nums[i]! < b.nums[i]! ? LESS_THAN : GREATER_THAN;
+    const n = nums[i];
+    if (n === undefined) return COMPARISON_ERROR;
+    const d = compareDigits(n, other[i]!);
+    if (d !== 0) return d;
   }
-  return Math.sign(comparePre(a.pre, b.pre));
+  return m[4] ? LESS_THAN : EQUAL_TO;
 }
 
 /** `k8sMajorVerForNewPolicyDef`.`k8sMinorVerForNewPolicyDef`: the server must be newer than 1.16. */
-export const MINIMUM_DUAL_STACK_VERSION = { major: '1', minor: '16' } as const;
+export const MINIMUM_DUAL_STACK_VERSION: K8sRelease = { major: 1, minor: 16 };
 
 /** `loadKubernetesConfig`'s version check: throws upstream's error unless the server is above 1.16. */
 export function checkServerVersion(server: { readonly major: string; readonly minor: string }): void {

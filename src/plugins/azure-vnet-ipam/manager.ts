@@ -10,8 +10,8 @@
  * Go ranges over maps in random order where the code picks "any" pool or address; here every map
  * keeps insertion order (the document's order, then records added later), so a choice is the
  * first that qualifies (docs/model.md, "azure-vnet-ipam"). What upstream only logs (an interface
- * no host interface matches, a subnet or address it cannot use, a failed refresh) is skipped
- * silently: the plugin's log file is not modelled.
+ * no host interface matches, a subnet or address it cannot use) is skipped silently, and a failed
+ * refresh goes only to the manager's `log` (the plugin's log file is not modelled).
  */
 import {
   formatIp,
@@ -380,7 +380,16 @@ export class AddressManager {
   private source: IpamSource | undefined;
   private refreshed = false;
 
-  constructor(private readonly save: () => void) {}
+  /**
+   * `save`: called after every change (the plugin writes the state file). `log`: the plugin's
+   * logger, given what upstream logs and goes on from — a failed refresh is `("Source refresh
+   * failed", <the error's text>)`, as `refreshSource`'s `logger.Error(…, zap.Error(err))` — or
+   * nothing (the plugin's log file is not modelled).
+   */
+  constructor(
+    private readonly save: () => void,
+    private readonly log?: (message: string, error: string) => void,
+  ) {}
 
   /**
    * `StartSource`: `azure` (the wireserver), `mas` and `fileIpam` (`c:\k\interfaces.json`),
@@ -424,8 +433,9 @@ export class AddressManager {
     try {
       if (this.kind === 'ipv6NodeIpam') this.refreshV6(this.source);
       else this.refreshFrom(this.source);
-    } catch {
-      // "Source refresh failed": the operation goes on with the stored state
+    } catch (e) {
+      // the operation goes on with the stored state
+      this.log?.('Source refresh failed', e instanceof Error ? e.message : String(e));
     }
   }
 

@@ -41,12 +41,34 @@ describe('retrieveKubernetesPodIPs (ipv6Ipam_test.go)', () => {
 });
 
 describe('CompareK8sVer and the dual-stack minimum (ipv6Ipam.go loadKubernetesConfig)', () => {
-  it('orders major.minor, the minor\'s first digits only ("16+" is 16)', () => {
-    expect(compareK8sVer({ major: '1', minor: '16' }, { major: '1', minor: '16' })).toBe(0);
-    expect(compareK8sVer({ major: '1', minor: '16+' }, { major: '1', minor: '16' })).toBe(0);
-    expect(compareK8sVer({ major: '1', minor: '9' }, { major: '1', minor: '16' })).toBe(-1);
-    expect(compareK8sVer({ major: '1', minor: '30' }, { major: '1', minor: '16' })).toBe(1);
-    expect(compareK8sVer({ major: '1', minor: '' }, { major: '1', minor: '16' })).toBe(-2);
+  // npm/util/util_test.go TestCompareK8sVer (ACN v1.8.12: the same function, the same vectors)
+  it("upstream's vectors: invalid, smaller, equal, bigger, a hotfix tag, a minor with '+', a bigger major", () => {
+    expect(compareK8sVer({ major: '!', minor: '%' }, { major: 1, minor: 11 })).toBe(-2);
+    expect(compareK8sVer({ major: '1', minor: '10' }, { major: 1, minor: 11 })).toBe(-1);
+    expect(compareK8sVer({ major: '1', minor: '11' }, { major: 1, minor: 11 })).toBe(0);
+    expect(compareK8sVer({ major: '1', minor: '11' }, { major: 1, minor: 10 })).toBe(1);
+    expect(compareK8sVer({ major: '1', minor: '14.8-hotfix.20191113' }, { major: 1, minor: 11 })).toBe(1);
+    expect(compareK8sVer({ major: '1', minor: '14+' }, { major: 1, minor: 11 })).toBe(1);
+    expect(compareK8sVer({ major: '2', minor: '1' }, { major: 1, minor: 11 })).toBe(1);
+  });
+
+  // Masterminds/semver v1.5.0 version.go: NewVersion parses each number with strconv.ParseInt(…, 10,
+  // 64) (an error past int64: CompareK8sVer's comparisonError), SemVerRegex lets a pre-release follow
+  // the numbers, and Compare puts a version with a pre-release below the same one without
+  it('a major past int64 is an error; int64 max itself a version; an odd major making a pre-release sorts below', () => {
+    const min = { major: 1, minor: 16 };
+    expect(compareK8sVer({ major: '9223372036854775808', minor: '0' }, min)).toBe(-2);
+    expect(compareK8sVer({ major: '1', minor: '99999999999999999999' }, min)).toBe(-2);
+    expect(compareK8sVer({ major: '9223372036854775807', minor: '0' }, min)).toBe(1);
+    // "0001" is 1 to ParseInt; a 20-digit number with leading zeros fits
+    expect(compareK8sVer({ major: '00000000000000000001', minor: '16' }, min)).toBe(0);
+    // "1.16-rc" + "." + "0" is 1.16.0-rc.0: below 1.16; "1.16" + "." + "1" is 1.16.1: above
+    expect(compareK8sVer({ major: '1.16-rc', minor: '0' }, min)).toBe(-1);
+    expect(compareK8sVer({ major: '1.16', minor: '1' }, min)).toBe(1);
+    // build metadata does not count: "1+abc.16" is 1.0.0
+    expect(compareK8sVer({ major: '1+abc', minor: '16' }, min)).toBe(-1);
+    expect(compareK8sVer({ major: 'v1', minor: '17' }, min)).toBe(1);
+    expect(compareK8sVer({ major: '1', minor: '' }, min)).toBe(-2);
   });
 
   it('1.16 and older are refused; newer pass', () => {
@@ -94,29 +116,51 @@ describe("the address manager with the IPv6 source (manager_ipv6Ipam_test.go, at
   });
 });
 
-/** What the source's refresh throws (the manager only logs it): run it as `refreshSource` would. */
-function refreshError(host: Host): string {
-  const ph = pluginHost(host, referenceRegistry());
+/**
+ * What an address manager with the IPv6 source does on `host`: the failures it logged (upstream's
+ * `refreshSource` logs and goes on) and what its RequestPool then answers.
+ */
+function refreshOutcome(host: Host): { logged: string[]; requestPool: string } {
+  const logged: string[] = [];
+  const am = new AddressManager(
+    () => {},
+    (message, error) => logged.push(`${message}: ${error}`),
+  );
+  am.startSource('ipv6NodeIpam', v6Source(host));
+  let requestPool: string;
   try {
-    const client = new KubeClient(ph, loadKubeconfig(ph));
-    checkServerVersion(client.serverVersion());
-    retrieveKubernetesPodIps(client.nodePodCidrs(ph.name.toLowerCase()));
-    return '';
+    requestPool = am.requestPool('local', '', '', true).subnet;
   } catch (e) {
-    return (e as Error).message;
+    requestPool = (e as Error).message;
   }
+  return { logged, requestPool };
 }
 
-describe("the source's failures, with client-go's and upstream's texts", () => {
+/** The source failed with `error`: logged once, and the manager has no `local` space (pool.go). */
+function failedWith(host: Host, error: string): void {
+  expect(refreshOutcome(host)).toEqual({
+    logged: [`Source refresh failed: ${error}`],
+    requestPool: 'Invalid address space',
+  });
+}
+
+describe("the source's failures, with client-go's and upstream's texts (through the manager)", () => {
+  it('a working source logs nothing and gives the pool', () => {
+    expect(refreshOutcome(kubeHost())).toEqual({ logged: [], requestPool: 'ace:cab:deca:deed::/120' });
+  });
+
   it('no kubeconfig: os.Stat on c:\\k\\config', () => {
-    const host = createHost({ name: 'TestNode' });
-    expect(refreshError(host)).toBe('CreateFile c:\\k\\config: The system cannot find the file specified.');
+    failedWith(
+      createHost({ name: 'TestNode' }),
+      'CreateFile c:\\k\\config: The system cannot find the file specified.',
+    );
   });
 
   it('a kubeconfig with no cluster: client-go\'s "no configuration has been provided"', () => {
     const host = createHost({ name: 'TestNode' });
     host.files.write('c:\\k\\config', 'apiVersion: v1\nkind: Config\n');
-    expect(refreshError(host)).toBe(
+    failedWith(
+      host,
       'invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable',
     );
   });
@@ -124,25 +168,23 @@ describe("the source's failures, with client-go's and upstream's texts", () => {
   it("a server nothing answers: net/http's dial timeout on the discovery request", () => {
     const host = createHost({ name: 'TestNode' });
     host.files.write('c:\\k\\config', new KubeApiServer({ url: 'https://10.0.0.1:443' }).kubeconfigText());
-    expect(refreshError(host)).toBe(
-      'Get "https://10.0.0.1:443/version?timeout=32s": dial tcp 10.0.0.1:443: i/o timeout',
-    );
+    failedWith(host, 'Get "https://10.0.0.1:443/version?timeout=32s": dial tcp 10.0.0.1:443: i/o timeout');
   });
 
   it('a 1.16 server: "Incompatible Kubernetes version for dual stack"', () => {
-    expect(refreshError(kubeHost(TEST_POD_CIDRS, '1.16.15'))).toBe(
-      'Incompatible Kubernetes version for dual stack',
-    );
+    failedWith(kubeHost(TEST_POD_CIDRS, '1.16.15'), 'Incompatible Kubernetes version for dual stack');
   });
 
-  it('a node the server does not know: the NotFound Status message', () => {
+  it('a node the server does not know: the NotFound Status message, for the host name in lower case', () => {
     const host = kubeHost();
     host.kubernetes!.removeNode('testnode');
-    expect(refreshError(host)).toBe('nodes "testnode" not found');
+    host.kubernetes!.setNode('TestNode', TEST_POD_CIDRS);
+    failedWith(host, 'nodes "testnode" not found');
   });
 
   it('a node without an IPv6 pod CIDR', () => {
-    expect(refreshError(kubeHost(['10.244.1.0/24']))).toBe(
+    failedWith(
+      kubeHost(['10.244.1.0/24']),
       '[ipam] Failed to retrieve subnet, node does an IPv6 subnet allocated from Kubernetes',
     );
   });
