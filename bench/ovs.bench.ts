@@ -99,7 +99,7 @@ export async function run(report: Report, opts: { quick: boolean }): Promise<voi
     ),
   );
   // sanity: the traced packet is DNAT-free in a trace (no conntrack) but load-balances to a pod port
-  const check = trace(br, packets[0]!);
+  const check = trace(br, packets[0]!, { selectBuckets: 'pick' });
   if (!/^ct\(zone=65520,nat\),recirc\(0x1\)$/.test(check.passes[0]!.datapathActions))
     throw new Error(`unexpected first pass: ${check.passes[0]!.datapathActions}`);
   if (check.passes.length !== 3) throw new Error(`expected 3 passes, got ${check.passes.length}`);
@@ -107,7 +107,7 @@ export async function run(report: Report, opts: { quick: boolean }): Promise<voi
     samples,
     batch,
     warmup: 2,
-    op: (i) => void translate(br, packets[i]!, { run: false, text: false }),
+    op: (i) => void translate(br, packets[i]!, { run: false, text: false, selectBuckets: 'pick' }),
   });
   report({
     name: `ovs trace pod→ClusterIP @${flows} flows median`,
@@ -122,7 +122,7 @@ export async function run(report: Report, opts: { quick: boolean }): Promise<voi
     samples,
     batch: Math.max(50, batch / 4),
     warmup: 1,
-    op: (i) => void translate(br, packets[i]!, { run: false, text: true }),
+    op: (i) => void translate(br, packets[i]!, { run: false, text: true, selectBuckets: 'pick' }),
   });
   report({ name: 'ovs trace with ofproto/trace text median', value: us(median(withText.wall)), unit: 'µs' });
   let k = 0;

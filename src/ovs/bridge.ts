@@ -73,6 +73,8 @@ export function asActionSet(actions: readonly Action[]): Action[] {
 export interface Group {
   readonly id: number;
   readonly type: 'all' | 'select' | 'indirect' | 'ff';
+  /** A select group's `selection_method`: OVS uses `dp_hash` when none is given. */
+  readonly selectionMethod: 'dp_hash' | 'hash';
   readonly buckets: readonly Bucket[];
   nPackets: number;
   nBytes: number;
@@ -416,6 +418,7 @@ export class Bridge implements PortMap {
       .sort((a, b) => a.id - b.id)
       .map((g) => {
         let s = ` group_id=${g.id},type=${g.type === 'ff' ? 'fast_failover' : g.type}`;
+        if (g.type === 'select' && g.selectionMethod === 'hash') s += ',selection_method=hash';
         for (const b of g.buckets) {
           s += `,bucket=bucket_id:${b.id},`;
           if (g.type === 'select') s += `weight:${b.weight},`;
@@ -485,6 +488,7 @@ export function parseGroup(text: string, ports?: PortMap): Group {
   const head = parts[0]!;
   let id: number | undefined;
   let type: Group['type'] | undefined;
+  let selectionMethod: Group['selectionMethod'] = 'dp_hash';
   for (const { key, value } of keyValues(head)) {
     if (key === 'group_id') {
       if (!/^\d+$/.test(value) || Number(value) > 0xffffff00) return fail(`invalid group id ${value}`);
@@ -494,7 +498,10 @@ export function parseGroup(text: string, ports?: PortMap): Group {
       if (t !== 'all' && t !== 'select' && t !== 'indirect' && t !== 'ff')
         return fail(`invalid group type ${value}`);
       type = t;
-    } else if (key === 'selection_method' || key === 'selection_method_param' || key === 'fields') continue;
+    } else if (key === 'selection_method') {
+      if (value !== 'hash' && value !== 'dp_hash') return fail(`${value}: unknown selection method`);
+      selectionMethod = value;
+    } else if (key === 'selection_method_param' || key === 'fields') continue;
     else return fail(`unknown keyword ${key}`);
   }
   if (id === undefined) return fail('must specify a group_id');
@@ -524,7 +531,7 @@ export function parseGroup(text: string, ports?: PortMap): Group {
     buckets.push({ id: bucketId, weight, watchPort, actions, actionSet: asActionSet(actions) });
   });
   if (type === 'indirect' && buckets.length !== 1) return fail('OFPGMFC_INVALID_GROUP');
-  return { id, type, buckets, nPackets: 0, nBytes: 0 };
+  return { id, type, selectionMethod, buckets, nPackets: 0, nBytes: 0 };
 }
 
 export type { Learn };

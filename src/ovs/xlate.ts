@@ -110,6 +110,12 @@ export interface TraceOptions {
   readonly ctNext?: readonly string[];
   /** `--names`. */
   readonly names?: boolean;
+  /**
+   * Select groups without `selection_method=hash`: `'dp_hash'` (default) does what ofproto/trace
+   * does without a packet — `hash(sym_l4(0)),recirc(…)` and the pass stops; `'pick'` chooses the
+   * bucket by the bridge's seeded hash and goes on (what a real packet ends up doing).
+   */
+  readonly selectBuckets?: 'dp_hash' | 'pick';
 }
 
 const MAX_DEPTH = 64;
@@ -203,6 +209,8 @@ class Ctx {
   natAction: Nat | undefined;
   /** Header words NAT rewrote in the datapath packet (run mode), until an action rewrites them. */
   natOverride: Map<number, number> | undefined;
+  /** A dp_hash select group froze the translation: nothing after it runs in this pass. */
+  frozen = false;
   /** The conjunctive clauses behind the last lookup's match (trace's `conj.` lines). */
   conjFlows: FlowEntry[] = NO_FLOWS;
   /** The pass's top-level trace nodes. */
@@ -217,6 +225,8 @@ class Ctx {
     trace: boolean,
     readonly names: boolean,
     readonly arena: Arena,
+    /** Choose select-group buckets in a trace too (instead of OVS's dp_hash stop). */
+    readonly pickBuckets: boolean,
   ) {
     this.flow = flow;
     // base and wc die with the pass: module scratch, copied out only for the megaflow text
@@ -578,7 +588,7 @@ function doActions(ctx: Ctx, actions: readonly Action[], rule: FlowEntry | undef
     return;
   }
   for (const a of actions) {
-    if (ctx.exit || ctx.error) break;
+    if (ctx.exit || ctx.error || ctx.frozen) break;
     if (ctx.trace) ctx.report('action', formatAction(a, ctx.bridge, ctx.names));
     switch (a.type) {
       case 'output':
@@ -693,6 +703,15 @@ function group(ctx: Ctx, g: Group): void {
   }
   if (g.type === 'all' || g.type === 'indirect') {
     for (let i = 0; i < g.buckets.length; i++) runBucket(ctx, g, i);
+    return;
+  }
+  if (g.type === 'select' && g.selectionMethod === 'dp_hash' && !ctx.run && !ctx.pickBuckets) {
+    // pick_dp_hash_select_group: the datapath hashes the packet and recirculates; ofproto/trace
+    // without a packet stops there (the recirculation is not a conntrack one, so it is not followed)
+    commit(ctx);
+    ctx.odp.push('hash(sym_l4(0))', `recirc(0x${(ctx.state.nextRecirc++).toString(16)})`);
+    ctx.report('detail', 'no live bucket');
+    ctx.frozen = true;
     return;
   }
   let i: number;
@@ -1004,6 +1023,7 @@ interface Run {
   readonly wantText: boolean;
   readonly names: boolean;
   readonly ctNext: number[];
+  readonly pickBuckets: boolean;
   readonly state: { nextRecirc: number; packetIns: PacketIn[] };
   readonly queue: Recirc[];
   readonly arena: Arena;
@@ -1023,6 +1043,7 @@ function doPass(t: Run, flow: Flow, startTable: number, recircId: number, resume
     t.wantText,
     t.names,
     t.arena,
+    t.pickBuckets,
   );
   if (t.wantText) t.text += `Flow: ${formatFlow(flow, t.bridge, t.names)}\n`;
   runPass(ctx, startTable, resumed);
@@ -1112,6 +1133,7 @@ export function translate(
     wantText: opts.text ?? true,
     names: opts.names ?? false,
     ctNext: opts.ctNext ? opts.ctNext.map(parseCtStateText) : [],
+    pickBuckets: opts.selectBuckets === 'pick',
     state: { nextRecirc: 1, packetIns: [] },
     queue: [],
     arena: new Arena(),

@@ -193,11 +193,19 @@ table=1,actions=output:NXM_NX_REG1[]`);
     const br = bridge(10);
     br.addGroup('group_id=1234,type=select,bucket=set_field:192.168.3.90->ip_src,output:10');
     br.addFlow('ip actions=group:1234,output:10');
-    const r = trace(
-      br,
-      'in_port=1,dl_src=50:54:00:00:00:07,dl_dst=50:54:00:00:00:01,ip,nw_src=192.168.0.1,nw_dst=192.168.1.2,nw_proto=1,nw_ttl=128',
+    const pkt =
+      'in_port=1,dl_src=50:54:00:00:00:07,dl_dst=50:54:00:00:00:01,ip,nw_src=192.168.0.1,nw_dst=192.168.1.2,nw_proto=1,nw_ttl=128';
+    // a real packet: the datapath's hash picks the bucket, then the recirculated flow's actions
+    expect(receive(br, pkt).datapathActions).toBe(
+      'set(ipv4(src=192.168.3.90)),10,set(ipv4(src=192.168.0.1)),10',
     );
-    expect(r.datapathActions).toBe('set(ipv4(src=192.168.3.90)),10,set(ipv4(src=192.168.0.1)),10');
+    // ofproto/trace without a packet stops at the datapath hash (the dpctl flow's first half)
+    const t = trace(br, pkt);
+    expect(t.datapathActions).toBe('hash(sym_l4(0)),recirc(0x1)');
+    expect(t.text).toContain('    group:1234\n     -> no live bucket\n');
+    expect(trace(br, pkt, { selectBuckets: 'pick' }).datapathActions).toBe(
+      'set(ipv4(src=192.168.3.90)),10,set(ipv4(src=192.168.0.1)),10',
+    );
   });
   it('registers set in a bucket are restored after it (ovs-actions(7) "group")', () => {
     const br = bridge();
@@ -222,6 +230,7 @@ describe('select groups: the bucket is a deterministic function of the seed and 
   const group = {
     id: 1,
     type: 'select' as const,
+    selectionMethod: 'hash' as const,
     buckets: [0, 1, 2, 3].map((id) => ({ id, weight: 100, watchPort: 0xffff, actions: [], actionSet: [] })),
     nPackets: 0,
     nBytes: 0,
@@ -261,7 +270,9 @@ describe('select groups: the bucket is a deterministic function of the seed and 
     expect(differ).toBeGreaterThan(0);
     const run = (seed: number): string[] => {
       const br = bridge(4, new Clock(), seed);
-      br.addGroup('group_id=1,type=select,bucket=output:1,bucket=output:2,bucket=output:3,bucket=output:4');
+      br.addGroup(
+        'group_id=1,type=select,selection_method=hash,bucket=output:1,bucket=output:2,bucket=output:3,bucket=output:4',
+      );
       br.addFlow('in_port=LOCAL,actions=group:1');
       return Array.from(
         { length: 20 },
