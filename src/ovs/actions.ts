@@ -110,6 +110,7 @@ export type Action =
   | { readonly type: 'pop_vlan'; readonly strip: boolean }
   | { readonly type: 'note'; readonly bytes: readonly number[] }
   | { readonly type: 'ct_clear' }
+  | { readonly type: 'fin_timeout'; readonly idleTimeout: number; readonly hardTimeout: number }
   | { readonly type: 'exit' };
 
 export interface ActionContext {
@@ -579,6 +580,19 @@ function parseOne(key: string, value: string, ctx: ActionContext): Action {
     }
     case 'exit':
       return { type: 'exit' };
+    case 'fin_timeout': {
+      let idleTimeout = 0;
+      let hardTimeout = 0;
+      for (const kv of keyValues(value)) {
+        const n = Number(kv.value);
+        if (kv.key === 'idle_timeout' || kv.key === 'hard_timeout') {
+          if (!/^\d+$/.test(kv.value) || n > 65535) return fail(`invalid ${kv.key} "${kv.value}"`);
+          if (kv.key === 'idle_timeout') idleTimeout = n;
+          else hardTimeout = n;
+        } else return fail(`invalid key '${kv.key}' in 'fin_timeout' argument`);
+      }
+      return { type: 'fin_timeout', idleTimeout, hardTimeout };
+    }
     default:
       return fail(`unknown action ${key}`);
   }
@@ -753,6 +767,12 @@ export function formatAction(a: Action, ports?: PortMap, names = false): string 
       return 'ct_clear';
     case 'exit':
       return 'exit';
+    case 'fin_timeout': {
+      const parts: string[] = [];
+      if (a.idleTimeout) parts.push(`idle_timeout=${a.idleTimeout}`);
+      if (a.hardTimeout) parts.push(`hard_timeout=${a.hardTimeout}`);
+      return `fin_timeout(${parts.join(',')})`;
+    }
   }
 }
 

@@ -43,11 +43,6 @@ export interface FlowEntry extends Classifiable {
   usedMs: number;
   nPackets: number;
   nBytes: number;
-  /** learn's fin_idle_timeout / fin_hard_timeout: applied when a TCP FIN or RST hits the flow. */
-  readonly finIdleTimeout: number;
-  readonly finHardTimeout: number;
-  /** The flow whose learn action added this one (for delete_learned). */
-  learnedBy: FlowEntry | undefined;
   /** The words its mask covers (the megaflow union reads only these). */
   readonly maskWords: Int32Array;
   /** conjunction(id,k/n) actions: a flow made only of them is a conjunctive clause. */
@@ -222,13 +217,24 @@ export class Bridge implements PortMap {
     if (e.idleTimeout || e.hardTimeout) this.timed.add(e);
   }
 
-  removeFlow(e: FlowEntry): void {
+  removeFlow(e: FlowEntry, cascade = true): void {
     const t = this.tables[e.table]!;
     if (!(e.conj.length ? t.conj : t.hard).remove(e)) return;
     this.byKey.delete(`${e.table}/${e.priority}/${e.match.key()}`);
     this.timed.delete(e);
-    if (e.actions.some((a) => a.type === 'learn' && a.learn.deleteLearned))
-      for (const f of this.flows()) if (f.learnedBy === e) this.removeFlow(f);
+    if (cascade) this.dropOrphanedLearned(learnTargets(e.actions));
+  }
+
+  /**
+   * learn(delete_learned): once no flow's learn action targets a (table, cookie) any more, the
+   * flows in that table with that cookie go too, cascading (tests/learn.at "delete_learned").
+   */
+  private dropOrphanedLearned(targets: readonly string[]): void {
+    for (const t of targets) {
+      const [table, cookie] = t.split('/');
+      if (this.flows().some((f) => learnTargets(f.actions).includes(t))) continue;
+      for (const f of this.flows(Number(table))) if (f.cookie === BigInt(cookie!)) this.removeFlow(f);
+    }
   }
 
   findExact(table: number, match: Match, priority: number): FlowEntry | undefined {
@@ -247,10 +253,7 @@ export class Bridge implements PortMap {
       hardTimeout?: number;
       importance?: number;
       sendFlowRem?: boolean;
-      learnedBy?: FlowEntry;
       checkOverlap?: boolean;
-      finIdleTimeout?: number;
-      finHardTimeout?: number;
     } = {},
   ): FlowEntry {
     const now = this.clock.now();
@@ -259,7 +262,7 @@ export class Bridge implements PortMap {
       for (const f of this.flows(table))
         if (f.priority === priority && (f.match.isSubsetOf(match) || match.isSubsetOf(f.match)))
           fail('OFPFMFC_OVERLAP');
-    if (old) this.removeFlow(old);
+    if (old) this.removeFlow(old, false);
     const conj: { id: number; clause: number; n: number }[] = [];
     for (const a of actions)
       if (a.type === 'conjunction') conj.push({ id: a.id, clause: a.clause, n: a.nClauses });
@@ -282,12 +285,10 @@ export class Bridge implements PortMap {
       usedMs: now,
       nPackets: 0,
       nBytes: 0,
-      finIdleTimeout: o.finIdleTimeout ?? 0,
-      finHardTimeout: o.finHardTimeout ?? 0,
-      learnedBy: o.learnedBy,
       conj,
     };
     this.insert(e);
+    if (old) this.dropOrphanedLearned(learnTargets(old.actions));
     return e;
   }
 
@@ -357,20 +358,20 @@ export class Bridge implements PortMap {
       checkActions(fm.actions, f.match, f.table);
     }
     const now = this.clock.now();
+    const oldTargets = hit.flatMap((f) => learnTargets(f.actions));
     for (const f of hit) {
       f.actions = fm.actions;
       if (fm.setCookie) f.cookie = fm.cookie;
       f.modifiedMs = now;
     }
+    this.dropOrphanedLearned(oldTargets);
     return hit.length;
   }
 
-  /** A TCP FIN or RST hit `e`: its fin timeouts, where shorter, replace its timeouts. */
-  finSeen(e: FlowEntry): void {
-    if (e.finIdleTimeout && (!e.idleTimeout || e.finIdleTimeout < e.idleTimeout))
-      e.idleTimeout = e.finIdleTimeout;
-    if (e.finHardTimeout && (!e.hardTimeout || e.finHardTimeout < e.hardTimeout))
-      e.hardTimeout = e.finHardTimeout;
+  /** fin_timeout on a TCP FIN or RST: the given timeouts, where shorter, replace the flow's. */
+  finSeen(e: FlowEntry, idle: number, hard: number): void {
+    if (idle && (!e.idleTimeout || idle < e.idleTimeout)) e.idleTimeout = idle;
+    if (hard && (!e.hardTimeout || hard < e.hardTimeout)) e.hardTimeout = hard;
     if (e.idleTimeout || e.hardTimeout) this.timed.add(e);
   }
 
@@ -428,6 +429,14 @@ export class Bridge implements PortMap {
         return s;
       });
   }
+}
+
+/** The (table, cookie) targets of a flow's learn(delete_learned) actions. */
+function learnTargets(actions: readonly Action[]): string[] {
+  const out: string[] = [];
+  for (const a of actions)
+    if (a.type === 'learn' && a.learn.deleteLearned) out.push(`${a.learn.table}/${a.learn.cookie}`);
+  return out;
 }
 
 function outputsTo(actions: readonly Action[], port: number): boolean {

@@ -312,13 +312,6 @@ function creditStats(ctx: Ctx, f: FlowEntry): void {
   f.nPackets++;
   f.nBytes += ctx.bytes;
   f.usedMs = ctx.bridge.clock.now();
-  // FIN or RST: learn's fin_idle/hard_timeout shorten the flow's life
-  if (
-    f.finIdleTimeout | f.finHardTimeout &&
-    ctx.flow[W.NW_PROTO] === IPPROTO.TCP &&
-    ctx.flow[W.TCP_FLAGS]! & 0x5
-  )
-    ctx.bridge.finSeen(f);
 }
 
 function reportTable(ctx: Ctx, table: number, rule: FlowEntry | undefined): void {
@@ -630,7 +623,7 @@ function doActions(ctx: Ctx, actions: readonly Action[], rule: FlowEntry | undef
       case 'conjunction':
         break;
       case 'learn':
-        learn(ctx, a.learn, rule);
+        learn(ctx, a.learn);
         break;
       case 'controller':
         packetIn(ctx, a.reason, a.maxLen, a.id, a.userdata, rule?.cookie ?? 0n);
@@ -659,6 +652,11 @@ function doActions(ctx: Ctx, actions: readonly Action[], rule: FlowEntry | undef
         break;
       case 'exit':
         ctx.exit = true;
+        break;
+      case 'fin_timeout':
+        // a TCP FIN or RST shortens the flow's timeouts (a real packet only)
+        if (ctx.run && rule && ctx.flow[W.NW_PROTO] === IPPROTO.TCP && ctx.flow[W.TCP_FLAGS]! & 0x5)
+          ctx.bridge.finSeen(rule, a.idleTimeout, a.hardTimeout);
         break;
     }
   }
@@ -878,10 +876,13 @@ function applyRewrite(flow: Flow, r: NonNullable<CtResult['rewrite']>): void {
 }
 
 /** learn_execute: the flow a learn action adds (run mode only: ofproto/trace without a packet has no side effects). */
-function learn(ctx: Ctx, l: Learn, rule: FlowEntry | undefined): void {
+function learn(ctx: Ctx, l: Learn): void {
   if (!ctx.run) return;
   const match = new Match();
   const actions: Action[] = [];
+  // fin timeouts become a fin_timeout action of the learned flow (learn_execute)
+  if (l.finIdleTimeout || l.finHardTimeout)
+    actions.push({ type: 'fin_timeout', idleTimeout: l.finIdleTimeout, hardTimeout: l.finHardTimeout });
   for (const sp of l.specs) {
     switch (sp.kind) {
       case 'match_imm':
@@ -912,9 +913,6 @@ function learn(ctx: Ctx, l: Learn, rule: FlowEntry | undefined): void {
     idleTimeout: l.idleTimeout,
     hardTimeout: l.hardTimeout,
     sendFlowRem: l.sendFlowRem,
-    learnedBy: rule,
-    finIdleTimeout: l.finIdleTimeout,
-    finHardTimeout: l.finHardTimeout,
   });
   if (ctx.trace) {
     let s = `table=${l.table} `;
