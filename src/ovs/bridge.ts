@@ -136,6 +136,8 @@ export class Bridge implements PortMap {
   private readonly byKey = new Map<string, FlowEntry>();
   /** Flows with an idle or hard timeout: the only ones expire() looks at. */
   private readonly timed = new Set<FlowEntry>();
+  /** No timed flow expires before this (ms). */
+  private nextExpiryMs = Infinity;
 
   constructor(opts: BridgeOptions = {}) {
     this.name = opts.name ?? 'br0';
@@ -214,7 +216,10 @@ export class Bridge implements PortMap {
     const t = this.tables[e.table]!;
     (e.conj.length ? t.conj : t.hard).insert(e);
     this.byKey.set(`${e.table}/${e.priority}/${e.match.key()}`, e);
-    if (e.idleTimeout || e.hardTimeout) this.timed.add(e);
+    if (e.idleTimeout || e.hardTimeout) {
+      this.timed.add(e);
+      this.nextExpiryMs = Math.min(this.nextExpiryMs, deadline(e));
+    }
   }
 
   removeFlow(e: FlowEntry, cascade = true): void {
@@ -372,17 +377,25 @@ export class Bridge implements PortMap {
   finSeen(e: FlowEntry, idle: number, hard: number): void {
     if (idle && (!e.idleTimeout || idle < e.idleTimeout)) e.idleTimeout = idle;
     if (hard && (!e.hardTimeout || hard < e.hardTimeout)) e.hardTimeout = hard;
-    if (e.idleTimeout || e.hardTimeout) this.timed.add(e);
+    if (e.idleTimeout || e.hardTimeout) {
+      this.timed.add(e);
+      this.nextExpiryMs = Math.min(this.nextExpiryMs, deadline(e));
+    }
   }
 
   /** Removes flows whose idle or hard timeout has passed on the clock. */
   expire(): void {
     if (!this.timed.size) return;
     const now = this.clock.now();
+    // packets only push deadlines later, so the earliest one computed here stays a lower bound
+    if (now < this.nextExpiryMs) return;
+    let next = Infinity;
     for (const f of [...this.timed]) {
-      if (f.hardTimeout && now - f.modifiedMs >= f.hardTimeout * 1000) this.removeFlow(f);
-      else if (f.idleTimeout && now - f.usedMs >= f.idleTimeout * 1000) this.removeFlow(f);
+      const d = deadline(f);
+      if (now >= d) this.removeFlow(f);
+      else if (d < next) next = d;
     }
+    this.nextExpiryMs = next;
   }
 
   /** `ovs-ofctl dump-flows`: one line per flow, as OVS prints them (each line starts with a space). */
@@ -429,6 +442,13 @@ export class Bridge implements PortMap {
         return s;
       });
   }
+}
+
+/** When a flow times out: the earlier of its hard and idle deadlines (ms). */
+function deadline(f: FlowEntry): number {
+  const hard = f.hardTimeout ? f.modifiedMs + f.hardTimeout * 1000 : Infinity;
+  const idle = f.idleTimeout ? f.usedMs + f.idleTimeout * 1000 : Infinity;
+  return Math.min(hard, idle);
 }
 
 /** The (table, cookie) targets of a flow's learn(delete_learned) actions. */
