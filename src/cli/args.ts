@@ -53,7 +53,8 @@ export const ADAPTER_HELP = `  --adapter SPEC    A host network adapter (repeat 
                     {…,"downtimeMs"},"reboot":{…},"defaultNamespace","dataplane":{…},
                     "hcs":{"api":"computecore"|"vmcompute",…},"azure":{"nics":[{"adapter",
                     "secondaryIps":[…],"publicIp"}],"compute":{"name","location","vmId",
-                    "vmSize",…}}}; flags override it`;
+                    "vmSize",…}},"kubernetes":{"url","version","podCIDRs":[…]}}; flags
+                    override it`;
 
 export function defaultIo(): CliIo {
   return {

@@ -76,6 +76,7 @@ const HOST_DOC_KEYS = [
   'dataplane',
   'hcs',
   'azure',
+  'kubernetes',
 ];
 
 /**
@@ -113,6 +114,8 @@ function readHostDocument(path: string): HostOptions {
   if (doc.dataplane !== undefined && !isJsonObject(doc.dataplane)) throw bad('dataplane', 'an object');
   if (doc.azure !== undefined && (!isJsonObject(doc.azure) || !Array.isArray(doc.azure['nics'])))
     throw bad('azure', 'an object {"nics":[{"adapter","secondaryIps":[…]}]}');
+  if (doc.kubernetes !== undefined && !isJsonObject(doc.kubernetes))
+    throw bad('kubernetes', 'an object {"url","version","podCIDRs":[…]}');
   if (doc.hcs !== undefined) {
     if (!isJsonObject(doc.hcs)) throw bad('hcs', 'an object');
     const api = doc.hcs['api'];

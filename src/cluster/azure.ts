@@ -21,6 +21,7 @@ import { must } from '../api/flat.js';
 import { WIRESERVER_IP } from '../host/azure.js';
 import { formatPrefix } from '../addr/ip.js';
 import type { Host } from '../host/host.js';
+import { resolveProfile } from '../hns/versions.js';
 import { contains, fmt, fmtPrefix, parsePrefix4 } from '../vswitch/v4.js';
 import type { Cluster } from './cluster.js';
 import type { ClusterOptions, PodInfo, PodSpec } from './types.js';
@@ -53,6 +54,12 @@ export function azureClusterDefaults(o: ClusterOptions): ClusterOptions {
     throw hnsError(
       'E_INVALIDARG',
       `the VNet subnet ${nodeSubnet} is not inside azure.addressSpace ${addressSpace.join(', ')}`,
+    );
+  // AKS's Overlay dual-stack conflist takes CNS's dualStackOverlay IPAM, not ipv6nat (not modelled)
+  if (mode === 'overlay' && o.podCidrV6 !== undefined)
+    throw hnsError(
+      'E_INVALIDARG',
+      'podCidrV6 with azure.mode overlay: AKS Overlay dual-stack (CNS dualStackOverlay) is not modelled; the legacy ipv6nat dual-stack is node-subnet mode',
     );
   const pods = parsePrefix4(o.podCidr ?? '10.244.0.0/16');
   if (mode === 'overlay' && pods && sub && (contains(pods, sub.addr) || contains(sub, pods.addr)))
@@ -102,25 +109,71 @@ export function azureNetworkId(host: Host): string {
 /** AKS's default IPv6 service CIDR of a dual-stack cluster. */
 const AKS_SERVICE_CIDR_V6 = 'fd12:3456:789a:1::/108';
 
+/** `Get-WindowsVersion` answers "1809" for build 17763 (AgentBaker `windowscsehelper.ps1`). */
+const WS2019_BUILD = 17763;
+
 /**
- * `Set-AzureCNIConfig`'s dual-stack part (`$IsDualStackEnabled`, not Overlay, not WS2019, no WinDSR;
- * AgentBaker `staging/cse/windows/azurecnifunc.ps1` @ 031ff735): the IPv6 exceptions (the IPv6
- * cluster CIDR) as a second OutBoundNAT appended after the ROUTE, then a ROUTE for the IPv6
- * service CIDR, and `ipv6Mode: ipv6nat`.
+ * `GetBroadestRangesForEachAddress` (azurecnifunc.ps1, the WS2019 path): each entry's first
+ * `<digits and dots>/<digits>` match, by address the shortest prefix length; an entry without such a
+ * match — an IPv6 CIDR whose address ends in `::`, as every /64-aligned one written canonically
+ * does — is dropped. (The script collects them in a hashtable, whose order it does not fix; ours
+ * is first-seen: docs/model.md "Azure clusters".)
  */
-function dualStackArgs(c: Cluster, policy: (value: JsonObject) => JsonObject): { args: JsonObject[] } {
-  const v6 = formatPrefix(c.podCidrV6!);
-  const service = c.options.serviceCidrV6 ?? AKS_SERVICE_CIDR_V6;
+function broadestRanges(values: readonly string[]): string[] {
+  const shortest = new Map<string, number>();
+  for (const v of values) {
+    const m = /([0-9.]+)\/([0-9]+)/.exec(v);
+    if (!m) continue;
+    const len = Number(m[2]);
+    const have = shortest.get(m[1]!);
+    if (have === undefined || len < have) shortest.set(m[1]!, len);
+  }
+  return [...shortest].map(([ip, len]) => `${ip}/${len}`);
+}
+
+/**
+ * `Set-AzureCNIConfig`'s OutBoundNAT exceptions and dual-stack part (AgentBaker
+ * `staging/cse/windows/azurecnifunc.ps1` @ 031ff735; `$IsDualStackEnabled` with kube-proxy
+ * without WinDSR, the cluster in node-subnet mode — `azureClusterDefaults` refuses Overlay with
+ * `podCidrV6`). The first OutBoundNAT excepts `v4` (and, dual-stack, the IPv6 cluster CIDR is
+ * added to the candidates): on WS2019 ("1809") the list goes through `GetBroadestRangesForEachAddress`,
+ * which drops the IPv6 CIDR, and no IPv6 OutBoundNAT is added; elsewhere the IPv4 entries stay and
+ * the IPv6 ones go into a second OutBoundNAT appended after the ROUTE. Dual-stack on every OS: a
+ * ROUTE for the IPv6 service CIDR appended after that, and `ipv6Mode: ipv6nat`.
+ */
+function exceptionArgs(
+  c: Cluster,
+  v4: readonly string[],
+  ws2019: boolean,
+  policy: (value: JsonObject) => JsonObject,
+): { first: string[]; v6: JsonObject[] } {
+  const v6 = c.podCidrV6 ? formatPrefix(c.podCidrV6) : undefined;
+  const candidates = v6 ? [...v4, v6] : [...v4];
+  if (ws2019) {
+    const first = broadestRanges(candidates);
+    return {
+      first,
+      v6: v6 ? [policy({ Type: 'ROUTE', DestinationPrefix: serviceV6(c), NeedEncap: true })] : [],
+    };
+  }
+  if (!v6) return { first: candidates, v6: [] };
+  // azurecnifunc.ps1: an entry with two or more ':' is IPv6
+  const isV6 = (x: string) => x.split(':').length >= 3;
   return {
-    args: [
-      policy({ Type: 'OutBoundNAT', ExceptionList: [v6] }),
-      policy({ Type: 'ROUTE', DestinationPrefix: service, NeedEncap: true }),
+    first: candidates.filter((x) => !isV6(x)),
+    v6: [
+      policy({ Type: 'OutBoundNAT', ExceptionList: candidates.filter(isV6) }),
+      policy({ Type: 'ROUTE', DestinationPrefix: serviceV6(c), NeedEncap: true }),
     ],
   };
 }
 
+/** The second entry of the dual-stack `KubeServiceCIDR`. */
+const serviceV6 = (c: Cluster): string => c.options.serviceCidrV6 ?? AKS_SERVICE_CIDR_V6;
+
 /**
- * The conflist AgentBaker's `Set-AzureCNIConfig` writes for this cluster (kube-proxy without
+ * The conflist AgentBaker's `Set-AzureCNIConfig` writes for this cluster's `node` (its Windows version
+ * decides the dual-stack exceptions, `exceptionArgs`; no node: the cluster's profile; kube-proxy without
  * WinDSR; its expected outputs `AzureCNI.Expect.DisableWinDSR.conflist` and, for Overlay,
  * `AzureCNI.Expect.Overlay.conflist` — `executionMode: v4swift`, `ipam: azure-cns` `v4overlay`,
  * only the pod CIDR excepted from OutBoundNAT):
@@ -128,7 +181,7 @@ function dualStackArgs(c: Cluster, policy: (value: JsonObject) => JsonObject): {
  * OutBoundNAT excepting the VNet's address space, a ROUTE for the service CIDR, the two ACLs that
  * keep pods off the wireserver's TCP 80 and 32526, and allow-all at 65500.
  */
-export function aksConflist(c: Cluster): JsonObject {
+export function aksConflist(c: Cluster, node?: string): JsonObject {
   const vnet = c.options.azure?.addressSpace ?? [AKS_ADDRESS_SPACE];
   const policy = (value: JsonObject): JsonObject => ({ Name: 'EndpointPolicy', Value: value });
   const wireserverBlock = (port: string): JsonObject =>
@@ -143,7 +196,15 @@ export function aksConflist(c: Cluster): JsonObject {
       RuleType: 'Switch',
     });
   const overlay = c.options.azure?.mode === 'overlay';
-  const v6 = c.podCidrV6 ? dualStackArgs(c, policy) : undefined;
+  // the node's OS (Get-WindowsVersion), else the cluster's nodes' profile
+  const profile = node !== undefined ? c.host(node).profile : resolveProfile(c.options.profile ?? 'ws2022');
+  const nat = exceptionArgs(
+    c,
+    // the cluster CIDR, and the VNet's unless Overlay (whose pods reach the VNet SNATed)
+    overlay ? [fmtPrefix(c.podCidr)] : [...vnet],
+    profile?.build === WS2019_BUILD,
+    policy,
+  );
   return {
     cniVersion: '0.3.0',
     name: AZURE_NETWORK,
@@ -157,13 +218,12 @@ export function aksConflist(c: Cluster): JsonObject {
         ...(overlay ? { executionMode: 'v4swift' } : {}),
         capabilities: { portMappings: true, dns: true },
         ipam: overlay ? { type: 'azure-cns', mode: 'v4overlay' } : { type: 'azure-vnet-ipam' },
-        ...(v6 ? { ipv6Mode: 'ipv6nat' } : {}),
+        ...(c.podCidrV6 ? { ipv6Mode: 'ipv6nat' } : {}),
         dns: { Nameservers: [fmt(c.dnsServiceIp), WIRESERVER_IP], Search: [`svc.${c.dns.domain}`] },
         AdditionalArgs: [
-          // the cluster CIDR, and the VNet's unless Overlay (whose pods reach the VNet SNATed)
-          policy({ Type: 'OutBoundNAT', ExceptionList: overlay ? [fmtPrefix(c.podCidr)] : [...vnet] }),
+          policy({ Type: 'OutBoundNAT', ExceptionList: nat.first }),
           policy({ Type: 'ROUTE', DestinationPrefix: fmtPrefix(c.serviceCidr), NeedEncap: true }),
-          ...(v6?.args ?? []),
+          ...nat.v6,
           wireserverBlock('80'),
           wireserverBlock('32526'),
           policy({ Type: 'ACL', Action: 'Allow', Direction: 'In', Priority: 65500 }),

@@ -107,6 +107,16 @@ function podCidrV6Arg(given: string | undefined): Prefix | undefined {
   return { family: 6, addr: p.addr, len: p.len };
 }
 
+/** `serviceCidrV6`: an IPv6 prefix, given only with `podCidrV6`, or E_INVALIDARG. */
+function serviceCidrV6Arg(given: string | undefined, podCidrV6: Prefix | undefined): void {
+  if (given === undefined) return;
+  const p = typeof given === 'string' ? parsePrefix(given) : undefined;
+  if (!p || p.family !== 6)
+    throw hnsError('E_INVALIDARG', `serviceCidrV6 "${String(given)}" is not an IPv6 prefix`);
+  if (!podCidrV6)
+    throw hnsError('E_INVALIDARG', 'serviceCidrV6 is for a dual-stack cluster: give podCidrV6 too');
+}
+
 export class Cluster {
   readonly options: ClusterOptions;
   readonly fabric = new Fabric();
@@ -116,7 +126,8 @@ export class Cluster {
   readonly podCidrV6: Prefix | undefined;
   /**
    * The cluster's Kubernetes API server (src/host/kubeapi.ts): every Windows node reaches it at its
-   * URL (the kubeconfig `c:\k\config` names it) and is a Node in it with its pod CIDRs.
+   * URL (the kubeconfig `c:\k\config` names it); every node the cluster took is a Node in it with
+   * the pod CIDRs it uses (`registerNode`).
    */
   readonly kubeApi: KubeApiServer;
   readonly serviceCidr: Prefix4;
@@ -139,6 +150,7 @@ export class Cluster {
     this.options = options;
     this.podCidr = prefixArg(options.podCidr ?? '10.244.0.0/16', 'podCidr');
     this.podCidrV6 = podCidrV6Arg(options.podCidrV6);
+    serviceCidrV6Arg(options.serviceCidrV6, this.podCidrV6);
     this.serviceCidr = prefixArg(options.serviceCidr ?? '10.96.0.0/12', 'serviceCidr');
     this.nodeSubnet = prefixArg(options.nodeSubnet ?? '10.0.0.0/24', 'nodeSubnet');
     const dnsIp = options.dnsServiceIp ? ip4(options.dnsServiceIp) : (this.serviceCidr.addr + 10) >>> 0;
@@ -226,7 +238,8 @@ export class Cluster {
   }
 
   private checkName(name: string): void {
-    if (!name || this.nodes.has(name))
+    // (the API server knows a node by its name in lower case, as kubelet registers it)
+    if (!name || this.nodes.has(name) || this.kubeApi.node(name.toLowerCase()))
       throw hnsError('E_INVALIDARG', `node name "${name}" is empty or taken`);
   }
 
@@ -277,20 +290,35 @@ export class Cluster {
       ...(azure ? { azure } : {}),
       ...(this.options.dataplane ? { dataplane: this.options.dataplane } : {}),
     });
-    this.kubeApi.setNode(spec.name.toLowerCase(), this.nodePodCidrs(index), fmt(nic.ip));
+    // (the node is registered in the API server once the cluster has it: `registerNode`)
     host.attachKubernetes(this.kubeApi);
     return host;
   }
 
   /**
-   * The pod CIDRs node `index` has in the API server (kube-controller-manager's allocation): the
-   * index-th /24 of the pod CIDR, and with `podCidrV6` the index-th /64 of it.
+   * With `podCidrV6`, node `index`'s IPv6 pod CIDR (kube-controller-manager's allocation, our
+   * layout): the index-th /64 of it; one past its end is E_INVALIDARG and nothing changes.
    */
-  private nodePodCidrs(index: number): string[] {
-    const v4 = fmtPrefix(prefix4((this.podCidr.addr + (index << 8)) >>> 0, 24));
+  private podSubnetV6For(index: number, name: string): string | undefined {
     const v6 = this.podCidrV6;
-    if (!v6 || v6.family !== 6) return [v4];
-    return [v4, formatPrefix({ family: 6, addr: v6.addr + (BigInt(index) << 64n), len: 64 })];
+    if (!v6 || v6.family !== 6) return undefined;
+    if (BigInt(index) >> BigInt(64 - v6.len) !== 0n)
+      throw hnsError(
+        'E_INVALIDARG',
+        `podCidrV6 ${formatPrefix(v6)} has no /64 left for node "${name}" (/64 number ${index} of it is past its end)`,
+      );
+    return formatPrefix({ family: 6, addr: v6.addr + (BigInt(index) << 64n), len: 64 });
+  }
+
+  /**
+   * A node the cluster took, as kubelet registers it: a Node in the API server (name in lower case)
+   * with the pod CIDRs it really uses — its pod subnet (flannel's, an Overlay node's block; an Azure
+   * node-subnet node has none: its pods take the VNet's addresses, and aks-engine's controller
+   * manager allocates Azure CNI nodes no IPv4 CIDR), then its IPv6 /64 — and its node IP.
+   */
+  private registerNode(name: string, v4: Prefix4 | undefined, v6: string | undefined, ip: number): void {
+    const cidrs = [...(v4 ? [fmtPrefix(v4)] : []), ...(v6 ? [v6] : [])];
+    this.kubeApi.setNode(name.toLowerCase(), cidrs, fmt(ip));
   }
 
   /** Add a Windows node, set up as flannel (host-gw or vxlan) + win-bridge / win-overlay would. */
@@ -311,6 +339,7 @@ export class Cluster {
     for (const k of ['maxPods', 'nsg'] as const)
       if (spec[k] !== undefined) throw hnsError('E_INVALIDARG', `${k} is for nodes of an Azure cluster`);
     const podSubnet = this.podSubnetFor(spec.podSubnet);
+    const podSubnetV6 = this.podSubnetV6For(this.nextNodeIndex, spec.name);
     const segment = spec.segment ?? 'nodes';
     const { ip, prefix: segPrefix, gateway: segGw } = this.takeNodeIp(segment);
     const index = this.nextNodeIndex++;
@@ -332,6 +361,7 @@ export class Cluster {
     });
     this.nodes.set(spec.name, node);
     this.fabric.attach(segment, host.dataplane, ip, mac);
+    this.registerNode(spec.name, podSubnet, podSubnetV6, ip);
     this.changed();
     return host;
   }
@@ -387,6 +417,7 @@ export class Cluster {
           : 'an Azure node takes its pod IPs from the VNet: no podSubnet, vni or vxlanPort',
       );
     const podCidr = overlay ? this.overlayBlock(spec.podSubnet) : undefined;
+    const podSubnetV6 = this.podSubnetV6For(this.nextNodeIndex, spec.name);
     const segment = spec.segment ?? 'nodes';
     const before = this.segments.get(segment)?.next;
     const { ip, prefix, gateway } = this.takeNodeIp(segment, maxPods);
@@ -450,6 +481,7 @@ export class Cluster {
       throw e;
     }
     this.nodes.set(spec.name, node);
+    this.registerNode(spec.name, podCidr, podSubnetV6, ip);
     this.changed();
     return host;
   }
@@ -465,6 +497,7 @@ export class Cluster {
     if (spec.backend !== 'host-gw' && spec.backend !== 'vxlan')
       throw hnsError('E_INVALIDARG', `backend must be host-gw or vxlan`);
     const podSubnet = this.podSubnetFor(spec.podSubnet);
+    const podSubnetV6 = this.podSubnetV6For(this.nextNodeIndex, spec.name);
     const segment = spec.segment ?? 'nodes';
     const { ip, gateway: segGw } = this.takeNodeIp(segment);
     const index = this.nextNodeIndex++;
@@ -483,6 +516,7 @@ export class Cluster {
     );
     this.nodes.set(spec.name, { kind: 'Linux', name: spec.name, segment, node, ip, spec, podSubnet });
     this.fabric.attach(segment, node, ip, mac);
+    this.registerNode(spec.name, podSubnet, podSubnetV6, ip);
     this.changed();
     return node;
   }

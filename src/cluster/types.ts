@@ -19,11 +19,12 @@ export interface ClusterOptions {
   readonly podCidr?: string;
   /**
    * The cluster is dual-stack: its IPv6 pod network (e.g. `fd00:10:244::/56`, a prefix of at most
-   * /63), from which node i gets the i-th /64 as its second `spec.podCIDRs` entry in the cluster's
-   * Kubernetes API (what azure-vnet's `ipv6Mode: ipv6nat` IPAM reads). Default: none (IPv4 only).
+   * /63), from which node i gets the i-th /64 as its IPv6 `spec.podCIDRs` entry in the cluster's
+   * Kubernetes API (what azure-vnet's `ipv6Mode: ipv6nat` IPAM reads; a node whose /64 would fall
+   * outside is refused). An Azure cluster must be in node-subnet mode. Default: none (IPv4 only).
    */
   readonly podCidrV6?: string;
-  /** A dual-stack cluster's IPv6 service CIDR (default AKS's `fd12:3456:789a:1::/108`). */
+  /** A dual-stack cluster's IPv6 service CIDR (with `podCidrV6`; default AKS's `fd12:3456:789a:1::/108`). */
   readonly serviceCidrV6?: string;
   readonly serviceCidr?: string;
   /** The nodes' segment (default 10.0.0.0/24, router .1, nodes from .10). */

@@ -22,7 +22,13 @@ import {
   type PlatformReply,
 } from './azure.js';
 import { isLoopbackUrl, LocalHttp } from './localhttp.js';
-import { KubeApiServer, urlOrigin, WINDOWS_KUBECONFIG_PATH, type KubeApiServerOptions } from './kubeapi.js';
+import {
+  checkKubernetesSpec,
+  KubeApiServer,
+  urlOrigin,
+  WINDOWS_KUBECONFIG_PATH,
+  type KubernetesSpec,
+} from './kubeapi.js';
 import { NodeAgents } from './agents.js';
 import { auditNode, type AuditFinding, type AuditOptions } from './audit.js';
 import { ipInterfaces, type IpInterfacesDoc } from './iphelper.js';
@@ -100,10 +106,11 @@ export interface HostOptions {
   readonly azure?: AzureVmSpec;
   /**
    * A Kubernetes API server this node reaches (src/host/kubeapi.ts), with the node registered in it
-   * under its name in lower case (`podCIDRs`: its `spec.podCIDRs`) and the kubeconfig naming it
-   * written to `c:\k\config`. A `Cluster` attaches its own server instead (`attachKubernetes`).
+   * under its name in lower case (`podCIDRs`: its `spec.podCIDRs`, at most one per IP family) and
+   * the kubeconfig naming it written to `c:\k\config`; an unknown key or a bad value is
+   * E_INVALIDARG (`kubernetes: …`). A `Cluster` attaches its own server instead (`attachKubernetes`).
    */
-  readonly kubernetes?: KubeApiServerOptions & { readonly podCIDRs?: readonly string[] };
+  readonly kubernetes?: KubernetesSpec;
   /** Replace bindings after the defaults are bound: `(c) => c.rebind(TOKENS.Clock).toConstantValue(…)`. */
   readonly override?: (container: Container) => void;
 }
@@ -175,13 +182,15 @@ export class Host {
     this.#azure = options.azure
       ? AzureVm.parse(options.azure, this.hns.store.nics.physical(), { hostName: this.name, seed: this.seed })
       : undefined;
+    let kube: KubeApiServer | undefined;
+    if (options.kubernetes !== undefined) {
+      const spec = checkKubernetesSpec(options.kubernetes);
+      kube = new KubeApiServer(spec);
+      kube.setNode(this.name.toLowerCase(), spec.podCIDRs ?? []);
+    }
     this.files.onChange = (c) => this.events.emit('file.change', c);
     if (options.defaultNamespace !== false) this.bootNamespaces();
-    if (options.kubernetes) {
-      const api = new KubeApiServer(options.kubernetes);
-      api.setNode(this.name.toLowerCase(), options.kubernetes.podCIDRs ?? []);
-      this.attachKubernetes(api);
-    }
+    if (kube) this.attachKubernetes(kube);
   }
 
   #kube: KubeApiServer | undefined;
@@ -396,6 +405,7 @@ export class Host {
       hcs: this.hcs.snapshot(),
       files: this.files.toJSON(),
       ...(this.#azure ? { azure: this.#azure.toState() as unknown as JsonObject } : {}),
+      ...(this.#kube ? { kubernetes: this.#kube.toState() } : {}),
       ...(agents ? { agents } : {}),
     };
   }
@@ -424,6 +434,11 @@ export class Host {
             seed: typeof snapSeed === 'number' && Number.isInteger(snapSeed) ? snapSeed : this.seed,
           })
         : this.#azure;
+    // the API server the node reached (checked first too): none kept, the host's own stays; one
+    // serving the URL the node reaches now stays too (a Cluster's, shared by its nodes)
+    const kubeState = isJsonObject(snapshot) ? snapshot['kubernetes'] : undefined;
+    const kubeSnap = kubeState !== undefined ? KubeApiServer.fromState(kubeState) : undefined;
+    const kube = kubeSnap && !this.#kube?.serves(kubeSnap.url) ? kubeSnap : this.#kube;
     // the node agents (checked first too); a snapshot without them: none run after the restore
     const agents = this.agents.read(this, isJsonObject(snapshot) ? snapshot['agents'] : undefined);
     restoreSnapshot(this.hns, snapshot);
@@ -433,6 +448,8 @@ export class Host {
       this.#azure = azure;
       this.scopeCache = undefined;
     }
+    // (the kubeconfig came back with the files)
+    this.#kube = kube;
     agents();
     const seed = isJsonObject(snapshot) ? snapshot['seed'] : undefined;
     if (typeof seed === 'number' && Number.isInteger(seed) && seed !== this.seed) {

@@ -3,8 +3,10 @@
  * `ipam/ipv6Ipam.go`): `GET /version` answers `version.Info` as kube-apiserver writes it (`major`,
  * `minor`, `gitVersion`, …), `GET /api/v1/nodes/<name>` the Node object with `spec.podCIDR` and
  * `spec.podCIDRs`, and an unknown node or path the `Status` object the API server writes with its
- * 404 (`reason: NotFound`, `message: nodes "<name>" not found`). No authentication or watch: every
- * request is answered as the node's kubelet credentials would be.
+ * 404 (`reason: NotFound`, `message: nodes "<name>" not found`). A path with a malformed
+ * percent-escape never reaches the API server's handlers: Go's `net/http` answers `400 Bad Request`
+ * in plain text. No authentication or watch: every request is answered as the node's kubelet
+ * credentials would be.
  *
  * A node reaches it the way client-go does: the kubeconfig on its disk (`c:\k\config`, AKS and
  * aks-engine write it there; `kubeconfigText`) names the server URL, and the node's HTTP
@@ -16,9 +18,9 @@
  *   api.setNode('akswin1', ['10.244.1.0/24', 'fd00:10:244:1::/64']);
  *   api.handle({ method: 'GET', path: '/api/v1/nodes/akswin1', body: '' }).body; // the Node
  */
-import { hnsError } from '../core/errors.js';
+import { hnsError, isHnsError } from '../core/errors.js';
 import type { JsonObject } from '../core/json.js';
-import { parsePrefix } from '../addr/ip.js';
+import { parseIp, parsePrefix } from '../addr/ip.js';
 import type { PlatformReply } from './azure.js';
 import type { LocalHttpRequest } from './localhttp.js';
 import { parseHttpUrl, urlOrigin } from './url.js';
@@ -49,9 +51,40 @@ export interface KubeApiServerOptions {
   readonly version?: string;
 }
 
-const bad = (what: string): never => {
+/** `createHost`'s `kubernetes` option: the server, and the node's own `spec.podCIDRs` in it. */
+export interface KubernetesSpec extends KubeApiServerOptions {
+  readonly podCIDRs?: readonly string[];
+}
+
+/** What a host snapshot keeps of the server the node reaches (its nodes in the order they came). */
+export interface KubeApiServerState extends JsonObject {
+  url: string;
+  /** `gitVersion`. */
+  version: string;
+  nodes: { name: string; podCIDRs: string[]; internalIp?: string }[];
+}
+
+function bad(what: string): never {
   throw hnsError('E_INVALIDARG', `kubernetes: ${what}`);
-};
+}
+
+const SPEC_KEYS = ['url', 'version', 'podCIDRs'];
+
+/**
+ * `createHost`'s `kubernetes` option checked: an object of `url`, `version` (strings) and
+ * `podCIDRs` (a list of CIDR strings); anything else is E_INVALIDARG naming the problem.
+ */
+export function checkKubernetesSpec(spec: unknown): KubernetesSpec {
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
+    bad('must be an object {"url","version","podCIDRs":[…]}');
+  const o = spec as Record<string, unknown>;
+  for (const k of Object.keys(o))
+    if (!SPEC_KEYS.includes(k)) bad(`unknown key "${k}" (${SPEC_KEYS.join(', ')})`);
+  for (const k of ['url', 'version'] as const)
+    if (o[k] !== undefined && typeof o[k] !== 'string') bad(`${k} must be a string`);
+  if (o['podCIDRs'] !== undefined && !Array.isArray(o['podCIDRs'])) bad('podCIDRs must be a list of CIDRs');
+  return o as KubernetesSpec;
+}
 
 /** A `metav1.Status` failure as the API server writes it. */
 function status(code: number, reason: string, message: string, details: JsonObject): PlatformReply {
@@ -70,6 +103,27 @@ function status(code: number, reason: string, message: string, details: JsonObje
 
 const NODE_PATH = /^\/api\/v1\/nodes\/([^/?#]+)(?:\?[^#]*)?$/;
 const VERSION_PATH = /^\/version\/?(?:\?[^#]*)?$/;
+/** A `%` not followed by two hex digits in the path (before any query): Go's `url.ParseRequestURI` refuses it. */
+const BAD_ESCAPE = /^[^?]*%(?![0-9A-Fa-f]{2})/;
+
+/**
+ * A path segment's percent-escapes decoded as Go's `url.PathUnescape` does (any byte; the bytes then
+ * read as UTF-8, an invalid sequence U+FFFD as `encoding/json` writes it).
+ */
+function pathUnescape(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  const bytes: number[] = [];
+  for (let i = 0; i < segment.length; i++) {
+    if (segment[i] === '%') {
+      bytes.push(parseInt(segment.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else for (const b of new TextEncoder().encode(segment[i]!)) bytes.push(b);
+  }
+  return new TextDecoder().decode(new Uint8Array(bytes));
+}
+
+/** `ip`'s family from a CIDR text that parses. */
+const familyOf = (cidr: string): number => parsePrefix(cidr)!.family;
 
 /** The API server: its version and nodes, answering requests as data. */
 export class KubeApiServer {
@@ -83,11 +137,11 @@ export class KubeApiServer {
 
   constructor(options: KubeApiServerOptions = {}) {
     const url = options.url ?? DEFAULT_KUBE_API_URL;
-    const origin = urlOrigin(url);
-    if (origin === undefined) bad(`url "${url}" is not an http(s) URL`);
+    const origin = typeof url === 'string' ? urlOrigin(url) : undefined;
+    if (origin === undefined) bad(`url ${JSON.stringify(url)} is not an http(s) URL`);
     const v = options.version ?? DEFAULT_KUBE_VERSION;
-    const m = /^v?(\d+)\.(\d+)\.(\d+)$/.exec(v);
-    if (!m) bad(`version "${v}" is not <major>.<minor>.<patch>`);
+    const m = typeof v === 'string' ? /^v?(\d+)\.(\d+)\.(\d+)$/.exec(v) : null;
+    if (!m) bad(`version ${JSON.stringify(v)} is not <major>.<minor>.<patch>`);
     this.url = url.replace(/\/+$/, '');
     this.origin = origin!;
     this.major = String(Number(m![1]));
@@ -101,14 +155,19 @@ export class KubeApiServer {
   }
 
   /**
-   * Add or replace a node (by its name as kubelet registers it). Each pod CIDR must
-   * be an address and a prefix length; a bad one is E_INVALIDARG and nothing changes.
+   * Add or replace a node (by its name as kubelet registers it). Each pod CIDR must be an address
+   * and a prefix length, at most one per IP family (the API server's Node validation); a bad one is
+   * E_INVALIDARG and nothing changes.
    */
   setNode(name: string, podCIDRs: readonly string[], internalIp?: string): KubeNode {
     if (typeof name !== 'string' || name === '') bad(`node name "${String(name)}" is not a name`);
     if (!Array.isArray(podCIDRs) || podCIDRs.length > 2) bad('podCIDRs must be a list of at most two CIDRs');
     for (const c of podCIDRs)
       if (typeof c !== 'string' || parsePrefix(c) === undefined) bad(`pod CIDR "${String(c)}" is not a CIDR`);
+    if (podCIDRs.length === 2 && familyOf(podCIDRs[0]!) === familyOf(podCIDRs[1]!))
+      bad(`podCIDRs ${podCIDRs.join(', ')}: may specify no more than one CIDR for each IP family`);
+    if (internalIp !== undefined && (typeof internalIp !== 'string' || parseIp(internalIp) === undefined))
+      bad(`internal IP ${JSON.stringify(internalIp)} is not an address`);
     const node: KubeNode = { name, podCIDRs: [...podCIDRs], ...(internalIp ? { internalIp } : {}) };
     this.#nodes.set(name, node);
     return node;
@@ -124,6 +183,43 @@ export class KubeApiServer {
 
   nodes(): readonly KubeNode[] {
     return [...this.#nodes.values()];
+  }
+
+  /** What a host snapshot keeps: the URL, the release and the nodes. */
+  toState(): KubeApiServerState {
+    return {
+      url: this.url,
+      version: this.gitVersion,
+      nodes: this.nodes().map((n) => ({
+        name: n.name,
+        podCIDRs: [...n.podCIDRs],
+        ...(n.internalIp !== undefined ? { internalIp: n.internalIp } : {}),
+      })),
+    };
+  }
+
+  /** The server a snapshot kept; a malformed one is E_INVALIDARG (`kubernetes: snapshot: …`). */
+  static fromState(state: unknown): KubeApiServer {
+    const o = state as Partial<KubeApiServerState> | null;
+    if (
+      typeof o !== 'object' ||
+      o === null ||
+      typeof o.url !== 'string' ||
+      typeof o.version !== 'string' ||
+      !Array.isArray(o.nodes)
+    )
+      bad('snapshot: must be {"url","version","nodes":[…]}');
+    try {
+      const server = new KubeApiServer({ url: o.url, version: o.version });
+      for (const n of o.nodes) {
+        if (typeof n !== 'object' || n === null) bad('a node must be an object');
+        server.setNode(n.name, n.podCIDRs, n.internalIp);
+      }
+      return server;
+    } catch (e) {
+      if (isHnsError(e)) bad(`snapshot: ${(e.detail ?? '').replace(/^kubernetes: /, '')}`);
+      throw e;
+    }
   }
 
   /** `version.Info` as `GET /version` writes it. */
@@ -175,6 +271,8 @@ export class KubeApiServer {
 
   /** One request (its path and query, as the node sent it): the reply. */
   handle(request: LocalHttpRequest): PlatformReply {
+    // net/http refuses the request line before any handler sees it (server.go: "400 Bad Request")
+    if (BAD_ESCAPE.test(request.path)) return { status: 400, body: '400 Bad Request' };
     const get = request.method.toUpperCase() === 'GET';
     if (VERSION_PATH.test(request.path)) {
       if (!get) return this.methodNotAllowed();
@@ -183,7 +281,7 @@ export class KubeApiServer {
     const m = NODE_PATH.exec(request.path);
     if (m) {
       if (!get) return this.methodNotAllowed();
-      const name = decodeURIComponent(m[1]!);
+      const name = pathUnescape(m[1]!);
       const n = this.#nodes.get(name);
       if (!n) return status(404, 'NotFound', `nodes "${name}" not found`, { name, kind: 'nodes' });
       return { status: 200, body: `${JSON.stringify(this.nodeObject(n))}\n` };

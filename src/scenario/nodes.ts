@@ -35,6 +35,8 @@ export async function setupCluster(w: RunWorld): Promise<void> {
       seed: w.seed,
       ...(c.podCidr ? { podCidr: c.podCidr } : {}),
       ...(c.serviceCidr ? { serviceCidr: c.serviceCidr } : {}),
+      ...(c.podCidrV6 ? { podCidrV6: c.podCidrV6 } : {}),
+      ...(c.serviceCidrV6 ? { serviceCidrV6: c.serviceCidrV6 } : {}),
       ...(u.nodeSubnet ? { nodeSubnet: u.nodeSubnet } : {}),
       ...(c.domain ? { domain: c.domain } : {}),
       ...(c.dnsServiceIp ? { dnsServiceIp: c.dnsServiceIp } : {}),
@@ -59,6 +61,10 @@ export async function setupCluster(w: RunWorld): Promise<void> {
         `Pod network ${c.podCidr ?? '10.244.0.0/16'}, services ${c.serviceCidr ?? '10.96.0.0/12'}, DNS ${cl.dns.domain} at ${w.dnsIp()}; kube-proxy ${c.dsr ? 'with --enable-dsr' : 'without DSR'}.`,
         `Underlay: segment nodes ${u.nodeSubnet ?? '10.0.0.0/24'} behind a router at its .1 (the way out to the internet).`,
       ];
+  if (cl.podCidrV6)
+    notes.push(
+      `Dual-stack: IPv6 pods ${c.podCidrV6} (a /64 per node in the cluster's Kubernetes API)${c.serviceCidrV6 ? `, IPv6 services ${c.serviceCidrV6}` : ''}.`,
+    );
   u.segments?.forEach((sg, i) => {
     w.clusterOp(['underlay', 'segments', i], () => cl.addSegment(sg.name, sg.prefix));
     notes.push(`Segment ${sg.name} ${sg.prefix}, joined by the router.`);
@@ -177,7 +183,7 @@ async function nodeWithRuntime(
       notes.push('No cni: the cluster programs pod endpoints straight into HNS (no runtime, no CNI).');
     return { name: h.name, spec: h, os: 'windows', host, events };
   }
-  const conflist = h.cni.conflist ?? aksConflist(w.cluster!);
+  const conflist = h.cni.conflist ?? aksConflist(w.cluster!, h.name);
   let network;
   try {
     const release = h.cni.azureVnetRelease;

@@ -6,7 +6,7 @@
  * exist, addresses inside prefixes, unique names — the loader checks after it (src/scenario/load.ts).
  *
  * Formats asserted by the loader (other validators ignore unknown formats): `ipv4`, `ipv4-prefix`
- * (an address with a prefix length), `mac`, `hresult` (a registered HRESULT name or 0x…),
+ * (an address with a prefix length), `ipv6-prefix` (an IPv6 address with a prefix length), `mac`, `hresult` (a registered HRESULT name or 0x…),
  * `profile` (ws2019, ws2022, ws2025 or an HNS version like 13.1).
  */
 import { RESTART_CHOICES } from '../hns/lifecycle.js';
@@ -74,6 +74,12 @@ const prefix = (description: string): Schema => ({
   type: 'string',
   pattern: PREFIX_PATTERN,
   format: 'ipv4-prefix',
+  description,
+});
+const prefix6 = (description: string): Schema => ({
+  type: 'string',
+  pattern: '^[0-9A-Fa-f:.]+/[0-9]{1,3}$',
+  format: 'ipv6-prefix',
   description,
 });
 const int = (description: string, minimum: number, maximum: number): Schema => ({
@@ -431,6 +437,12 @@ export const SCENARIO_SCHEMA = {
     cluster: object('Makes the hosts one Kubernetes cluster on an underlay (src/cluster)', {
       podCidr: prefix('Pod network (default 10.244.0.0/16)'),
       serviceCidr: prefix('Service network (default 10.96.0.0/12)'),
+      podCidrV6: prefix6(
+        "Dual-stack: the IPv6 pod network, /63 or shorter; node i's IPv6 pod CIDR in the cluster's Kubernetes API is its i-th /64 (what azure-vnet's ipv6nat IPAM reads), and an Azure cluster (node-subnet mode) gets AgentBaker's dual-stack conflist",
+      ),
+      serviceCidrV6: prefix6(
+        "Dual-stack: the IPv6 service network (with podCidrV6; default fd12:3456:789a:1::/108, AKS's)",
+      ),
       domain: text('Cluster domain (default cluster.local)', { pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' }),
       dnsServiceIp: ipv4("kube-dns's ClusterIP (default the service CIDR's .10)"),
       dsr: bool('kube-proxy --enable-dsr (default false)'),

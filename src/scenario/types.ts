@@ -191,6 +191,9 @@ export interface ScenarioDoc {
   readonly cluster?: {
     readonly podCidr?: string;
     readonly serviceCidr?: string;
+    /** Dual-stack: the IPv6 pod and service networks (`ClusterOptions.podCidrV6`, `serviceCidrV6`). */
+    readonly podCidrV6?: string;
+    readonly serviceCidrV6?: string;
     readonly domain?: string;
     readonly dnsServiceIp?: string;
     readonly dsr?: boolean;

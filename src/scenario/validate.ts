@@ -14,6 +14,7 @@
 import { HRESULTS } from '../core/errors.js';
 import type { Json, JsonObject } from '../core/json.js';
 import { resolveProfile } from '../hns/versions.js';
+import { parsePrefix } from '../addr/ip.js';
 
 /** A path into the document: keys and indexes. */
 export type JsonPath = readonly (string | number)[];
@@ -176,6 +177,12 @@ function checkFormat(format: string, v: string): string | undefined {
       return parseIpv4Prefix(v) === undefined
         ? `must be an IPv4 address with a prefix length 0..32, e.g. 10.244.1.0/24 (got ${describe(v)})`
         : undefined;
+    case 'ipv6-prefix': {
+      const p = parsePrefix(v);
+      return p?.family !== 6
+        ? `must be an IPv6 address with a prefix length 0..128, e.g. fd00:10:244::/56 (got ${describe(v)})`
+        : undefined;
+    }
     case 'mac':
       return undefined; // the pattern says it all
     case 'hresult': {

@@ -29,7 +29,7 @@ export async function aksDemoCluster(
     const host = c.addWindowsNode({ name, network: 'azure' });
     runtimes.set(
       name,
-      new ContainerdRuntime(host, { networks: [cniNetwork(host, aksConflist(c))], seed: c.seed + i }),
+      new ContainerdRuntime(host, { networks: [cniNetwork(host, aksConflist(c, name))], seed: c.seed + i }),
     );
   }
   const on = (node: string) => runtimes.get(node)!;
