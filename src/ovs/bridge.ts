@@ -58,11 +58,37 @@ export interface Bucket {
   readonly actionSet: readonly Action[];
 }
 
-/** Orders bucket actions as an action set executes them: the last output/group at the end. */
+/**
+ * A bucket's actions as an action set executes them (lib/ofp-actions.c
+ * ofpacts_execute_action_set): the one-per-kind actions in their fixed order (pop_vlan, push_vlan,
+ * dec_ttl), then set_field/move in order, then a single final action — the last of the highest
+ * kind among ct, ct_clear, resubmit, output, group. Without a final action nothing runs.
+ */
 export function asActionSet(actions: readonly Action[]): Action[] {
-  const isLast = (a: Action): boolean => a.type === 'output' || a.type === 'output_reg' || a.type === 'group';
-  const last = actions.filter(isLast);
-  return [...actions.filter((a) => !isLast(a)), ...last.slice(-1)];
+  const slotOrder = ['pop_vlan', 'push_vlan', 'dec_ttl'] as const;
+  const finalOrder = ['ct', 'ct_clear', 'resubmit', 'output', 'group'] as const;
+  const slots = new Map<string, Action>();
+  const sets: Action[] = [];
+  let final: Action | undefined;
+  let finalClass = -1;
+  for (const a of actions) {
+    const slot = (slotOrder as readonly string[]).indexOf(a.type);
+    const cls = (finalOrder as readonly string[]).indexOf(a.type);
+    if (slot >= 0) slots.set(a.type, a);
+    else if (cls >= 0) {
+      if (cls >= finalClass) {
+        final = a;
+        finalClass = cls;
+      }
+    } else if (a.type === 'set_field' || a.type === 'move') sets.push(a);
+  }
+  if (!final) return [];
+  const out: Action[] = [];
+  for (const k of slotOrder) {
+    const a = slots.get(k);
+    if (a) out.push(a);
+  }
+  return [...out, ...sets, final];
 }
 
 export interface Group {

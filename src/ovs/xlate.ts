@@ -16,16 +16,30 @@ import {
   ETH_TYPE,
   type Flow,
   IPPROTO,
+  N_REGS,
   N_WORDS,
   OFPP,
+  type Subfield,
   W,
+  formatSubfield,
+  fullMask,
   newFlow,
+  readBig,
   readSubfield,
   writeSubfield,
 } from './fields.js';
 import { fail } from './errors.js';
 import { parsePacket } from './flowmod.js';
-import { Match, formatFlags, formatFlow, formatIp4, formatMac, formatMatch, packetMask } from './match.js';
+import {
+  Match,
+  formatFieldValue,
+  formatFlags,
+  formatFlow,
+  formatIp4,
+  formatMac,
+  formatMatch,
+  packetMask,
+} from './match.js';
 
 export type NodeType = 'bridge' | 'table' | 'thaw' | 'action' | 'detail' | 'warn' | 'error' | 'bucket';
 export interface TraceNode {
@@ -221,7 +235,11 @@ class Ctx {
     readonly run: boolean,
     readonly bytes: number,
     readonly recircs: Recirc[],
-    readonly state: { nextRecirc: number; packetIns: PacketIn[] },
+    readonly state: {
+      nextRecirc: number;
+      packetIns: PacketIn[];
+      frozen: { id: number; table: number; words: number[] }[] | undefined;
+    },
     trace: boolean,
     readonly names: boolean,
     readonly arena: Arena,
@@ -599,6 +617,7 @@ function doActions(ctx: Ctx, actions: readonly Action[], rule: FlowEntry | undef
       case 'move': {
         const v = readSubfield(ctx.flow, a.src);
         writeSubfield(ctx.flow, a.dst, v);
+        if (ctx.trace) reportSubfield(ctx, a.dst);
         break;
       }
       case 'resubmit':
@@ -662,10 +681,60 @@ function doActions(ctx: Ctx, actions: readonly Action[], rule: FlowEntry | undef
   }
 }
 
+/** xlate_report_subfield: `<subfield> is now <value>` (a whole field in its own format, else hex). */
+function reportSubfield(ctx: Ctx, sf: Subfield): void {
+  const value =
+    sf.ofs === 0 && sf.nBits >= sf.field.bits
+      ? formatFieldValue(
+          sf.field,
+          { value: readBig(ctx.flow, sf.field), mask: fullMask(sf.field) },
+          ctx.bridge,
+          ctx.names,
+        )
+      : hexOf(readSubfield(ctx.flow, sf));
+  ctx.report('detail', `${formatSubfield(sf)} is now ${value}`);
+}
+const hexOf = (v: bigint): string => (v === 0n ? '0' : `0x${v.toString(16)}`);
+
 function mix(h: number, x: number): number {
   const y = Math.imul(h ^ x, 0x01000193);
   return y ^ (y >>> 13);
 }
+
+/**
+ * recirc_alloc_id: a ct fork's recirculation id names its frozen state — the table it resumes at
+ * and the packet's metadata (in_port, registers, metadata, tunnel) — so identical forks in one
+ * translation share an id, as OVS's do.
+ */
+function frozenId(ctx: Ctx, table: number): number {
+  const f = ctx.flow;
+  const frozen = (ctx.state.frozen ??= []);
+  for (const e of frozen) {
+    if (e.table !== table) continue;
+    let same = true;
+    for (let k = 0; k < FROZEN_WORDS.length; k++)
+      if (e.words[k] !== f[FROZEN_WORDS[k]!]) {
+        same = false;
+        break;
+      }
+    if (same) return e.id;
+  }
+  const words: number[] = [];
+  for (let k = 0; k < FROZEN_WORDS.length; k++) words.push(f[FROZEN_WORDS[k]!]!);
+  const id = ctx.state.nextRecirc++;
+  frozen.push({ id, table, words });
+  return id;
+}
+const FROZEN_WORDS = Int32Array.from([
+  W.IN_PORT,
+  W.METADATA,
+  W.METADATA + 1,
+  W.TUN_ID,
+  W.TUN_ID + 1,
+  W.TUN_SRC,
+  W.TUN_DST,
+  ...Array.from({ length: N_REGS }, (_, i) => W.REG0 + i),
+]);
 
 /** The select group's bucket: a weighted rendezvous hash of the flow's symmetric L3/L4 fields and the bridge's seed. */
 export function selectBucket(g: Group, flow: Flow, seed: number): number {
@@ -764,6 +833,10 @@ function conntrack(ctx: Ctx, a: Extract<Action, { type: 'ct' }>): void {
         labelMask[w - W.CT_LABEL] = (labelMask[w - W.CT_LABEL]! | masks[i]!) >>> 0;
     }
   };
+  // the actions nested in ct() run (and trace) first: nat, then exec's
+  if (a.nat && ctx.trace) ctx.report('action', formatNat(a.nat));
+  // an empty nested list traces as `drop`, as any empty action list does (do_xlate_actions)
+  if (!a.nat && !a.exec.length && ctx.trace) ctx.report('action', 'drop');
   for (const x of a.exec) {
     if (ctx.trace) ctx.report('action', formatAction(x, ctx.bridge, ctx.names));
     if (x.type === 'set_field') {
@@ -826,7 +899,7 @@ function conntrack(ctx: Ctx, a: Extract<Action, { type: 'ct' }>): void {
     if (r.tpDst !== undefined) o.set(W.TP_DST, r.tpDst);
   }
   if (forkFlow) {
-    const id = ctx.state.nextRecirc++;
+    const id = frozenId(ctx, a.table);
     forkFlow[W.RECIRC_ID] = id;
     ctx.odp.push(`recirc(0x${id.toString(16)})`);
     ctx.recircs.push({ id, table: a.table, flow: forkFlow, conntrack: true, nat: a.nat, zone });
@@ -1022,7 +1095,11 @@ interface Run {
   readonly names: boolean;
   readonly ctNext: number[];
   readonly pickBuckets: boolean;
-  readonly state: { nextRecirc: number; packetIns: PacketIn[] };
+  readonly state: {
+    nextRecirc: number;
+    packetIns: PacketIn[];
+    frozen: { id: number; table: number; words: number[] }[] | undefined;
+  };
   readonly queue: Recirc[];
   readonly arena: Arena;
   readonly passes: Pass[];
@@ -1132,7 +1209,7 @@ export function translate(
     names: opts.names ?? false,
     ctNext: opts.ctNext ? opts.ctNext.map(parseCtStateText) : [],
     pickBuckets: opts.selectBuckets === 'pick',
-    state: { nextRecirc: 1, packetIns: [] },
+    state: { nextRecirc: 1, packetIns: [], frozen: undefined },
     queue: [],
     arena: new Arena(),
     passes: [],

@@ -324,3 +324,40 @@ describe('the engine as the differential peer sees it (engineProvider, traceFlow
     expect(traceFlows('in_port=1,actions=output:2', 'in_port=1').finalFlow).toBe('unchanged');
   });
 });
+
+// Lines ofproto/trace prints that OVS's test suite does not pin down, as Debian's ovs-vswitchd 3.1
+// printed them for the same flows through the differential peer (test/ovs/peer).
+describe('trace details as ovs-vswitchd prints them (observed through the peer)', () => {
+  const br = bridgeWith(
+    [1, 2, 3, 4],
+    `table=0,priority=10,icmp actions=move:NXM_OF_IP_DST[0..7]->NXM_NX_REG0[0..7],goto_table:1
+table=1,priority=10,icmp,in_port=1 actions=ct(commit,zone=7,nat(dst=10.0.0.1))
+table=1,priority=10,icmp,in_port=2 actions=ct(commit,zone=7),group:1
+table=1,priority=10,icmp,in_port=3 actions=ct(zone=7,nat,table=2),ct(zone=3,nat,table=2)
+table=2,priority=0 actions=output:4`,
+    ['group_id=1,type=all,bucket=set_field:192.168.0.1->nw_dst'],
+  );
+  const pkt = (port: number): string => `in_port=${port},icmp,nw_src=10.0.0.1,nw_dst=192.168.0.1`;
+  it('move reports the subfield it wrote', () => {
+    expect(trace(br, pkt(1)).text).toContain(
+      '    move:NXM_OF_IP_DST[0..7]->NXM_NX_REG0[0..7]\n     -> NXM_NX_REG0[0..7] is now 0x1\n',
+    );
+  });
+  it('ct traces its nested actions: nat(...), or drop when there are none', () => {
+    expect(trace(br, pkt(1)).text).toContain(
+      '    ct(commit,zone=7,nat(dst=10.0.0.1))\n    nat(dst=10.0.0.1)\n',
+    );
+    expect(trace(br, pkt(2)).text).toContain('    ct(commit,zone=7)\n    drop\n');
+  });
+  it('a bucket without output, group, resubmit or ct does nothing: drop', () => {
+    const lines = trace(br, pkt(2)).text.split('\n');
+    const i = lines.findIndex((l) => l.trim() === 'bucket 0');
+    expect(lines[i + 1]!.trim()).toBe('drop');
+    expect(trace(br, pkt(2)).datapathActions).toBe('ct(commit,zone=7)');
+  });
+  it('identical ct forks share a recirculation id', () => {
+    const r = trace(br, pkt(3));
+    expect(r.passes[0]!.datapathActions).toBe('ct(zone=7,nat),recirc(0x1),ct(zone=3,nat),recirc(0x1)');
+    expect(r.passes.map((p) => p.recircId)).toEqual([0, 1, 1]);
+  });
+});
