@@ -3,6 +3,7 @@
  * ct_state): a committed connection is keyed by its original and reply 5-tuples; a packet in the
  * reply direction is +est+rpl and makes the connection established; NAT set on commit rewrites
  * later packets of either direction (replies are un-NATed). IPv4 TCP/UDP/ICMP. Reference §4.
+ * Connections, not TCP states: sequence numbers and flags are not tracked.
  */
 import { CS, ETH_TYPE, type Flow, IPPROTO, W } from './fields.js';
 import type { Nat } from './actions.js';
@@ -149,7 +150,9 @@ export class Conntrack {
         let natBits = 0;
         if (req.nat && (req.nat.src || req.nat.dst) && req.nat.ipMin) {
           const r = this.allocate(req.zone, t, req.nat);
-          if (!r) return { state: CS.TRACKED | CS.INVALID, conn: undefined, rewrite: undefined };
+          // no free mapping: the packet goes on untranslated and uncommitted, still +new
+          // (observed: ovs-vswitchd 3.1's userspace conntrack through the differential peer)
+          if (!r) return { state: CS.TRACKED | CS.NEW, conn: undefined, rewrite: undefined };
           reply = r;
           natBits = req.nat.src ? CS.SRC_NAT : CS.DST_NAT;
         }
