@@ -335,11 +335,23 @@ function freeRecords(l6: string, l7: string): (addr: string) => string {
   };
 }
 
+/**
+ * The last record order computed, by the keys in address order: a pool's keys stay the same from
+ * save to save (only the document changes them), so the sort is done once.
+ */
+let lastKeyOrder: { readonly keys: readonly string[]; readonly order: readonly number[] } | undefined;
+
+const sameKeys = (a: readonly string[], records: readonly RecordImage[]): boolean =>
+  a.length === records.length && records.every((r, i) => r.key === a[i]);
+
 /** A pool's records in the order Go writes a map's keys (by their bytes). */
 function recordsInKeyOrder(records: readonly RecordImage[]): readonly RecordImage[] {
-  const byKey = new Map<string, RecordImage>();
-  for (const r of records) byKey.set(r.key, r);
-  return goSortedKeys(byKey.keys()).map((k) => byKey.get(k)!);
+  if (!lastKeyOrder || !sameKeys(lastKeyOrder.keys, records)) {
+    const at = new Map<string, number>();
+    records.forEach((r, i) => at.set(r.key, i));
+    lastKeyOrder = { keys: records.map((r) => r.key), order: goSortedKeys(at.keys()).map((k) => at.get(k)!) };
+  }
+  return lastKeyOrder.order.map((i) => records[i]!);
 }
 
 /**

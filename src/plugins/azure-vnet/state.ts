@@ -31,7 +31,7 @@ import {
   goUnmarshal,
   type GoValue,
 } from '../../cni/gojson.js';
-import { goMarshalIndent } from '../../cni/goencode.js';
+import { goMarshalIndent, goQuote, goSortedKeys } from '../../cni/goencode.js';
 import { netIPType } from '../../cni/result.js';
 import {
   bytesValue,
@@ -421,13 +421,6 @@ const dnsValue = (d: DnsInfo): GoValue =>
 /** A field decoded as `interface{}` written back: its JSON text, or null. */
 const anyValue = (text: string | null): GoValue => (text === null ? null : (JSON.parse(text) as GoValue));
 
-function mapValue<T>(m: Map<string, T> | null, each: (v: T) => GoValue): GoValue {
-  if (m === null) return null;
-  const o: Record<string, GoValue> = {};
-  for (const [k, v] of m) o[k] = each(v);
-  return o;
-}
-
 /**
  * An endpoint's text where it was last written, by the endpoint (the plugin never changes an
  * endpoint record; a copy of the manager shares them): the file is written after every change,
@@ -486,48 +479,105 @@ function endpointFields(ep: EndpointState): GoValue {
   return new GoOrdered(e);
 }
 
-function networkValue(nw: NetworkState): GoValue {
-  return new GoOrdered([
-    ['Id', nw.Id],
-    ...(nw.HnsId !== '' ? [['HnsId', nw.HnsId] as [string, GoValue]] : []),
-    ['Mode', nw.Mode],
-    ['VlanId', nw.VlanId],
-    [
-      'Subnets',
-      nw.Subnets === null
-        ? null
-        : nw.Subnets.map(
-            (s) =>
-              new GoOrdered([
-                ['Family', s.Family],
-                ['Prefix', ipNetValue(s.Prefix)],
-                ['Gateway', s.Gateway],
-                ['PrimaryIP', s.PrimaryIP],
-              ]),
-          ),
-    ],
-    ['Endpoints', mapValue(nw.Endpoints, endpointValue)],
-    ['DNS', dnsValue(nw.DNS)],
-    ['EnableSnatOnHost', nw.EnableSnatOnHost],
-    ['NetNs', nw.NetNs],
-    ['SnatBridgeIP', nw.SnatBridgeIP],
-  ]);
+/**
+ * The manager's text as `json.MarshalIndent` lays it out at a position (`nl`: a newline and the
+ * indentation so far; `indent`: one level), written out directly: struct fields in declaration
+ * order (`HnsId` omitted when empty), maps by their keys' bytes, `net.IPNet` masks and MACs in
+ * base64, each endpoint's text reused (`endpointValue`). The file is written after every invocation
+ * that changes it (test/plugins/azure-vnet/state-text.prop.test.ts holds this to Go's generic
+ * encoding of the structs).
+ */
+function managerText(nm: NetworkManagerState, nl: string, indent: string): string {
+  const i = nl + indent;
+  return (
+    `{${i}"CnsClient": ${anyJsonText(nm.CnsClient, i, indent)},${i}"Version": ${goQuote(nm.Version)},` +
+    `${i}"TimeStamp": ${goQuote(nm.TimeStamp)},` +
+    `${i}"ExternalInterfaces": ${mapText(nm.ExternalInterfaces, externalInterfaceText, i, indent)}${nl}}`
+  );
 }
 
-function externalInterfaceValue(x: ExternalInterface): GoValue {
-  return new GoOrdered([
-    ['Name', x.Name],
-    ['Networks', mapValue(x.Networks, networkValue)],
-    ['Subnets', x.Subnets],
-    ['BridgeName', x.BridgeName],
-    ['DNSInfo', dnsValue(x.DNSInfo)],
-    ['MacAddress', bytesValue(x.MacAddress)],
-    ['IPAddresses', anyValue(x.IPAddresses)],
-    ['Routes', anyValue(x.Routes)],
-    ['IPv4Gateway', x.IPv4Gateway],
-    ['IPv6Gateway', x.IPv6Gateway],
-  ]);
+type Render<T> = (v: T, nl: string, indent: string) => string;
+
+/** A Go map of structs: keys by their bytes; `null` for a nil map. */
+function mapText<T>(m: ReadonlyMap<string, T> | null, each: Render<T>, nl: string, indent: string): string {
+  if (m === null) return 'null';
+  if (m.size === 0) return '{}';
+  const i = nl + indent;
+  let out = '{';
+  let first = true;
+  for (const k of goSortedKeys(m.keys())) {
+    out += `${first ? '' : ','}${i}${goQuote(k)}: ${each(m.get(k)!, i, indent)}`;
+    first = false;
+  }
+  return `${out}${nl}}`;
 }
+
+/** A Go slice: `null` for nil, `[]` for empty. */
+function listText<T>(v: readonly T[] | null, each: Render<T>, nl: string, indent: string): string {
+  if (v === null) return 'null';
+  if (v.length === 0) return '[]';
+  const i = nl + indent;
+  let out = '[';
+  v.forEach((x, n) => (out += `${n > 0 ? ',' : ''}${i}${each(x, i, indent)}`));
+  return `${out}${nl}]`;
+}
+
+const quoted: Render<string> = (v) => goQuote(v);
+
+/** `[]byte` (a mask, a MAC): base64, `null` for nil. */
+function bytesText(b: readonly number[] | undefined): string {
+  return b === undefined ? 'null' : `"${Buffer.from(b).toString('base64')}"`;
+}
+
+/** A field decoded as `interface{}` written back: its JSON as Go marshals it, or null. */
+function anyJsonText(text: string | null, nl: string, indent: string): string {
+  return text === null ? 'null' : goMarshalAt(anyValue(text), nl, indent);
+}
+
+const ipNetText: Render<IpNet> = (n, nl, indent) =>
+  `{${nl}${indent}"IP": ${goQuote(n.IP)},${nl}${indent}"Mask": ${bytesText(n.Mask)}${nl}}`;
+
+const dnsText: Render<DnsInfo> = (d, nl, indent) => {
+  const i = nl + indent;
+  return (
+    `{${i}"Suffix": ${goQuote(d.Suffix)},${i}"Servers": ${listText(d.Servers, quoted, i, indent)},` +
+    `${i}"Options": ${listText(d.Options, quoted, i, indent)}${nl}}`
+  );
+};
+
+const subnetText: Render<SubnetInfo> = (s, nl, indent) => {
+  const i = nl + indent;
+  return (
+    `{${i}"Family": ${String(s.Family)},${i}"Prefix": ${ipNetText(s.Prefix, i, indent)},` +
+    `${i}"Gateway": ${goQuote(s.Gateway)},${i}"PrimaryIP": ${goQuote(s.PrimaryIP)}${nl}}`
+  );
+};
+
+const endpointText: Render<EndpointState> = (ep, nl, indent) => goMarshalAt(endpointValue(ep), nl, indent);
+
+const networkText: Render<NetworkState> = (nw, nl, indent) => {
+  const i = nl + indent;
+  return (
+    `{${i}"Id": ${goQuote(nw.Id)},` +
+    (nw.HnsId !== '' ? `${i}"HnsId": ${goQuote(nw.HnsId)},` : '') +
+    `${i}"Mode": ${goQuote(nw.Mode)},${i}"VlanId": ${String(nw.VlanId)},` +
+    `${i}"Subnets": ${listText(nw.Subnets, subnetText, i, indent)},` +
+    `${i}"Endpoints": ${mapText(nw.Endpoints, endpointText, i, indent)},` +
+    `${i}"DNS": ${dnsText(nw.DNS, i, indent)},${i}"EnableSnatOnHost": ${String(nw.EnableSnatOnHost)},` +
+    `${i}"NetNs": ${goQuote(nw.NetNs)},${i}"SnatBridgeIP": ${goQuote(nw.SnatBridgeIP)}${nl}}`
+  );
+};
+
+const externalInterfaceText: Render<ExternalInterface> = (x, nl, indent) => {
+  const i = nl + indent;
+  return (
+    `{${i}"Name": ${goQuote(x.Name)},${i}"Networks": ${mapText(x.Networks, networkText, i, indent)},` +
+    `${i}"Subnets": ${listText(x.Subnets, quoted, i, indent)},${i}"BridgeName": ${goQuote(x.BridgeName)},` +
+    `${i}"DNSInfo": ${dnsText(x.DNSInfo, i, indent)},${i}"MacAddress": ${bytesText(x.MacAddress)},` +
+    `${i}"IPAddresses": ${anyJsonText(x.IPAddresses, i, indent)},${i}"Routes": ${anyJsonText(x.Routes, i, indent)},` +
+    `${i}"IPv4Gateway": ${goQuote(x.IPv4Gateway)},${i}"IPv6Gateway": ${goQuote(x.IPv6Gateway)}${nl}}`
+  );
+};
 
 /**
  * Write the state file and remember what it decodes to (`rememberState`): `nm` itself, which the
@@ -546,16 +596,7 @@ export function saveNetworkState(
 
 /** `jsonFileStore.Write(Network, nm)`: the whole file's text. */
 export function networkStateText(nm: NetworkManagerState, others: ReadonlyMap<string, string>): string {
-  return storeText(
-    others,
-    NETWORK_STORE_KEY,
-    new GoOrdered([
-      ['CnsClient', anyValue(nm.CnsClient)],
-      ['Version', nm.Version],
-      ['TimeStamp', nm.TimeStamp],
-      ['ExternalInterfaces', mapValue(nm.ExternalInterfaces, externalInterfaceValue)],
-    ]),
-  );
+  return storeText(others, NETWORK_STORE_KEY, new GoLaidOut((nl, indent) => managerText(nm, nl, indent)));
 }
 
 /**
