@@ -13,6 +13,7 @@ import { flowNat, snatPort, track, unNat } from './nat.js';
 import type { HostPlane } from './plane.js';
 import { networkRef, portRef } from './refs.js';
 import { encap, wire } from './uplink.js';
+import { extensionTakes } from './extension.js';
 import type { Walk } from './walk.js';
 
 /**
@@ -170,6 +171,8 @@ function findPortMapping(
 
 /** The host hands a packet to a local port (through its host vNIC and the switch). */
 function hostToPort(plane: HostPlane, w: Walk, port: PortView, p: Packet, through?: HostInterfaceView): void {
+  // a switch whose forwarding extension replaces VFP: the host's packet goes to it
+  if (extensionTakes(plane, w, port.network.switchId, { kind: 'hostVnic' }, p)) return;
   const v = plane.view();
   const viaIf =
     through ??
@@ -308,6 +311,8 @@ function routeOut(plane: HostPlane, w: Walk, p0: Packet, forwarded: boolean, rep
         `${out.name} is on an ${outSwitch?.type ?? 'unknown'} switch and no port holds ${fmt(hop)}`,
       );
     }
+    // out of the management vNIC onto a switch whose forwarding extension replaces VFP
+    if (extensionTakes(plane, w, out.switchId, { kind: 'hostVnic' }, sent)) return;
   }
   wire(plane, w, sent, hop);
 }

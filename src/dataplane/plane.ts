@@ -31,6 +31,7 @@ import { portEgress, portIngress } from './port.js';
 import { HostRoutes, type HostRoute, type RouteSpec } from '../vswitch/routes.js';
 import { receive } from './uplink.js';
 import type { NetNode, Walk } from './walk.js';
+import type { SwitchDatapath } from './extension.js';
 
 export { mix } from './lb.js';
 /** The route records, from src/vswitch/routes.ts (re-exported for the importers of this module). */
@@ -59,6 +60,9 @@ export interface DataplaneOptions {
 export class HostPlane implements NetNode {
   readonly kind = 'Windows' as const;
   private cached: HostView | undefined;
+  /** Datapaths bound to switches with a forwarding extension (src/dataplane/extension.ts). */
+  private readonly datapaths = new Map<string, SwitchDatapath>();
+  private datapathGeneration = 0;
   private readonly routeTable = new HostRoutes(
     () => this.view(),
     () => this.generation(),
@@ -77,6 +81,7 @@ export class HostPlane implements NetNode {
       this.cached = compileHostView({
         store: this.hns.store,
         generation: gen,
+        version: this.hns.profile.version,
         ...(this.options.acl ? { acl: this.options.acl } : {}),
       });
     }
@@ -85,7 +90,29 @@ export class HostPlane implements NetNode {
 
   /** A number that moves whenever the answer of a trace through this host could. */
   generation(): number {
-    return this.hns.store.generation * 1024 + this.routeTable.userGeneration;
+    return (
+      this.hns.store.generation * 1024 +
+      this.routeTable.userGeneration +
+      this.datapathGeneration * 0x100000000
+    );
+  }
+
+  // ───────────────────────────── forwarding extensions (src/dataplane/extension.ts) ─────────────────────────────
+
+  /**
+   * Bind the datapath that forwards a switch's packets while a forwarding extension (OVS) is
+   * enabled on it — "the OVS bridge bound to this switch" — or unbind it (`undefined`: the
+   * extension then has nothing to hand packets to, and the switch forwards nothing).
+   */
+  bindSwitchDatapath(switchId: string, datapath: SwitchDatapath | undefined): void {
+    if (datapath) this.datapaths.set(switchId.toUpperCase(), datapath);
+    else this.datapaths.delete(switchId.toUpperCase());
+    this.datapathGeneration++;
+  }
+
+  /** The datapath bound to a switch, if any. */
+  switchDatapath(switchId: string): SwitchDatapath | undefined {
+    return this.datapaths.get(switchId.toUpperCase());
   }
 
   // ───────────────────────────── host routes (src/vswitch/routes.ts) ─────────────────────────────

@@ -15,6 +15,7 @@ import { flowNat, snatPort, track, unNat } from './nat.js';
 import type { HostPlane } from './plane.js';
 import { portRef } from './refs.js';
 import { forward } from './switch.js';
+import { extensionTakes } from './extension.js';
 import type { Walk } from './walk.js';
 
 /**
@@ -31,6 +32,8 @@ export function portEgress(
   fromHost: boolean,
 ): void {
   const host = plane.name;
+  // a switch whose forwarding extension replaces VFP (OVS): no VFP layer runs on its ports
+  if (extensionTakes(plane, w, port.network.switchId, { kind: 'port', port }, p)) return;
   if (w.ct.isEstablished(flowKey(host, port.id, 'Out', p))) {
     w.step(
       host,

@@ -13,6 +13,7 @@ import { unNat } from './nat.js';
 import type { HostPlane } from './plane.js';
 import { networkRef } from './refs.js';
 import type { Walk } from './walk.js';
+import { extensionTakes } from './extension.js';
 
 /** The on-link prefix of a host without an uplink address: 0.0.0.0/32. */
 const NO_UPLINK = prefix4(0, 32);
@@ -103,6 +104,9 @@ export function receive(plane: HostPlane, w: Walk, p0: Packet): void {
   const host = plane.name;
   const v = plane.view();
   w.step(host, 'Port', 'Received', p0, p0, undefined, 'on the uplink');
+  // the external switch's forwarding extension (OVS) takes every frame from the wire
+  const ext = v.uplink?.kind === 'HostVNic' ? v.uplink.switchId : undefined;
+  if (extensionTakes(plane, w, ext, { kind: 'uplink' }, p0)) return;
   if (p0.outer) return decap(plane, w, p0);
   const p = unNat(plane, w, p0, 'NAT');
   // a port of an external switch addressed on the wire (L2Bridge with ToR routes, Transparent)

@@ -30,6 +30,7 @@ import { subnetsOf, type EndpointRec, type NetworkRec } from './model.js';
 import type { NetworkType } from './policy/contracts.js';
 import type { NetAdapterNameSettings } from './policy/network/net-adapter-name.js';
 import type { ProviderAddressSettings } from './policy/shared/provider-address.js';
+import type { ExtensionOverride } from './extensions.js';
 
 /** How a host adapter is described in `createHost({ adapters })`, `hnsim serve --adapter` or a host file. */
 export interface AdapterSpec {
@@ -86,6 +87,10 @@ export interface VSwitchRec {
   readonly HostVNic?: string;
   /** Networks on the switch, in the order they joined it. */
   readonly Networks: readonly string[];
+  /** The type of the network whose creation made the switch (decides VFP's default, src/hns/extensions.ts). */
+  readonly NetworkType?: NetworkType;
+  /** Extensions a request enabled or disabled (the others keep their default); a reboot clears them. */
+  readonly Extensions?: readonly ExtensionOverride[];
 }
 
 /** Network types that bind an external vSwitch to a host adapter (kubernetes-windows.md §1). */
@@ -354,6 +359,7 @@ export class HostNics {
         NetAdapterName: uplink.Name,
         HostVNic: vnicName,
         Networks: [],
+        NetworkType: req.type,
       };
       return { request: req, switchId: id, create: { sw, vnic, uplink: uplink.Name } };
     }
@@ -363,7 +369,9 @@ export class HostNics {
         return {
           request: req,
           switchId: id,
-          create: { sw: { ID: id, Name: swName, SwitchType: 'Private', Networks: [] } },
+          create: {
+            sw: { ID: id, Name: swName, SwitchType: 'Private', Networks: [], NetworkType: req.type },
+          },
         };
       }
       let vnicName = `vEthernet (${swName})`;
@@ -380,7 +388,14 @@ export class HostNics {
         request: req,
         switchId: id,
         create: {
-          sw: { ID: id, Name: swName, SwitchType: 'Internal', HostVNic: vnicName, Networks: [] },
+          sw: {
+            ID: id,
+            Name: swName,
+            SwitchType: 'Internal',
+            HostVNic: vnicName,
+            Networks: [],
+            NetworkType: req.type,
+          },
           vnic,
         },
       };
@@ -433,8 +448,11 @@ export class HostNics {
     return n;
   }
 
-  /** Apply a plan: create the switch (moving the uplink's address to the host vNIC) and/or join it. */
-  commit(plan: SwitchPlan): void {
+  /**
+   * Apply a plan: create the switch (moving the uplink's address to the host vNIC) and/or join it.
+   * `extensions`: the switch's extension states after the request (validated by the caller).
+   */
+  commit(plan: SwitchPlan, extensions?: readonly ExtensionOverride[]): void {
     const id = plan.switchId;
     if (!id) return;
     if (plan.create) {
@@ -451,8 +469,27 @@ export class HostNics {
       }
     }
     const sw = this.switches.get(id)!;
-    this.switches.set(id, { ...sw, Networks: [...sw.Networks, plan.request.networkId] });
+    this.switches.set(id, {
+      ...sw,
+      Networks: [...sw.Networks, plan.request.networkId],
+      ...(extensions ? { Extensions: extensions } : {}),
+    });
     this.networkSwitch.set(plan.request.networkId, id);
+  }
+
+  /** Replace a switch's extension states (validated by src/hns/extensions.ts `withExtension`). */
+  setExtensions(switchId: string, extensions: readonly ExtensionOverride[]): void {
+    const sw = this.switches.get(switchId);
+    if (sw) this.switches.set(switchId, { ...sw, Extensions: extensions });
+  }
+
+  /** A host reboot: every switch's extensions go back to their defaults (ovs-windows.md §5 #3). */
+  resetExtensions(): void {
+    for (const [id, sw] of this.switches) {
+      if (!sw.Extensions) continue;
+      const { Extensions: _e, ...rest } = sw;
+      this.switches.set(id, rest);
+    }
   }
 
   /** A network leaves its switch; the last one out removes the switch and gives the uplink its address back. */
@@ -544,6 +581,8 @@ export class HostNics {
         ...(typeof s.NetAdapterName === 'string' ? { NetAdapterName: s.NetAdapterName } : {}),
         ...(typeof s.HostVNic === 'string' ? { HostVNic: s.HostVNic } : {}),
         Networks: s.Networks.map(String),
+        ...(typeof s.NetworkType === 'string' ? { NetworkType: s.NetworkType as NetworkType } : {}),
+        ...(Array.isArray(s.Extensions) ? { Extensions: readOverrides(s.Extensions) } : {}),
       };
       nics.switches.set(sw.ID, sw);
       for (const n of sw.Networks) nics.networkSwitch.set(n, sw.ID);
@@ -563,6 +602,14 @@ export class HostNics {
     for (const [k, s] of other.networkSwitch) this.networkSwitch.set(k, s);
     this.nextIfIndex = other.nextIfIndex;
   }
+}
+
+function readOverrides(list: readonly Json[]): ExtensionOverride[] {
+  return list.map((x) => {
+    if (!isJsonObject(x) || typeof x.Id !== 'string' || typeof x.IsEnabled !== 'boolean')
+      throw new Error('adapters: bad switch extension');
+    return { Id: x.Id, IsEnabled: x.IsEnabled };
+  });
 }
 
 /** An adapter as data (`Get-NetAdapter` + its IPv4 configuration); `internal` adds the switch binding. */

@@ -100,6 +100,17 @@ export function applyRestart(hns: HnsService, policy: RestartPolicy): void {
   for (const id of doomedNetworks) hns.deleteNetwork(id);
 }
 
+/**
+ * A host reboot: `applyRestart` with the reboot's policy, then every surviving switch gets its
+ * extensions' defaults back (the OVS extension is disabled after a reboot: ovs-windows.md §5 #3).
+ */
+export function applyReboot(hns: HnsService, policy: RestartPolicy): void {
+  applyRestart(hns, policy);
+  if (![...hns.store.nics.switches.values()].some((s) => s.Extensions)) return;
+  hns.store.nics.resetExtensions();
+  hns.store.generation++;
+}
+
 // ───────────────────────────── snapshots ─────────────────────────────
 
 export const SNAPSHOT_FORMAT = 'hnsim.snapshot/1';

@@ -21,7 +21,9 @@ import type { RuleMatch } from './policy/rule-match.js';
 import { parsePolicies } from './policy/registry.js';
 import { argGuid, readDns } from './schema/common.js';
 import { parseNetwork, parseSubnetDoc } from './schema/network.js';
-import { switchRequestOf } from './adapters.js';
+import { switchRequestOf, type VSwitchRec } from './adapters.js';
+import { switchExtensions, withExtension, type SwitchExtensionState } from './extensions.js';
+import type { VSwitchExtensionSettings } from './policy/network/vswitch-extension.js';
 import { compareVersion } from './versions.js';
 import { applyPolicyRequest, readRequestType, type RequestType } from './policy-request.js';
 import { removeEndpoint } from './endpoints.js';
@@ -61,6 +63,9 @@ export function createNetwork(
     // a network on no switch: the GUID hnsim 0.1 gave it as SwitchGuid is drawn still (unused), so
     // the IDs a seed gives stay those of earlier releases
     if (!plan.switchId) newGuid(rng);
+    // VSwitchExtension policies act on the switch the network is on (a new one or the one it joins)
+    const target = plan.create?.sw ?? (plan.switchId ? store.nics.switches.get(plan.switchId) : undefined);
+    const extensions = applyExtensionPolicies(hns, target, draft.Name || id, draft.Policies);
     const { givenId: _g, ...rest } = draft;
     const rec: NetworkRec = {
       ...rest,
@@ -79,7 +84,7 @@ export function createNetwork(
     };
     // commit
     hns.notify('NetworkPreCreate', { ID: id });
-    store.nics.commit(plan);
+    store.nics.commit(plan, extensions);
     store.networks.set(id, rec);
     store.ids.add(id);
     if (rec.Name !== '') store.networkByName.set(key, id);
@@ -167,9 +172,80 @@ function pickMacRange(hns: HnsService): MacRangeRec {
   throw hnsError('HCN_E_INVALID_NETWORK', 'no free default MAC range');
 }
 
+/**
+ * The switch extensions a network shows (v1 `Extensions`): its switch's, in HNS's order; none on a
+ * network without a switch. A switch restored from an old snapshot takes its first network's type.
+ */
+export function networkExtensions(hns: HnsService, id: string): SwitchExtensionState[] {
+  const sw = hns.store.nics.switchOf(id);
+  return sw ? switchExtensions(holder(hns, sw), hns.profile.version) : [];
+}
+
+function holder(hns: HnsService, sw: VSwitchRec): VSwitchRec {
+  if (sw.NetworkType) return sw;
+  const first = sw.Networks[0] ? hns.store.networks.get(sw.Networks[0]) : undefined;
+  return first ? { ...sw, NetworkType: first.Type } : sw;
+}
+
+/**
+ * The extension states of `sw` after `VSwitchExtension` policies (each enables or disables its
+ * extension), validated by `withExtension`; undefined when there are none. A network without a
+ * switch has no extension to set (HCN_E_SWITCH_EXTENSION_NOT_FOUND).
+ */
+function applyExtensionPolicies(
+  hns: HnsService,
+  sw: VSwitchRec | undefined,
+  networkName: string,
+  policies: readonly ParsedPolicy[],
+  remove = false,
+): VSwitchRec['Extensions'] {
+  let cur = sw && holder(hns, sw);
+  let touched = false;
+  for (const p of policies) {
+    if (p.type !== 'VSwitchExtension') continue;
+    const s = p.settings as VSwitchExtensionSettings;
+    if (!cur) {
+      throw hnsError('HCN_E_SWITCH_EXTENSION_NOT_FOUND', `network "${networkName}" is on no vSwitch`);
+    }
+    cur = withExtension(
+      cur,
+      hns.profile.version,
+      s.extensionIdCanonical,
+      remove ? false : s.enable,
+      cur.Name,
+    );
+    touched = true;
+  }
+  return touched ? (cur?.Extensions ?? []) : undefined;
+}
+
+/**
+ * Several extension changes at once (v1 `POST /networks/<id>` `{"Extensions":[…]}`): each applied
+ * in order to the switch, all validated before the switch changes; nothing changes on an error.
+ */
+export function setNetworkExtensions(
+  hns: HnsService,
+  id: string,
+  entries: readonly { readonly Id: string; readonly IsEnabled: boolean }[],
+): NetworkRec {
+  return hns.atomic(() => {
+    const n = getNetwork(hns, id);
+    const sw = hns.store.nics.switchOf(id);
+    if (!entries.length) return n;
+    if (!sw) throw hnsError('HCN_E_SWITCH_EXTENSION_NOT_FOUND', `network "${n.Name || id}" is on no vSwitch`);
+    let cur = holder(hns, sw);
+    for (const e of entries) cur = withExtension(cur, hns.profile.version, e.Id, e.IsEnabled, sw.Name);
+    hns.store.nics.setExtensions(sw.ID, cur.Extensions ?? []);
+    hns.changed('Network', 'modify', id, 'Extension Update');
+    return n;
+  });
+}
+
 export function modifyNetwork(hns: HnsService, id: string, doc: JsonObject): NetworkRec {
   return hns.atomic(() => {
     const n = getNetwork(hns, id);
+    const sw = hns.store.nics.switchOf(id);
+    let extensions: VSwitchRec['Extensions'];
     const r = new Reader(doc, 'HCN_E_INVALID_JSON');
     const resourceType = r.optStr('ResourceType') ?? '';
     const requestType = readRequestType(r);
@@ -181,6 +257,8 @@ export function modifyNetwork(hns: HnsService, id: string, doc: JsonObject): Net
         const policies = parsePolicies(settings.optArr('Policies'), ctx);
         next = { ...n, Policies: applyPolicyRequest(n.Policies, policies, requestType) };
         checkSetReferences(hns, n, next.Policies, policies, requestType);
+        if (requestType !== 'Refresh')
+          extensions = applyExtensionPolicies(hns, sw, n.Name || id, policies, requestType === 'Remove');
         break;
       }
       case 'DNS': {
@@ -191,14 +269,23 @@ export function modifyNetwork(hns: HnsService, id: string, doc: JsonObject): Net
         break;
       }
       case 'Extension': {
+        // {"Id","IsEnabled"} (hns-hcs.md §1.5): the switch's extension; Remove disables it
         const extId = argGuid(settings.optStr('Id') ?? '');
         if (!extId) throw settings.err('Id is required');
         const enabled = settings.optBool('IsEnabled') ?? false;
-        const others = n.Extensions.filter((e) => e.Id !== extId);
-        next =
-          requestType === 'Remove'
-            ? { ...n, Extensions: others }
-            : { ...n, Extensions: [...others, { Id: extId, IsEnabled: enabled }] };
+        if (!sw)
+          throw hnsError('HCN_E_SWITCH_EXTENSION_NOT_FOUND', `network "${n.Name || id}" is on no vSwitch`);
+        if (requestType !== 'Refresh') {
+          const after = withExtension(
+            holder(hns, sw),
+            hns.profile.version,
+            extId,
+            requestType === 'Remove' ? false : enabled,
+            sw.Name,
+          );
+          extensions = after.Extensions ?? [];
+        }
+        next = n;
         break;
       }
       case 'Subnet': {
@@ -209,7 +296,8 @@ export function modifyNetwork(hns: HnsService, id: string, doc: JsonObject): Net
         throw hnsError('HCN_E_REQUEST_UNSUPPORTED', `network ResourceType "${resourceType}"`);
     }
     // commit
-    if (next !== n) {
+    if (extensions && sw) hns.store.nics.setExtensions(sw.ID, extensions);
+    if (next !== n || extensions) {
       hns.store.networks.set(id, next);
       if (next.Ipams !== n.Ipams) resyncPools(hns, n, next);
       hns.changed('Network', 'modify', id, `${resourceType} ${requestType}`);

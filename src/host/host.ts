@@ -37,6 +37,7 @@ import { FaultInjector } from '../api/faults.js';
 import { FlatApi } from '../api/flat.js';
 import { DirectTransport, type HnsTransport } from '../api/transport.js';
 import {
+  applyReboot,
   applyRestart,
   REBOOT_DEFAULT,
   restoreSnapshot,
@@ -236,7 +237,7 @@ export class Host {
   /** Reboot the host: non-persistent networks and all endpoints, namespaces and LBs go by default. */
   reboot(policy: Partial<RestartPolicy> = {}): void {
     const p = { ...REBOOT_DEFAULT, ...this.options.reboot, ...policy };
-    applyRestart(this.hns, p);
+    applyReboot(this.hns, p);
     // a reboot ends every compute system (their handles with it)
     this.hcs.clear();
     if (p.namespaces === 'remove' && this.options.defaultNamespace !== false) this.bootNamespaces();

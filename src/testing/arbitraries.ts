@@ -79,8 +79,12 @@ export const HNS_ARB = {
   ],
   networkFlags: [1, 8, 16, 32, 512],
   mtus: [1400, 1450, 1500],
-  /** VSwitchExtension ids: the VFP extension, and one no switch has. */
-  extensionIds: ['E9B59CFA-2BE1-4B21-828F-B6FBDBDDC017', '5C1A2E5B-1E36-4B0F-9A7C-3F1D6B0E2A11'],
+  /**
+   * VSwitchExtension ids every switch has on every profile, either state valid: the Windows
+   * Filtering Platform (a filtering extension). An unknown id or a second forwarding extension is
+   * refused (src/hns/extensions.ts), so neither is here.
+   */
+  extensionIds: ['E7C3B2F0-F3C5-48DF-AF2B-10FED6D72E7A'],
   /** LayerConstraint layer ids. */
   layerIds: ['4F2EC0E4-0B29-4EB2-B3A0-2D3DCB4D1C3B', '0B8E3A7C-6A4D-4C1E-8F2B-9D5E7A1C3B20'],
   /** Encryption: pre-shared keys and certificate names. */

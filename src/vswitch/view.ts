@@ -8,6 +8,8 @@
 import type { EndpointRec, LoadBalancerRec, NetworkRec } from '../hns/model.js';
 import { subnetsOf } from '../hns/model.js';
 import type { HnsStore } from '../hns/store.js';
+import { thirdPartyForwarding } from '../hns/extensions.js';
+import type { HnsVersion } from '../hns/versions.js';
 import type { AclSettings } from '../hns/policy/endpoint/acl.js';
 import type { OutboundNatSettings } from '../hns/policy/endpoint/outbound-nat.js';
 import type { PortMappingSettings } from '../hns/policy/endpoint/port-mapping.js';
@@ -25,6 +27,9 @@ import { compileAcls, type AclOptions, type AclSource, type CompiledAcls, type S
 import type { RuleRef } from './contracts.js';
 import { LAYER, routeRuleName } from './names.js';
 import { contains, fmtPrefix, fromPrefix, ip4, Lpm, parsePrefix4, prefix4, type Prefix4 } from './v4.js';
+
+/** The version whose extension list a view without one uses (the ws2022 profile's HNS). */
+const DEFAULT_VERSION: HnsVersion = { major: 15, minor: 0 };
 
 /** The VXLAN port HNS uses unless a VxlanPort policy says otherwise. */
 const VXLAN_PORT = 4789;
@@ -160,6 +165,11 @@ export interface SwitchView {
   readonly macSpoofing: boolean;
   readonly hostVnic: HostInterfaceView | undefined;
   readonly networks: readonly NetworkView[];
+  /**
+   * The forwarding extension enabled on the switch in VFP's place (the Open vSwitch Extension), if
+   * any: the switch's packets go to it, not through VFP (src/dataplane/extension.ts).
+   */
+  readonly forwardingExtension?: { readonly id: string; readonly name: string };
 }
 
 export interface HostView {
@@ -291,10 +301,12 @@ export interface ViewInputs {
   readonly store: HnsStore;
   readonly generation: number;
   readonly acl?: AclOptions;
+  /** The HNS version (which extensions the host lists); default: the 2022 builds'. */
+  readonly version?: HnsVersion;
 }
 
 /** Compile the host's HNS state into its vSwitch view. */
-export function compileHostView({ store, generation, acl }: ViewInputs): HostView {
+export function compileHostView({ store, generation, acl, version }: ViewInputs): HostView {
   const nics = store.nics;
   const networks = new Map<string, NetworkView>();
   /** What every port of a network shares for its ACLs: the IP-set resolver and the NetworkACL policies. */
@@ -472,6 +484,7 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
   const switches = new Map<string, SwitchView>();
   for (const s of nics.switches.values()) {
     const uplink = s.NetAdapterName ? nics.adapters.get(s.NetAdapterName.toLowerCase()) : undefined;
+    const fwd = thirdPartyForwarding(s, version ?? DEFAULT_VERSION);
     switches.set(s.ID, {
       id: s.ID,
       type: s.SwitchType,
@@ -479,6 +492,7 @@ export function compileHostView({ store, generation, acl }: ViewInputs): HostVie
       macSpoofing: uplink?.MacAddressSpoofing ?? false,
       hostVnic: hostIfs.find((h) => h.kind === 'HostVNic' && h.switchId === s.ID),
       networks: s.Networks.map((id) => networks.get(id)).filter((n): n is NetworkView => n !== undefined),
+      ...(fwd ? { forwardingExtension: { id: fwd.Id, name: fwd.Name } } : {}),
     });
   }
   const lbs = new Map<string, LbView>();

@@ -25,6 +25,7 @@ import { formatMac, parseMac } from '../../addr/mac.js';
 import { supports } from '../versions.js';
 import { readDns } from '../schema/common.js';
 import { applyPolicyRequest, type HnsService } from '../service.js';
+import { setNetworkExtensions } from '../networks.js';
 import { attachEndpoint, detachEndpoint, readAttachRequest } from './attach.js';
 import {
   V1_ENDPOINT_DNS_KEYS,
@@ -97,8 +98,9 @@ function createNetwork(c: Call): Json {
 
 /**
  * `POST /networks/<id>`: update. microsoft/SDN hns.psm1 `Set-HnsSwitchExtension` sends
- * `{"Extensions":[{"Id","IsEnabled"}]}`; each entry becomes an HCN Extension update. Other keys are
- * ignored (our choice). Every entry is validated before any is applied.
+ * `{"Extensions":[{"Id","IsEnabled"}]}` (Antrea's EnableHNSNetworkExtension sends the same body):
+ * each entry enables or disables an extension of the network's switch (src/hns/extensions.ts).
+ * Other keys are ignored (our choice). Every entry is validated before any is applied.
  */
 function updateNetwork(c: Call): Json {
   const id = idOf(c, 'HCN_E_NETWORK_NOT_FOUND');
@@ -109,9 +111,7 @@ function updateNetwork(c: Call): Json {
     if (!extId) throw hnsError('HCN_E_GUID_CONVERSION_FAILURE', `${x.path}.Id`);
     return { Id: extId, IsEnabled: x.optBool('IsEnabled') ?? false };
   });
-  for (const ext of exts) {
-    c.hns.modifyNetwork(id, { ResourceType: 'Extension', RequestType: 'Update', Settings: ext });
-  }
+  setNetworkExtensions(c.hns, id, exts);
   return v1NetworkView(c.hns, c.hns.getNetwork(id));
 }
 

@@ -12,6 +12,7 @@ import type { EndpointRec, NamespaceRec, NetworkRec, PolicyListRec, RouteRec } f
 import type { ParsedPolicy } from '../policy/contracts.js';
 import { serializePolicy } from '../policy/registry.js';
 import { endpointState } from '../schema/endpoint.js';
+import { networkExtensions } from '../networks.js';
 import type { HnsService } from '../service.js';
 import { v2PolicyToV1 } from './policies.js';
 
@@ -137,8 +138,10 @@ export function v1NetworkView(hns: HnsService, n: NetworkRec): JsonObject {
   out['CurrentEndpointCount'] = hns.store.alloc.get(n.ID)?.endpoints.size ?? 0;
   const drMac = stringSetting(find('DrMacAddress'), 'Address') ?? n.DrMacAddress;
   if (drMac) out['DrMacAddress'] = drMac;
-  if (n.Extensions.length)
-    out['Extensions'] = n.Extensions.map((e) => ({ Id: e.Id, IsEnabled: e.IsEnabled }));
+  // the switch's extensions, as HNS lists them on every network of a switch (src/hns/extensions.ts)
+  const extensions = networkExtensions(hns, n.ID);
+  if (extensions.length)
+    out['Extensions'] = extensions.map((e) => ({ Id: e.Id, IsEnabled: e.IsEnabled, Name: e.Name }));
   if (n.Flags) out['Flags'] = n.Flags;
   out['Health'] = v1Health(n.created);
   if (subnets.some((s) => s.prefix.family === 6)) out['IPv6'] = true;

@@ -11,6 +11,7 @@ import {
   asObj,
   GUID_UPPER,
   V1_HEALTH_AT_BOOT,
+  ws2022Extensions,
   makeHost,
   unwrap,
   v1Error,
@@ -231,6 +232,7 @@ describe('created through v2, read through v1', () => {
       'ActivityId',
       'CurrentEndpointCount',
       'DrMacAddress',
+      'Extensions',
       'Flags',
       'Health',
       'LayeredOn',
@@ -258,6 +260,8 @@ describe('created through v2, read through v1', () => {
       CurrentEndpointCount: 0,
       // v1 shows the distributed-router MAC HNS gave the Overlay network as a field (sig-windows-tools#378)
       DrMacAddress: expect.stringMatching(/^00-15-5D-[0-9A-F]{2}-[0-9A-F]{2}-[0-9A-F]{2}$/),
+      // an Overlay network's external switch has VFP on (sig-windows-tools#378, WS2022)
+      Extensions: ws2022Extensions(true),
       Flags: 8,
       Health: V1_HEALTH_AT_BOOT,
       LayeredOn: expect.stringMatching(GUID_UPPER),

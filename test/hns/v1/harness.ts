@@ -27,6 +27,28 @@ export const GUID_UPPER = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9
  */
 export const V1_HEALTH_AT_BOOT = { LastErrorCode: 0, LastUpdateTime: 134116992000000000 };
 
+/**
+ * The v1 `Extensions` of a network on a ws2022 host (`Get-HnsNetwork` on WS2022 20348.2700,
+ * kubernetes-sigs/sig-windows-tools#378; OVS listed as a host with it installed lists it, after WFP),
+ * with VFP and OVS in the given states; `capture` the NDIS Capture state.
+ */
+export function ws2022Extensions(vfp: boolean, ovs = false, capture = true): JsonObject[] {
+  return [
+    {
+      Id: 'E7C3B2F0-F3C5-48DF-AF2B-10FED6D72E7A',
+      IsEnabled: false,
+      Name: 'Microsoft Windows Filtering Platform',
+    },
+    { Id: '583CC151-73EC-4A6A-8B47-578297AD7623', IsEnabled: ovs, Name: 'Open vSwitch Extension' },
+    {
+      Id: 'F74F241B-440F-4433-BB28-00F89EAD20D8',
+      IsEnabled: vfp,
+      Name: 'Microsoft Azure VFP Switch Extension',
+    },
+    { Id: '430BDADD-BAB0-41AB-A369-94B67FA5BE0A', IsEnabled: capture, Name: 'Microsoft NDIS Capture' },
+  ];
+}
+
 export interface Host {
   readonly hns: HnsService;
   readonly api: FlatApi;
