@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../src/host/host.js';
 import type { SwitchDatapath } from '../../src/dataplane/extension.js';
 import type { JsonObject } from '../../src/core/json.js';
+import { HnsV1Client } from '../../src/api/hnsv1/client.js';
 
 const OVS = '583CC151-73EC-4A6A-8B47-578297AD7623';
 const NIC = {
@@ -114,6 +115,43 @@ describe('the OVS extension enabled with no datapath bound: a black hole', () =>
     const toPod = host.trace({ from: 'host', to: '10.10.0.10', protocol: 'tcp', destinationPort: 80 });
     expect(toPod.disposition).toBe('NoRoute');
     expect(lastStep(toPod).detail).toContain(DEAD);
+  });
+
+  it('a frame from the wire to a pod or to the node dies at the extension too', () => {
+    const { host, net } = antreaNode();
+    const inbound = () =>
+      host.trace({ from: '192.168.77.50', to: '10.10.0.10', protocol: 'tcp', destinationPort: 80 });
+    expect(inbound().disposition).toBe('Delivered');
+    enable(host, net);
+    const t = inbound();
+    expect(t.disposition).toBe('NoRoute');
+    expect(lastStep(t).detail).toContain(`${DEAD} (from the wire)`);
+    const toNode = host.trace({
+      from: '192.168.77.50',
+      to: '192.168.77.100',
+      protocol: 'tcp',
+      destinationPort: 22,
+    });
+    expect(toNode.disposition).toBe('NoRoute');
+  });
+
+  it("hcsshim's HNSNetworkRequest (Antrea's call) through the typed v1 client enables it", async () => {
+    const { host, net } = antreaNode();
+    const client = new HnsV1Client(host.transport);
+    await client.hnsNetworkRequest('POST', net, `{"Extensions":[{"Id":"${OVS}","IsEnabled":true}]}`);
+    expect(podToPod(host).disposition).toBe('NoRoute');
+  });
+
+  it('an HNS service restart and a snapshot keep the state; a restore brings it back', () => {
+    const { host, net } = antreaNode();
+    enable(host, net);
+    const snap = host.snapshot();
+    host.restartHns();
+    expect(hostOut(host).disposition).toBe('NoRoute');
+    enable(host, net, false);
+    expect(hostOut(host).disposition).not.toBe('NoRoute');
+    host.restore(JSON.parse(JSON.stringify(snap)));
+    expect(lastStep(hostOut(host)).detail).toContain(DEAD);
   });
 
   it('disabling the extension gives the host back what it had', () => {
