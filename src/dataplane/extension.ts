@@ -18,8 +18,6 @@ import type { Walk } from './walk.js';
 export type SwitchIngress =
   /** From a container's (or a host endpoint's) port, on its way out of it. */
   | { readonly kind: 'port'; readonly port: PortView }
-  /** Towards a port, from elsewhere on the host (the host stack, a switch, the uplink). */
-  | { readonly kind: 'toPort'; readonly port: PortView }
   /** From the host's TCP/IP stack through the switch's host vNIC (the management vNIC). */
   | { readonly kind: 'hostVnic' }
   /** From the wire, through the switch's physical adapter. */

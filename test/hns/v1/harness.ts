@@ -10,7 +10,7 @@ import { EventBus } from '../../../src/core/events.js';
 import type { Json, JsonObject } from '../../../src/core/json.js';
 import { Rng } from '../../../src/core/rng.js';
 import { HnsService } from '../../../src/hns/service.js';
-import { parseAdapterSpecs } from '../../../src/hns/adapters.js';
+import { parseAdapterSpecs, type AdapterSpec } from '../../../src/hns/adapters.js';
 import { PROFILES } from '../../../src/hns/versions.js';
 import {
   v1EndpointView,
@@ -58,14 +58,18 @@ export interface Host {
   ok(method: string, path: string, request?: unknown): Json;
 }
 
-export function makeHost(profile = 'ws2022', seed = 1): Host {
+export function makeHost(
+  profile = 'ws2022',
+  seed = 1,
+  nics: readonly AdapterSpec[] = [{ name: 'Ethernet', ipAddress: '10.0.0.4/24', gateway: '10.0.0.1' }],
+): Host {
   const hns = new HnsService({
     profile: PROFILES[profile]!,
     rng: new Rng(seed),
     clock: new Clock(),
     events: new EventBus(),
     // the node's NIC: the management IP the v1 views report for external-switch networks
-    adapters: parseAdapterSpecs([{ name: 'Ethernet', ipAddress: '10.0.0.4/24', gateway: '10.0.0.1' }], seed),
+    adapters: parseAdapterSpecs(nics, seed),
   });
   const api = new FlatApi(hns);
   const call = (method: string, path: string, request?: unknown): JsonObject => {
