@@ -130,3 +130,8 @@ export function engineProvider(opts: { ports?: number; seed?: number; clock?: Ti
     },
   };
 }
+
+export { IMMUTABLE, Ovsdb, OvsdbError, SCHEMA, formatAtom, formatDatum, parseDatum } from './ovsdb.js';
+export type { Atom, ColumnType, Datum, OvsdbOptions, Platform, Row, TableName } from './ovsdb.js';
+export { Vsctl, addPortArgs, shellWords, vsctl, vsctlOrThrow } from './vsctl.js';
+export type { InterfaceSpec, VsctlResult } from './vsctl.js';
