@@ -649,7 +649,8 @@ export class Ovsdb {
       const I = SCHEMA.Interface;
       const error = n === name ? undefined : this.openError(i);
       let ofport = st.bound.get(n);
-      if (ofport === undefined && error === undefined) {
+      const added = ofport === undefined && error === undefined;
+      if (added) {
         // bridge.c iface_pick_ofport: ofport_request, else the ofport the row last had
         const last = Number(this.get(i, 'ofport').keys[0] ?? 0);
         ofport = this.allocOfport(st, this.request(i) ?? (last > 0 && last < MAX_PORTS ? last : undefined));
@@ -662,7 +663,10 @@ export class Ovsdb {
       const bound = ofport !== undefined;
       const internal = this.str(i, 'type') === 'internal' || n === name;
       this.set(i, 'ofport', makeDatum(I.ofport!, [[bound ? ofport! : -1]]));
-      this.set(i, 'error', makeDatum(I.error!, error !== undefined && !bound && !windows ? [[error]] : []));
+      // a patch port without a usable peer is reported as it is added, and the next
+      // reconfiguration clears the column (observed: Debian's 3.1.0 also loses it at times)
+      const problem = bound ? (added ? this.patchError(i, br) : undefined) : error;
+      this.set(i, 'error', makeDatum(I.error!, problem !== undefined && !windows ? [[problem]] : []));
       const mac = windows && internal ? '00:00:00:00:00:00' : n === name ? localMac : this.ifaceMac(n);
       const status = (v: string): Datum => makeDatum(I.link_state!, bound ? [[v]] : []);
       this.set(i, 'mac_in_use', makeDatum(I.mac_in_use!, bound ? [[mac]] : []));
@@ -671,6 +675,27 @@ export class Ovsdb {
       const mtu = this.get(i, 'mtu_request').keys[0];
       this.set(i, 'mtu', makeDatum(I.mtu!, bound ? [[mtu === undefined ? 1500 : Number(mtu)]] : []));
     }
+  }
+
+  /**
+   * A bound patch port whose peer is not a patch port pointing back, on a bridge of the same
+   * datapath type: ofproto-dpif keeps it but reports it (`No usable peer …`).
+   */
+  private patchError(iface: Row, br: Row): string | undefined {
+    if (this.str(iface, 'type') !== 'patch') return undefined;
+    const peer = String(mapGet(this.get(iface, 'options'), 'peer'));
+    const dpType = (b: Row): string => this.str(b, 'datapath_type') || 'system';
+    for (const b of this.refs(this.root, 'bridges'))
+      for (const p of this.refs(b, 'ports'))
+        for (const i of this.refs(p, 'interfaces'))
+          if (
+            this.str(i, 'name') === peer &&
+            this.str(i, 'type') === 'patch' &&
+            mapGet(this.get(i, 'options'), 'peer') === this.str(iface, 'name') &&
+            dpType(b) === dpType(br)
+          )
+            return undefined;
+    return `No usable peer '${peer}' exists in '${dpType(br)}' datapath.`;
   }
 
   private ifaceMac(name: string): string {

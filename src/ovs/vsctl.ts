@@ -747,7 +747,7 @@ export function vsctl(db: Ovsdb, command: string | readonly string[]): VsctlResu
   let stderr = '';
   for (const i of db.rows('Interface')) {
     const err = db.get(i, 'error').keys[0];
-    if (err !== undefined && !before.has(i.uuid))
+    if (err !== undefined && !before.has(i.uuid) && db.get(i, 'ofport').keys[0] === -1)
       stderr += `ovs-vsctl: Error detected while setting up '${db.str(i, 'name')}': ${String(err)}.  See ovs-vswitchd log for details.\n`;
   }
   return { status: ctx.status, stdout, stderr };

@@ -334,6 +334,31 @@ describe('ovs-vswitchd: ofports, errors and the engine bridge', () => {
     expect(db.bridge('br0')!.portByName('p3')).toBeUndefined();
   });
 
+  it('tunnels need remote_ip, patch ports a peer; a missing patch peer is reported as the port is added (observed)', () => {
+    const db = new Ovsdb({ platform: { kind: 'linux' } });
+    ok(db, 'add-br br-int');
+    expect(vsctl(db, 'add-port br-int tun0 -- set interface tun0 type=geneve').stderr).toBe(
+      "ovs-vsctl: Error detected while setting up 'tun0': tun0: geneve type requires valid 'remote_ip' argument.  See ovs-vswitchd log for details.\n",
+    );
+    ok(
+      db,
+      'add-port br-int antrea-tun0 -- set interface antrea-tun0 type=geneve options:remote_ip=flow options:key=flow ofport_request=32768',
+    );
+    expect(ok(db, 'get interface antrea-tun0 ofport error options')).toBe(
+      '32768\n[]\n{key=flow, remote_ip=flow}\n',
+    );
+    ok(db, 'set interface tun0 options:remote_ip=192.168.1.5');
+    expect(ok(db, 'get interface tun0 ofport error')).toBe('1\n[]\n');
+    expect(vsctl(db, 'add-port br-int pa -- set interface pa type=patch').stderr).toBe(
+      "ovs-vsctl: Error detected while setting up 'pa': pa: patch type requires valid 'peer' argument.  See ovs-vswitchd log for details.\n",
+    );
+    ok(db, 'add-port br-int pb -- set interface pb type=patch options:peer=pc');
+    expect(ok(db, 'get interface pb ofport error')).toBe(
+      `2\n"No usable peer 'pc' exists in 'system' datapath."\n`,
+    );
+    expect(db.bridge('br-int')!.portByName('antrea-tun0')).toBe(32768);
+  });
+
   it('Windows: internal ports report mac_in_use 0; a missing Hyper-V port gets -1 without error; a removed one keeps its ofport', () => {
     const present = new Set<string>(['Ethernet0']);
     const db = new Ovsdb({ platform: { kind: 'windows', netdevExists: (n) => present.has(n) } });

@@ -310,6 +310,40 @@ describeOvs('OVSDB and ovs-vsctl against the real ones', () => {
     ]);
   });
 
+  it('tunnel and patch interfaces: options they need, a patch peer that comes later', async () => {
+    const dummyBr = (b: string) => ['add-br', b, '--', 'set', 'bridge', b, 'datapath-type=dummy'];
+    const iface = (br: string, p: string, ...set: string[]) => [
+      'add-port',
+      br,
+      p,
+      '--',
+      'set',
+      'interface',
+      p,
+      ...set,
+    ];
+    await sameRun(peer(), [
+      dummyBr('br-int'),
+      iface('br-int', 'tun0', 'type=geneve'),
+      iface(
+        'br-int',
+        'antrea-tun0',
+        'type=geneve',
+        'options:remote_ip=flow',
+        'options:key=flow',
+        'ofport_request=32768',
+      ),
+      iface('br-int', 'vx0', 'type=vxlan', 'options:remote_ip=10.0.0.2', 'options:dst_port=4789'),
+      iface('br-int', 'stt0', 'type=stt', 'options:remote_ip=10.0.0.3'),
+      iface('br-int', 'patch-a', 'type=patch'),
+      iface('br-int', 'patch-b', 'type=patch', 'options:peer=patch-c'),
+      dummyBr('br-ex'),
+      iface('br-ex', 'patch-c', 'type=patch', 'options:peer=patch-b'),
+      ['set', 'interface', 'tun0', 'options:remote_ip=192.168.1.5'],
+      ['get', 'interface', 'antrea-tun0', 'ofport', 'options'],
+    ]);
+  });
+
   it('error texts, and a failing chain that changes nothing', async () => {
     await sameRun(peer(), [
       ['add-br', 'br0', '--', 'set', 'bridge', 'br0', 'datapath-type=dummy'],
