@@ -13,7 +13,7 @@
 import { execFile } from 'node:child_process';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { Ovsdb, vsctl } from '../../../src/ovs/index.js';
+import { Ovsdb, addPortArgs, vsctl } from '../../../src/ovs/index.js';
 import { describeOvs, usePeer } from './kit.js';
 import type { OvsPeer } from './peer.js';
 
@@ -150,7 +150,8 @@ const ifType = fc.oneof(
 const idKey = fc.constantFrom('a', 'b', 'antrea-type');
 const idValue = fc.constantFrom('x', 'y', '1', 'a b', 'container');
 
-const external = fc.tuple(idKey, idValue).map(([k, v]) => `external_ids:${k}=${JSON.stringify(v)}`);
+const idPair = fc.tuple(idKey, idValue);
+const external = idPair.map(([k, v]) => `external_ids:${k}=${JSON.stringify(v)}`);
 
 const command: fc.Arbitrary<string[]> = fc.oneof(
   {
@@ -180,24 +181,18 @@ const command: fc.Arbitrary<string[]> = fc.oneof(
           { weight: 3, arbitrary: fc.constant(undefined) },
           { weight: 1, arbitrary: fc.integer({ min: 1, max: 6 }) },
         ),
-        ids: fc.array(external, { maxLength: 2 }),
+        ids: fc.array(idPair, { maxLength: 2 }),
         may: fc.boolean(),
       })
-      .map(({ br, port, type, req, ids, may }) => {
-        const set = [`type=${type === '' ? '""' : type}`, ...ids];
-        if (req !== undefined) set.push(`ofport_request=${req}`);
-        return [
-          ...(may ? ['--may-exist'] : []),
-          'add-port',
-          br,
-          port,
-          '--',
-          'set',
-          'interface',
-          port,
-          ...set,
-        ];
-      }),
+      // built by the typed API's addPortArgs (quoted type and keys), so the real ovs-vsctl checks it too
+      .map(({ br, port, type, req, ids, may }) =>
+        addPortArgs(br, port, {
+          type,
+          ofportRequest: req,
+          externalIds: Object.fromEntries(ids),
+          mayExist: may,
+        }),
+      ),
   },
   {
     weight: 3,
