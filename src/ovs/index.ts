@@ -7,6 +7,10 @@
  *   br.addPort('p1', 1); br.addPort('p2', 2);
  *   br.addFlows('in_port=1,actions=output:2');
  *   trace(br, 'in_port=1,tcp').datapathActions; // "2"
+ *
+ * Bridges and ports can also come from the Open_vSwitch database (./ovsdb.ts) through ovs-vsctl
+ * (./vsctl.ts): `vsctl(db, 'add-br br-int -- add-port br-int p1 -- set interface p1
+ * type=internal')`, then `db.bridge('br-int')` is the engine bridge with p1 at its ofport.
  */
 import { Bridge, type TimeSource } from './bridge.js';
 import type { Flow } from './fields.js';

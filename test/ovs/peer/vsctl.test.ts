@@ -258,6 +258,9 @@ describeOvs('OVSDB and ovs-vsctl against the real ones', () => {
         'protocols=OpenFlow10,OpenFlow15',
         'fail-mode=secure',
       ],
+      // Antrea's datapath id: 0000 + the uplink MAC (reference §1.3)
+      ['set', 'bridge', 'br-int', 'other-config:datapath-id=0000001DD8B71F3E'],
+      ['get', 'bridge', 'br-int', 'datapath_id'],
       [
         'add-port',
         'br-int',
