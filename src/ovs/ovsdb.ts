@@ -335,6 +335,20 @@ export interface OvsdbOptions {
 
 const TUNNELS: ReadonlySet<string> = new Set(['geneve', 'vxlan', 'stt', 'gre']);
 
+/** Datapath port name prefixes of OVS 3.1's vport classes (lib/netdev-vport.c `dpif_port`). */
+const RESERVED_PREFIXES = [
+  'genev_sys',
+  'gre_sys',
+  'vxlan_sys',
+  'lisp_sys',
+  'stt_sys',
+  'erspan_sys',
+  'ip6erspan_sys',
+  'ip6gre_sys',
+  'gtpu_sys',
+  'udp_sys',
+];
+
 /** ofproto's port range: ports above 0xff00 are reserved (OFPP_MAX). */
 const MAX_PORTS = OFPP.MAX;
 const HOUR_MS = 60 * 60 * 1000;
@@ -482,6 +496,16 @@ export class Ovsdb {
   /** The engine bridge ovs-vswitchd runs for the bridge named `name`. */
   bridge(name: string): Bridge | undefined {
     return this.vswitchd.get(name)?.engine;
+  }
+
+  /**
+   * lib/netdev.c netdev_is_reserved_name: a vport's datapath name, or `ovs-<datapath type>`.
+   * vswitchd refuses such an interface with a log line only (ofport -1, no `error`).
+   */
+  private reserved(name: string): boolean {
+    if (RESERVED_PREFIXES.some((p) => name.startsWith(p))) return true;
+    const types = this.platform.kind === 'dummy' ? ['system', 'netdev', 'dummy'] : ['system', 'netdev'];
+    return name.startsWith('ovs-') && types.includes(name.slice(4));
   }
 
   /** Whether the platform can open an interface of `type` named `name`: undefined, or the error. */
@@ -647,9 +671,10 @@ export class Ovsdb {
     );
     for (const [n, i] of ordered) {
       const I = SCHEMA.Interface;
-      const error = n === name ? undefined : this.openError(i);
+      const refused = n !== name && this.reserved(n);
+      const error = n === name || refused ? undefined : this.openError(i);
       let ofport = st.bound.get(n);
-      const added = ofport === undefined && error === undefined;
+      const added = ofport === undefined && error === undefined && !refused;
       if (added) {
         // bridge.c iface_pick_ofport: ofport_request, else the ofport the row last had
         const last = Number(this.get(i, 'ofport').keys[0] ?? 0);

@@ -152,8 +152,8 @@ function findRecord(db: Ovsdb, t: TableName, id: string, mustExist: boolean): Ro
   let row: Row | undefined;
   if (/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(id))
     row = db.row(t, id.toLowerCase());
-  else if (t === 'Open_vSwitch') row = id === '.' ? db.root : undefined;
-  else row = db.byName(t, id);
+  // a name may look like a UUID (tests/ovs-vsctl.at "naming in db commands")
+  if (!row) row = t === 'Open_vSwitch' ? (id === '.' ? db.root : undefined) : db.byName(t, id);
   if (!row && mustExist) dbFail(`no row "${id}" in table ${t}`);
   return row;
 }
@@ -218,6 +218,10 @@ function cmdGet(ctx: Context, c: Command): void {
   const row = findRecord(ctx.db, t, c.args[1]!, !c.options.has('--if-exists'));
   if (!row) return;
   for (const arg of c.args.slice(2)) {
+    if (arg === '_uuid') {
+      ctx.out += `${row.uuid}\n`;
+      continue;
+    }
     const { col, key } = parseColumnArg(t, arg, []);
     const d = ctx.db.get(row, col);
     if (key === undefined) {
@@ -665,12 +669,14 @@ const GLOBAL_IGNORED =
   /^(--no-wait|--timeout=\d+|-t\d*|--db=.*|--retry|--no-syslog|-v.*|--verbose.*|--oneline)$/;
 
 /** Splits argv into commands at `--` (db-ctl-base.c ctl_parse_commands). */
-function parseCommands(argv: readonly string[]): { commands: Command[]; oneline: boolean } {
+function parseCommands(argv: readonly string[]): { commands: Command[]; oneline: boolean; noWait: boolean } {
   let lines = false;
+  let noWait = false;
   let i = 0;
   while (i < argv.length && argv[i]!.startsWith('-') && argv[i] !== '--') {
     if (!GLOBAL_IGNORED.test(argv[i]!)) break;
     if (argv[i] === '--oneline') lines = true;
+    if (argv[i] === '--no-wait') noWait = true;
     i++;
   }
   const groups: string[][] = [[]];
@@ -713,25 +719,27 @@ function parseCommands(argv: readonly string[]): { commands: Command[]; oneline:
     commands.push({ name: name!, options, args });
   }
   if (commands.length === 0) dbFail('missing command name (use --help for help)');
-  return { commands, oneline: lines };
+  return { commands, oneline: lines, noWait };
 }
 
 /**
  * Runs one ovs-vsctl invocation: `command` is a command line (`"add-port br-int p -- set interface
  * p type=internal"`, split as a shell would) or its argv. All its commands form one transaction.
  * After a commit, as ovs-vsctl waits for ovs-vswitchd, a new interface that could not be opened is
- * reported on stderr (`Error detected while setting up …`; the status stays 0), as on Linux; on
- * Windows such a port simply has ofport -1 and no `error` (ovs-windows.md §5 #9).
+ * reported on stderr (`Error detected while setting up 'X': <error>.  See …`, or without the error
+ * text when the `error` column is empty, as on Windows; the status stays 0, as Debian's 3.1.0).
  */
 export function vsctl(db: Ovsdb, command: string | readonly string[]): VsctlResult {
   const ctx = new Context(db);
   let stdout = '';
+  let noWait = false;
   // ovs-vsctl checks the interfaces its transaction inserted once vswitchd has applied it
   const before = new Set<string>();
   for (const i of db.rows('Interface')) before.add(i.uuid);
   try {
     const argv = typeof command === 'string' ? shellWords(command) : command;
     const parsed = parseCommands(argv);
+    noWait = parsed.noWait;
     db.transact(() => {
       for (const c of parsed.commands) {
         ctx.out = '';
@@ -745,10 +753,12 @@ export function vsctl(db: Ovsdb, command: string | readonly string[]): VsctlResu
     return { status: 1, stdout: '', stderr: `${e.vsctl}\n` };
   }
   let stderr = '';
-  for (const i of db.rows('Interface')) {
+  // --no-wait: ovs-vsctl does not wait for ovs-vswitchd, so it does not look at the result
+  for (const i of noWait ? [] : db.rows('Interface')) {
+    if (before.has(i.uuid) || db.get(i, 'ofport').keys[0] !== -1) continue;
     const err = db.get(i, 'error').keys[0];
-    if (err !== undefined && !before.has(i.uuid) && db.get(i, 'ofport').keys[0] === -1)
-      stderr += `ovs-vsctl: Error detected while setting up '${db.str(i, 'name')}': ${String(err)}.  See ovs-vswitchd log for details.\n`;
+    const what = err === undefined ? '' : `: ${String(err)}`;
+    stderr += `ovs-vsctl: Error detected while setting up '${db.str(i, 'name')}'${what}.  See ovs-vswitchd log for details.\n`;
   }
   return { status: ctx.status, stdout, stderr };
 }

@@ -9,6 +9,12 @@ import { Ovsdb, type Platform, Vsctl, trace, vsctl } from '../../src/ovs/index.j
 
 const dummy: Platform = { kind: 'dummy' };
 
+/**
+ * tests/ovs-vsctl.at runs ovs-vsctl --no-wait against ovsdb-server alone: nothing opens devices or
+ * reports on them. Here every device exists, so no "Error detected while setting up" appears.
+ */
+const atDb = (): Ovsdb => new Ovsdb({ platform: { kind: 'windows', netdevExists: () => true } });
+
 /** Runs each command line as its own ovs-vsctl invocation; returns the last result. */
 function run(db: Ovsdb, ...lines: string[]) {
   let r = vsctl(db, lines[0]!);
@@ -32,7 +38,7 @@ function err(db: Ovsdb, line: string): string {
 
 describe('bridges and ports (tests/ovs-vsctl.at)', () => {
   it('add-br a, add-br a', () => {
-    const db = new Ovsdb();
+    const db = atDb();
     ok(db, 'add-br a');
     expect(err(db, 'add-br a')).toBe(
       'ovs-vsctl: cannot create a bridge named a because a bridge named a already exists\n',
@@ -50,7 +56,7 @@ describe('bridges and ports (tests/ovs-vsctl.at)', () => {
   });
 
   it('add-br a, del-br a, add-br a (one run, --oneline)', () => {
-    const db = new Ovsdb();
+    const db = atDb();
     const out = ok(
       db,
       'ovs-vsctl --no-wait -vreconnect:emer --oneline -- add-br a -- del-br a -- add-br a -- set Interface a other_config:key=value -- get Interface a other_config:key'.replace(
@@ -63,7 +69,7 @@ describe('bridges and ports (tests/ovs-vsctl.at)', () => {
   });
 
   it('add-br a, add-port a a1, add-port a a1', () => {
-    const db = new Ovsdb();
+    const db = atDb();
     ok(db, 'add-br a -- add-port a a1');
     expect(err(db, 'add-port a a1')).toBe(
       'ovs-vsctl: cannot create a port named a1 because a port named a1 already exists on bridge a\n',
@@ -72,7 +78,7 @@ describe('bridges and ports (tests/ovs-vsctl.at)', () => {
   });
 
   it('add-br a b, add-port a a1, add-port b b1, del-br a', () => {
-    const db = new Ovsdb();
+    const db = atDb();
     const out = ok(
       db,
       '--oneline -- add-br a -- add-br b -- add-port a a1 -- add-port b b1 -- --if-exists del-port b b2 -- del-br a',
@@ -86,7 +92,7 @@ describe('bridges and ports (tests/ovs-vsctl.at)', () => {
   });
 
   it('add-br a b, add-port a a1, add-port b b1, del-port a a1', () => {
-    const db = new Ovsdb();
+    const db = atDb();
     expect(run(db, 'add-br a', 'add-br b', 'add-port a a1 tag=9', 'get port a1 tag').stdout).toBe('9\n');
     ok(db, '--may-exist add-port b b1');
     ok(db, 'del-port a a1');
@@ -103,7 +109,7 @@ describe('bridges and ports (tests/ovs-vsctl.at)', () => {
   });
 
   it('del-port names its bridge (utilities/ovs-vsctl.c cmd_del_port)', () => {
-    const db = new Ovsdb();
+    const db = atDb();
     ok(db, 'add-br a -- add-br b -- add-port b b1');
     expect(err(db, 'del-port a b1')).toBe('ovs-vsctl: bridge a does not have a port b1\n');
     expect(err(db, 'del-port nope')).toBe('ovs-vsctl: no port named nope\n');
@@ -115,7 +121,7 @@ describe('bridges and ports (tests/ovs-vsctl.at)', () => {
 
 describe('database commands (tests/ovs-vsctl.at)', () => {
   it('positive checks: --columns, maps with quoted keys and values, remove, clear', () => {
-    const db = new Ovsdb();
+    const db = atDb();
     ok(db, 'add-br br0');
     expect(ok(db, '--columns=fail_mode,name,datapath_type list bridge')).toBe(
       'fail_mode           : []\nname                : br0\ndatapath_type       : ""\n',
@@ -145,7 +151,7 @@ describe('database commands (tests/ovs-vsctl.at)', () => {
   });
 
   it('negative checks: errors, and nothing changes', () => {
-    const db = new Ovsdb();
+    const db = atDb();
     ok(db, 'add-br br0 -- add-br br1');
     const before = ok(db, 'list bridge');
     const cases: Array<[string, string]> = [
@@ -205,8 +211,17 @@ describe('database commands (tests/ovs-vsctl.at)', () => {
     expect(ok(db, 'list bridge')).toBe(before);
   });
 
+  it('naming in db commands: by UUID, and a name that looks like a UUID', () => {
+    const db = atDb();
+    ok(db, 'add-br br0');
+    const uuid = ok(db, 'get port br0 _uuid').trim();
+    expect(ok(db, `get port ${uuid} name`)).toBe('br0\n');
+    ok(db, 'add-br 0fcd11a1-2ba8-4b38-a358-4bccf2bf3057');
+    expect(ok(db, 'get interface 0fcd11a1-2ba8-4b38-a358-4bccf2bf3057 type')).toBe('internal\n');
+  });
+
   it('get bridge br0 d: more than one column matches', () => {
-    const db = new Ovsdb();
+    const db = atDb();
     ok(db, 'add-br br0');
     // tests/ovs-vsctl.at lists datapath_version too: a column the model does not hold
     expect(err(db, 'get bridge br0 d')).toBe(
@@ -215,11 +230,12 @@ describe('database commands (tests/ovs-vsctl.at)', () => {
   });
 
   describe('conditions (tests/ovs-vsctl.at "database commands -- conditions", on Port.trunks)', () => {
-    const db = new Ovsdb();
+    const db = atDb();
     ok(
       db,
       [
-        'add-br br',
+        // RUN_OVS_VSCTL_TOGETHER runs with --no-wait
+        '--no-wait -- add-br br',
         'add-port br br0',
         `add-port br br1 -- set port br1 trunks=0 other-config:x='""'`,
         'add-port br br2 -- set port br2 trunks=1 other-config:x=y',
@@ -272,7 +288,7 @@ describe('database commands (tests/ovs-vsctl.at)', () => {
   });
 
   it('a failing command in a chain changes nothing', () => {
-    const db = new Ovsdb();
+    const db = atDb();
     ok(db, 'add-br br0');
     const before = ok(db, 'show');
     expect(
@@ -332,6 +348,22 @@ describe('ovs-vswitchd: ofports, errors and the engine bridge', () => {
     );
     expect(ok(db, 'list-ports br0')).toBe('p3\n');
     expect(db.bridge('br0')!.portByName('p3')).toBeUndefined();
+  });
+
+  it('add-port -- reserved names: refused with ofport -1 and no error (tests/ovs-vsctl.at)', () => {
+    const db = new Ovsdb({ platform: dummy });
+    ok(db, 'add-br br0 -- set bridge br0 datapath-type=dummy');
+    for (const name of ['ovs-netdev', 'ovs-dummy', 'genev_sys', 'gre_sys', 'vxlan_sys']) {
+      const r = vsctl(db, ['add-port', 'br0', name]);
+      // upstream's ovs-vsctl now exits 65 here; Debian's 3.1.0 (observed) exits 0
+      expect(r.status, name).toBe(0);
+      expect(r.stderr, name).toBe(
+        `ovs-vsctl: Error detected while setting up '${name}'.  See ovs-vswitchd log for details.\n`,
+      );
+      expect(ok(db, `get interface ${name} ofport error`)).toBe('-1\n[]\n');
+      expect(db.bridge('br0')!.portByName(name)).toBeUndefined();
+      ok(db, `del-port br0 ${name}`);
+    }
   });
 
   it('tunnels need remote_ip, patch ports a peer; a missing patch peer is reported as the port is added (observed)', () => {
@@ -406,7 +438,7 @@ describe('ovs-vswitchd: ofports, errors and the engine bridge', () => {
     const a = new Ovsdb({ seed: 7 });
     const b = new Ovsdb({ seed: 7 });
     const c = new Ovsdb({ seed: 8 });
-    for (const db of [a, b, c]) ok(db, 'add-br br0 -- add-port br0 p1');
+    for (const db of [a, b, c]) ok(db, '--no-wait -- add-br br0 -- add-port br0 p1');
     expect(ok(a, 'list bridge')).toBe(ok(b, 'list bridge'));
     expect(ok(a, 'list bridge')).not.toBe(ok(c, 'list bridge'));
     ok(a, 'set bridge br0 other-config:datapath-id=0000001122334455');

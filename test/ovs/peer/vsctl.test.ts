@@ -370,6 +370,8 @@ describeOvs('OVSDB and ovs-vsctl against the real ones', () => {
         'x',
       ],
       ['add-port', 'br0', 'p2'],
+      ['add-port', 'br0', 'ovs-netdev'],
+      ['add-port', 'br0', 'genev_sys_6081', '--', 'set', 'interface', 'genev_sys_6081', 'type=internal'],
       ['get', 'interface', 'p1', 'external_ids:zz'],
       ['--if-exists', 'get', 'interface', 'p1', 'external_ids:zz'],
       ['get', 'interface', 'nope', 'ofport'],
