@@ -89,6 +89,9 @@ const QUERIES: ReadonlyArray<readonly string[]> = [
   ['--columns=name,external_ids,fail_mode,datapath_type,protocols', 'list', 'bridge'],
   ['--columns=name', 'find', 'interface', 'ofport=-1'],
   ['--columns=name,ofport', 'find', 'interface', 'external_ids:a=x'],
+  ['--columns=name', 'find', 'interface', 'ofport>=3', 'ofport_request{=}[]'],
+  ['--columns=name,tag', 'find', 'port', 'tag!=[]'],
+  ['--columns=name', 'find', 'interface', 'external_ids{>=}{b=y}'],
   ['show'],
 ];
 
