@@ -55,6 +55,18 @@ function errorOf(stdout: string): { code?: number; message?: string } {
   return {};
 }
 
+/** An adapter's MAC as `net.HardwareAddr.String()` prints it, by its text (a host has a few). */
+const goMacs = new Map<string, string>();
+function goMac(text: string): string {
+  let m = goMacs.get(text);
+  if (m === undefined) {
+    if (goMacs.size >= 4096) goMacs.clear();
+    m = macString(parseMAC(text));
+    goMacs.set(text, m);
+  }
+  return m;
+}
+
 class NodePluginHost implements CniHost {
   readonly name: string;
   readonly profile: HostProfile;
@@ -99,7 +111,7 @@ class NodePluginHost implements CniHost {
       const bound = !(a['Kind'] === 'Physical' && a['VSwitchId']);
       return Object.freeze({
         name: String(a['Name']),
-        mac: macString(parseMAC(String(a['MacAddress'] ?? ''))),
+        mac: goMac(String(a['MacAddress'] ?? '')),
         addrs:
           bound && typeof v4 === 'string' && v4 !== '' ? [`${v4}/${String(a['PrefixLength'] ?? 32)}`] : [],
       });
