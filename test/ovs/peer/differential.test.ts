@@ -5,28 +5,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
+  ALL_FEATURES,
   diffCaseArbitrary,
   differentialProperty,
   firstDifference,
   peerProvider,
-  type FeatureSet,
   type TraceProvider,
 } from './differential.js';
 import { describeOvs } from './kit.js';
 import { ovsPeer, type OvsPeer } from './peer.js';
-
-const ALL: FeatureSet = {
-  tables: 4,
-  flowsPerTable: 4,
-  priorities: true,
-  masks: true,
-  resubmit: true,
-  setField: true,
-  load: true,
-  move: true,
-  groups: true,
-  ct: { zones: true, commit: true, nat: true },
-};
 
 describeOvs('differential tests: trace providers compared', () => {
   const peers: OvsPeer[] = [];
@@ -44,7 +31,7 @@ describeOvs('differential tests: trace providers compared', () => {
 
   it('the generator’s tables are ones ovs-ofctl accepts, and its packets hit them (else the property compares nothing)', async () => {
     const a = peerProvider(peers[0]!);
-    const cases = fc.sample(diffCaseArbitrary(ALL), { numRuns: 40, seed: 17 });
+    const cases = fc.sample(diffCaseArbitrary(ALL_FEATURES), { numRuns: 40, seed: 17 });
     const refused: string[] = [];
     const verdicts: string[] = [];
     const finals: string[] = [];
@@ -73,7 +60,7 @@ describeOvs('differential tests: trace providers compared', () => {
     const a = peerProvider(peers[0]!, 'br0', 'peer A');
     const b = peerProvider(peers[1]!, 'br0', 'peer B');
     const t0 = performance.now();
-    await fc.assert(differentialProperty(a, b, ALL), { numRuns: 60 });
+    await fc.assert(differentialProperty(a, b, ALL_FEATURES), { numRuns: 60 });
     process.stdout.write(
       `test/ovs/peer: 60 differential cases in ${Math.round(performance.now() - t0)} ms\n`,
     );

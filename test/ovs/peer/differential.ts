@@ -100,6 +100,20 @@ export interface FeatureSet {
   readonly ct?: false | { readonly zones?: boolean; readonly commit?: boolean; readonly nat?: boolean };
 }
 
+/** Every feature the generator has, at the sizes the differential tests use. */
+export const ALL_FEATURES: FeatureSet = {
+  tables: 4,
+  flowsPerTable: 4,
+  priorities: true,
+  masks: true,
+  resubmit: true,
+  setField: true,
+  load: true,
+  move: true,
+  groups: true,
+  ct: { zones: true, commit: true, nat: true },
+};
+
 /** One generated case: a table and packets to trace through it. */
 export interface DiffCase {
   readonly table: FlowTable;

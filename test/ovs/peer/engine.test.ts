@@ -7,21 +7,14 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { engineProvider } from '../../../src/ovs/index.js';
 import { runs } from '../../runs.js';
-import { differentialProperty, firstDifference, peerProvider, type FeatureSet } from './differential.js';
+import {
+  ALL_FEATURES,
+  differentialProperty,
+  firstDifference,
+  peerProvider,
+  type FeatureSet,
+} from './differential.js';
 import { describeOvs, usePeer } from './kit.js';
-
-const ALL: FeatureSet = {
-  tables: 4,
-  flowsPerTable: 4,
-  priorities: true,
-  masks: true,
-  resubmit: true,
-  setField: true,
-  load: true,
-  move: true,
-  groups: true,
-  ct: { zones: true, commit: true, nat: true },
-};
 
 const ALONE: readonly [string, FeatureSet][] = [
   ['priorities and masks', { tables: 1, flowsPerTable: 6, priorities: true, masks: true }],
@@ -47,7 +40,7 @@ describeOvs('the OpenFlow engine agrees with ovs-vswitchd', () => {
   });
 
   it('every feature at once', async () => {
-    await fc.assert(differentialProperty(peerProvider(peer()), engineProvider(), ALL), {
+    await fc.assert(differentialProperty(peerProvider(peer()), engineProvider(), ALL_FEATURES), {
       numRuns: runs(200),
     });
   });

@@ -377,9 +377,9 @@ describe('azure-vnet-ipam: the mas / fileIpam source', () => {
         },
       ],
     });
-
-  it.each(['mas', 'fileIpam'])('%s: the file’s secondary address, matched by MAC', async (environment) => {
-    const host = createHost({
+  /** A node (not on Azure) whose one NIC has the MAC the file names. */
+  const fileNode = () =>
+    createHost({
       adapters: [
         {
           name: 'Ethernet',
@@ -389,22 +389,16 @@ describe('azure-vnet-ipam: the mas / fileIpam source', () => {
         },
       ],
     });
+
+  it.each(['mas', 'fileIpam'])('%s: the file’s secondary address, matched by MAC', async (environment) => {
+    const host = fileNode();
     host.files.write('c:\\k\\interfaces.json', file('00:0d:3a:00:00:01'));
     const out = ok(await run(host, 'ADD', 'a', { cniVersion: '0.4.0', environment }));
     expect(addressOf(out)).toBe('10.240.0.7/16');
   });
 
   it('a MAC written with dashes matches nothing (only ":" is removed): no pool; a missing file: no address space', async () => {
-    const host = createHost({
-      adapters: [
-        {
-          name: 'Ethernet',
-          ipAddress: '10.240.0.4/16',
-          gateway: '10.240.0.1',
-          macAddress: '00-0D-3A-00-00-01',
-        },
-      ],
-    });
+    const host = fileNode();
     host.files.write('c:\\k\\interfaces.json', file('00-0D-3A-00-00-01'));
     // the file was read: an address space without pools
     expect(failed(await run(host, 'ADD', 'a', { cniVersion: '0.4.0', environment: 'mas' }))).toEqual({
