@@ -117,6 +117,24 @@ describe('the OVS extension enabled with no datapath bound: a black hole', () =>
     expect(lastStep(toPod).detail).toContain(DEAD);
   });
 
+  it('the host to a pod on an internal (NAT) switch: the host vNIC hands its packet to the switch, which drops it', () => {
+    const host = createHost({ seed: 7, adapters: [NIC] });
+    const nat = String(
+      v1(host, 'POST', '/networks/', {
+        Name: 'nat',
+        Type: 'NAT',
+        Subnets: [{ AddressPrefix: '172.20.0.0/24', GatewayAddress: '172.20.0.1' }],
+      })['ID'],
+    );
+    v1(host, 'POST', '/endpoints/', { Name: 'c1', VirtualNetwork: nat, IPAddress: '172.20.0.10' });
+    const toPod = () => host.trace({ from: 'host', to: '172.20.0.10', protocol: 'tcp', destinationPort: 80 });
+    expect(toPod().disposition).toBe('Delivered');
+    enable(host, nat);
+    const t = toPod();
+    expect(t.disposition).toBe('NoRoute');
+    expect(lastStep(t).detail).toContain(DEAD);
+  });
+
   it('a frame from the wire to a pod or to the node dies at the extension too', () => {
     const { host, net } = antreaNode();
     const inbound = () =>
@@ -224,7 +242,14 @@ describe('a datapath bound to the switch gets its packets', () => {
     expect(hand).toMatchObject({ component: 'vSwitch', rule: { kind: 'SwitchExtension', id: OVS } });
     expect(hand!.detail).toContain('br-int');
     expect(hostOut(host).at).toBe('datapath');
-    expect(seen).toEqual([`${net}:port`, `${net}:hostVnic`]);
+    const fromWire = host.trace({
+      from: '192.168.77.50',
+      to: '10.10.0.10',
+      protocol: 'tcp',
+      destinationPort: 80,
+    });
+    expect(fromWire.at).toBe('datapath');
+    expect(seen).toEqual([`${net}:port`, `${net}:hostVnic`, `${net}:uplink`]);
     host.dataplane.bindSwitchDatapath(net, undefined);
     expect(lastStep(podToPod(host)).detail).toContain(DEAD);
   });

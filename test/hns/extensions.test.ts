@@ -19,8 +19,6 @@ import { asObj, makeHost, snapshot, unwrap, v1Error, ws2022Extensions, type Host
 const OVS = '583CC151-73EC-4A6A-8B47-578297AD7623';
 const WFP = 'E7C3B2F0-F3C5-48DF-AF2B-10FED6D72E7A';
 
-const WS2022_LIST = (ovs: boolean, vfp: boolean) => ws2022Extensions(vfp, ovs);
-
 /** A v1 network on the node's NIC (`NetworkAdapterName: Ethernet`), its ID. */
 function v1Network(h: Host, Name: string, Type: string, prefix: string): string {
   const gateway = prefix.replace(/0\/\d+$/, '1');
@@ -48,17 +46,17 @@ function extensionsOf(h: Host, id: string): unknown {
 describe('HNS v1: the Extensions of a network are its switch’s', () => {
   it('a new Transparent switch lists WFP, OVS, VFP and NDIS Capture, VFP and OVS off', () => {
     const h = makeHost('ws2022');
-    expect(extensionsOf(h, antreaNetwork(h))).toEqual(WS2022_LIST(false, false));
+    expect(extensionsOf(h, antreaNetwork(h))).toEqual(ws2022Extensions(false, false));
   });
 
   it("Antrea's EnableHNSNetworkExtension body enables OVS; the answer and GET show it; false disables it", () => {
     const h = makeHost('ws2022');
     const id = antreaNetwork(h);
     const out = asObj(h.ok('POST', `/networks/${id}`, enableBody(OVS)));
-    expect(out['Extensions']).toEqual(WS2022_LIST(true, false));
-    expect(extensionsOf(h, id)).toEqual(WS2022_LIST(true, false));
+    expect(out['Extensions']).toEqual(ws2022Extensions(false, true));
+    expect(extensionsOf(h, id)).toEqual(ws2022Extensions(false, true));
     h.ok('POST', `/networks/${id}`, enableBody(OVS.toLowerCase(), false));
-    expect(extensionsOf(h, id)).toEqual(WS2022_LIST(false, false));
+    expect(extensionsOf(h, id)).toEqual(ws2022Extensions(false, false));
   });
 
   it('an L2Bridge switch has VFP on (2019 GUIDs on ws2019)', () => {
@@ -69,10 +67,10 @@ describe('HNS v1: the Extensions of a network are its switch’s', () => {
       '430BDADD-BAB0-41AB-A369-94B67FA5BE0A': 'EA24CD6C-D17A-4348-9190-09F0D5BE83DD',
     };
     expect(extensionsOf(h19, bridgeNetwork(h19))).toEqual(
-      WS2022_LIST(false, true).map((e) => ({ ...e, Id: ids2019[String(e['Id'])] ?? e['Id'] })),
+      ws2022Extensions(true, false).map((e) => ({ ...e, Id: ids2019[String(e['Id'])] ?? e['Id'] })),
     );
     const h22 = makeHost('ws2022');
-    expect(extensionsOf(h22, bridgeNetwork(h22))).toEqual(WS2022_LIST(false, true));
+    expect(extensionsOf(h22, bridgeNetwork(h22))).toEqual(ws2022Extensions(true, false));
   });
 
   it('one forwarding extension per switch: OVS on a VFP switch is refused, nothing changes', () => {
@@ -89,7 +87,7 @@ describe('HNS v1: the Extensions of a network are its switch’s', () => {
     // a capture or filtering extension is no forwarding one
     h.ok('POST', `/networks/${id}`, enableBody(WFP));
     expect(extensionsOf(h, id)).toEqual(
-      WS2022_LIST(true, false).map((e) => (e.Id === WFP ? { ...e, IsEnabled: true } : e)),
+      ws2022Extensions(false, true).map((e) => (e.Id === WFP ? { ...e, IsEnabled: true } : e)),
     );
   });
 
@@ -98,7 +96,7 @@ describe('HNS v1: the Extensions of a network are its switch’s', () => {
     const a = antreaNetwork(h);
     const b = v1Network(h, 'second', 'Transparent', '10.10.1.0/24');
     h.ok('POST', `/networks/${b}`, enableBody(OVS));
-    expect(extensionsOf(h, a)).toEqual(WS2022_LIST(true, false));
+    expect(extensionsOf(h, a)).toEqual(ws2022Extensions(false, true));
   });
 
   it('bad input: HNS’s error and nothing changes', () => {
@@ -129,7 +127,7 @@ describe('HNS v1: the Extensions of a network are its switch’s', () => {
     const id = antreaNetwork(h);
     h.ok('POST', `/networks/${id}`, enableBody(OVS));
     h.ok('DELETE', `/networks/${id}`);
-    expect(extensionsOf(h, antreaNetwork(h))).toEqual(WS2022_LIST(false, false));
+    expect(extensionsOf(h, antreaNetwork(h))).toEqual(ws2022Extensions(false, false));
   });
 });
 
@@ -158,9 +156,9 @@ describe('HCN v2: the Extension modify request and the VSwitchExtension policy',
         Settings: { Id: OVS, IsEnabled: true },
       }),
     );
-    expect(extensionsOf(h, id)).toEqual(WS2022_LIST(true, false));
+    expect(extensionsOf(h, id)).toEqual(ws2022Extensions(false, true));
     unwrap(modify(h, id, { ResourceType: 'Extension', RequestType: 'Remove', Settings: { Id: OVS } }));
-    expect(extensionsOf(h, id)).toEqual(WS2022_LIST(false, false));
+    expect(extensionsOf(h, id)).toEqual(ws2022Extensions(false, false));
   });
 
   it('the VSwitchExtension policy {ExtensionID, Enable}, at creation and by a Policy request', () => {
@@ -178,7 +176,7 @@ describe('HCN v2: the Extension modify request and the VSwitchExtension policy',
       }),
     );
     const id = String(created['ID']);
-    expect(extensionsOf(h, id)).toEqual(WS2022_LIST(true, false));
+    expect(extensionsOf(h, id)).toEqual(ws2022Extensions(false, true));
     unwrap(
       modify(h, id, {
         ResourceType: 'Policy',
@@ -186,7 +184,7 @@ describe('HCN v2: the Extension modify request and the VSwitchExtension policy',
         Settings: { Policies: [{ Type: 'VSwitchExtension', Settings: { ExtensionID: OVS, Enable: false } }] },
       }),
     );
-    expect(extensionsOf(h, id)).toEqual(WS2022_LIST(false, false));
+    expect(extensionsOf(h, id)).toEqual(ws2022Extensions(false, false));
   });
 
   it('a VSwitchExtension policy that breaks the rule fails the whole create or modify', () => {

@@ -30,9 +30,9 @@ export const V1_HEALTH_AT_BOOT = { LastErrorCode: 0, LastUpdateTime: 13411699200
 /**
  * The v1 `Extensions` of a network on a ws2022 host (`Get-HnsNetwork` on WS2022 20348.2700,
  * kubernetes-sigs/sig-windows-tools#378; OVS listed as a host with it installed lists it, after WFP),
- * with VFP and OVS in the given states; `capture` the NDIS Capture state.
+ * with VFP and OVS in the given states (NDIS Capture on, as Windows ships it).
  */
-export function ws2022Extensions(vfp: boolean, ovs = false, capture = true): JsonObject[] {
+export function ws2022Extensions(vfp: boolean, ovs = false): JsonObject[] {
   return [
     {
       Id: 'E7C3B2F0-F3C5-48DF-AF2B-10FED6D72E7A',
@@ -45,7 +45,7 @@ export function ws2022Extensions(vfp: boolean, ovs = false, capture = true): Jso
       IsEnabled: vfp,
       Name: 'Microsoft Azure VFP Switch Extension',
     },
-    { Id: '430BDADD-BAB0-41AB-A369-94B67FA5BE0A', IsEnabled: capture, Name: 'Microsoft NDIS Capture' },
+    { Id: '430BDADD-BAB0-41AB-A369-94B67FA5BE0A', IsEnabled: true, Name: 'Microsoft NDIS Capture' },
   ];
 }
 
