@@ -45,7 +45,7 @@ export function buildPipeline(): Bridge {
   lines.push('table=3,priority=0,actions=goto_table:4');
   for (let i = 0; i < SERVICES; i++) {
     br.addGroup(
-      `group_id=${i + 1},type=select,bucket=bucket_id:0,weight:100,actions=set_field:0x${POD_IP(i % PODS).toString(16)}->reg3,set_field:0x50/0xffff->reg4,resubmit(,5),bucket=bucket_id:1,weight:100,actions=set_field:0x${POD_IP((i + 7) % PODS).toString(16)}->reg3,set_field:0x50/0xffff->reg4,resubmit(,5)`,
+      `group_id=${i + 1},type=select,bucket=bucket_id:0,weight:100,actions=set_field:0x${POD_IP((i + 1) % PODS).toString(16)}->reg3,set_field:0x50/0xffff->reg4,set_field:${ip(POD_IP((i + 1) % PODS))}->nw_dst,resubmit(,5),bucket=bucket_id:1,weight:100,actions=set_field:0x${POD_IP((i + 7) % PODS).toString(16)}->reg3,set_field:0x50/0xffff->reg4,set_field:${ip(POD_IP((i + 7) % PODS))}->nw_dst,resubmit(,5)`,
     );
     lines.push(
       `table=4,priority=200,tcp,reg4=0x10000/0x70000,nw_dst=${ip(VIP(i))},tp_dst=80,actions=set_field:0x${(i + 1).toString(16)}->reg7,group:${i + 1}`,
@@ -54,10 +54,12 @@ export function buildPipeline(): Bridge {
   lines.push('table=4,priority=0,actions=goto_table:5');
   for (let r = 0; r < RULES; r++) {
     lines.push(`table=5,priority=200,ip,nw_src=${ip(POD_IP(r % PODS))},actions=conjunction(${r + 1},1/3)`);
+    // one rule in nine allows the pods' subnet on port 80: a service's traffic completes it
+    const open = r % 9 === 0;
     lines.push(
-      `table=5,priority=200,ip,nw_dst=${ip(0x0a0b0000 + r * 16)}/28,actions=conjunction(${r + 1},2/3)`,
+      `table=5,priority=200,ip,nw_dst=${open ? '10.10.0.0/16' : `${ip(0x0a0b0000 + r * 16)}/28`},actions=conjunction(${r + 1},2/3)`,
     );
-    lines.push(`table=5,priority=200,tcp,tp_dst=${1000 + r},actions=conjunction(${r + 1},3/3)`);
+    lines.push(`table=5,priority=200,tcp,tp_dst=${open ? 80 : 1000 + r},actions=conjunction(${r + 1},3/3)`);
     lines.push(
       `table=5,priority=200,conj_id=${r + 1},ip,actions=set_field:0x${(r + 1).toString(16)}->reg5,goto_table:6`,
     );
@@ -66,6 +68,11 @@ export function buildPipeline(): Bridge {
   for (let s = 0; s < SUBNETS; s++)
     lines.push(
       `table=6,priority=200,ip,nw_dst=${ip((0x0a0a0000 + (s << 8)) >>> 0)}/24,actions=set_field:0a:00:00:00:00:01->eth_src,set_field:${mac(s % PODS)}->eth_dst,goto_table:7`,
+    );
+  // the local pods' /32 routes (a service's backend is one of them: its own port)
+  for (let i = 0; i < PODS; i++)
+    lines.push(
+      `table=6,priority=210,ip,nw_dst=${ip(POD_IP(i))},actions=set_field:0a:00:00:00:00:01->eth_src,set_field:${mac(i)}->eth_dst,goto_table:7`,
     );
   lines.push('table=6,priority=0,actions=goto_table:7');
   for (let i = 0; i < SUBNETS; i++)
@@ -98,11 +105,29 @@ export async function run(report: Report, opts: { quick: boolean }): Promise<voi
       br,
     ),
   );
-  // sanity: the traced packet is DNAT-free in a trace (no conntrack) but load-balances to a pod port
+  // sanity: the traced packet's first pass forks to conntrack …
   const check = trace(br, packets[0]!, { selectBuckets: 'pick' });
   if (!/^ct\(zone=65520,nat\),recirc\(0x1\)$/.test(check.passes[0]!.datapathActions))
     throw new Error(`unexpected first pass: ${check.passes[0]!.datapathActions}`);
   if (check.passes.length !== 3) throw new Error(`expected 3 passes, got ${check.passes.length}`);
+  // … and walks the whole pipeline: the service's flow, L3 and L2 forwarding hit flows (not
+  // their tables' misses), and the last pass outputs to the backend pod's port
+  const hits = check.passes[1]!.lookups.filter((l) => !l.miss && (l.priority ?? 0) > 0).map((l) => l.table);
+  for (const t of [4, 6, 7])
+    if (!hits.includes(t))
+      throw new Error(`the traced packet hits no flow in table ${t} (hits: ${hits.join(',')})`);
+  const backend = ((1 % PODS) + 1).toString(); // service 0's first bucket: pod 1, port 2 (picked)
+  if (check.outputs.length !== 1 || String(check.outputs[0]!.port) !== backend)
+    throw new Error(
+      `the traced packet is not output to its backend's port ${backend}: ${check.datapathActions}`,
+    );
+  // and some of the measured packets complete an egress rule's conjunction in table 5
+  const conj = packets.filter((pk) =>
+    trace(br, pk, { selectBuckets: 'pick' }).passes[1]!.lookups.some(
+      (l) => l.table === 5 && (l.match ?? '').includes('conj_id='),
+    ),
+  ).length;
+  if (conj === 0) throw new Error('no measured packet completes a conjunction in table 5');
   const structured = await sampleOps({
     samples,
     batch,
