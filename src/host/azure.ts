@@ -383,11 +383,6 @@ export function platformRequest(
   throw new PlatformUnreachable(u.href, u.hostPort, method);
 }
 
-/** `GET url` from the node to a platform address (`platformRequest`). */
-export function platformGet(vm: AzureVm | undefined, url: string, headers: HttpHeaders = {}): PlatformReply {
-  return platformRequest(vm, 'GET', url, headers);
-}
-
 const WIRESERVER_V4 = parseIPv4(WIRESERVER_IP)!;
 const IMDS_V4 = parseIPv4(IMDS_IP)!;
 const TCP = 6;

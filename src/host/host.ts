@@ -16,7 +16,6 @@ import {
   AzureVm,
   azureEdge,
   platformRequest,
-  PlatformUnreachable,
   type AzureVmSpec,
   type HttpHeaders,
   type PlatformReply,
@@ -25,7 +24,6 @@ import { isLoopbackUrl, LocalHttp } from './localhttp.js';
 import {
   checkKubernetesSpec,
   KubeApiServer,
-  urlOrigin,
   WINDOWS_KUBECONFIG_PATH,
   type KubernetesSpec,
 } from './kubeapi.js';
@@ -270,10 +268,6 @@ export class Host {
   httpRequest(method: string, url: string, body = '', headers?: HttpHeaders): PlatformReply {
     if (isLoopbackUrl(url)) return this.http.request(method, url, body);
     if (this.#kube?.serves(url)) return this.#kube.request(method, url, body);
-    const https = urlOrigin(url);
-    // (an https URL nothing here serves: the dial times out)
-    if (https?.startsWith('https:'))
-      throw new PlatformUnreachable(url, https.slice('https://'.length), method);
     return platformRequest(this.azure, method, url, headers);
   }
 

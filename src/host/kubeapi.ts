@@ -25,9 +25,6 @@ import type { PlatformReply } from './azure.js';
 import type { LocalHttpRequest } from './localhttp.js';
 import { parseHttpUrl, urlOrigin } from './url.js';
 
-/** (Moved to src/host/url.ts, the node's one URL splitter; still exported from here.) */
-export { urlOrigin };
-
 /** Where AKS and aks-engine put the node's kubeconfig (ACN `ipam/ipv6Ipam.go` reads it there). */
 export const WINDOWS_KUBECONFIG_PATH = 'c:\\k\\config';
 /** The API server URL a new server answers on when none is given (the `kubernetes` service's ClusterIP). */

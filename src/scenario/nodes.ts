@@ -14,7 +14,7 @@ import { createAzureVnet, execPlugin, REFERENCE_PLUGINS } from '../plugins/index
 import type { AzureVmSpec } from '../host/azure.js';
 import type { NsgSpec } from '../host/nsg.js';
 import { aksConflist } from '../cluster/azure.js';
-import { startCns, type CnsOptions } from '../plugins/cns/index.js';
+import { cnsOptionsFromJson, startCns } from '../plugins/cns/index.js';
 import { writeSubnetEnv } from '../plugins/flanneld/index.js';
 import { ContainerdRuntime } from '../runtime/containerd.js';
 import { DockershimRuntime } from '../runtime/dockershim.js';
@@ -272,7 +272,7 @@ export async function setupStandalone(w: RunWorld): Promise<void> {
   const notes = [`HNS profile ${host.profile.name}: ${host.profile.description}.`, ...adapterLines(host)];
   if (h.cns) {
     try {
-      startCns(host, h.cns as unknown as CnsOptions);
+      startCns(host, cnsOptionsFromJson(h.cns, 'cns'));
     } catch (e) {
       throw w.setupError(['hosts', 0, 'cns'], e);
     }

@@ -10,7 +10,7 @@
  * manager only logs them, as `refreshSource` does, so a plugin then fails on the empty space
  * ("Invalid address space").
  */
-import { formatIPv6, parseIPv6 } from '../../addr/ip.js';
+import { formatIPv6 } from '../../addr/ip.js';
 import { goCidrError, goFormatIP, goParseCIDR } from '../../cni/goip.js';
 
 /** `defaultIPv6SubnetMaskSizeLimit`: the part of the node's pod CIDR the pool takes. */
@@ -61,7 +61,6 @@ export function retrieveKubernetesPodIps(
 /** `CompareK8sVer`'s results. */
 export const LESS_THAN = -1;
 export const EQUAL_TO = 0;
-export const GREATER_THAN = 1;
 export const COMPARISON_ERROR = -2;
 
 /** A version `CompareK8sVer` compares against: a release, `major.minor` (ACN's is 1.16). */
@@ -124,10 +123,4 @@ export function checkServerVersion(server: { readonly major: string; readonly mi
   const c = compareK8sVer(server, MINIMUM_DUAL_STACK_VERSION);
   if (c === EQUAL_TO || c === LESS_THAN) throw new Error('Incompatible Kubernetes version for dual stack');
   if (c === COMPARISON_ERROR) throw new Error('Error comparing Kubernetes API versions');
-}
-
-/** An address text of the pool as the manager keys it (canonical IPv6). */
-export function canonicalV6(text: string): string | undefined {
-  const v = parseIPv6(text);
-  return v === undefined ? undefined : formatIPv6(v);
 }

@@ -12,9 +12,9 @@
  */
 import { yaml } from '../../core/yaml.js';
 import type { PlatformReply, PluginHost } from '../../cni/contracts.js';
-
-/** `defaultWindowsKubeConfigFilePath`. */
-export const KUBECONFIG_PATH = 'c:\\k\\config';
+import { PlatformUnreachable } from '../../host/azure.js';
+import { WINDOWS_KUBECONFIG_PATH } from '../../host/kubeapi.js';
+import { requestUrl } from '../../host/url.js';
 /** client-go discovery's default request timeout, which its requests carry as `?timeout=32s`. */
 const DISCOVERY_TIMEOUT = '32s';
 
@@ -32,7 +32,7 @@ const goKind = (v: unknown): string =>
   Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v === 'number' ? 'number' : 'string';
 
 /** `clientcmd.BuildConfigFromFlags("", path)`: the server URL, or client-go's error. */
-export function loadKubeconfig(host: PluginHost, path: string = KUBECONFIG_PATH): string {
+export function loadKubeconfig(host: PluginHost, path: string = WINDOWS_KUBECONFIG_PATH): string {
   const text = host.files.read(path);
   // loader.go: os.Stat of the explicit path; on Windows its failing call is CreateFile
   if (text === undefined) throw new Error(`CreateFile ${path}: The system cannot find the file specified.`);
@@ -67,10 +67,7 @@ export function loadKubeconfig(host: PluginHost, path: string = KUBECONFIG_PATH)
 
 /** One GET through the node's HTTP: the reply, or `net/http`'s error for a server it cannot reach. */
 function get(host: PluginHost, url: string): PlatformReply {
-  if (!host.httpRequest) {
-    const m = /^https?:\/\/([^/?#]+)/i.exec(url);
-    throw new Error(`Get "${url}": dial tcp ${m?.[1] ?? ''}: i/o timeout`);
-  }
+  if (!host.httpRequest) throw new PlatformUnreachable(url, requestUrl('GET', url).hostPort);
   return host.httpRequest('GET', url);
 }
 
