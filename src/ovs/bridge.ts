@@ -218,12 +218,22 @@ export class Bridge implements PortMap {
 
   /** Every flow, by table, then priority (descending), then age. */
   flows(table?: number): FlowEntry[] {
+    return this.flowsWhere(table, () => true);
+  }
+
+  /**
+   * The flows of one table (or all) that `keep` accepts, in dump order (by table, then priority
+   * down, then age): only the kept ones are sorted.
+   */
+  private flowsWhere(table: number | undefined, keep: (f: FlowEntry) => boolean): FlowEntry[] {
     const out: FlowEntry[] = [];
     for (let t = 0; t < N_TABLES; t++) {
       if (table !== undefined && t !== table) continue;
       const tb = this.tables[t]!;
       if (!tb.hard.size && !tb.conj.size) continue;
-      const fs = [...tb.hard.all(), ...tb.conj.all()];
+      const fs: FlowEntry[] = [];
+      for (const f of tb.hard.all()) if (keep(f)) fs.push(f);
+      for (const f of tb.conj.all()) if (keep(f)) fs.push(f);
       fs.sort((a, b) => b.priority - a.priority || a.seq - b.seq);
       out.push(...fs);
     }
@@ -263,8 +273,8 @@ export class Bridge implements PortMap {
   private dropOrphanedLearned(targets: readonly string[]): void {
     for (const t of targets) {
       const [table, cookie] = t.split('/');
-      if (this.flows().some((f) => learnTargets(f.actions).includes(t))) continue;
-      for (const f of this.flows(Number(table))) if (f.cookie === BigInt(cookie!)) this.removeFlow(f);
+      if (this.flowsWhere(undefined, (f) => learnTargets(f.actions).includes(t)).length > 0) continue;
+      for (const f of this.flowsWhere(Number(table), (f) => f.cookie === BigInt(cookie!))) this.removeFlow(f);
     }
   }
 
@@ -357,17 +367,14 @@ export class Bridge implements PortMap {
 
   /** The flows a del/mod/dump request selects (loose: every flow at least as specific; strict: same match and priority). */
   private select(fm: FlowMod, strict: boolean): FlowEntry[] {
-    const out: FlowEntry[] = [];
-    for (const f of this.flows(fm.table === 255 ? undefined : fm.table)) {
-      if (strict ? f.priority !== fm.priority || !f.match.equals(fm.match) : !f.match.isSubsetOf(fm.match))
-        continue;
-      if ((f.cookie & fm.cookieMask) !== (fm.cookie & fm.cookieMask)) continue;
-      if (fm.outPort !== OFPP.NONE && !outputsTo(f.actions, fm.outPort)) continue;
-      if (fm.outGroup !== 0xffffffff && !f.actions.some((a) => a.type === 'group' && a.id === fm.outGroup))
-        continue;
-      out.push(f);
-    }
-    return out;
+    return this.flowsWhere(
+      fm.table === 255 ? undefined : fm.table,
+      (f) =>
+        (strict ? f.priority === fm.priority && f.match.equals(fm.match) : f.match.isSubsetOf(fm.match)) &&
+        (f.cookie & fm.cookieMask) === (fm.cookie & fm.cookieMask) &&
+        (fm.outPort === OFPP.NONE || outputsTo(f.actions, fm.outPort)) &&
+        (fm.outGroup === 0xffffffff || f.actions.some((a) => a.type === 'group' && a.id === fm.outGroup)),
+    );
   }
 
   /** `ovs-ofctl del-flows [--strict] [flow]`. */

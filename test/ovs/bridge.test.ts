@@ -280,6 +280,8 @@ describe('select groups: the bucket is a deterministic function of the seed and 
       );
     };
     expect(run(7)).toEqual(run(7));
+    // … and the bridge's own seed is what picks: another seed, other buckets
+    expect(run(7)).not.toEqual(run(8));
   });
   it('weight 0 buckets are never chosen', () => {
     const g = { ...group, buckets: group.buckets.map((b) => ({ ...b, weight: b.id === 2 ? 100 : 0 })) };
