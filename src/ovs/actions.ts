@@ -16,6 +16,7 @@ import {
   formatSubfield,
   fullMask,
   newFlow,
+  subfieldMask,
   writeBig,
 } from './fields.js';
 import {
@@ -195,7 +196,7 @@ function parseLoad(arg: string, ctx: ActionContext): SetField {
   if (!dst.field.writable) return fail(`${dst.field.name} is read-only`);
   if ((dst.field.name === 'ct_mark' || dst.field.name === 'ct_label') && !ctx.inCt)
     return fail('cannot set CT fields outside of ct action');
-  const mask = ((1n << BigInt(dst.nBits)) - 1n) << BigInt(dst.ofs);
+  const mask = subfieldMask(dst);
   return makeSetField(dst.field, v << BigInt(dst.ofs), mask);
 }
 

@@ -275,9 +275,11 @@ export function readSubfield(flow: Flow, sf: Subfield): bigint {
   return (readBig(flow, sf.field) >> BigInt(sf.ofs)) & ((1n << BigInt(sf.nBits)) - 1n);
 }
 
+/** The bits a subfield covers, in place in its field. */
+export const subfieldMask = (sf: Subfield): bigint => ((1n << BigInt(sf.nBits)) - 1n) << BigInt(sf.ofs);
+
 export function writeSubfield(flow: Flow, sf: Subfield, value: bigint): void {
-  const m = ((1n << BigInt(sf.nBits)) - 1n) << BigInt(sf.ofs);
-  writeBig(flow, sf.field, value << BigInt(sf.ofs), m);
+  writeBig(flow, sf.field, value << BigInt(sf.ofs), subfieldMask(sf));
 }
 
 /** `NXM_NX_REG0[]`, `NXM_NX_REG0[5]`, `NXM_NX_REG0[0..3]` (mf_format_subfield). */

@@ -5,7 +5,7 @@
  */
 import { type Action, checkActions, parseActionList, parseSubfield } from './actions.js';
 import { fail } from './errors.js';
-import { IPPROTO, OFPP, W, fieldByName, fullMask, readBig } from './fields.js';
+import { IPPROTO, OFPP, W, fieldByName, fullMask, readBig, subfieldMask } from './fields.js';
 import {
   Match,
   PROTOCOLS,
@@ -106,7 +106,7 @@ export function parseFlowMod(text: string, command: FlowModCommand, ports?: Port
         );
       const cur = readBig(match.value, sf.field);
       const curM = readBig(match.mask, sf.field);
-      const bits = ((1n << BigInt(sf.nBits)) - 1n) << BigInt(sf.ofs);
+      const bits = subfieldMask(sf);
       const nv = (cur & ~bits) | (v << BigInt(sf.ofs));
       const nm = curM | bits;
       match.set(sf.field, { value: nv, mask: nm });

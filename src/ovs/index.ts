@@ -14,7 +14,8 @@
  */
 import { Bridge, type TimeSource } from './bridge.js';
 import type { Flow } from './fields.js';
-import { type TraceOptions, type TraceResult, packetFrom, translate } from './xlate.js';
+import { parsePacket } from './flowmod.js';
+import { type TraceOptions, type TraceResult, translate } from './xlate.js';
 
 export { Bridge, dummyDpPort, formatFlowStats, parseGroup } from './bridge.js';
 export type {
@@ -41,7 +42,7 @@ export type { Lookup, Output, Pass, TraceNode, TraceOptions, TraceResult } from 
 
 /** `ovs-appctl ofproto/trace <bridge> <flow> [--ct-next …]`: no side effects. */
 export function trace(bridge: Bridge, flow: string | Flow, opts: TraceOptions = {}): TraceResult {
-  const packet = typeof flow === 'string' ? packetFrom(bridge, flow) : flow;
+  const packet = typeof flow === 'string' ? parsePacket(flow, bridge) : flow;
   return translate(bridge, packet, { ...opts, run: false });
 }
 
@@ -55,7 +56,7 @@ export function receive(
   flow: string | Flow,
   opts: { bytes?: number; text?: boolean; names?: boolean } = {},
 ): TraceResult {
-  const packet = typeof flow === 'string' ? packetFrom(bridge, flow) : flow;
+  const packet = typeof flow === 'string' ? parsePacket(flow, bridge) : flow;
   return translate(bridge, packet, { ...opts, run: true });
 }
 

@@ -2,7 +2,7 @@
  * Matches: a value and a mask over the flow words (fields.ts), parsed from ovs-ofctl's flow syntax
  * and printed as OVS prints them (lib/match.c match_format; lib/flow.c flow_format for a packet).
  */
-import { formatIPv4, formatIPv6, parseIPv6 } from '../addr/ip.js';
+import { formatIPv4, formatIPv6, parseIPv6, v4Mask } from '../addr/ip.js';
 import { fail } from './errors.js';
 import {
   CS,
@@ -97,11 +97,8 @@ export function parseIp4(s: string): number | undefined {
 /** Dotted quad (src/addr). */
 export const formatIp4 = formatIPv4;
 
-function prefixMask(bits: number): number {
-  return bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-}
 function cidrBits(mask: number): number | undefined {
-  for (let b = 0; b <= 32; b++) if (prefixMask(b) === mask >>> 0) return b;
+  for (let b = 0; b <= 32; b++) if (v4Mask(b) === mask >>> 0) return b;
   return undefined;
 }
 
@@ -117,7 +114,7 @@ export function parseIp4Masked(s: string): { ip: number; mask: number } {
   if (/^-?\d+$/.test(rest)) {
     const n = Number(rest);
     if (n < 0 || n > 32) return fail(`${s}: IPv4 network prefix bits not between 0 and 32, inclusive`);
-    return { ip, mask: prefixMask(n) };
+    return { ip, mask: v4Mask(n) };
   }
   return fail(`${s}: invalid IP address`);
 }
@@ -287,7 +284,8 @@ export function parseFieldValue(f: FieldDef, s: string, ports?: PortMap): FieldV
   }
 }
 
-function hexOf(v: bigint): string {
+/** A value as OVS prints a register or a cookie: `0`, else hex with `0x`. */
+export function hexOf(v: bigint): string {
   return v === 0n ? '0' : `0x${v.toString(16)}`;
 }
 

@@ -26,10 +26,10 @@ import {
   newFlow,
   readBig,
   readSubfield,
+  subfieldMask,
   writeSubfield,
 } from './fields.js';
 import { fail } from './errors.js';
-import { parsePacket } from './flowmod.js';
 import {
   Match,
   formatFieldValue,
@@ -38,6 +38,7 @@ import {
   formatIp4,
   formatMac,
   formatMatch,
+  hexOf,
   packetMask,
 } from './match.js';
 
@@ -694,7 +695,6 @@ function reportSubfield(ctx: Ctx, sf: Subfield): void {
       : hexOf(readSubfield(ctx.flow, sf));
   ctx.report('detail', `${formatSubfield(sf)} is now ${value}`);
 }
-const hexOf = (v: bigint): string => (v === 0n ? '0' : `0x${v.toString(16)}`);
 
 function mix(h: number, x: number): number {
   const y = Math.imul(h ^ x, 0x01000193);
@@ -844,7 +844,7 @@ function conntrack(ctx: Ctx, a: Extract<Action, { type: 'ct' }>): void {
       noteWrites(x.words, x.wordMasks);
     } else if (x.type === 'move') {
       writeSubfield(ctx.flow, x.dst, readSubfield(ctx.flow, x.src));
-      const bits = ((1n << BigInt(x.dst.nBits)) - 1n) << BigInt(x.dst.ofs);
+      const bits = subfieldMask(x.dst);
       const m = makeSetField(x.dst.field, bits, bits);
       noteWrites(m.words, m.wordMasks);
     }
@@ -962,7 +962,7 @@ function learn(ctx: Ctx, l: Learn): void {
       case 'match_field': {
         const v = sp.kind === 'match_imm' ? sp.value : readSubfield(ctx.flow, sp.src);
         const cur = match.get(sp.dst.field);
-        const bits = ((1n << BigInt(sp.dst.nBits)) - 1n) << BigInt(sp.dst.ofs);
+        const bits = subfieldMask(sp.dst);
         match.set(sp.dst.field, {
           value: (cur.value & ~bits) | (v << BigInt(sp.dst.ofs)),
           mask: cur.mask | bits,
@@ -972,7 +972,7 @@ function learn(ctx: Ctx, l: Learn): void {
       case 'load_imm':
       case 'load_field': {
         const v = sp.kind === 'load_imm' ? sp.value : readSubfield(ctx.flow, sp.src);
-        const bits = ((1n << BigInt(sp.dst.nBits)) - 1n) << BigInt(sp.dst.ofs);
+        const bits = subfieldMask(sp.dst);
         actions.push(makeSetField(sp.dst.field, v << BigInt(sp.dst.ofs), bits));
         break;
       }
@@ -1248,9 +1248,4 @@ class Result implements TraceResult {
   get finalFlow(): string {
     return formatFlow(this.last.finalFlow, this.t.bridge, this.t.names);
   }
-}
-
-/** Parses an ofproto/trace flow (`in_port=1,tcp,nw_src=…`) against a bridge's port names. */
-export function packetFrom(bridge: Bridge, text: string): Flow {
-  return parsePacket(text, bridge);
 }
