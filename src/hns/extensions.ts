@@ -15,7 +15,7 @@ import type { HnsVersion } from './versions.js';
 
 /** The Open vSwitch forwarding extension (antrea `winnet/net_windows.go` `OVSExtensionID`). */
 export const OVS_EXTENSION_ID = '583CC151-73EC-4A6A-8B47-578297AD7623';
-export const OVS_EXTENSION_NAME = 'Open vSwitch Extension';
+const OVS_EXTENSION_NAME = 'Open vSwitch Extension';
 
 /** `Get-VMSwitchExtension`'s ExtensionType. */
 export type SwitchExtensionType = 'Capture' | 'Filtering' | 'Forwarding';
@@ -73,12 +73,12 @@ const CATALOGUE_2019 = [WFP, OVS, VFP_2019, CAPTURE_2019] as const;
 const CATALOGUE = [WFP, OVS, VFP, CAPTURE] as const;
 
 /** The extensions installed on a host of this HNS version, in the order HNS lists them. */
-export function extensionCatalogue(version: HnsVersion): readonly SwitchExtensionInfo[] {
+function extensionCatalogue(version: HnsVersion): readonly SwitchExtensionInfo[] {
   return version.major < 15 ? CATALOGUE_2019 : CATALOGUE;
 }
 
 /** Whether an extension is VFP (either GUID). */
-export function isVfp(id: string): boolean {
+function isVfp(id: string): boolean {
   return id === VFP.Id || id === VFP_2019.Id;
 }
 

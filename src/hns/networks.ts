@@ -188,9 +188,25 @@ function holder(hns: HnsService, sw: VSwitchRec): VSwitchRec {
 }
 
 /**
+ * The extension states of `sw` after `entries` are applied in order, each validated by
+ * `withExtension`; a network without a switch has no extension to set
+ * (HCN_E_SWITCH_EXTENSION_NOT_FOUND).
+ */
+function extensionsAfter(
+  hns: HnsService,
+  sw: VSwitchRec | undefined,
+  network: string,
+  entries: readonly { readonly Id: string; readonly IsEnabled: boolean }[],
+): NonNullable<VSwitchRec['Extensions']> {
+  if (!sw) throw hnsError('HCN_E_SWITCH_EXTENSION_NOT_FOUND', `network "${network}" is on no vSwitch`);
+  let cur = holder(hns, sw);
+  for (const e of entries) cur = withExtension(cur, hns.profile.version, e.Id, e.IsEnabled, sw.Name);
+  return cur.Extensions ?? [];
+}
+
+/**
  * The extension states of `sw` after `VSwitchExtension` policies (each enables or disables its
- * extension), validated by `withExtension`; undefined when there are none. A network without a
- * switch has no extension to set (HCN_E_SWITCH_EXTENSION_NOT_FOUND).
+ * extension; all disable on a Remove); undefined when there are none.
  */
 function applyExtensionPolicies(
   hns: HnsService,
@@ -199,24 +215,13 @@ function applyExtensionPolicies(
   policies: readonly ParsedPolicy[],
   remove = false,
 ): VSwitchRec['Extensions'] {
-  let cur = sw && holder(hns, sw);
-  let touched = false;
-  for (const p of policies) {
-    if (p.type !== 'VSwitchExtension') continue;
-    const s = p.settings as VSwitchExtensionSettings;
-    if (!cur) {
-      throw hnsError('HCN_E_SWITCH_EXTENSION_NOT_FOUND', `network "${networkName}" is on no vSwitch`);
-    }
-    cur = withExtension(
-      cur,
-      hns.profile.version,
-      s.extensionIdCanonical,
-      remove ? false : s.enable,
-      cur.Name,
-    );
-    touched = true;
-  }
-  return touched ? (cur?.Extensions ?? []) : undefined;
+  const entries = policies
+    .filter((p) => p.type === 'VSwitchExtension')
+    .map((p) => {
+      const s = p.settings as VSwitchExtensionSettings;
+      return { Id: s.extensionIdCanonical, IsEnabled: remove ? false : s.enable };
+    });
+  return entries.length ? extensionsAfter(hns, sw, networkName, entries) : undefined;
 }
 
 /**
@@ -230,12 +235,10 @@ export function setNetworkExtensions(
 ): NetworkRec {
   return hns.atomic(() => {
     const n = getNetwork(hns, id);
-    const sw = hns.store.nics.switchOf(id);
     if (!entries.length) return n;
-    if (!sw) throw hnsError('HCN_E_SWITCH_EXTENSION_NOT_FOUND', `network "${n.Name || id}" is on no vSwitch`);
-    let cur = holder(hns, sw);
-    for (const e of entries) cur = withExtension(cur, hns.profile.version, e.Id, e.IsEnabled, sw.Name);
-    hns.store.nics.setExtensions(sw.ID, cur.Extensions ?? []);
+    const sw = hns.store.nics.switchOf(id);
+    const extensions = extensionsAfter(hns, sw, n.Name || id, entries);
+    hns.store.nics.setExtensions(sw!.ID, extensions);
     hns.changed('Network', 'modify', id, 'Extension Update');
     return n;
   });
@@ -273,18 +276,14 @@ export function modifyNetwork(hns: HnsService, id: string, doc: JsonObject): Net
         const extId = argGuid(settings.optStr('Id') ?? '');
         if (!extId) throw settings.err('Id is required');
         const enabled = settings.optBool('IsEnabled') ?? false;
-        if (!sw)
-          throw hnsError('HCN_E_SWITCH_EXTENSION_NOT_FOUND', `network "${n.Name || id}" is on no vSwitch`);
-        if (requestType !== 'Refresh') {
-          const after = withExtension(
-            holder(hns, sw),
-            hns.profile.version,
-            extId,
-            requestType === 'Remove' ? false : enabled,
-            sw.Name,
-          );
-          extensions = after.Extensions ?? [];
-        }
+        const refresh = requestType === 'Refresh';
+        const after = extensionsAfter(
+          hns,
+          sw,
+          n.Name || id,
+          refresh ? [] : [{ Id: extId, IsEnabled: requestType !== 'Remove' && enabled }],
+        );
+        if (!refresh) extensions = after;
         next = n;
         break;
       }
