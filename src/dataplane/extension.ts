@@ -7,10 +7,10 @@
  * (src/ovs provides the OVS bridge); with none bound (no `ovs-vswitchd`), nothing forwards: the
  * walk ends at the switch, the host's own traffic included (pitfall #4, antrea-io/antrea#5052).
  *
- *   plane.bindSwitchDatapath(switchId, { name: 'br-int', ingress: (w, at, p) => … });
+ *   plane.bindSwitchDatapath(switchId, { name: 'br-int', ingress: (w, plane, sw, at, p) => … });
  */
 import type { Packet, RuleRef } from '../vswitch/contracts.js';
-import type { PortView, SwitchView } from '../vswitch/view.js';
+import type { HostInterfaceView, PortView, SwitchView } from '../vswitch/view.js';
 import type { HostPlane } from './plane.js';
 import type { Walk } from './walk.js';
 
@@ -18,8 +18,11 @@ import type { Walk } from './walk.js';
 export type SwitchIngress =
   /** From a container's (or a host endpoint's) port, on its way out of it. */
   | { readonly kind: 'port'; readonly port: PortView }
-  /** From the host's TCP/IP stack through the switch's host vNIC (the management vNIC). */
-  | { readonly kind: 'hostVnic' }
+  /**
+   * From the host's TCP/IP stack through one of the switch's host vNICs: `vnic` (the management
+   * vNIC when not given).
+   */
+  | { readonly kind: 'hostVnic'; readonly vnic?: HostInterfaceView }
   /** From the wire, through the switch's physical adapter. */
   | { readonly kind: 'uplink' };
 
@@ -31,6 +34,8 @@ export interface SwitchDatapath {
   /** The bridge's name (`br-int`), for the steps that name it. */
   readonly name: string;
   ingress(w: Walk, plane: HostPlane, sw: SwitchView, at: SwitchIngress, p: Packet): void;
+  /** A number that moves whenever a packet's fate through it could (its flows, its state). */
+  generation?(): number;
 }
 
 function extensionRef(sw: SwitchView): RuleRef {

@@ -171,14 +171,17 @@ function findPortMapping(
 
 /** The host hands a packet to a local port (through its host vNIC and the switch). */
 function hostToPort(plane: HostPlane, w: Walk, port: PortView, p: Packet, through?: HostInterfaceView): void {
-  // a switch whose forwarding extension replaces VFP: the host's packet goes to it
-  if (extensionTakes(plane, w, port.network.switchId, { kind: 'hostVnic' }, p)) return;
   const v = plane.view();
   const viaIf =
     through ??
     v.hostIfs.find(
       (i) => i.switchId === port.network.switchId && (i.kind === 'EndpointVNic' || i.kind === 'HostVNic'),
     );
+  // a switch whose forwarding extension replaces VFP: the host's packet goes to it
+  // (the frame the host puts on the vNIC: its MAC, the port's as the neighbour it resolved)
+  const at = { kind: 'hostVnic', ...(viaIf ? { vnic: viaIf } : {}) } as const;
+  const after = withPacket(p, { srcMac: viaIf?.mac ?? plane.hostMac(), dstMac: port.mac });
+  if (extensionTakes(plane, w, port.network.switchId, at, after)) return;
   if (port.network.type === 'Overlay' && viaIf?.kind === 'EndpointVNic' && !port.network.hostRoute) {
     return w.stop(
       plane.name,
@@ -189,7 +192,6 @@ function hostToPort(plane: HostPlane, w: Walk, port: PortView, p: Packet, throug
       `the overlay network has no HostRoute policy: the host does not reach its pods`,
     );
   }
-  const after = withPacket(p, { srcMac: viaIf?.mac ?? plane.hostMac(), dstMac: port.mac });
   w.step(
     plane.name,
     'vSwitch',
@@ -312,7 +314,7 @@ function routeOut(plane: HostPlane, w: Walk, p0: Packet, forwarded: boolean, rep
       );
     }
     // out of the management vNIC onto a switch whose forwarding extension replaces VFP
-    if (extensionTakes(plane, w, out.switchId, { kind: 'hostVnic' }, sent)) return;
+    if (extensionTakes(plane, w, out.switchId, { kind: 'hostVnic', vnic: out }, sent)) return;
   }
   wire(plane, w, sent, hop);
 }

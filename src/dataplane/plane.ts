@@ -90,11 +90,9 @@ export class HostPlane implements NetNode {
 
   /** A number that moves whenever the answer of a trace through this host could. */
   generation(): number {
-    return (
-      this.hns.store.generation * 1024 +
-      this.routeTable.userGeneration +
-      this.datapathGeneration * 0x100000000
-    );
+    let dp = this.datapathGeneration;
+    for (const d of this.datapaths.values()) dp += d.generation?.() ?? 0;
+    return this.hns.store.generation * 1024 + this.routeTable.userGeneration + dp * 0x100000000;
   }
 
   // ───────────────────────────── forwarding extensions (src/dataplane/extension.ts) ─────────────────────────────
@@ -102,7 +100,9 @@ export class HostPlane implements NetNode {
   /**
    * Bind the datapath that forwards a switch's packets while a forwarding extension (OVS) is
    * enabled on it — "the OVS bridge bound to this switch" — or unbind it (`undefined`: the
-   * extension then has nothing to hand packets to, and the switch forwards nothing).
+   * extension then has nothing to hand packets to, and the switch forwards nothing). `'*'` binds
+   * it to every switch without one of its own (ovs-vswitchd attaches to whichever switch the
+   * extension is enabled on).
    */
   bindSwitchDatapath(switchId: string, datapath: SwitchDatapath | undefined): void {
     if (datapath) this.datapaths.set(switchId.toUpperCase(), datapath);
@@ -112,7 +112,7 @@ export class HostPlane implements NetNode {
 
   /** The datapath bound to a switch, if any. */
   switchDatapath(switchId: string): SwitchDatapath | undefined {
-    return this.datapaths.get(switchId.toUpperCase());
+    return this.datapaths.get(switchId.toUpperCase()) ?? this.datapaths.get('*');
   }
 
   // ───────────────────────────── host routes (src/vswitch/routes.ts) ─────────────────────────────

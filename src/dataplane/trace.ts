@@ -470,6 +470,7 @@ export function runSend(scope: TraceScope, req: SendRequest): TraceResult {
   const { res, w } = full(scope, resolveRequest(scope, req), scratch);
   if (!w) return res;
   scope.world.conntrack.commit(scratch);
+  for (const effect of w.deferred) effect();
   scope.count(w, req.packets ?? 1, req.bytes ?? 100);
   return res;
 }

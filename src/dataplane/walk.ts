@@ -147,4 +147,7 @@ export class Walk {
   count(host: string, endpoint: string, field: CounterUpdate['field']): void {
     this.counters.push({ host, endpoint, field });
   }
+
+  /** Side effects a committed walk applies after its flow state (an OVS bridge's conntrack, counters, learn). */
+  readonly deferred: (() => void)[] = [];
 }

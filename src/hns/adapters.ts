@@ -18,10 +18,13 @@
  *   const plan = nics.plan(net, rng);   // validation only: HCN_E_ADAPTER_NOT_FOUND for a bad name
  *   nics.commit(plan);                  // the switch exists, the host IP is on vEthernet (Ethernet)
  *
- * Every mutation happens in `commit`/`release`, called from the service's commit phases.
+ * HNS's mutations happen in `commit`/`release`, called from the service's commit phases; the
+ * host's own adapter operations (a vNIC added to a switch outside HNS, as Open vSwitch's
+ * `create_wmi_port` does; `Rename-NetAdapter`; `New-NetIPAddress`) in `addVNic`, `removeVNic`,
+ * `rename` and `setIpv4`, called by src/host.
  */
 import { hnsError } from '../core/errors.js';
-import { newGuid } from '../core/guid.js';
+import { derivedGuid, newGuid } from '../core/guid.js';
 import { isJsonObject, type Json, type JsonObject } from '../core/json.js';
 import { Rng } from '../core/rng.js';
 import { formatIp, parseIp, parsePrefix, prefixContains, prefixLast, type Prefix } from '../addr/ip.js';
@@ -492,6 +495,76 @@ export class HostNics {
     }
   }
 
+  // ───────── the host's own adapter operations (not HNS's) ─────────
+
+  /**
+   * A host vNIC added to a switch outside HNS (`Add-VMNetworkAdapter -ManagementOS`; what Open
+   * vSwitch's `create_wmi_port` does for an internal port no Hyper-V port has the name of): no
+   * address, a MAC in Hyper-V's dynamic range derived from `seed` and the name (the host's ID
+   * stream does not move), the next interface index. Errors: a name in use, an unknown switch.
+   */
+  addVNic(switchId: string, name: string, seed: number): NetAdapterRec {
+    if (this.adapters.has(name.toLowerCase()))
+      throw hnsError('E_INVALIDARG', `an adapter named "${name}" already exists`);
+    if (!this.switches.has(switchId)) throw hnsError('HCN_E_NETWORK_NOT_FOUND', `no vSwitch ${switchId}`);
+    let h = (seed ^ 0x2f6b1d3) >>> 0;
+    for (const c of name.toLowerCase()) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+    const vnic: NetAdapterRec = {
+      Name: name,
+      InterfaceDescription: `${VNIC_DESCRIPTION} #${this.vnicCount() + 1}`,
+      InterfaceGuid: derivedGuid(`${switchId}/${name.toLowerCase()}`, 0x77c0),
+      ifIndex: this.nextIfIndex++,
+      MacAddress: formatMac(0x00155d * TWO_24 + (h % TWO_24)),
+      MtuSize: 1500,
+      Kind: 'HostVNic',
+      MacAddressSpoofing: false,
+      SwitchId: switchId,
+    };
+    this.adapters.set(name.toLowerCase(), vnic);
+    return vnic;
+  }
+
+  /** Remove a host vNIC `addVNic` made (a switch's management vNIC stays: false). */
+  removeVNic(name: string): boolean {
+    const a = this.adapters.get(name.toLowerCase());
+    if (!a || a.Kind !== 'HostVNic') return false;
+    const sw = a.SwitchId ? this.switches.get(a.SwitchId) : undefined;
+    if (sw?.HostVNic?.toLowerCase() === name.toLowerCase()) return false;
+    this.adapters.delete(name.toLowerCase());
+    return true;
+  }
+
+  /**
+   * `Rename-NetAdapter` (and `Rename-VMNetworkAdapter` for a host vNIC): the switch keeps naming
+   * its management vNIC by the new name. Errors: no such adapter, the new name taken.
+   */
+  rename(name: string, to: string): void {
+    const a = this.adapters.get(name.toLowerCase());
+    if (!a) throw hnsError('HCN_E_ADAPTER_NOT_FOUND', `no adapter named "${name}"`);
+    if (to === '' || (to.toLowerCase() !== name.toLowerCase() && this.adapters.has(to.toLowerCase())))
+      throw hnsError('E_INVALIDARG', `an adapter named "${to}" already exists`);
+    // the adapter keeps its place in the list (physical first, then vNICs in creation order)
+    const all = [...this.adapters];
+    this.adapters.clear();
+    for (const [k, x] of all) {
+      if (x === a) this.adapters.set(to.toLowerCase(), { ...a, Name: to });
+      else this.adapters.set(k, x);
+    }
+    for (const [id, sw] of this.switches) {
+      if (sw.HostVNic?.toLowerCase() === name.toLowerCase()) this.switches.set(id, { ...sw, HostVNic: to });
+      if (sw.NetAdapterName?.toLowerCase() === name.toLowerCase())
+        this.switches.set(id, { ...this.switches.get(id)!, NetAdapterName: to });
+    }
+  }
+
+  /** `New-NetIPAddress` / `Remove-NetIPAddress` of an adapter's IPv4 address (undefined: none). */
+  setIpv4(name: string, ipv4: InterfaceIpRec | undefined): void {
+    const a = this.adapters.get(name.toLowerCase());
+    if (!a) throw hnsError('HCN_E_ADAPTER_NOT_FOUND', `no adapter named "${name}"`);
+    const { IPv4: _old, ...rest } = a;
+    this.adapters.set(name.toLowerCase(), ipv4 ? { ...rest, IPv4: ipv4 } : rest);
+  }
+
   /** A network leaves its switch; the last one out removes the switch and gives the uplink its address back. */
   release(networkId: string): VSwitchRec | undefined {
     const id = this.networkSwitch.get(networkId);
@@ -506,6 +579,9 @@ export class HostNics {
     this.switches.delete(id);
     const vnic = sw.HostVNic ? this.adapters.get(sw.HostVNic.toLowerCase()) : undefined;
     if (sw.HostVNic) this.adapters.delete(sw.HostVNic.toLowerCase());
+    // vNICs added to the switch outside HNS go with it
+    for (const [k, a] of this.adapters)
+      if (a.Kind === 'HostVNic' && a.SwitchId === id) this.adapters.delete(k);
     if (sw.NetAdapterName) {
       const a = this.adapters.get(sw.NetAdapterName.toLowerCase())!;
       const { SwitchId: _s, ...rest } = a;

@@ -56,6 +56,8 @@ import {
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import { derivedGuid } from '../core/guid.js';
 import { formatMac, parseMac } from '../addr/mac.js';
+import { formatIp, parseIp, parsePrefix } from '../addr/ip.js';
+import { NodeOvs } from './ovs.js';
 import { DEFAULT_PROFILE, resolveProfile, type HostProfile } from '../hns/versions.js';
 import { HostPlane, type DataplaneOptions, type HostRoute, type RouteSpec } from '../dataplane/plane.js';
 import { HostScope } from '../dataplane/host-scope.js';
@@ -239,8 +241,59 @@ export class Host {
     // a reboot ends every compute system (their handles with it)
     this.hcs.clear();
     if (p.namespaces === 'remove' && this.options.defaultNamespace !== false) this.bootNamespaces();
+    // ovs-vswitchd comes back as a service: its database kept, its OpenFlow state gone
+    if (this.#ovs?.running) this.#ovs.db.restartVswitchd();
     this.dropFlows();
     this.events.emit('hns.service', { what: 'reboot', time: this.clock.now() });
+  }
+
+  #ovs: NodeOvs | undefined;
+
+  /**
+   * Open vSwitch on the node (src/host/ovs.ts): its database, `ovs-vsctl`/`ovs-ofctl`/`ovs-appctl`,
+   * and — once `start()`ed — ovs-vswitchd forwarding the switch the Open vSwitch Extension is
+   * enabled on. Installed on first use; not in snapshots (docs/ovs.md).
+   */
+  get ovs(): NodeOvs {
+    return (this.#ovs ??= new NodeOvs(this.hns, this.dataplane, this.seed, this.clock));
+  }
+
+  /**
+   * `Rename-NetAdapter` (with `Rename-VMNetworkAdapter` for a host vNIC): what Antrea does to the
+   * management vNIC before its bridge adopts it. Errors: HCN_E_ADAPTER_NOT_FOUND, E_INVALIDARG
+   * (the new name taken).
+   */
+  renameAdapter(name: string, to: string): void {
+    this.hns.store.nics.rename(name, to);
+    this.hns.store.generation++;
+  }
+
+  /**
+   * `New-NetIPAddress -InterfaceAlias name -IPAddress a -PrefixLength n [-DefaultGateway g]` (the
+   * adapter's IPv4 address replaced), or `Remove-NetIPAddress` with `cidr` undefined. Errors:
+   * HCN_E_ADAPTER_NOT_FOUND, E_INVALIDARG (not an IPv4 address with a prefix).
+   */
+  setAdapterAddress(name: string, cidr: string | undefined, gateway?: string): void {
+    if (cidr === undefined) {
+      this.hns.store.nics.setIpv4(name, undefined);
+    } else {
+      const pre = parsePrefix(cidr);
+      if (!pre || pre.family !== 4 || pre.host.family !== 4)
+        throw hnsError(
+          'E_INVALIDARG',
+          `"${cidr}" is not an IPv4 address with a prefix length (10.10.0.1/24)`,
+        );
+      const gw = gateway === undefined ? undefined : parseIp(gateway);
+      if (gateway !== undefined && gw?.family !== 4)
+        throw hnsError('E_INVALIDARG', `"${gateway}" is not an IPv4 address`);
+      this.hns.store.nics.setIpv4(name, {
+        IPAddress: formatIp(pre.host),
+        PrefixLength: pre.len,
+        ...(gateway !== undefined ? { DefaultGateway: gateway } : {}),
+        addr: pre.host.value,
+      });
+    }
+    this.hns.store.generation++;
   }
 
   /**

@@ -164,6 +164,8 @@ export class Bridge implements PortMap {
   private readonly timed = new Set<FlowEntry>();
   /** No timed flow expires before this (ms). */
   private nextExpiryMs = Infinity;
+  /** Moves with every change of ports, flows and groups. */
+  private changes = 0;
 
   constructor(opts: BridgeOptions = {}) {
     this.name = opts.name ?? 'br0';
@@ -174,6 +176,15 @@ export class Bridge implements PortMap {
       conj: new Classifier<FlowEntry>(),
     }));
     this.addPort(this.name, OFPP.LOCAL);
+  }
+
+  /**
+   * A number that moves whenever a packet's fate through this bridge could: ports, flows, groups,
+   * the connection table, learned MACs (a cache key; learned MACs moving between ports of the same
+   * count are not seen — a trace cache then answers one packet late).
+   */
+  get generation(): number {
+    return this.changes + this.conntrack.changes * 0x10000 + this.macTable.size * 0x100000000;
   }
 
   // ───────────── ports ─────────────
@@ -196,6 +207,7 @@ export class Bridge implements PortMap {
     };
     this.ports.set(n, port);
     this.portsByName.set(name, port);
+    this.changes++;
     return port;
   }
 
@@ -204,6 +216,7 @@ export class Bridge implements PortMap {
     if (!p || p.ofport === OFPP.LOCAL) return fail(`no port named ${name}`);
     this.ports.delete(p.ofport);
     this.portsByName.delete(name);
+    this.changes++;
     for (const [mac, e] of this.macTable) if (e.port === p.ofport) this.macTable.delete(mac);
   }
 
@@ -251,6 +264,7 @@ export class Bridge implements PortMap {
   private insert(e: FlowEntry): void {
     const t = this.tables[e.table]!;
     (e.conj.length ? t.conj : t.hard).insert(e);
+    this.changes++;
     this.byKey.set(`${e.table}/${e.priority}/${e.match.key()}`, e);
     if (e.idleTimeout || e.hardTimeout) {
       this.timed.add(e);
@@ -261,6 +275,7 @@ export class Bridge implements PortMap {
   removeFlow(e: FlowEntry, cascade = true): void {
     const t = this.tables[e.table]!;
     if (!(e.conj.length ? t.conj : t.hard).remove(e)) return;
+    this.changes++;
     this.byKey.delete(`${e.table}/${e.priority}/${e.match.key()}`);
     this.timed.delete(e);
     if (cascade) this.dropOrphanedLearned(learnTargets(e.actions));
@@ -402,6 +417,7 @@ export class Bridge implements PortMap {
       if (fm.setCookie) f.cookie = fm.cookie;
       f.modifiedMs = now;
     }
+    if (hit.length) this.changes++;
     this.dropOrphanedLearned(oldTargets);
     return hit.length;
   }
@@ -446,6 +462,7 @@ export class Bridge implements PortMap {
     const g = parseGroup(text, this);
     if (this.groups.has(g.id)) return fail('OFPGMFC_GROUP_EXISTS');
     this.groups.set(g.id, g);
+    this.changes++;
   }
 
   /** `ovs-ofctl del-groups [group_id=N]`; deletes the flows that use it too. */
@@ -454,6 +471,7 @@ export class Bridge implements PortMap {
     const ids = kv && kv.value !== 'all' ? [Number(kv.value)] : [...this.groups.keys()];
     for (const id of ids) {
       if (!this.groups.delete(id)) continue;
+      this.changes++;
       for (const f of this.flows())
         if (f.actions.some((a) => a.type === 'group' && a.id === id)) this.removeFlow(f);
     }

@@ -73,30 +73,84 @@ export interface CtRequest {
   readonly setLabel?: { value: Uint32Array; mask: Uint32Array };
 }
 
+type Entry = { conn: Connection; reply: boolean };
+
+/**
+ * The connection table of a bridge, or a scratch overlay of one (`child()`): an overlay reads
+ * through to its parent, copies a connection before changing it, and changes the parent only when
+ * committed (`commit`) — how a dataplane trace runs a real packet without leaving state behind.
+ */
 export class Conntrack {
-  private readonly table = new Map<string, { conn: Connection; reply: boolean }>();
+  private readonly table = new Map<string, Entry>();
+  /** Keys an overlay deleted from its parent's view (a forced re-commit). */
+  private readonly gone = new Set<string>();
+  /** Moves with every change of the table (a trace cache's key). */
+  changes = 0;
+
+  constructor(private readonly parent?: Conntrack) {}
+
+  /** A scratch overlay: reads this table, writes only itself until `commit`. */
+  child(): Conntrack {
+    return new Conntrack(this);
+  }
+
+  /** Apply an overlay's changes to this table (its parent). */
+  commit(overlay: Conntrack): void {
+    if (overlay.parent !== this) throw new Error('conntrack: not an overlay of this table');
+    if (!overlay.table.size && !overlay.gone.size) return;
+    for (const k of overlay.gone) this.table.delete(k);
+    for (const [k, e] of overlay.table) this.table.set(k, e);
+    this.changes++;
+  }
+
+  private lookup(k: string): Entry | undefined {
+    const own = this.table.get(k);
+    if (own || !this.parent || this.gone.has(k)) return own;
+    const e = this.parent.lookup(k);
+    if (!e) return undefined;
+    // copy-on-read: both directions of the parent's connection become this overlay's own
+    const c = e.conn;
+    const copy: Connection = { ...c, label: Uint32Array.from(c.label) };
+    this.table.set(keyOf(c.zone, c.orig), { conn: copy, reply: false });
+    this.table.set(keyOf(c.zone, c.reply), { conn: copy, reply: true });
+    return this.table.get(k);
+  }
+
+  private remove(k: string): void {
+    this.table.delete(k);
+    if (this.parent) this.gone.add(k);
+    this.changes++;
+  }
+
+  private entries(): Map<string, Entry> {
+    if (!this.parent) return this.table;
+    const all = new Map(this.parent.entries());
+    for (const k of this.gone) all.delete(k);
+    for (const [k, e] of this.table) all.set(k, e);
+    return all;
+  }
 
   get size(): number {
-    return this.table.size / 2;
+    return this.entries().size / 2;
   }
 
   connections(): Connection[] {
     const out = new Set<Connection>();
-    for (const e of this.table.values()) out.add(e.conn);
+    for (const e of this.entries().values()) out.add(e.conn);
     return [...out];
   }
 
   flush(zone?: number): void {
-    for (const [k, e] of this.table) if (zone === undefined || e.conn.zone === zone) this.table.delete(k);
+    for (const [k, e] of this.entries()) if (zone === undefined || e.conn.zone === zone) this.remove(k);
   }
 
   /** Removes connections idle for longer than `idleMs`. */
   expire(nowMs: number, idleMs: number): void {
-    for (const [k, e] of this.table) if (nowMs - e.conn.lastMs > idleMs) this.table.delete(k);
+    for (const [k, e] of this.entries()) if (nowMs - e.conn.lastMs > idleMs) this.remove(k);
   }
 
   private inUse(zone: number, t: Tuple): boolean {
-    return this.table.has(keyOf(zone, t));
+    return this.lookup(keyOf(zone, t)) !== undefined;
   }
 
   /** Picks the NAT mapping of a new connection: the lowest address and port of the range not in use. */
@@ -128,10 +182,10 @@ export class Conntrack {
   execute(flow: Flow, req: CtRequest, nowMs: number): CtResult {
     const t = tupleOf(flow);
     if (!t) return { state: CS.TRACKED | CS.INVALID, conn: undefined, rewrite: undefined };
-    let hit = this.table.get(keyOf(req.zone, t));
+    let hit = this.lookup(keyOf(req.zone, t));
     if (hit && req.force && hit.reply && req.commit) {
-      this.table.delete(keyOf(hit.conn.zone, hit.conn.orig));
-      this.table.delete(keyOf(hit.conn.zone, hit.conn.reply));
+      this.remove(keyOf(hit.conn.zone, hit.conn.orig));
+      this.remove(keyOf(hit.conn.zone, hit.conn.reply));
       hit = undefined;
     }
     let state = CS.TRACKED;
@@ -140,6 +194,7 @@ export class Conntrack {
     if (conn) {
       conn.lastMs = nowMs;
       if (replyDir) {
+        if (!conn.seenReply) this.changes++;
         conn.seenReply = true;
         state |= CS.ESTABLISHED | CS.REPLY_DIR;
       } else state |= conn.seenReply ? CS.ESTABLISHED : CS.NEW;
@@ -169,10 +224,12 @@ export class Conntrack {
         };
         this.table.set(keyOf(req.zone, t), { conn, reply: false });
         this.table.set(keyOf(req.zone, reply), { conn, reply: true });
+        this.changes++;
         replyDir = false;
       }
     }
     if (conn && req.commit) {
+      if (req.setMark || req.setLabel) this.changes++;
       if (req.setMark)
         conn.mark = ((conn.mark & ~req.setMark.mask) | (req.setMark.value & req.setMark.mask)) >>> 0;
       if (req.setLabel)

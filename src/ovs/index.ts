@@ -15,7 +15,7 @@
 import { Bridge, type TimeSource } from './bridge.js';
 import type { Flow } from './fields.js';
 import { parsePacket } from './flowmod.js';
-import { type TraceOptions, type TraceResult, translate } from './xlate.js';
+import { type Effects, type TraceOptions, type TraceResult, translate } from './xlate.js';
 
 export { Bridge, dummyDpPort, formatFlowStats, parseGroup } from './bridge.js';
 export type {
@@ -38,7 +38,7 @@ export type { FieldDef, Flow } from './fields.js';
 export { parseFlowMod, parsePacket } from './flowmod.js';
 export { Match, formatFlow, formatMatch } from './match.js';
 export { printNodes, selectBucket } from './xlate.js';
-export type { Lookup, Output, Pass, TraceNode, TraceOptions, TraceResult } from './xlate.js';
+export type { Effects, Lookup, Output, Pass, TraceNode, TraceOptions, TraceResult } from './xlate.js';
 
 /** `ovs-appctl ofproto/trace <bridge> <flow> [--ct-next …]`: no side effects. */
 export function trace(bridge: Bridge, flow: string | Flow, opts: TraceOptions = {}): TraceResult {
@@ -54,7 +54,14 @@ export function trace(bridge: Bridge, flow: string | Flow, opts: TraceOptions = 
 export function receive(
   bridge: Bridge,
   flow: string | Flow,
-  opts: { bytes?: number; text?: boolean; names?: boolean } = {},
+  opts: {
+    bytes?: number;
+    text?: boolean;
+    names?: boolean;
+    /** Defer the side effects (a dataplane trace; `send` applies them): see `Effects`. */
+    effects?: Effects;
+    selectBuckets?: 'dp_hash' | 'pick';
+  } = {},
 ): TraceResult {
   const packet = typeof flow === 'string' ? parsePacket(flow, bridge) : flow;
   return translate(bridge, packet, { ...opts, run: true });
@@ -137,6 +144,15 @@ export function engineProvider(opts: { ports?: number; seed?: number; clock?: Ti
 }
 
 export { IMMUTABLE, Ovsdb, OvsdbError, SCHEMA, formatAtom, formatDatum, parseDatum } from './ovsdb.js';
-export type { Atom, ColumnType, Datum, OvsdbOptions, Platform, Row, TableName } from './ovsdb.js';
+export type {
+  Atom,
+  BoundInterface,
+  ColumnType,
+  Datum,
+  OvsdbOptions,
+  Platform,
+  Row,
+  TableName,
+} from './ovsdb.js';
 export { Vsctl, addPortArgs, shellWords, vsctl, vsctlOrThrow } from './vsctl.js';
 export type { InterfaceSpec, VsctlResult } from './vsctl.js';

@@ -325,6 +325,25 @@ export interface Platform {
   readonly kind: 'windows' | 'linux' | 'dummy';
   /** Whether a network device (a Hyper-V port by friendly name, on Windows) of this name exists. */
   netdevExists?(name: string): boolean;
+  /**
+   * Opening an `internal` interface (the bridge's own included): on Windows `create_wmi_port` —
+   * a Hyper-V port of that name is adopted, else a host vNIC of that name is created on the switch
+   * OVS runs on. False: it cannot be opened (ofport -1). Absent: always opens.
+   */
+  openInternal?(name: string): boolean;
+  /** An `internal` interface closed (Windows: `delete_wmi_port` of a vNIC `openInternal` created). */
+  closeInternal?(name: string): void;
+}
+
+/** An interface ovs-vswitchd has bound to an ofport (`Ovsdb.boundInterface`). */
+export interface BoundInterface {
+  readonly name: string;
+  readonly bridge: string;
+  readonly engine: Bridge;
+  readonly ofport: number;
+  /** The Interface `type` it was opened with (`internal` for the bridge's own). */
+  readonly type: string;
+  readonly options: ReadonlyMap<string, string>;
 }
 
 export interface OvsdbOptions {
@@ -499,6 +518,38 @@ export class Ovsdb {
   }
 
   /**
+   * ovs-vswitchd restarted: its bridges come back from the database with no OpenFlow flows, groups
+   * or connections (those live in the daemon; the controller programs them again). Interfaces keep
+   * their ofports where they can (the database remembers them); nothing is closed on the host.
+   */
+  restartVswitchd(): void {
+    this.vswitchd.clear();
+    this.reconfigure();
+  }
+
+  /** The bridges ovs-vswitchd runs, by name. */
+  bridgeNames(): string[] {
+    return [...this.vswitchd.keys()];
+  }
+
+  /** The interface named `name` if vswitchd bound it (on any bridge): its ofport, type and options. */
+  boundInterface(name: string): BoundInterface | undefined {
+    for (const [bridge, st] of this.vswitchd) {
+      const ofport = st.bound.get(name);
+      if (ofport === undefined) continue;
+      const row = this.byName('Interface', name);
+      const options = new Map<string, string>();
+      if (row) {
+        const d = this.get(row, 'options');
+        d.keys.forEach((k, i) => options.set(String(k), String(d.values![i])));
+      }
+      const type = name === bridge ? 'internal' : (st.types.get(name) ?? '');
+      return { name, bridge, engine: st.engine, ofport, type, options };
+    }
+    return undefined;
+  }
+
+  /**
    * lib/netdev.c netdev_is_reserved_name: a vport's datapath name, or `ovs-<datapath type>`.
    * vswitchd refuses such an interface with a log line only (ofport -1, no `error`).
    */
@@ -513,7 +564,7 @@ export class Ovsdb {
     const name = this.str(iface, 'name');
     const type = this.str(iface, 'type');
     const options = this.get(iface, 'options');
-    if (type === 'internal') return undefined;
+    if (type === 'internal') return undefined; // opened (platform.openInternal) as it binds
     if (type === 'dummy' || type === 'dummy-internal')
       return this.platform.kind === 'dummy'
         ? undefined
@@ -570,6 +621,8 @@ export class Ovsdb {
       st.engine.delPort(name);
       st.usage.set(n, this.clock.now());
     }
+    if (n === OFPP.LOCAL || st.types.get(name) === 'internal') this.platform.closeInternal?.(name);
+    st.types.delete(name);
   }
 
   private localMac(bridge: string): string {
@@ -594,6 +647,11 @@ export class Ovsdb {
         this.vswitchd.delete(name);
       }
     }
+    // a new bridge's own interface opens first (on Windows it adopts or creates the host vNIC)
+    for (const name of wanted.keys())
+      if (!this.vswitchd.has(name) && this.platform.openInternal && !this.platform.openInternal(name)) {
+        wanted.delete(name);
+      }
     for (const [name, br] of wanted) {
       let st = this.vswitchd.get(name);
       if (!st) {
@@ -675,7 +733,9 @@ export class Ovsdb {
       const error = n === name || refused ? undefined : this.openError(i);
       let ofport = st.bound.get(n);
       const added = ofport === undefined && error === undefined && !refused;
-      if (added) {
+      const opened =
+        !added || this.str(i, 'type') !== 'internal' || (this.platform.openInternal?.(n) ?? true);
+      if (added && opened) {
         // bridge.c iface_pick_ofport: ofport_request, else the ofport the row last had
         const last = Number(this.get(i, 'ofport').keys[0] ?? 0);
         ofport = this.allocOfport(st, this.request(i) ?? (last > 0 && last < MAX_PORTS ? last : undefined));

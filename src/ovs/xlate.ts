@@ -9,7 +9,7 @@
 import type { Action, Learn, Nat, SetField } from './actions.js';
 import { formatAction, formatActions, formatNat, makeSetField } from './actions.js';
 import type { Bridge, FlowEntry, Group, PacketIn } from './bridge.js';
-import type { Connection, CtResult } from './conntrack.js';
+import type { Connection, Conntrack, CtResult } from './conntrack.js';
 import {
   CS,
   CT_STATE_NAMES,
@@ -133,6 +133,16 @@ export interface TraceOptions {
   readonly selectBuckets?: 'dp_hash' | 'pick';
 }
 
+/**
+ * Where a real packet's side effects go when they must wait (a dataplane trace that `send` may
+ * commit later): conntrack into an overlay of the bridge's table, the rest (flow and group
+ * counters, MAC learning, learn, fin_timeout) as closures run in order on commit.
+ */
+export interface Effects {
+  readonly conntrack: Conntrack;
+  readonly later: (() => void)[];
+}
+
 const MAX_DEPTH = 64;
 const MAX_RESUBMITS = MAX_DEPTH * MAX_DEPTH;
 const MAX_RECIRCULATIONS = 4096;
@@ -240,6 +250,7 @@ class Ctx {
       nextRecirc: number;
       packetIns: PacketIn[];
       frozen: { id: number; table: number; words: number[] }[] | undefined;
+      readonly effects: Effects | undefined;
     },
     trace: boolean,
     readonly names: boolean,
@@ -326,11 +337,22 @@ function lookupTable(ctx: Ctx, table: number, inPort: number): FlowEntry | undef
   return hit;
 }
 
+/** A real packet's side effect: now, or on commit when the run defers them (`Effects`). */
+function effect(ctx: Ctx, fn: () => void): void {
+  const e = ctx.state.effects;
+  if (e) e.later.push(fn);
+  else fn();
+}
+
 function creditStats(ctx: Ctx, f: FlowEntry): void {
   if (!ctx.run) return;
-  f.nPackets++;
-  f.nBytes += ctx.bytes;
-  f.usedMs = ctx.bridge.clock.now();
+  const bytes = ctx.bytes;
+  const now = ctx.bridge.clock.now();
+  effect(ctx, () => {
+    f.nPackets++;
+    f.nBytes += bytes;
+    f.usedMs = now;
+  });
 }
 
 function reportTable(ctx: Ctx, table: number, rule: FlowEntry | undefined): void {
@@ -543,7 +565,8 @@ function normal(ctx: Ctx): void {
         'detail',
         `learned that ${formatMac(src)} is on port ${ctx.bridge.nameOfPort(inPort)} in VLAN 0`,
       );
-    ctx.bridge.macTable.set(src, { port: inPort, ms: ctx.bridge.clock.now() });
+    const learned = { port: inPort, ms: ctx.bridge.clock.now() };
+    effect(ctx, () => ctx.bridge.macTable.set(src, learned));
   }
   const entry = dst & 0x010000000000n ? undefined : ctx.bridge.macTable.get(dst);
   if (entry) {
@@ -675,8 +698,10 @@ function doActions(ctx: Ctx, actions: readonly Action[], rule: FlowEntry | undef
         break;
       case 'fin_timeout':
         // a TCP FIN or RST shortens the flow's timeouts (a real packet only)
-        if (ctx.run && rule && ctx.flow[W.NW_PROTO] === IPPROTO.TCP && ctx.flow[W.TCP_FLAGS]! & 0x5)
-          ctx.bridge.finSeen(rule, a.idleTimeout, a.hardTimeout);
+        if (ctx.run && rule && ctx.flow[W.NW_PROTO] === IPPROTO.TCP && ctx.flow[W.TCP_FLAGS]! & 0x5) {
+          const r = rule;
+          effect(ctx, () => ctx.bridge.finSeen(r, a.idleTimeout, a.hardTimeout));
+        }
         break;
     }
   }
@@ -765,8 +790,11 @@ export function selectBucket(g: Group, flow: Flow, seed: number): number {
 
 function group(ctx: Ctx, g: Group): void {
   if (ctx.run) {
-    g.nPackets++;
-    g.nBytes += ctx.bytes;
+    const bytes = ctx.bytes;
+    effect(ctx, () => {
+      g.nPackets++;
+      g.nBytes += bytes;
+    });
   }
   if (g.type === 'all' || g.type === 'indirect') {
     for (let i = 0; i < g.buckets.length; i++) runBucket(ctx, g, i);
@@ -866,7 +894,7 @@ function conntrack(ctx: Ctx, a: Extract<Action, { type: 'ct' }>): void {
 
   // a real packet meets conntrack: its answer fills the fork; NAT rewrites the datapath packet
   const res = ctx.run
-    ? ctx.bridge.conntrack.execute(
+    ? (ctx.state.effects?.conntrack ?? ctx.bridge.conntrack).execute(
         ctx.flow,
         {
           zone,
@@ -981,12 +1009,14 @@ function learn(ctx: Ctx, l: Learn): void {
         break;
     }
   }
-  ctx.bridge.installFlow(l.table, l.priority, match, actions, {
-    cookie: l.cookie,
-    idleTimeout: l.idleTimeout,
-    hardTimeout: l.hardTimeout,
-    sendFlowRem: l.sendFlowRem,
-  });
+  effect(ctx, () =>
+    ctx.bridge.installFlow(l.table, l.priority, match, actions, {
+      cookie: l.cookie,
+      idleTimeout: l.idleTimeout,
+      hardTimeout: l.hardTimeout,
+      sendFlowRem: l.sendFlowRem,
+    }),
+  );
   if (ctx.trace) {
     let s = `table=${l.table} `;
     const m = formatMatch(match, 32768);
@@ -1099,6 +1129,7 @@ interface Run {
     nextRecirc: number;
     packetIns: PacketIn[];
     frozen: { id: number; table: number; words: number[] }[] | undefined;
+    readonly effects: Effects | undefined;
   };
   readonly queue: Recirc[];
   readonly arena: Arena;
@@ -1198,7 +1229,7 @@ const NO_NODES: TraceNode[] = [];
 export function translate(
   bridge: Bridge,
   packet: Flow,
-  opts: TraceOptions & { run: boolean; bytes?: number; text?: boolean },
+  opts: TraceOptions & { run: boolean; bytes?: number; text?: boolean; effects?: Effects },
 ): TraceResult {
   bridge.expire();
   const t: Run = {
@@ -1209,7 +1240,7 @@ export function translate(
     names: opts.names ?? false,
     ctNext: opts.ctNext ? opts.ctNext.map(parseCtStateText) : [],
     pickBuckets: opts.selectBuckets === 'pick',
-    state: { nextRecirc: 1, packetIns: [], frozen: undefined },
+    state: { nextRecirc: 1, packetIns: [], frozen: undefined, effects: opts.effects },
     queue: [],
     arena: new Arena(),
     passes: [],

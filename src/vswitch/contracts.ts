@@ -21,6 +21,8 @@ export interface OuterHeader {
   readonly srcPort: number;
   readonly dstPort: number;
   readonly vni: number;
+  /** The outer L4 protocol when not UDP (STT: 6). */
+  readonly proto?: number;
 }
 
 /** A packet as the dataplane sees it. Immutable: every change makes a new record. */
@@ -56,6 +58,7 @@ export type Component =
   | 'HostStack' // the host's TCP/IP stack (compartment 1): routes, forwarding, WinNAT
   | 'Underlay' // the physical network between hosts
   | 'NSG' // an Azure network security group on a VM's NIC, evaluated by the virtualization host
+  | 'OVS' // Open vSwitch on a switch whose forwarding extension it is: a bridge's OpenFlow tables, its tunnel vports
   | 'Conntrack' // flow state: established connections, replies
   | 'Delivery';
 

@@ -1,0 +1,240 @@
+/**
+ * Open vSwitch on a Windows node (reference ovs-windows.md §1.2–§1.4; docs/ovs.md "On the node"):
+ * the Open_vSwitch database with ovs-vswitchd following it (src/ovs), whose Windows datapath sees
+ * the Hyper-V ports of the switch the Open vSwitch Extension is enabled on **by name** — the
+ * physical NIC's alias, each host vNIC's adapter name, each attached endpoint's HNS name — and,
+ * while ovs-vswitchd runs, forwards that switch's packets (src/dataplane/ovs.ts).
+ *
+ * An `internal` interface no Hyper-V port has the name of becomes a new host vNIC on that switch
+ * (`create_wmi_port`: how `antrea-gw0` and ovn-kubernetes' `k8s-<node>` come to exist); one that
+ * has it adopts that port (Antrea renames the management vNIC to `br-int` first, so the bridge's
+ * LOCAL port is the vNIC holding the node's address). Deleting the interface deletes a vNIC OVS
+ * created, never one it adopted.
+ *
+ *   const ovs = host.ovs;                       // installed, ovs-vswitchd stopped
+ *   host.renameAdapter('vEthernet (Ethernet)', 'br-int');
+ *   ovs.start();
+ *   ovs.vsctl('add-br br-int -- add-port br-int Ethernet');
+ *   ovs.ofctl(['add-flow', 'br-int', 'in_port=LOCAL,actions=output:Ethernet']);
+ */
+import { OVS_EXTENSION_ID } from '../hns/extensions.js';
+import type { HnsService } from '../hns/service.js';
+import { OvsDatapath, type DropDisposition } from '../dataplane/ovs.js';
+import type { HostPlane } from '../dataplane/plane.js';
+import { Ovsdb, OvsError, trace, vsctl, type Bridge, type VsctlResult } from '../ovs/index.js';
+import type { SwitchView } from '../vswitch/view.js';
+
+/** What `ovs-ofctl` / `ovs-appctl` answer: their exit status and output. */
+export interface OvsCommandResult {
+  readonly status: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export class NodeOvs {
+  readonly db: Ovsdb;
+  #running = false;
+  #synced = -1;
+  /** vNICs `create_wmi_port` made (lower-case names): the only ones closing an interface deletes. */
+  readonly #created = new Set<string>();
+  #datapath: OvsDatapath | undefined;
+  #dropDisposition: DropDisposition | undefined;
+
+  constructor(
+    private readonly hns: HnsService,
+    private readonly plane: HostPlane,
+    private readonly seed: number,
+    clock: { now(): number },
+  ) {
+    this.db = new Ovsdb({
+      seed,
+      clock,
+      platform: {
+        kind: 'windows',
+        netdevExists: (name) => this.hyperVPortExists(name),
+        openInternal: (name) => this.openInternal(name),
+        closeInternal: (name) => this.closeInternal(name),
+      },
+    });
+  }
+
+  /** Whether ovs-vswitchd runs (its datapath forwards the OVS-enabled switch). */
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /**
+   * Start ovs-vswitchd: it builds its bridges from the database (no OpenFlow flows: a controller
+   * programs them) and its datapath takes the packets of the switch the extension is enabled on.
+   */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.db.restartVswitchd();
+    this.#synced = this.hns.store.generation;
+    this.#datapath = new OvsDatapath(this.db, {
+      sync: () => this.sync(),
+      ...(this.#dropDisposition ? { dropDisposition: this.#dropDisposition } : {}),
+    });
+    this.plane.bindSwitchDatapath('*', this.#datapath);
+  }
+
+  /** Stop ovs-vswitchd: flows gone; an OVS-enabled switch then forwards nothing (the pitfall). */
+  stop(): void {
+    if (!this.#running) return;
+    this.#running = false;
+    this.plane.bindSwitchDatapath('*', undefined);
+    this.#datapath = undefined;
+  }
+
+  /** How drops are reported, by table (an agent that knows its pipeline sets it). */
+  setDropDisposition(fn: DropDisposition | undefined): void {
+    this.#dropDisposition = fn;
+    if (this.#running) {
+      this.#datapath = new OvsDatapath(this.db, {
+        sync: () => this.sync(),
+        ...(fn ? { dropDisposition: fn } : {}),
+      });
+      this.plane.bindSwitchDatapath('*', this.#datapath);
+    }
+  }
+
+  /** ovs-vswitchd catches up with the host's Hyper-V ports (endpoints attached or gone, vNICs renamed). */
+  sync(): void {
+    const gen = this.hns.store.generation;
+    if (gen === this.#synced) return;
+    this.#synced = gen;
+    this.db.netdevsChanged();
+    this.#synced = this.hns.store.generation;
+  }
+
+  /** `ovs-vsctl …` (a command line or argv); without ovs-vswitchd, as `--no-wait` would. */
+  vsctl(command: string | readonly string[]): VsctlResult {
+    this.sync();
+    return vsctl(this.db, command);
+  }
+
+  /** The engine bridge of a running ovs-vswitchd. */
+  bridge(name: string): Bridge | undefined {
+    return this.#running ? this.db.bridge(name) : undefined;
+  }
+
+  /**
+   * `ovs-ofctl <command> <bridge> [arg…]`: add-flow, add-flows (one flow per line), del-flows,
+   * mod-flows, dump-flows, add-group, del-groups, dump-groups, with `--strict`, `--no-stats`,
+   * `--names` before the command. Errors as ovs-ofctl prints them, status 1.
+   */
+  ofctl(argv: readonly string[]): OvsCommandResult {
+    this.sync();
+    const opts = argv.filter((a) => a.startsWith('--'));
+    const [command, bridgeName, ...rest] = argv.filter((a) => !a.startsWith('--'));
+    if (!command || !bridgeName) return fail('ovs-ofctl: missing command name; use --help for help');
+    const br = this.bridge(bridgeName);
+    if (!br) {
+      return fail(
+        this.#running
+          ? `ovs-ofctl: ${bridgeName} is not a bridge or a socket`
+          : `ovs-ofctl: ${bridgeName}: failed to connect to socket (No such file or directory)`,
+      );
+    }
+    const strict = opts.includes('--strict');
+    const arg = rest.join(' ');
+    try {
+      switch (command) {
+        case 'add-flow':
+          br.addFlow(arg);
+          return ok('');
+        case 'add-flows':
+          br.addFlows(arg);
+          return ok('');
+        case 'del-flows':
+          br.delFlows(arg, { strict });
+          return ok('');
+        case 'mod-flows':
+          br.modFlows(arg, { strict });
+          return ok('');
+        case 'dump-flows': {
+          const lines = br.dumpFlows({
+            ...(opts.includes('--no-stats') ? { noStats: true } : {}),
+            ...(opts.includes('--names') ? { names: true } : {}),
+          });
+          return ok(lines.length ? `${lines.join('\n')}\n` : '');
+        }
+        case 'add-group':
+          br.addGroup(arg);
+          return ok('');
+        case 'del-groups':
+          br.delGroups(arg);
+          return ok('');
+        case 'dump-groups': {
+          const lines = br.dumpGroups();
+          return ok(`OFPST_GROUP_DESC reply (OF1.5) (xid=0x2):\n${lines.map((l) => `${l}\n`).join('')}`);
+        }
+        default:
+          return fail(`ovs-ofctl: unknown command '${command}'; use --help for help`);
+      }
+    } catch (e) {
+      if (e instanceof OvsError) return fail(`ovs-ofctl: ${e.message}`);
+      throw e;
+    }
+  }
+
+  /** `ovs-appctl ofproto/trace <bridge> <flow>`: the trace text, nothing changed. */
+  appctlTrace(
+    bridgeName: string,
+    flow: string,
+    opts: { ctNext?: readonly string[]; names?: boolean } = {},
+  ): OvsCommandResult {
+    this.sync();
+    const br = this.bridge(bridgeName);
+    if (!br) return fail(`no such bridge\novs-appctl: ovs-vswitchd: server returned an error`);
+    try {
+      return ok(trace(br, flow, opts).text);
+    } catch (e) {
+      if (e instanceof OvsError)
+        return fail(`${e.message}\novs-appctl: ovs-vswitchd: server returned an error`);
+      throw e;
+    }
+  }
+
+  // ───────────── the Windows datapath's view of the host ─────────────
+
+  /** The switch the Open vSwitch Extension is enabled on (OVS runs on one switch only). */
+  private ovsSwitch(): SwitchView | undefined {
+    for (const sw of this.plane.view().switches.values())
+      if (sw.forwardingExtension?.id === OVS_EXTENSION_ID) return sw;
+    return undefined;
+  }
+
+  /** A Hyper-V port of that friendly name on the OVS switch: its NIC, a host vNIC, an attached endpoint. */
+  private hyperVPortExists(name: string): boolean {
+    const sw = this.ovsSwitch();
+    if (!sw) return false;
+    const key = name.toLowerCase();
+    if (sw.uplinkName?.toLowerCase() === key) return true;
+    for (const a of this.hns.store.nics.adapters.values())
+      if (a.Kind === 'HostVNic' && a.SwitchId === sw.id && a.Name.toLowerCase() === key) return true;
+    const port = this.plane.view().portByRef.get(key);
+    return port !== undefined && !port.remote && port.network.switchId === sw.id && port.compartment !== 0;
+  }
+
+  /** create_wmi_port: adopt a Hyper-V port of that name, else create a host vNIC; false without an OVS switch. */
+  private openInternal(name: string): boolean {
+    if (this.hyperVPortExists(name)) return true;
+    const sw = this.ovsSwitch();
+    if (!sw) return false;
+    this.hns.store.nics.addVNic(sw.id, name, this.seed);
+    this.hns.store.generation++;
+    this.#created.add(name.toLowerCase());
+    return true;
+  }
+
+  /** delete_wmi_port of a vNIC OVS created. */
+  private closeInternal(name: string): void {
+    if (!this.#created.delete(name.toLowerCase())) return;
+    if (this.hns.store.nics.removeVNic(name)) this.hns.store.generation++;
+  }
+}
+
+const ok = (stdout: string): OvsCommandResult => ({ status: 0, stdout, stderr: '' });
+const fail = (stderr: string): OvsCommandResult => ({ status: 1, stdout: '', stderr: `${stderr}\n` });
