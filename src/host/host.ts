@@ -455,6 +455,7 @@ export class Host {
       ...(this.#azure ? { azure: this.#azure.toState() as unknown as JsonObject } : {}),
       ...(this.#kube ? { kubernetes: this.#kube.toState() } : {}),
       ...(agents ? { agents } : {}),
+      ...(this.#ovs ? { ovs: this.#ovs.toState() } : {}),
     };
   }
 
@@ -489,6 +490,11 @@ export class Host {
     const kube = kubeSnap && !this.#kube?.serves(kubeSnap.url) ? kubeSnap : this.#kube;
     // the node agents (checked first too); a snapshot without them: none run after the restore
     const agents = this.agents.read(this, isJsonObject(snapshot) ? snapshot['agents'] : undefined);
+    // Open vSwitch (checked first too): a snapshot without it leaves a node whose OVS never ran
+    const ovsState = isJsonObject(snapshot) ? snapshot['ovs'] : undefined;
+    const fresh =
+      ovsState !== undefined ? new NodeOvs(this.hns, this.dataplane, this.seed, this.clock) : undefined;
+    const ovs = fresh && ovsState !== undefined ? fresh.readState(ovsState) : undefined;
     restoreSnapshot(this.hns, snapshot);
     this.hcs.restore(hcs);
     this.files.restore(files);
@@ -499,6 +505,9 @@ export class Host {
     // (the kubeconfig came back with the files)
     this.#kube = kube;
     agents();
+    this.#ovs?.stop();
+    this.#ovs = fresh;
+    ovs?.();
     const seed = isJsonObject(snapshot) ? snapshot['seed'] : undefined;
     if (typeof seed === 'number' && Number.isInteger(seed) && seed !== this.seed) {
       this.seed = seed;

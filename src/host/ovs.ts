@@ -21,7 +21,9 @@ import { OVS_EXTENSION_ID } from '../hns/extensions.js';
 import type { HnsService } from '../hns/service.js';
 import { OvsDatapath, type DropDisposition } from '../dataplane/ovs.js';
 import type { HostPlane } from '../dataplane/plane.js';
-import { Ovsdb, OvsError, trace, vsctl, type Bridge, type VsctlResult } from '../ovs/index.js';
+import { Bridge, Ovsdb, OvsdbError, OvsError, trace, vsctl, type VsctlResult } from '../ovs/index.js';
+import { hnsError } from '../core/errors.js';
+import { isJsonObject, type JsonObject } from '../core/json.js';
 import type { SwitchView } from '../vswitch/view.js';
 
 /** What `ovs-ofctl` / `ovs-appctl` answer: their exit status and output. */
@@ -195,6 +197,93 @@ export class NodeOvs {
         return fail(`${e.message}\novs-appctl: ovs-vswitchd: server returned an error`);
       throw e;
     }
+  }
+
+  // ───────────── snapshots ─────────────
+
+  /**
+   * The node's OVS as plain JSON (the host snapshot's `ovs`): the database, whether ovs-vswitchd
+   * runs, the vNICs it created, and each running bridge's groups and flows as `ovs-ofctl
+   * dump-groups` / `dump-flows --no-stats` print them (re-added on restore: counters, ages and
+   * connections are not kept).
+   */
+  toState(): JsonObject {
+    const bridges: JsonObject = {};
+    if (this.#running)
+      for (const name of this.db.bridgeNames()) {
+        const br = this.db.bridge(name)!;
+        bridges[name] = {
+          groups: br.dumpGroups().map((g) => g.trim()),
+          flows: br.dumpFlows({ noStats: true }).map((f) => f.trim()),
+        };
+      }
+    return {
+      running: this.#running,
+      created: [...this.#created].sort(),
+      db: this.db.toState() as unknown as JsonObject,
+      bridges,
+    };
+  }
+
+  /**
+   * Check a `toState()` section against nothing but itself (bad: E_INVALIDARG naming it; the flows
+   * and groups are parsed on a scratch bridge); the function returned makes this node's OVS that.
+   */
+  readState(state: unknown): () => void {
+    const bad = (what: string): never => {
+      throw hnsError('E_INVALIDARG', `snapshot: ovs: ${what}`);
+    };
+    if (!isJsonObject(state)) bad('expected {running, created, db, bridges}');
+    const st = state as JsonObject;
+    if (typeof st['running'] !== 'boolean') bad('running must be a boolean');
+    const created = st['created'];
+    if (!Array.isArray(created) || !created.every((c) => typeof c === 'string'))
+      bad('created must be a list of names');
+    let applyDb: () => void = () => undefined;
+    try {
+      applyDb = this.db.readState(st['db']);
+    } catch (e) {
+      if (e instanceof OvsdbError) bad(e.message);
+      throw e;
+    }
+    const bridges = st['bridges'];
+    if (!isJsonObject(bridges)) bad('bridges must be an object by bridge name');
+    const programs: [string, string[], string[]][] = [];
+    for (const [name, b] of Object.entries(bridges as JsonObject)) {
+      const lines = (k: string): string[] => {
+        const v = isJsonObject(b) ? b[k] : undefined;
+        if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
+          bad(`bridges.${name}.${k} must be a list of strings`);
+        return v as string[];
+      };
+      const groups = lines('groups');
+      const flows = lines('flows');
+      // parsed on a scratch bridge first: a bad line changes nothing
+      try {
+        const scratch = new Bridge({ name });
+        for (const g of groups) scratch.addGroup(g);
+        if (flows.length) scratch.addFlows(flows.join('\n'));
+      } catch (e) {
+        if (e instanceof OvsError) bad(`bridges.${name}: ${e.message}`);
+        throw e;
+      }
+      programs.push([name, groups, flows]);
+    }
+    return () => {
+      applyDb();
+      this.#created.clear();
+      for (const c of created as string[]) this.#created.add(c);
+      this.stop();
+      if (st['running'] === true) {
+        this.start();
+        for (const [name, groups, flows] of programs) {
+          const br = this.db.bridge(name);
+          if (!br) continue;
+          for (const g of groups) br.addGroup(g);
+          if (flows.length) br.addFlows(flows.join('\n'));
+        }
+      }
+    };
   }
 
   // ───────────── the Windows datapath's view of the host ─────────────

@@ -307,6 +307,12 @@ export function mapGet(d: Datum, key: Atom): Atom | undefined {
 
 // ───────────────────────────── rows ─────────────────────────────
 
+/** A datum as plain JSON (`Ovsdb.toState`). */
+export interface DatumJson {
+  readonly keys: Atom[];
+  readonly values?: Atom[];
+}
+
 export interface Row {
   readonly uuid: string;
   readonly table: TableName;
@@ -396,7 +402,7 @@ export class Ovsdb {
   private readonly rng: Rng;
   private tables = new Map<TableName, Map<string, Row>>();
   private readonly vswitchd = new Map<string, BridgeState>();
-  readonly rootUuid: string;
+  #rootUuid: string;
 
   constructor(opts: OvsdbOptions = {}) {
     this.seed = opts.seed ?? 0;
@@ -404,7 +410,7 @@ export class Ovsdb {
     this.clock = opts.clock ?? { now: () => 0 };
     this.platform = opts.platform ?? { kind: 'windows' };
     for (const t of TABLES) this.tables.set(t, new Map());
-    this.rootUuid = this.insert('Open_vSwitch', {}).uuid;
+    this.#rootUuid = this.insert('Open_vSwitch', {}).uuid;
   }
 
   // ───────────── rows ─────────────
@@ -415,6 +421,89 @@ export class Ovsdb {
   row(table: TableName, uuid: string): Row | undefined {
     return this.tables.get(table)!.get(uuid);
   }
+  /** The uuid of the Open_vSwitch table's one row. */
+  get rootUuid(): string {
+    return this.#rootUuid;
+  }
+
+  /** The database as plain JSON: every row of the modelled tables, by table and uuid. */
+  toState(): { root: string; tables: Record<string, Record<string, Record<string, DatumJson>>> } {
+    const tables: Record<string, Record<string, Record<string, DatumJson>>> = {};
+    for (const [t, rows] of this.tables) {
+      const out: Record<string, Record<string, DatumJson>> = {};
+      for (const [u, r] of rows) {
+        const cols: Record<string, DatumJson> = {};
+        for (const [c, d] of r.cols)
+          cols[c] = d.values ? { keys: [...d.keys], values: [...d.values] } : { keys: [...d.keys] };
+        out[u] = cols;
+      }
+      tables[t] = out;
+    }
+    return { root: this.#rootUuid, tables };
+  }
+
+  /**
+   * Check a `toState()` document (bad: OvsdbError naming what is wrong); the function returned
+   * replaces this database's rows with it (ovs-vswitchd not reconfigured: see `restartVswitchd`).
+   */
+  readState(state: unknown): () => void {
+    const bad = (what: string): never => dbFail(`database state: ${what}`);
+    const obj = (v: unknown): v is Record<string, unknown> =>
+      typeof v === 'object' && v !== null && !Array.isArray(v);
+    if (!obj(state) || typeof state['root'] !== 'string' || !obj(state['tables']))
+      bad('expected {root, tables}');
+    const st = state as { root: string; tables: Record<string, unknown> };
+    const next = new Map<TableName, Map<string, Row>>();
+    for (const t of TABLES) next.set(t, new Map());
+    for (const [t, rows] of Object.entries(st.tables)) {
+      if (!(TABLES as readonly string[]).includes(t)) bad(`unknown table ${t}`);
+      if (!obj(rows)) bad(`${t}: expected rows by uuid`);
+      for (const [u, cols] of Object.entries(rows as Record<string, unknown>)) {
+        if (!obj(cols)) bad(`${t} ${u}: expected columns`);
+        const m = new Map<string, Datum>();
+        for (const [c, d] of Object.entries(cols as Record<string, unknown>)) {
+          const type = SCHEMA[t as TableName][c];
+          if (!type) bad(`${t}: unknown column ${c}`);
+          const atom = (a: unknown) =>
+            typeof a === 'string' || typeof a === 'number' || typeof a === 'boolean';
+          if (!obj(d) || !Array.isArray(d['keys']) || !d['keys'].every(atom))
+            bad(`${t} ${u} ${c}: bad datum`);
+          const dd = d as { keys: Atom[]; values?: unknown };
+          if (isMap(type!) !== Array.isArray(dd.values)) bad(`${t} ${u} ${c}: bad datum`);
+          if (Array.isArray(dd.values) && (dd.values.length !== dd.keys.length || !dd.values.every(atom)))
+            bad(`${t} ${u} ${c}: bad datum`);
+          m.set(
+            c,
+            Array.isArray(dd.values)
+              ? { keys: [...dd.keys], values: [...(dd.values as Atom[])] }
+              : { keys: [...dd.keys] },
+          );
+        }
+        next.get(t as TableName)!.set(u, { uuid: u, table: t as TableName, cols: m });
+      }
+    }
+    if (!next.get('Open_vSwitch')!.has(st.root)) bad(`no Open_vSwitch row ${st.root}`);
+    // every column present, every reference resolving (the accessors rely on both)
+    for (const [t, rows] of next)
+      for (const r of rows.values())
+        for (const [c, type] of Object.entries(SCHEMA[t])) {
+          const d = r.cols.get(c);
+          if (!d) bad(`${t} ${r.uuid}: missing column ${c}`);
+          const refTo = (b: BaseType | undefined, atoms: readonly Atom[] | undefined) => {
+            if (b?.refTable)
+              for (const u of atoms ?? [])
+                if (!next.get(b.refTable)!.has(String(u)))
+                  bad(`${t} ${r.uuid} ${c}: no ${b.refTable} row ${String(u)}`);
+          };
+          refTo(type.key, d!.keys);
+          refTo(type.value, d!.values);
+        }
+    return () => {
+      this.tables = next;
+      this.#rootUuid = st.root;
+    };
+  }
+
   get root(): Row {
     return this.row('Open_vSwitch', this.rootUuid)!;
   }

@@ -511,3 +511,82 @@ describe("the host's own adapter operations: bad input is refused and changes no
     expect(host.adapters().find((a) => a['Name'] === 'Ethernet1')!['IPv4Address']).toBeUndefined();
   });
 });
+
+describe('snapshots carry OVS', () => {
+  function programmed(): AntreaNode {
+    const n = antreaNode();
+    attach(n, 'web-7975-274540', '10.10.0.10');
+    attach(n, 'db-5f7c-0a1b2c', '10.10.0.11');
+    n.host.ovs.ofctl(['add-group', 'br-int', 'group_id=3,type=all,bucket=actions=output:32770']);
+    localFlows(n);
+    return n;
+  }
+  const req = { from: 'web-7975-274540', to: '10.10.0.11', protocol: 'tcp', destinationPort: 80 } as const;
+  const blank = () =>
+    createHost({
+      name: 'win-1',
+      seed: 7,
+      adapters: [
+        {
+          name: 'Ethernet0',
+          ipAddress: '192.168.77.100/24',
+          gateway: '192.168.77.1',
+          macAddress: '00-50-56-11-22-33',
+        },
+      ],
+    });
+
+  it('a restored node has the same database, flows, groups and forwarding', () => {
+    const n = programmed();
+    const snap = JSON.parse(JSON.stringify(n.host.snapshot()));
+    const copy = blank();
+    copy.restore(snap);
+    for (const args of [
+      ['--no-stats', 'dump-flows', 'br-int'],
+      ['dump-groups', 'br-int'],
+    ])
+      expect(copy.ovs.ofctl(args).stdout).toBe(n.host.ovs.ofctl(args).stdout);
+    expect(copy.ovs.vsctl('show').stdout).toBe(n.host.ovs.vsctl('show').stdout);
+    const a = n.host.trace(req);
+    const b = copy.trace(req);
+    expect(b.disposition).toBe('Delivered');
+    expect(b.observations).toEqual(a.observations);
+    // and the copy's OVS-created vNIC goes when its port does
+    copy.ovs.vsctl('del-port br-int antrea-gw0');
+    expect(copy.adapters().some((x) => x['Name'] === 'antrea-gw0')).toBe(false);
+  });
+
+  it('a bad ovs section is refused with E_INVALIDARG and the node is as it was', () => {
+    const n = programmed();
+    const good = JSON.parse(JSON.stringify(n.host.snapshot())) as JsonObject;
+    const ovs = good['ovs'] as JsonObject;
+    const db = ovs['db'] as JsonObject;
+    const variants: JsonObject[] = [
+      { ...good, ovs: { ...ovs, running: 'yes' } },
+      { ...good, ovs: { ...ovs, db: { ...db, tables: { Nope: {} } } } },
+      { ...good, ovs: { ...ovs, db: { ...db, root: 'not-a-row' } } },
+      {
+        ...good,
+        ovs: { ...ovs, bridges: { 'br-int': { groups: [], flows: ['table=0,actions=frobnicate'] } } },
+      },
+      { ...good, ovs: { ...ovs, created: [1] } },
+    ];
+    const target = programmed();
+    target.host.ovs.ofctl(['add-flow', 'br-int', 'table=9,actions=drop']);
+    const before = JSON.stringify(target.host.snapshot());
+    for (const v of variants) {
+      expect(() => target.host.restore(v)).toThrow(expect.objectContaining({ code: 'E_INVALIDARG' }));
+      expect(JSON.stringify(target.host.snapshot())).toBe(before);
+    }
+  });
+
+  it('a snapshot without ovs leaves a node whose OVS never ran', () => {
+    const n = programmed();
+    const plain = blank();
+    const snap = JSON.parse(JSON.stringify(plain.snapshot()));
+    expect(snap['ovs']).toBeUndefined();
+    n.host.restore(snap);
+    expect(n.host.ovs.running).toBe(false);
+    expect(n.host.ovs.vsctl('list-br').stdout).toBe('');
+  });
+});
