@@ -88,6 +88,13 @@ const HOST_ARITY = {
   GetRoutes: 0,
   AddRoute: 1,
   RemoveRoute: 2,
+  RenameAdapter: 2,
+  SetAdapterAddress: 3,
+  OvsStart: 0,
+  OvsStop: 0,
+  OvsVsctl: 1,
+  OvsOfctl: 1,
+  OvsAppctl: 1,
 } as const satisfies Readonly<Record<string, number>>;
 export type HostRpcMethod = keyof typeof HOST_ARITY;
 
@@ -584,6 +591,52 @@ export class RpcServer {
         if (nextHop !== undefined && nextHop !== null && typeof nextHop !== 'string')
           throw hnsError('E_INVALIDARG', 'the next hop must be a string (or null for every next hop)');
         return { removed: host.removeRoute(prefix, nextHop ?? undefined) };
+      }
+      case 'RenameAdapter': {
+        const [name, to] = params;
+        if (typeof name !== 'string' || typeof to !== 'string')
+          throw invalidParams('RenameAdapter takes the adapter name and its new name (strings)');
+        host.renameAdapter(name, to);
+        return null;
+      }
+      case 'SetAdapterAddress': {
+        const [name, cidr, gateway] = params;
+        if (typeof name !== 'string' || (cidr !== null && typeof cidr !== 'string'))
+          throw invalidParams(
+            'SetAdapterAddress takes the adapter name, an address with its prefix length (or null), a gateway',
+          );
+        if (gateway !== undefined && gateway !== null && typeof gateway !== 'string')
+          throw invalidParams('SetAdapterAddress: the gateway must be a string');
+        host.setAdapterAddress(name, cidr ?? undefined, gateway ?? undefined);
+        return null;
+      }
+      case 'OvsStart':
+        host.ovs.start();
+        return { running: true };
+      case 'OvsStop':
+        host.ovs.stop();
+        return { running: false };
+      case 'OvsVsctl':
+      case 'OvsOfctl':
+      case 'OvsAppctl': {
+        const argv = params[0];
+        const words =
+          typeof argv === 'string' && method === 'OvsVsctl'
+            ? argv
+            : Array.isArray(argv) && argv.every((a) => typeof a === 'string')
+              ? (argv as string[])
+              : undefined;
+        if (words === undefined)
+          throw invalidParams(
+            `${method} takes the command's arguments as an array of strings${method === 'OvsVsctl' ? ' (or one command line)' : ''}`,
+          );
+        const r =
+          method === 'OvsVsctl'
+            ? host.ovs.vsctl(words)
+            : method === 'OvsOfctl'
+              ? host.ovs.ofctl(words as string[])
+              : host.ovs.appctl(words as string[]);
+        return { status: r.status, stdout: r.stdout, stderr: r.stderr };
       }
     }
   }

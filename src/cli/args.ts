@@ -158,6 +158,7 @@ const ALLOWED = {
   cni: ['state', 'plugin', 'seed', 'profile', 'adapter', 'host', 'help'],
   call: ['state', 'connect', 'json', 'seed', 'profile', 'adapter', 'host', 'help'],
   wine: ['seed', 'profile', 'adapter', 'host', 'help'],
+  ovs: ['state', 'seed', 'profile', 'adapter', 'host', 'help'],
   version: ['format', 'help'],
 } as const satisfies Readonly<Record<string, readonly (keyof Flags)[]>>;
 

@@ -29,6 +29,7 @@ import { TRACE_USAGE, cmdTrace } from './trace.js';
 import { VERSION_USAGE, cmdVersion } from './version.js';
 import { DIAGRAM_USAGE, EXPLAIN_USAGE } from './views.js';
 import { cmdWine, WINE_USAGE } from './wine.js';
+import { OVS_USAGE } from './ovs.js';
 
 export { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CliIo } from './args.js';
 export { parseAdapterFlag, profileOfSnapshot } from './node.js';
@@ -45,6 +46,7 @@ const COMMANDS = [
   'cni',
   'call',
   'wine',
+  'ovs',
   'version',
   'help',
 ] as const;
@@ -78,6 +80,8 @@ Commands:
                a state file's node, or on a running 'hnsim serve --listen' (--connect)
   wine         Run a Windows program (a real CNI plugin .exe, a Go test binary) under Wine
                with hnsim's computenetwork.dll and vmcompute.dll, against a simulated node
+  ovs          Run Open vSwitch's commands (ovs-vsctl, ovs-ofctl, ovs-appctl ofproto/trace)
+               on a state file's node, whose ovs-vswitchd forwards the OVS-enabled switch
   version      Print the hnsim version and the host profiles it simulates
   help [cmd]   Show this help, or a command's
 
@@ -100,6 +104,7 @@ const USAGE: Readonly<Record<Exclude<Command, 'help'>, string>> = {
   cni: CNI_USAGE,
   call: CALL_USAGE,
   wine: WINE_USAGE,
+  ovs: OVS_USAGE,
   version: VERSION_USAGE,
 };
 
@@ -149,6 +154,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         return await cmdCall(rest, io);
       case 'wine':
         return await cmdWine(rest, io, wineNode);
+      case 'ovs':
+        return await (await import('./ovs.js')).cmdOvs(rest, io);
       case 'version':
         return await cmdVersion(rest, io);
     }

@@ -213,7 +213,7 @@ async function restoredHost(
  * one is given), else fresh from the host options; `save` writes it back (temp file, then rename).
  */
 export async function stateHost(
-  cmd: 'cni' | 'call' | 'wine',
+  cmd: 'cni' | 'call' | 'wine' | 'ovs',
   flags: Flags,
 ): Promise<{ host: Host; save(): void }> {
   const path = flags.state;

@@ -181,20 +181,45 @@ export class NodeOvs {
     }
   }
 
-  /** `ovs-appctl ofproto/trace <bridge> <flow>`: the trace text, nothing changed. */
-  appctlTrace(
-    bridgeName: string,
-    flow: string,
-    opts: { ctNext?: readonly string[]; names?: boolean } = {},
-  ): OvsCommandResult {
+  /**
+   * `ovs-appctl <command> [arg…]` to ovs-vswitchd: `ofproto/trace [--names] BRIDGE FLOW
+   * [--ct-next STATE]…` (the trace text, nothing changed). Errors as ovs-appctl prints them.
+   */
+  appctl(argv: readonly string[]): OvsCommandResult {
     this.sync();
-    const br = this.bridge(bridgeName);
-    if (!br) return fail(`no such bridge\novs-appctl: ovs-vswitchd: server returned an error`);
+    const SERVER = 'ovs-appctl: ovs-vswitchd: server returned an error';
+    const [command, ...rest] = argv;
+    if (!this.#running)
+      return fail(
+        'ovs-appctl: cannot connect to "/var/run/openvswitch/ovs-vswitchd.ctl" (No such file or directory)',
+      );
+    // ovs-appctl prints the server's error, then its own line, and exits 2 (utilities/ovs-appctl.c)
+    const refused = (text: string): OvsCommandResult => ({
+      status: 2,
+      stdout: '',
+      stderr: `${text}\n${SERVER}\n`,
+    });
+    if (command !== 'ofproto/trace')
+      return refused(
+        `"${command ?? ''}" is not a valid command (use "list-commands" to see a list of valid commands)`,
+      );
+    const names = rest.includes('--names');
+    const ctNext: string[] = [];
+    const words: string[] = [];
+    for (let k = 0; k < rest.length; k++) {
+      if (rest[k] === '--names') continue;
+      if (rest[k] === '--ct-next') ctNext.push(rest[++k] ?? '');
+      else words.push(rest[k]!);
+    }
+    const [bridgeName, flow] = words;
+    if (bridgeName === undefined || flow === undefined || words.length > 2)
+      return refused(`"ofproto/trace" command requires at least 1 arguments`);
+    const br = this.db.bridge(bridgeName);
+    if (!br) return refused(`${bridgeName}: unknown bridge`);
     try {
-      return ok(trace(br, flow, opts).text);
+      return ok(trace(br, flow, { names, ...(ctNext.length ? { ctNext } : {}) }).text);
     } catch (e) {
-      if (e instanceof OvsError)
-        return fail(`${e.message}\novs-appctl: ovs-vswitchd: server returned an error`);
+      if (e instanceof OvsError) return refused(`Bad openflow flow syntax: ${e.message}`);
       throw e;
     }
   }

@@ -276,6 +276,13 @@ describe('protocol errors', () => {
       GetRoutes: 0,
       AddRoute: 1,
       RemoveRoute: 2,
+      RenameAdapter: 2,
+      SetAdapterAddress: 3,
+      OvsStart: 0,
+      OvsStop: 0,
+      OvsVsctl: 1,
+      OvsOfctl: 1,
+      OvsAppctl: 1,
     });
     for (const m of RPC_METHODS) {
       const n = arity[m]!;
