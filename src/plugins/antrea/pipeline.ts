@@ -1,0 +1,313 @@
+/**
+ * Antrea's OpenFlow pipeline on Windows, as text (reference ovs-windows.md §2; docs/antrea.md):
+ * the tables a Windows agent realizes and the pod-connectivity flows it installs, written the way
+ * Antrea's own tests print them (`binding.FlowModToString`: `cookie=0x…, table=<Name>, <match>
+ * actions=<actions>`), then realized with the table numbers for `ovs-ofctl add-flows`.
+ *
+ * Facts from antrea-io/antrea @ fc70f2bb70: the flows of pkg/agent/openflow/pipeline.go,
+ * pipeline_windows.go and pod_connectivity.go, checked against pod_connectivity_test.go and
+ * client_test.go (test/plugins/antrea/pipeline.test.ts holds those vectors); table order from
+ * pipeline.go/framework.go with Windows' default features (AntreaProxy with proxyAll,
+ * AntreaPolicy; Egress, Multicast, TrafficControl off). Modelled: pod connectivity (the node's
+ * uplink/LOCAL pass-through, gateway, tunnel, local pods, remote nodes by Geneve/VXLAN/STT);
+ * the Service and NetworkPolicy tables are realized with their table-miss flows only.
+ *
+ *   const cfg = nodePipelineConfig({ nodeIp: '192.168.77.100', podCidr: '10.10.0.0/24', gatewayMac });
+ *   realize([...initFlows(cfg), ...podFlows(cfg, pod)], windowsTables(cfg));
+ */
+
+/** Port numbers (pkg/agent/config/node_config.go, pkg/ovs/ovsconfig/interfaces.go). */
+export const ANTREA_PORTS = {
+  tunnel: 32768,
+  gateway: 32769,
+  uplink: 32770,
+  /** The bridge's LOCAL port as Antrea prints it (OpenFlow 1.1+ 0xfffffffe). */
+  local: 4294967294,
+} as const;
+
+/** Antrea's global virtual MAC: the destination MAC of every tunnelled packet (pipeline.go). */
+export const GLOBAL_VIRTUAL_MAC = 'aa:bb:cc:dd:ee:ff';
+
+/** Conntrack zones (pipeline.go CtZone, SNATCtZone). */
+export const CT_ZONE = 65520;
+export const SNAT_CT_ZONE = 65521;
+
+/** Cookie categories (pkg/agent/openflow/cookie/allocator.go): round in bits 48-63, category 40-47. */
+const COOKIE_CATEGORY = { Default: 0, PodConnectivity: 1, NetworkPolicy: 2, Service: 3 } as const;
+
+export function cookieOf(round: number, category: keyof typeof COOKIE_CATEGORY): string {
+  const v = (BigInt(round & 0xffff) << 48n) | (BigInt(COOKIE_CATEGORY[category]) << 40n);
+  return `0x${v.toString(16)}`;
+}
+
+/** The traffic mode: encapsulated between nodes (a tunnel port), or not. */
+export type TunnelType = 'geneve' | 'vxlan' | 'stt';
+
+export interface PipelineConfig {
+  readonly nodeIp: string;
+  readonly podCidr: string;
+  readonly gatewayIp: string;
+  /** The gateway's MAC, lower-case colon form (Antrea reads it back from antrea-gw0). */
+  readonly gatewayMac: string;
+  /** Encap (a tunnel port at 32768) or noEncap. */
+  readonly encap: boolean;
+  /** AntreaProxy's proxyAll (on in Antrea's Windows manifests): adds NodePortMark. */
+  readonly proxyAll: boolean;
+  /** The cookie round (the agent's restart count; 1 in Antrea's tests). */
+  readonly round: number;
+}
+
+/**
+ * The tables a Windows agent realizes, numbered from 0 in declaration order (pipelines Root, ARP,
+ * IP; pipeline.go's table declarations with the features on Windows): 29 with proxyAll.
+ */
+export function windowsTables(cfg: Pick<PipelineConfig, 'proxyAll'>): readonly string[] {
+  return [
+    'PipelineRootClassifier',
+    'ARPSpoofGuard',
+    'ARPResponder',
+    'Classifier',
+    'SpoofGuard',
+    'UnSNAT',
+    'ConntrackZone',
+    'ConntrackState',
+    'PreRoutingClassifier',
+    ...(cfg.proxyAll ? ['NodePortMark'] : []),
+    'SessionAffinity',
+    'ServiceLB',
+    'EndpointDNAT',
+    'AntreaPolicyEgressRule',
+    'EgressRule',
+    'EgressDefaultRule',
+    'EgressMetric',
+    'L3Forwarding',
+    'L3DecTTL',
+    'SNATMark',
+    'SNAT',
+    'L2ForwardingCalc',
+    'IngressSecurityClassifier',
+    'AntreaPolicyIngressRule',
+    'IngressRule',
+    'IngressDefaultRule',
+    'IngressMetric',
+    'ConntrackCommit',
+    'Output',
+  ];
+}
+
+/** Tables whose miss drops (pipeline.go `defaultDrop`); the last table drops too. */
+const DROP_ON_MISS: ReadonlySet<string> = new Set([
+  'PipelineRootClassifier',
+  'ARPSpoofGuard',
+  'Classifier',
+  'SpoofGuard',
+]);
+
+/** A flow in Antrea's printed form. */
+const flow = (cookie: string, table: string, rest: string): string =>
+  `cookie=${cookie}, table=${table}, ${rest}`;
+
+/**
+ * Every table's miss flow (`realizePipelines`): drop, or on to the next table of its pipeline;
+ * ARPResponder ends the ARP pipeline. Tables that get a priority-0 flow of their own are skipped.
+ */
+export function missFlows(cfg: PipelineConfig): string[] {
+  const c = cookieOf(cfg.round, 'Default');
+  const tables = windowsTables(cfg);
+  const own = new Set(['ConntrackState', 'L3Forwarding']);
+  const out: string[] = [];
+  tables.forEach((t, i) => {
+    if (own.has(t)) return;
+    const next = t === 'ARPResponder' || t === 'Output' ? undefined : tables[i + 1];
+    out.push(
+      flow(c, t, `priority=0 actions=${DROP_ON_MISS.has(t) || !next ? 'drop' : `goto_table:${next}`}`),
+    );
+  });
+  return out;
+}
+
+/** The pipeline root's classification (pipeline.go pipelineClassifyFlow): ARP and IP to their pipelines. */
+export function rootFlows(cfg: PipelineConfig): string[] {
+  const c = cookieOf(cfg.round, 'Default');
+  return [
+    flow(c, 'PipelineRootClassifier', 'priority=200,arp actions=goto_table:ARPSpoofGuard'),
+    flow(c, 'PipelineRootClassifier', 'priority=200,ip actions=goto_table:Classifier'),
+  ];
+}
+
+/**
+ * The node's pod-connectivity flows (featurePodConnectivity.initFlows on Windows): gateway
+ * classification and spoof guard, conntrack, L3 forwarding to the gateway and the local subnet,
+ * dec_ttl, commit, output, the gateway's L2 flow, the Windows uplink/LOCAL pass-through and probe
+ * bypass; encap adds the tunnel's classifier and the global virtual MAC's L2 flow.
+ */
+export function initFlows(cfg: PipelineConfig): string[] {
+  const c = cookieOf(cfg.round, 'PodConnectivity');
+  const { gatewayIp: gw, gatewayMac: gwMac, podCidr, nodeIp } = cfg;
+  const P = ANTREA_PORTS;
+  const f = (table: string, rest: string) => flow(c, table, rest);
+  const out = [
+    f(
+      'ARPSpoofGuard',
+      `priority=200,arp,in_port=${P.gateway},arp_spa=${gw},arp_sha=${gwMac} actions=goto_table:ARPResponder`,
+    ),
+    f('ARPResponder', 'priority=190,arp actions=NORMAL'),
+    f(
+      'Classifier',
+      `priority=210,ip,in_port=${P.gateway},nw_src=${gw} actions=set_field:0x2/0xf->reg0,set_field:0x10000000/0x10000000->reg4,goto_table:SpoofGuard`,
+    ),
+    f(
+      'Classifier',
+      `priority=200,in_port=${P.gateway} actions=set_field:0x2/0xf->reg0,set_field:0x8000000/0x8000000->reg4,goto_table:SpoofGuard`,
+    ),
+    f('ConntrackZone', `priority=200,ip actions=ct(table=ConntrackState,zone=${CT_ZONE},nat)`),
+    f('ConntrackState', 'priority=200,ct_state=+inv+trk,ip actions=drop'),
+    f(
+      'ConntrackState',
+      'priority=190,ct_state=-new+trk,ct_mark=0x0/0x10,ip actions=goto_table:AntreaPolicyEgressRule',
+    ),
+    f('ConntrackState', 'priority=0 actions=goto_table:PreRoutingClassifier'),
+    f(
+      'L3Forwarding',
+      `priority=210,ip,nw_dst=${gw} actions=set_field:${gwMac}->eth_dst,set_field:0x20/0xf0->reg0,goto_table:L3DecTTL`,
+    ),
+    f(
+      'L3Forwarding',
+      `priority=210,ct_state=+rpl+trk,ct_mark=0x2/0xf,ip actions=set_field:${gwMac}->eth_dst,set_field:0x20/0xf0->reg0,goto_table:L3DecTTL`,
+    ),
+    f('L3Forwarding', `priority=200,ip,reg0=0x0/0x200,nw_dst=${podCidr} actions=goto_table:L2ForwardingCalc`),
+    f('L3Forwarding', 'priority=0 actions=set_field:0x20/0xf0->reg0,goto_table:L2ForwardingCalc'),
+    f('L3DecTTL', 'priority=210,ip,reg0=0x2/0xf actions=goto_table:SNATMark'),
+    f('L3DecTTL', 'priority=200,ip actions=dec_ttl,goto_table:SNATMark'),
+    f(
+      'ConntrackCommit',
+      `priority=200,ct_state=+new+trk,ct_mark=0x0/0x20,ip actions=ct(commit,table=Output,zone=${CT_ZONE},exec(move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))`,
+    ),
+    f('Output', 'priority=200,reg0=0x200000/0x600000 actions=output:NXM_NX_REG1[]'),
+    f('SpoofGuard', `priority=200,ip,in_port=${P.gateway} actions=goto_table:UnSNAT`),
+    // Windows (pipeline_windows.go): the uplink and the bridge's LOCAL port pass ARP and the node's traffic
+    f('ARPSpoofGuard', `priority=200,in_port=${P.uplink} actions=output:${P.local}`),
+    f('ARPSpoofGuard', `priority=200,in_port=${P.local} actions=output:${P.uplink}`),
+    f('Classifier', `priority=200,ip,in_port=${P.uplink},nw_dst=${nodeIp} actions=output:${P.local}`),
+    f('Classifier', `priority=200,in_port=${P.local} actions=output:${P.uplink}`),
+    // the local probe bypass: Windows has no pkt_mark, so the gateway's IP (with proxyAll, not a Service's)
+    f(
+      'IngressSecurityClassifier',
+      `priority=210,ct_state=-rpl+trk,${cfg.proxyAll ? 'ct_mark=0x0/0x10,' : ''}ip,nw_src=${gw} actions=goto_table:ConntrackCommit`,
+    ),
+    f(
+      'L2ForwardingCalc',
+      `priority=200,dl_dst=${gwMac} actions=set_field:0x${P.gateway.toString(16)}->reg1,set_field:0x200000/0x600000->reg0,goto_table:IngressSecurityClassifier`,
+    ),
+  ];
+  if (cfg.encap) {
+    out.push(
+      f(
+        'Classifier',
+        `priority=200,in_port=${P.tunnel} actions=set_field:0x1/0xf->reg0,set_field:0x200/0x200->reg0,goto_table:UnSNAT`,
+      ),
+      f(
+        'L2ForwardingCalc',
+        `priority=200,dl_dst=${GLOBAL_VIRTUAL_MAC} actions=set_field:0x${P.tunnel.toString(16)}->reg1,set_field:0x200000/0x600000->reg0,goto_table:IngressSecurityClassifier`,
+      ),
+    );
+  } else {
+    // noEncap: pods of this node reached straight from the uplink (PR #3516)
+    out.push(
+      f(
+        'Classifier',
+        `priority=210,ip,in_port=${P.uplink},nw_dst=${podCidr} actions=set_field:0x4/0xf->reg0,set_field:0x200/0x200->reg0,goto_table:UnSNAT`,
+      ),
+    );
+  }
+  return out;
+}
+
+export interface PodPort {
+  readonly ip: string;
+  /** Lower-case colon form. */
+  readonly mac: string;
+  readonly ofport: number;
+}
+
+/** InstallPodFlows: ARP and IP spoof guard, classification, L3 forwarding to it, its L2 flow. */
+export function podFlows(cfg: PipelineConfig, pod: PodPort): string[] {
+  const c = cookieOf(cfg.round, 'PodConnectivity');
+  const f = (table: string, rest: string) => flow(c, table, rest);
+  return [
+    f(
+      'ARPSpoofGuard',
+      `priority=200,arp,in_port=${pod.ofport},arp_spa=${pod.ip},arp_sha=${pod.mac} actions=goto_table:ARPResponder`,
+    ),
+    f(
+      'Classifier',
+      `priority=190,in_port=${pod.ofport} actions=set_field:0x3/0xf->reg0,set_field:0x10000000/0x10000000->reg4,goto_table:SpoofGuard`,
+    ),
+    f(
+      'SpoofGuard',
+      `priority=200,ip,in_port=${pod.ofport},dl_src=${pod.mac},nw_src=${pod.ip} actions=goto_table:UnSNAT`,
+    ),
+    f(
+      'L3Forwarding',
+      `priority=200,ip,reg0=0x200/0x200,nw_dst=${pod.ip} actions=set_field:${cfg.gatewayMac}->eth_src,set_field:${pod.mac}->eth_dst,goto_table:L3DecTTL`,
+    ),
+    f(
+      'L2ForwardingCalc',
+      `priority=200,dl_dst=${pod.mac} actions=set_field:0x${pod.ofport.toString(16)}->reg1,set_field:0x200000/0x600000->reg0,goto_table:IngressSecurityClassifier`,
+    ),
+  ];
+}
+
+export interface PeerNode {
+  readonly nodeIp: string;
+  readonly podCidr: string;
+  readonly gatewayIp: string;
+}
+
+/**
+ * InstallNodeFlows for a peer reached through the tunnel (encap): the ARP reply for its gateway
+ * with the global virtual MAC, and L3 forwarding of its pod subnet into the tunnel towards it.
+ */
+export function nodeFlows(cfg: PipelineConfig, peer: PeerNode): string[] {
+  const c = cookieOf(cfg.round, 'PodConnectivity');
+  const V = GLOBAL_VIRTUAL_MAC;
+  return [
+    flow(
+      c,
+      'ARPResponder',
+      `priority=200,arp,arp_tpa=${peer.gatewayIp},arp_op=1 actions=move:NXM_OF_ETH_SRC[]->NXM_OF_ETH_DST[],set_field:${V}->eth_src,set_field:2->arp_op,move:NXM_NX_ARP_SHA[]->NXM_NX_ARP_THA[],set_field:${V}->arp_sha,move:NXM_OF_ARP_SPA[]->NXM_OF_ARP_TPA[],set_field:${peer.gatewayIp}->arp_spa,IN_PORT`,
+    ),
+    flow(
+      c,
+      'L3Forwarding',
+      `priority=200,ip,nw_dst=${peer.podCidr} actions=set_field:${cfg.gatewayMac}->eth_src,set_field:${V}->eth_dst,set_field:${peer.nodeIp}->tun_dst,set_field:0x10/0xf0->reg0,goto_table:L3DecTTL`,
+    ),
+  ];
+}
+
+/**
+ * The printed flows with the tables' numbers, as `ovs-ofctl add-flows` takes them (`table=<N>`,
+ * `goto_table:<N>`, `ct(table=<N>…`). A table not in `tables` is an error (a flow for a table
+ * the pipeline does not realize).
+ */
+export function realize(flows: readonly string[], tables: readonly string[]): string[] {
+  const id = new Map(tables.map((t, i) => [t, i]));
+  const num = (name: string): string => {
+    const n = id.get(name);
+    if (n === undefined) throw new Error(`antrea: table ${name} is not realized on this node`);
+    return String(n);
+  };
+  return flows.map((l) =>
+    l
+      .replace(
+        /(^|, )table=([A-Za-z][A-Za-z0-9]*)/,
+        (_m, pre: string, name: string) => `${pre}table=${num(name)}`,
+      )
+      .replace(/goto_table:([A-Za-z][A-Za-z0-9]*)/g, (_m, name: string) => `goto_table:${num(name)}`)
+      .replace(/ct\(table=([A-Za-z][A-Za-z0-9]*)/g, (_m, name: string) => `ct(table=${num(name)}`)
+      .replace(
+        /ct\(commit,table=([A-Za-z][A-Za-z0-9]*)/g,
+        (_m, name: string) => `ct(commit,table=${num(name)}`,
+      ),
+  );
+}

@@ -1,0 +1,204 @@
+/**
+ * Antrea's Windows pipeline against Antrea's own test vectors (antrea-io/antrea @ fc70f2bb70):
+ * the expected flow strings of pkg/agent/openflow/pod_connectivity_test.go
+ * (`Test_featurePodConnectivity_initFlows`, cases "IPv4 Encap" and "IPv4 NoEncap" on Windows:
+ * lines 62-110 and 139-222) and client_test.go (`Test_client_InstallPodFlows` "IPv4", lines
+ * 743-771; `Test_client_InstallNodeFlows` "IPv4 Encap", lines 579-611), with those tests' fixture:
+ * gateway 10.10.0.1 / 0a:00:00:00:00:01, node 192.168.77.100, pod CIDR 10.10.0.0/24, cookie round
+ * 1, proxyAll off. Compared as sets (the tests use assert.ElementsMatch).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  initFlows,
+  missFlows,
+  nodeFlows,
+  podFlows,
+  realize,
+  windowsTables,
+  type PipelineConfig,
+} from '../../../src/plugins/antrea/pipeline.js';
+import { sha1Hex } from '../../../src/core/sha1.js';
+import { containerInterfaceName } from '../../../src/plugins/antrea/naming.js';
+import { Bridge } from '../../../src/ovs/index.js';
+
+const ENCAP_INIT = [
+  'cookie=0x1010000000000, table=ARPSpoofGuard, priority=200,arp,in_port=32769,arp_spa=10.10.0.1,arp_sha=0a:00:00:00:00:01 actions=goto_table:ARPResponder',
+  'cookie=0x1010000000000, table=ARPResponder, priority=190,arp actions=NORMAL',
+  'cookie=0x1010000000000, table=Classifier, priority=210,ip,in_port=32769,nw_src=10.10.0.1 actions=set_field:0x2/0xf->reg0,set_field:0x10000000/0x10000000->reg4,goto_table:SpoofGuard',
+  'cookie=0x1010000000000, table=Classifier, priority=200,in_port=32769 actions=set_field:0x2/0xf->reg0,set_field:0x8000000/0x8000000->reg4,goto_table:SpoofGuard',
+  'cookie=0x1010000000000, table=ConntrackZone, priority=200,ip actions=ct(table=ConntrackState,zone=65520,nat)',
+  'cookie=0x1010000000000, table=ConntrackState, priority=200,ct_state=+inv+trk,ip actions=drop',
+  'cookie=0x1010000000000, table=ConntrackState, priority=190,ct_state=-new+trk,ct_mark=0x0/0x10,ip actions=goto_table:AntreaPolicyEgressRule',
+  'cookie=0x1010000000000, table=ConntrackState, priority=0 actions=goto_table:PreRoutingClassifier',
+  'cookie=0x1010000000000, table=L3Forwarding, priority=210,ip,nw_dst=10.10.0.1 actions=set_field:0a:00:00:00:00:01->eth_dst,set_field:0x20/0xf0->reg0,goto_table:L3DecTTL',
+  'cookie=0x1010000000000, table=L3Forwarding, priority=210,ct_state=+rpl+trk,ct_mark=0x2/0xf,ip actions=set_field:0a:00:00:00:00:01->eth_dst,set_field:0x20/0xf0->reg0,goto_table:L3DecTTL',
+  'cookie=0x1010000000000, table=L3Forwarding, priority=200,ip,reg0=0x0/0x200,nw_dst=10.10.0.0/24 actions=goto_table:L2ForwardingCalc',
+  'cookie=0x1010000000000, table=L3Forwarding, priority=0 actions=set_field:0x20/0xf0->reg0,goto_table:L2ForwardingCalc',
+  'cookie=0x1010000000000, table=L3DecTTL, priority=210,ip,reg0=0x2/0xf actions=goto_table:SNATMark',
+  'cookie=0x1010000000000, table=L3DecTTL, priority=200,ip actions=dec_ttl,goto_table:SNATMark',
+  'cookie=0x1010000000000, table=ConntrackCommit, priority=200,ct_state=+new+trk,ct_mark=0x0/0x20,ip actions=ct(commit,table=Output,zone=65520,exec(move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))',
+  'cookie=0x1010000000000, table=Output, priority=200,reg0=0x200000/0x600000 actions=output:NXM_NX_REG1[]',
+  'cookie=0x1010000000000, table=Classifier, priority=200,in_port=32768 actions=set_field:0x1/0xf->reg0,set_field:0x200/0x200->reg0,goto_table:UnSNAT',
+  'cookie=0x1010000000000, table=SpoofGuard, priority=200,ip,in_port=32769 actions=goto_table:UnSNAT',
+  'cookie=0x1010000000000, table=ARPSpoofGuard, priority=200,in_port=32770 actions=output:4294967294',
+  'cookie=0x1010000000000, table=ARPSpoofGuard, priority=200,in_port=4294967294 actions=output:32770',
+  'cookie=0x1010000000000, table=Classifier, priority=200,ip,in_port=32770,nw_dst=192.168.77.100 actions=output:4294967294',
+  'cookie=0x1010000000000, table=Classifier, priority=200,in_port=4294967294 actions=output:32770',
+  'cookie=0x1010000000000, table=IngressSecurityClassifier, priority=210,ct_state=-rpl+trk,ip,nw_src=10.10.0.1 actions=goto_table:ConntrackCommit',
+  'cookie=0x1010000000000, table=L2ForwardingCalc, priority=200,dl_dst=0a:00:00:00:00:01 actions=set_field:0x8001->reg1,set_field:0x200000/0x600000->reg0,goto_table:IngressSecurityClassifier',
+  'cookie=0x1010000000000, table=L2ForwardingCalc, priority=200,dl_dst=aa:bb:cc:dd:ee:ff actions=set_field:0x8000->reg1,set_field:0x200000/0x600000->reg0,goto_table:IngressSecurityClassifier',
+];
+
+const NOENCAP_INIT = [
+  'cookie=0x1010000000000, table=ARPSpoofGuard, priority=200,arp,in_port=32769,arp_spa=10.10.0.1,arp_sha=0a:00:00:00:00:01 actions=goto_table:ARPResponder',
+  'cookie=0x1010000000000, table=ARPResponder, priority=190,arp actions=NORMAL',
+  'cookie=0x1010000000000, table=Classifier, priority=210,ip,in_port=32769,nw_src=10.10.0.1 actions=set_field:0x2/0xf->reg0,set_field:0x10000000/0x10000000->reg4,goto_table:SpoofGuard',
+  'cookie=0x1010000000000, table=Classifier, priority=200,in_port=32769 actions=set_field:0x2/0xf->reg0,set_field:0x8000000/0x8000000->reg4,goto_table:SpoofGuard',
+  'cookie=0x1010000000000, table=ConntrackState, priority=200,ct_state=+inv+trk,ip actions=drop',
+  'cookie=0x1010000000000, table=ConntrackState, priority=190,ct_state=-new+trk,ct_mark=0x0/0x10,ip actions=goto_table:AntreaPolicyEgressRule',
+  'cookie=0x1010000000000, table=ConntrackState, priority=0 actions=goto_table:PreRoutingClassifier',
+  'cookie=0x1010000000000, table=L3Forwarding, priority=210,ip,nw_dst=10.10.0.1 actions=set_field:0a:00:00:00:00:01->eth_dst,set_field:0x20/0xf0->reg0,goto_table:L3DecTTL',
+  'cookie=0x1010000000000, table=L3Forwarding, priority=210,ct_state=+rpl+trk,ct_mark=0x2/0xf,ip actions=set_field:0a:00:00:00:00:01->eth_dst,set_field:0x20/0xf0->reg0,goto_table:L3DecTTL',
+  'cookie=0x1010000000000, table=L3Forwarding, priority=0 actions=set_field:0x20/0xf0->reg0,goto_table:L2ForwardingCalc',
+  'cookie=0x1010000000000, table=L3DecTTL, priority=210,ip,reg0=0x2/0xf actions=goto_table:SNATMark',
+  'cookie=0x1010000000000, table=L3DecTTL, priority=200,ip actions=dec_ttl,goto_table:SNATMark',
+  'cookie=0x1010000000000, table=Output, priority=200,reg0=0x200000/0x600000 actions=output:NXM_NX_REG1[]',
+  'cookie=0x1010000000000, table=ARPSpoofGuard, priority=200,in_port=32770 actions=output:4294967294',
+  'cookie=0x1010000000000, table=ARPSpoofGuard, priority=200,in_port=4294967294 actions=output:32770',
+  'cookie=0x1010000000000, table=Classifier, priority=210,ip,in_port=32770,nw_dst=10.10.0.0/24 actions=set_field:0x4/0xf->reg0,set_field:0x200/0x200->reg0,goto_table:UnSNAT',
+  'cookie=0x1010000000000, table=Classifier, priority=200,ip,in_port=32770,nw_dst=192.168.77.100 actions=output:4294967294',
+  'cookie=0x1010000000000, table=Classifier, priority=200,in_port=4294967294 actions=output:32770',
+  'cookie=0x1010000000000, table=SpoofGuard, priority=200,ip,in_port=32769 actions=goto_table:UnSNAT',
+  'cookie=0x1010000000000, table=ConntrackZone, priority=200,ip actions=ct(table=ConntrackState,zone=65520,nat)',
+  'cookie=0x1010000000000, table=L3Forwarding, priority=200,ip,reg0=0x0/0x200,nw_dst=10.10.0.0/24 actions=goto_table:L2ForwardingCalc',
+  'cookie=0x1010000000000, table=IngressSecurityClassifier, priority=210,ct_state=-rpl+trk,ip,nw_src=10.10.0.1 actions=goto_table:ConntrackCommit',
+  'cookie=0x1010000000000, table=ConntrackCommit, priority=200,ct_state=+new+trk,ct_mark=0x0/0x20,ip actions=ct(commit,table=Output,zone=65520,exec(move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))',
+  'cookie=0x1010000000000, table=L2ForwardingCalc, priority=200,dl_dst=0a:00:00:00:00:01 actions=set_field:0x8001->reg1,set_field:0x200000/0x600000->reg0,goto_table:IngressSecurityClassifier',
+];
+
+const POD_FLOWS = [
+  'cookie=0x1010000000000, table=ARPSpoofGuard, priority=200,arp,in_port=100,arp_spa=10.10.0.66,arp_sha=00:00:10:10:00:66 actions=goto_table:ARPResponder',
+  'cookie=0x1010000000000, table=Classifier, priority=190,in_port=100 actions=set_field:0x3/0xf->reg0,set_field:0x10000000/0x10000000->reg4,goto_table:SpoofGuard',
+  'cookie=0x1010000000000, table=SpoofGuard, priority=200,ip,in_port=100,dl_src=00:00:10:10:00:66,nw_src=10.10.0.66 actions=goto_table:UnSNAT',
+  'cookie=0x1010000000000, table=L3Forwarding, priority=200,ip,reg0=0x200/0x200,nw_dst=10.10.0.66 actions=set_field:0a:00:00:00:00:01->eth_src,set_field:00:00:10:10:00:66->eth_dst,goto_table:L3DecTTL',
+  'cookie=0x1010000000000, table=L2ForwardingCalc, priority=200,dl_dst=00:00:10:10:00:66 actions=set_field:0x64->reg1,set_field:0x200000/0x600000->reg0,goto_table:IngressSecurityClassifier',
+];
+
+const NODE_FLOWS_TEST = [
+  'cookie=0x1010000000000, table=ARPResponder, priority=200,arp,arp_tpa=10.10.1.1,arp_op=1 actions=move:NXM_OF_ETH_SRC[]->NXM_OF_ETH_DST[],set_field:aa:bb:cc:dd:ee:ff->eth_src,set_field:2->arp_op,move:NXM_NX_ARP_SHA[]->NXM_NX_ARP_THA[],set_field:aa:bb:cc:dd:ee:ff->arp_sha,move:NXM_OF_ARP_SPA[]->NXM_OF_ARP_TPA[],set_field:10.10.1.1->arp_spa,IN_PORT',
+  'cookie=0x1010000000000, table=Classifier, priority=200,in_port=100 actions=set_field:0x1/0xf->reg0,set_field:0x200/0x200->reg0,goto_table:UnSNAT',
+  'cookie=0x1010000000000, table=L3Forwarding, priority=200,ip,nw_dst=10.10.1.0/24 actions=set_field:0a:00:00:00:00:01->eth_src,set_field:aa:bb:cc:dd:ee:ff->eth_dst,set_field:192.168.77.101->tun_dst,set_field:0x10/0xf0->reg0,goto_table:L3DecTTL',
+  'cookie=0x1040000000000, table=EgressMark, priority=210,ip,nw_dst=192.168.77.101 actions=set_field:0x20/0xf0->reg0,goto_table:L2ForwardingCalc',
+];
+
+const FIXTURE: PipelineConfig = {
+  nodeIp: '192.168.77.100',
+  podCidr: '10.10.0.0/24',
+  gatewayIp: '10.10.0.1',
+  gatewayMac: '0a:00:00:00:00:01',
+  encap: true,
+  proxyAll: false,
+  round: 1,
+};
+
+const sorted = (a: readonly string[]) => [...a].sort();
+
+describe('the Windows pipeline against Antrea’s test vectors', () => {
+  it('initial flows, encap (Geneve): the whole expected set', () => {
+    expect(sorted(initFlows(FIXTURE))).toEqual(sorted(ENCAP_INIT));
+  });
+
+  it('initial flows, noEncap: the whole expected set (the uplink → pod CIDR flow, no tunnel flows)', () => {
+    expect(sorted(initFlows({ ...FIXTURE, encap: false }))).toEqual(sorted(NOENCAP_INIT));
+  });
+
+  it('a local pod: its five flows', () => {
+    expect(podFlows(FIXTURE, { ip: '10.10.0.66', mac: '00:00:10:10:00:66', ofport: 100 })).toEqual(POD_FLOWS);
+  });
+
+  it('a remote node over the tunnel: the ARP reply for its gateway and L3 forwarding with tun_dst (no IPsec, no Egress on Windows)', () => {
+    const flows = nodeFlows(FIXTURE, {
+      nodeIp: '192.168.77.101',
+      podCidr: '10.10.1.0/24',
+      gatewayIp: '10.10.1.1',
+    });
+    // the test's set also holds an IPsec tunnel classifier (ipsecTunOFPort 100) and an EgressMark
+    // flow, neither of which a Windows node has (options_windows.go, antrea_features.go)
+    expect(flows).toEqual(
+      NODE_FLOWS_TEST.filter((l) => !l.includes('in_port=100') && !l.includes('EgressMark')),
+    );
+    expect(flows).toHaveLength(2);
+  });
+
+  it('with proxyAll (Antrea’s Windows manifests) the probe bypass also needs a non-Service connection', () => {
+    const probe = initFlows({ ...FIXTURE, proxyAll: true }).find((l) =>
+      l.includes('IngressSecurityClassifier'),
+    )!;
+    expect(probe).toBe(
+      'cookie=0x1010000000000, table=IngressSecurityClassifier, priority=210,ct_state=-rpl+trk,ct_mark=0x0/0x10,ip,nw_src=10.10.0.1 actions=goto_table:ConntrackCommit',
+    );
+  });
+});
+
+describe('tables and realization', () => {
+  it('29 tables with proxyAll, numbered in declaration order; 28 without (NodePortMark goes)', () => {
+    const t = windowsTables({ proxyAll: true });
+    expect(t).toHaveLength(29);
+    expect([
+      t.indexOf('Classifier'),
+      t.indexOf('L3Forwarding'),
+      t.indexOf('L2ForwardingCalc'),
+      t.indexOf('Output'),
+    ]).toEqual([3, 17, 21, 28]);
+    const u = windowsTables({ proxyAll: false });
+    expect(u).toHaveLength(28);
+    expect(u.indexOf('SessionAffinity')).toBe(9);
+  });
+
+  it('every flow realizes into text ovs-ofctl takes; the miss flows chain each table to the next', () => {
+    const cfg = { ...FIXTURE, proxyAll: true };
+    const tables = windowsTables(cfg);
+    const br = new Bridge({ name: 'br-int' });
+    br.addFlows(
+      realize(
+        [
+          ...missFlows(cfg),
+          ...initFlows(cfg),
+          ...podFlows(cfg, { ip: '10.10.0.66', mac: '00:00:10:10:00:66', ofport: 100 }),
+        ],
+        tables,
+      ).join('\n'),
+    );
+    const dump = br.dumpFlows({ noStats: true }).join('\n');
+    expect(dump).toContain('table=3, priority=0 actions=drop'); // Classifier drops on a miss
+    expect(dump).toContain('table=8, priority=0 actions=goto_table:9'); // PreRoutingClassifier → NodePortMark
+    expect(dump).toContain('table=28, priority=0 actions=drop');
+    expect(dump).toContain('table=6, priority=200,ip actions=ct(table=7,zone=65520,nat)');
+    expect(() => realize(['cookie=0x1, table=EgressMark, priority=0 actions=drop'], tables)).toThrow(
+      /EgressMark/,
+    );
+  });
+});
+
+describe('interface names (pkg/agent/util/net.go GenerateContainerInterfaceName)', () => {
+  it('SHA-1 as FIPS 180-4 gives it', () => {
+    expect(sha1Hex('abc')).toBe('a9993e364706816aba3e25717850c26c9cd0d89d');
+    expect(sha1Hex('')).toBe('da39a3ee5e6b4b0d3255bfef95601890afd80709');
+    expect(sha1Hex('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')).toBe(
+      '84983e441c3bd26ebaae4aa1f95129e5e54670f1',
+    );
+  });
+
+  it('upstream vector: pod0 with infra container 261a1970-… is pod0-6631b7 (server_windows_test.go)', () => {
+    expect(containerInterfaceName('pod0', '261a1970-5b6c-11ed-8caf-000c294e5d03')).toBe('pod0-6631b7');
+  });
+
+  it('long names: the first 8 characters, leading dashes trimmed only then; 15 characters at most', () => {
+    const n = containerInterfaceName('pod1-abcde-12345', 'container0');
+    expect(n).toMatch(/^pod1-abc-[0-9a-f]{6}$/);
+    expect(n).toHaveLength(15);
+    expect(containerInterfaceName('--abcdefgh', 'c')).toMatch(/^abcdef-[0-9a-f]{6}$/);
+    expect(containerInterfaceName('-ab', 'c')).toMatch(/^-ab-[0-9a-f]{6}$/);
+    expect(containerInterfaceName('pod1-abcde-12345', 'container1')).not.toBe(n);
+  });
+});
