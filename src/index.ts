@@ -360,6 +360,17 @@ export {
 export type { AzureVnetOptions, AzureCniRelease } from './plugins/azure-vnet/index.js';
 export * as flanneld from './plugins/flanneld/index.js';
 export {
+  AntreaAgent,
+  ANTREA_NETWORK,
+  type AntreaAgentOptions,
+  type AntreaCniArgs,
+  type AntreaCniResult,
+  type AntreaPeer,
+} from './plugins/antrea/agent.js';
+export * as antreaPipeline from './plugins/antrea/pipeline.js';
+export { containerInterfaceName } from './plugins/antrea/naming.js';
+export { NodeOvs, type OvsCommandResult } from './host/ovs.js';
+export {
   startCns,
   cnsOf,
   overlayNc,

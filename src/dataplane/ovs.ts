@@ -46,12 +46,12 @@ const TUNNEL_PORTS: ReadonlyMap<string, number> = new Map([
   ['stt', 7471],
 ]);
 
-/** How a drop in a table is reported (an agent names its tables: Antrea's policy tables deny). */
-export type DropDisposition = (table: number, bridge: string) => Disposition;
-
 export interface OvsDatapathOptions {
-  /** The disposition of a packet a bridge drops, by the table that dropped it (default NoRoute). */
-  readonly dropDisposition?: DropDisposition;
+  /**
+   * The name an agent gave a table (Antrea's `Classifier`, `EgressRule` …): shown in the steps; a
+   * drop in an `…Egress…` table is `DeniedOut`, in an `…Ingress…` one `DeniedIn`, else `NoRoute`.
+   */
+  readonly tableName?: (bridge: string, table: number) => string | undefined;
   /** Called before each packet (ovs-vswitchd catching up with the host's Hyper-V ports). */
   readonly sync?: () => void;
 }
@@ -122,11 +122,12 @@ export function packetOfFlow(f: Flow, p: Packet): Packet {
 }
 
 /** A lookup as a trace step's rule: the bridge, table, priority, cookie and the flow as dump-flows shows it. */
-function lookupRef(bridge: string, l: Lookup): RuleRef {
+function lookupRef(bridge: string, l: Lookup, tableName: string | undefined): RuleRef {
   const cookie = l.cookie ?? 0n;
   return {
     kind: 'OpenFlow',
     id: bridge,
+    ...(tableName ? { name: tableName } : {}),
     layer: `table=${l.table}`,
     ...(l.miss
       ? { rule: 'table miss' }
@@ -206,7 +207,8 @@ export class OvsDatapath implements SwitchDatapath {
     let cur = p;
     for (const pass of r.passes) {
       for (const l of pass.lookups) {
-        const ref = lookupRef(iface.bridge, l);
+        const tname = this.opts.tableName?.(iface.bridge, l.table);
+        const ref = lookupRef(iface.bridge, l, tname);
         w.step(
           host,
           'OVS',
@@ -214,7 +216,7 @@ export class OvsDatapath implements SwitchDatapath {
           cur,
           cur,
           ref,
-          `${iface.bridge} table ${l.table}${pass.recircId ? ` (recirc 0x${pass.recircId.toString(16)})` : ''}`,
+          `${iface.bridge} table ${l.table}${tname ? ` (${tname})` : ''}${pass.recircId ? ` (recirc 0x${pass.recircId.toString(16)})` : ''}`,
         );
       }
       cur = packetOfFlow(pass.finalFlow, cur);
@@ -224,14 +226,19 @@ export class OvsDatapath implements SwitchDatapath {
       const last = r.passes[r.passes.length - 1]!;
       const table = last.lookups.length ? last.lookups[last.lookups.length - 1]!.table : 0;
       const why = last.error ?? `datapath actions: ${last.datapathActions}`;
-      const disposition = this.opts.dropDisposition?.(table, iface.bridge) ?? 'NoRoute';
+      const name = this.opts.tableName?.(iface.bridge, table);
+      const disposition: Disposition = name?.includes('Egress')
+        ? 'DeniedOut'
+        : name?.includes('Ingress')
+          ? 'DeniedIn'
+          : 'NoRoute';
       return w.stop(
         host,
         'OVS',
         'Dropped',
         cur,
         disposition,
-        `${iface.bridge} dropped it in table ${table} (${why})`,
+        `${iface.bridge} dropped it in table ${table}${name ? ` (${name})` : ''} (${why})`,
       );
     }
     // a walk follows one packet: the output towards its destination, else the first

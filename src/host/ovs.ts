@@ -19,7 +19,7 @@
  */
 import { OVS_EXTENSION_ID } from '../hns/extensions.js';
 import type { HnsService } from '../hns/service.js';
-import { OvsDatapath, type DropDisposition } from '../dataplane/ovs.js';
+import { OvsDatapath } from '../dataplane/ovs.js';
 import type { HostPlane } from '../dataplane/plane.js';
 import { Bridge, Ovsdb, OvsdbError, OvsError, trace, vsctl, type VsctlResult } from '../ovs/index.js';
 import { hnsError } from '../core/errors.js';
@@ -40,7 +40,7 @@ export class NodeOvs {
   /** vNICs `create_wmi_port` made (lower-case names): the only ones closing an interface deletes. */
   readonly #created = new Set<string>();
   #datapath: OvsDatapath | undefined;
-  #dropDisposition: DropDisposition | undefined;
+  readonly #tableNames = new Map<string, string[]>();
 
   constructor(
     private readonly hns: HnsService,
@@ -76,7 +76,7 @@ export class NodeOvs {
     this.#synced = this.hns.store.generation;
     this.#datapath = new OvsDatapath(this.db, {
       sync: () => this.sync(),
-      ...(this.#dropDisposition ? { dropDisposition: this.#dropDisposition } : {}),
+      tableName: (bridge, table) => this.tableName(bridge, table),
     });
     this.plane.bindSwitchDatapath('*', this.#datapath);
   }
@@ -89,16 +89,19 @@ export class NodeOvs {
     this.#datapath = undefined;
   }
 
-  /** How drops are reported, by table (an agent that knows its pipeline sets it). */
-  setDropDisposition(fn: DropDisposition | undefined): void {
-    this.#dropDisposition = fn;
-    if (this.#running) {
-      this.#datapath = new OvsDatapath(this.db, {
-        sync: () => this.sync(),
-        ...(fn ? { dropDisposition: fn } : {}),
-      });
-      this.plane.bindSwitchDatapath('*', this.#datapath);
-    }
+  /**
+   * Name a bridge's tables (an agent that realized its pipeline does: Antrea's table names): trace
+   * steps show them, and a drop in a table named `…Egress…` is `DeniedOut`, `…Ingress…`
+   * `DeniedIn` (a policy's verdict), elsewhere `NoRoute`. `undefined` forgets them.
+   */
+  setTableNames(bridge: string, names: readonly string[] | undefined): void {
+    if (names) this.#tableNames.set(bridge, [...names]);
+    else this.#tableNames.delete(bridge);
+  }
+
+  /** The name an agent gave a bridge's table, if any. */
+  tableName(bridge: string, table: number): string | undefined {
+    return this.#tableNames.get(bridge)?.[table];
   }
 
   /** ovs-vswitchd catches up with the host's Hyper-V ports (endpoints attached or gone, vNICs renamed). */

@@ -12,9 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { createHost, type Host } from '../../src/host/host.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { TraceResult } from '../../src/dataplane/trace.js';
-import { Walk, type Underlay, type World } from '../../src/dataplane/walk.js';
-import { Conntrack } from '../../src/dataplane/conntrack.js';
-import type { Packet } from '../../src/vswitch/contracts.js';
+import { walkFrom, wireWorld } from './wire.js';
 
 const OVS = '583CC151-73EC-4A6A-8B47-578297AD7623';
 
@@ -371,43 +369,13 @@ describe('tunnels: the Windows encap/decap path (§2.4), two nodes on one wire',
       a,
       'table=0,priority=150,ip,nw_dst=10.10.1.0/24,actions=set_field:192.168.77.101->tun_dst,set_field:0->tun_id,output:antrea-tun0',
     );
-    const world: World = {
-      underlay: {
-        send(w, from, p, hop) {
-          const to = [a, b].find((x) => x.host.dataplane !== from && x.host.dataplane.ownsIp(hop));
-          if (!to) return w.stop(from.name, 'Underlay', 'Dropped', p, 'ExitsNetwork', 'nobody owns it');
-          w.step(from.name, 'Underlay', 'Arrived', p, p, undefined, `to ${to.host.name}`);
-          to.host.dataplane.receive(w, p);
-        },
-      } satisfies Underlay,
-      conntrack: new Conntrack(),
-      seed: 1,
-      generation: () => 0,
-    };
+    const world = wireWorld([a.host, b.host]);
     return { a, b, world };
-  }
-
-  function walkFrom(n: AntreaNode, world: World, pod: string, dst: string): Walk {
-    const w = new Walk(world, world.conntrack.child());
-    const port = n.host.dataplane.view().portByRef.get(pod)!;
-    const dstIp = dst.split('.').reduce((acc, x) => acc * 256 + Number(x), 0);
-    const p: Packet = {
-      srcMac: 0,
-      dstMac: 0,
-      srcIp: port.ip,
-      dstIp,
-      proto: 6,
-      srcPort: 40000,
-      dstPort: 5432,
-      ttl: 128,
-    };
-    n.host.dataplane.sendFromPort(w, port, p);
-    return w;
   }
 
   it('A encapsulates to B from local_ip, re-injects through LOCAL to the uplink; B decapsulates on output to LOCAL and looks the inner packet up from the vport', () => {
     const { a, b, world } = twoNodes();
-    const w = walkFrom(a, world, 'web-1111-aaaaaa', '10.10.1.20');
+    const w = walkFrom(world, a.host, 'web-1111-aaaaaa', '10.10.1.20', 5432);
     expect(w.end?.disposition).toBe('Delivered');
     expect(w.end?.at).toBe(`endpoint:${b.pods.get('db-2222-bbbbbb')!.id}`);
     const steps = w.observations.map((o) => `${o.host}:${o.component}:${o.action}`);
@@ -436,7 +404,7 @@ describe('tunnels: the Windows encap/decap path (§2.4), two nodes on one wire',
   it('a vport without local_ip cannot encapsulate on Windows', () => {
     const { a, world } = twoNodes();
     a.host.ovs.vsctl('remove interface antrea-tun0 options local_ip');
-    const w = walkFrom(a, world, 'web-1111-aaaaaa', '10.10.1.20');
+    const w = walkFrom(world, a.host, 'web-1111-aaaaaa', '10.10.1.20', 5432);
     expect(w.end?.disposition).toBe('NoRoute');
     expect(w.observations[w.observations.length - 1]!.detail).toContain('no local_ip');
   });

@@ -10,7 +10,7 @@
  *   // {"Name":"nat","Type":"NAT","Ipams":[{"Type":"Static","Subnets":[{"IpAddressPrefix":
  *   //   "192.168.100.0/24","Routes":[{"NextHop":"192.168.100.1","DestinationPrefix":"0.0.0.0/0"}]}]}]}
  */
-import { formatIp, parseIp, prefixContains } from '../../addr/ip.js';
+import { formatIp, parseIp, parsePrefix, prefixContains } from '../../addr/ip.js';
 import { hnsError } from '../../core/errors.js';
 import { isJsonObject, Reader, type Json, type JsonObject } from '../../core/json.js';
 import { subnetsOf, type NetworkRec, type V1EndpointExtras, type V1NetworkExtras } from '../model.js';
@@ -281,7 +281,9 @@ export function v1NetworkExtras(doc: JsonObject): V1NetworkExtras | undefined {
   const out: { ManagementIP?: string; DNSServerCompartment?: number; NetworkPolicies?: JsonObject[] } = {};
   const mgmt = optText(r, 'ManagementIP');
   if (mgmt !== undefined) {
-    if (!parseIp(mgmt))
+    // an address, or one with its prefix length: Antrea sends Go's IPNet.String()
+    // (pkg/agent/util/net_windows.go CreateHNSNetwork: "192.168.77.100/24")
+    if (!parseIp(mgmt) && !(parsePrefix(mgmt) && parseIp(mgmt.split('/')[0]!)))
       throw hnsError('HCN_E_INVALID_NETWORK', `ManagementIP "${mgmt}" is not an IP address`);
     out.ManagementIP = mgmt;
   }

@@ -11,6 +11,7 @@ import { parsePolicy, serializePolicy } from '../../../src/hns/policy/registry.j
 import {
   isV1Document,
   v1EndpointToV2,
+  v1NetworkExtras,
   v1NetworkToV2,
   v1PolicyToV2,
   v2PolicyToV1,
@@ -554,5 +555,22 @@ describe('policy mappers', () => {
     expect([proto('TCP'), proto('tcp'), proto('Udp'), proto('17'), proto(6), proto(undefined)]).toEqual([
       6, 6, 17, 17, 6, 6,
     ]);
+  });
+});
+
+describe('v1NetworkExtras: ManagementIP', () => {
+  it("an address with its prefix length, as Antrea sends Go's IPNet.String() (pkg/agent/util/net_windows.go CreateHNSNetwork), is accepted and kept", () => {
+    expect(v1NetworkExtras({ Name: 'antrea-hnsnetwork', ManagementIP: '192.168.77.100/24' })).toEqual({
+      ManagementIP: '192.168.77.100/24',
+    });
+    expect(v1NetworkExtras({ ManagementIP: '10.0.0.4' })).toEqual({ ManagementIP: '10.0.0.4' });
+  });
+
+  it('anything else is HCN_E_INVALID_NETWORK', () => {
+    for (const bad of ['192.168.77.100/33', 'not-an-ip', '10.0.0.4/', '/24', '10.0.0.4/24/1']) {
+      expect(() => v1NetworkExtras({ ManagementIP: bad }), bad).toThrow(
+        expect.objectContaining({ code: 'HCN_E_INVALID_NETWORK' }),
+      );
+    }
   });
 });

@@ -1,0 +1,432 @@
+/**
+ * The Antrea agent on a Windows node (reference ovs-windows.md §1, §2; docs/antrea.md): it
+ * prepares the node as pkg/agent/agent_windows.go does — the Transparent HNS network
+ * `antrea-hnsnetwork` over the uplink (HNS v1, with the management IP and source MAC), the
+ * management vNIC renamed to `br-int`, the Open vSwitch Extension enabled, ovs-vswitchd, the
+ * bridge `br-int` with the uplink (32770), `antrea-gw0` (32769, a new host vNIC holding the pod
+ * subnet's gateway) and the tunnel `antrea-tun0` (32768, Geneve by default, `local_ip` the node's
+ * address) — and programs its pipeline (./pipeline.ts) from what it knows: its pods and the other
+ * nodes. Every change reprograms the bridge, as the cluster's kube-proxy model re-syncs.
+ *
+ * Its CNI server does what pkg/agent/cniserver does for a pod on Windows (§1.5, §1.6): the
+ * interface name from the pod name and infra container ID, an address from the node's pod subnet,
+ * the HNS v1 endpoint without MAC or policies, the attach to the pod's namespace, the OVS port named
+ * after the endpoint with Antrea's external IDs, made `internal` once the vNIC exists, and the pod's
+ * flows; DEL undoes them in Antrea's order (flows, OVS port, detach, endpoint).
+ *
+ *   const agent = new AntreaAgent(host, { podCidr: '10.10.0.0/24' });
+ *   agent.start();
+ *   agent.addPeer({ name: 'win-2', nodeIp: '192.168.77.101', podCidr: '10.10.1.0/24' });
+ *   const r = agent.cmdAdd({ containerId, netns, podName: 'web', podNamespace: 'default' });
+ */
+import { HnsError, hnsError } from '../../core/errors.js';
+import { isJsonObject, type JsonObject } from '../../core/json.js';
+import type { Host } from '../../host/host.js';
+import { formatIp, parsePrefix } from '../../addr/ip.js';
+
+type Prefix = { readonly family: 4; readonly addr: number; readonly len: number };
+import { containerInterfaceName } from './naming.js';
+import {
+  ANTREA_PORTS,
+  initFlows,
+  missFlows,
+  nodeFlows,
+  podFlows,
+  realize,
+  rootFlows,
+  windowsTables,
+  type PipelineConfig,
+  type TunnelType,
+} from './pipeline.js';
+
+/** The HNS network Antrea makes (pkg/agent/util/net_windows.go LocalHNSNetwork). */
+export const ANTREA_NETWORK = 'antrea-hnsnetwork';
+/** The Open vSwitch Extension (winnet OVSExtensionID). */
+export const OVS_EXTENSION_ID = '583CC151-73EC-4A6A-8B47-578297AD7623';
+export const BRIDGE = 'br-int';
+export const GATEWAY = 'antrea-gw0';
+export const TUNNEL = 'antrea-tun0';
+
+export interface AntreaAgentOptions {
+  /** The node's pod subnet (its Node's `spec.podCIDR`). */
+  readonly podCidr: string;
+  /** The physical adapter holding the node's transport address (default: the host's uplink). */
+  readonly adapter?: string;
+  /** `geneve` (default), `vxlan` or `stt`. */
+  readonly tunnelType?: TunnelType;
+  /** `encap` (default) or `noEncap` (trafficEncapMode). */
+  readonly trafficEncapMode?: 'encap' | 'noEncap';
+  /** AntreaProxy's proxyAll (default true, as Antrea's Windows manifests set it). */
+  readonly proxyAll?: boolean;
+  /** DNS servers and search domains written into pods' endpoints. */
+  readonly dnsServers?: readonly string[];
+  readonly dnsSearch?: readonly string[];
+}
+
+export interface AntreaPeer {
+  readonly name: string;
+  readonly nodeIp: string;
+  readonly podCidr: string;
+}
+
+export interface AntreaCniArgs {
+  /** The infra (sandbox) container's ID. */
+  readonly containerId: string;
+  /** The pod's HCN namespace GUID (containerd's CNI_NETNS). */
+  readonly netns: string;
+  readonly ifName?: string;
+  readonly podName: string;
+  readonly podNamespace: string;
+}
+
+/** What CNI ADD answers (a CNI 0.4/1.0 result, as JSON). */
+export interface AntreaCniResult extends JsonObject {
+  readonly cniVersion: string;
+}
+
+interface PodRec {
+  readonly containerId: string;
+  readonly name: string;
+  readonly namespace: string;
+  readonly endpointName: string;
+  readonly endpointId: string;
+  readonly ip: string;
+  readonly mac: string;
+  ofport: number;
+  readonly result: AntreaCniResult;
+}
+
+const v1Tunnel: Readonly<Record<TunnelType, string>> = { geneve: 'geneve', vxlan: 'vxlan', stt: 'stt' };
+
+export class AntreaAgent {
+  readonly tunnelType: TunnelType;
+  readonly encap: boolean;
+  readonly proxyAll: boolean;
+  readonly podCidr: Prefix;
+  readonly gatewayIp: string;
+  #networkId = '';
+  #nodeIp = '';
+  #gatewayMac = '';
+  readonly #peers = new Map<string, AntreaPeer>();
+  readonly #pods = new Map<string, PodRec>();
+  #started = false;
+
+  constructor(
+    readonly host: Host,
+    readonly options: AntreaAgentOptions,
+  ) {
+    const p = parsePrefix(options.podCidr);
+    if (!p || p.family !== 4 || p.len > 30)
+      throw hnsError(
+        'E_INVALIDARG',
+        `antrea: podCidr "${options.podCidr}" is not an IPv4 subnet of /30 or larger`,
+      );
+    this.podCidr = p as Prefix;
+    this.gatewayIp = formatIp({ family: 4, value: p.addr + 1 });
+    this.tunnelType = options.tunnelType ?? 'geneve';
+    this.encap = (options.trafficEncapMode ?? 'encap') === 'encap';
+    this.proxyAll = options.proxyAll ?? true;
+  }
+
+  get nodeIp(): string {
+    return this.#nodeIp;
+  }
+
+  // ───────────── the node (agent_windows.go prepareHostNetwork, prepareOVSBridge) ─────────────
+
+  /** Prepare the node and program the pipeline; idempotent (a restarted agent reuses what exists). */
+  start(): void {
+    const host = this.host;
+    const uplink = this.uplinkAdapter();
+    this.#nodeIp = uplink.ip;
+    const existing = this.v1('GET', '/networks/') as unknown as JsonObject[];
+    const found = existing.find((n) => n['Name'] === ANTREA_NETWORK);
+    if (found) this.#networkId = String(found['ID']);
+    else {
+      this.#networkId = String(
+        (
+          this.v1('POST', '/networks/', {
+            Name: ANTREA_NETWORK,
+            Type: 'Transparent',
+            NetworkAdapterName: uplink.name,
+            Subnets: [{ AddressPrefix: this.options.podCidr, GatewayAddress: this.gatewayIp }],
+            ManagementIP: `${uplink.ip}/${uplink.prefixLength}`,
+            SourceMac: uplink.mac.toLowerCase().replace(/-/g, ':'),
+          }) as JsonObject
+        )['ID'],
+      );
+    }
+    // the management vNIC becomes br-int (found by the uplink's MAC and the node's address)
+    const vnic = host
+      .adapters()
+      .find(
+        (a) => a['Kind'] === 'HostVNic' && a['MacAddress'] === uplink.mac && a['IPv4Address'] === uplink.ip,
+      );
+    if (vnic && vnic['Name'] !== BRIDGE) host.renameAdapter(String(vnic['Name']), BRIDGE);
+    this.v1('POST', `/networks/${this.#networkId}`, {
+      Extensions: [{ Id: OVS_EXTENSION_ID, IsEnabled: true }],
+    });
+    host.ovs.start();
+    const mac = uplink.mac.toLowerCase().replace(/-/g, '');
+    const cmds = [
+      `--may-exist add-br ${BRIDGE} -- set bridge ${BRIDGE} other_config:datapath-id=0000${mac} -- set interface ${BRIDGE} external_ids:antrea-type=host`,
+      `--may-exist add-port ${BRIDGE} ${uplink.name} -- set interface ${uplink.name} ofport_request=${ANTREA_PORTS.uplink} external_ids:antrea-type=uplink`,
+      `--may-exist add-port ${BRIDGE} ${GATEWAY} -- set interface ${GATEWAY} type=internal ofport_request=${ANTREA_PORTS.gateway} external_ids:antrea-type=gateway`,
+    ];
+    if (this.encap)
+      cmds.push(
+        `--may-exist add-port ${BRIDGE} ${TUNNEL} -- set interface ${TUNNEL} type=${v1Tunnel[this.tunnelType]} ofport_request=${ANTREA_PORTS.tunnel} options:key=flow options:remote_ip=flow options:local_ip=${uplink.ip} external_ids:antrea-type=tunnel`,
+      );
+    for (const c of cmds) this.vsctl(c);
+    const gw = host.adapters().find((a) => a['Name'] === GATEWAY);
+    if (!gw) throw hnsError('ERROR_NOT_FOUND', `antrea: ${GATEWAY} did not appear`);
+    if (gw['IPv4Address'] !== this.gatewayIp)
+      host.setAdapterAddress(GATEWAY, `${this.gatewayIp}/${this.podCidr.len}`);
+    this.#gatewayMac = String(gw['MacAddress']).toLowerCase().replace(/-/g, ':');
+    host.ovs.setTableNames(BRIDGE, windowsTables(this));
+    this.#started = true;
+    for (const peer of this.#peers.values()) this.routeTo(peer);
+    this.program();
+  }
+
+  /** The pipeline's settings on this node. */
+  config(): PipelineConfig {
+    return {
+      nodeIp: this.#nodeIp,
+      podCidr: formatPrefix(this.podCidr),
+      gatewayIp: this.gatewayIp,
+      gatewayMac: this.#gatewayMac,
+      encap: this.encap,
+      proxyAll: this.proxyAll,
+      round: 1,
+    };
+  }
+
+  /** Every flow the agent programs now, in Antrea's printed form (table names). */
+  flows(): string[] {
+    const cfg = this.config();
+    const out = [...missFlows(cfg), ...rootFlows(cfg), ...initFlows(cfg)];
+    for (const p of this.#pods.values()) if (p.ofport > 0) out.push(...podFlows(cfg, p));
+    if (this.encap)
+      for (const peer of this.#peers.values())
+        out.push(
+          ...nodeFlows(cfg, {
+            nodeIp: peer.nodeIp,
+            podCidr: peer.podCidr,
+            gatewayIp: gatewayOf(peer.podCidr),
+          }),
+        );
+    return out;
+  }
+
+  /** Replace the bridge's flows with the pipeline's (del-flows, add-flows). */
+  program(): void {
+    if (!this.#started) return;
+    const br = this.host.ovs.bridge(BRIDGE);
+    if (!br) throw hnsError('ERROR_NOT_FOUND', `antrea: bridge ${BRIDGE} is not running`);
+    const text = realize(this.flows(), windowsTables(this)).join('\n');
+    br.delFlows('');
+    br.addFlows(text);
+  }
+
+  /** Another node (its Node object): its pod subnet through the tunnel, and the host route to it. */
+  addPeer(peer: AntreaPeer): void {
+    if (!parsePrefix(peer.podCidr))
+      throw hnsError('E_INVALIDARG', `antrea: podCidr "${peer.podCidr}" of ${peer.name}`);
+    this.#peers.set(peer.name, peer);
+    if (this.#started) {
+      this.routeTo(peer);
+      this.program();
+    }
+  }
+
+  removePeer(name: string): boolean {
+    const peer = this.#peers.get(name);
+    if (!peer) return false;
+    this.#peers.delete(name);
+    if (this.#started) {
+      this.host.removeRoute(peer.podCidr);
+      this.program();
+    }
+    return true;
+  }
+
+  /** route_windows.go: encap, the peer's pod subnet on antrea-gw0 (the ARP responder answers its gateway). */
+  private routeTo(peer: AntreaPeer): void {
+    this.host.removeRoute(peer.podCidr);
+    this.host.addRoute({ destinationPrefix: peer.podCidr, interfaceAlias: GATEWAY });
+  }
+
+  // ───────────── the CNI server (pkg/agent/cniserver, Windows) ─────────────
+
+  /** CNI ADD for a pod's infra container; a repeated ADD answers the cached result. */
+  cmdAdd(args: AntreaCniArgs): AntreaCniResult {
+    if (!this.#started) throw hnsError('ERROR_SERVICE_NOT_ACTIVE', 'antrea: the agent has not started');
+    const cached = this.#pods.get(args.containerId);
+    if (cached) return cached.result;
+    const name = containerInterfaceName(args.podName, args.containerId);
+    const ip = this.allocate();
+    const dns = this.options.dnsServers ?? [];
+    const search = this.options.dnsSearch ?? [];
+    const ep = this.v1('POST', '/endpoints/', {
+      Name: name,
+      VirtualNetwork: this.#networkId,
+      DNSServerList: dns.join(','),
+      DNSSuffix: search.join(','),
+      GatewayAddress: this.gatewayIp,
+      IPAddress: ip,
+    }) as JsonObject;
+    const endpointId = String(ep['ID']);
+    const attach = this.host.api.HcnModifyNamespace(args.netns, {
+      ResourceType: 'Endpoint',
+      RequestType: 'Add',
+      Settings: { EndpointId: endpointId },
+    });
+    if (!attach.ok) {
+      // the attach failed: the endpoint goes (interface_configuration_windows.go)
+      this.host.api.HNSCall('DELETE', `/endpoints/${endpointId}`, '');
+      throw new HnsError(attach.hr, `antrea: attach ${name} to ${args.netns}: ${attach.message}`);
+    }
+    const mac = String(ep['MacAddress']).toLowerCase().replace(/-/g, ':');
+    const ifName = args.ifName ?? 'eth0';
+    const ids = [
+      `antrea-type=container`,
+      `attached-mac=${mac}`,
+      `container-id=${args.containerId}`,
+      `ip-address=${ip}`,
+      `pod-name=${args.podName}`,
+      `pod-namespace=${args.podNamespace}`,
+      ...(ifName !== 'eth0' ? [`if-dev=${ifName}`] : []),
+      `net-ns=${args.netns}`,
+    ].map((kv) => `external_ids:${kv}`);
+    // the port first with no type, then internal once vEthernet (<name>) exists (it does: attached)
+    this.vsctl(['add-port', BRIDGE, name, '--', 'set', 'interface', name, ...ids]);
+    this.vsctl(['set', 'interface', name, 'type=internal']);
+    const ofport = Number(this.vsctl(['get', 'interface', name, 'ofport']).trim());
+    const result: AntreaCniResult = {
+      cniVersion: '0.4.0',
+      interfaces: [
+        { name, mac: String(ep['MacAddress']), sandbox: '' },
+        { name: ifName, mac: String(ep['MacAddress']), sandbox: args.netns },
+      ],
+      ips: [
+        {
+          version: '4',
+          interface: 1,
+          address: `${ip}/${this.podCidr.len}`,
+          gateway: this.gatewayIp,
+        },
+      ],
+      dns: { nameservers: [...dns], search: [...search] },
+    };
+    this.#pods.set(args.containerId, {
+      containerId: args.containerId,
+      name: args.podName,
+      namespace: args.podNamespace,
+      endpointName: name,
+      endpointId,
+      ip,
+      mac,
+      ofport,
+      result,
+    });
+    this.program();
+    return result;
+  }
+
+  /** CNI DEL: the pod's flows, its OVS port, the detach, the endpoint ("not found" is success). */
+  cmdDel(args: Pick<AntreaCniArgs, 'containerId'> & { readonly netns?: string }): void {
+    const pod = this.#pods.get(args.containerId);
+    if (!pod) return;
+    this.#pods.delete(args.containerId);
+    this.program();
+    this.vsctl(['--if-exists', 'del-port', BRIDGE, pod.endpointName]);
+    const ep = this.host.api.HNSCall('GET', `/endpoints/${pod.endpointId}`, '');
+    const ns =
+      ep.ok && isJsonObject(ep.result['Output']) ? ep.result['Output']['HostComputeNamespace'] : undefined;
+    const namespace = typeof ns === 'string' && ns && !/^0{8}-/.test(ns) ? ns : args.netns;
+    if (namespace)
+      this.host.api.HcnModifyNamespace(namespace, {
+        ResourceType: 'Endpoint',
+        RequestType: 'Remove',
+        Settings: { EndpointId: pod.endpointId },
+      });
+    this.host.api.HNSCall('DELETE', `/endpoints/${pod.endpointId}`, '');
+  }
+
+  /** The pods this agent attached: name, namespace, interface, address, ofport. */
+  pods(): { name: string; namespace: string; interface: string; ip: string; ofport: number }[] {
+    return [...this.#pods.values()].map((p) => ({
+      name: p.name,
+      namespace: p.namespace,
+      interface: p.endpointName,
+      ip: p.ip,
+      ofport: p.ofport,
+    }));
+  }
+
+  // ───────────── helpers ─────────────
+
+  /** host-local's choice: the lowest free address after the gateway, the broadcast address excluded. */
+  private allocate(): string {
+    const used = new Set([...this.#pods.values()].map((p) => p.ip));
+    const last = this.podCidr.addr + 2 ** (32 - this.podCidr.len) - 1;
+    for (let v = this.podCidr.addr + 2; v < last; v++) {
+      const ip = formatIp({ family: 4, value: v });
+      if (!used.has(ip)) return ip;
+    }
+    // host-local's words (Antrea's IPAM on Windows is host-local)
+    const first = formatIp({ family: 4, value: this.podCidr.addr + 2 });
+    throw new Error(
+      `no IP addresses available in range set: ${first}-${formatIp({ family: 4, value: last - 1 })}`,
+    );
+  }
+
+  private uplinkAdapter(): { name: string; ip: string; prefixLength: number; mac: string } {
+    const all = this.host.adapters();
+    const phys = all.filter((a) => a['Kind'] === 'Physical');
+    const nic = this.options.adapter
+      ? phys.find((a) => String(a['Name']).toLowerCase() === this.options.adapter!.toLowerCase())
+      : (phys.find((a) => a['IPv4Address'] !== undefined && a['DefaultGateway'] !== undefined) ??
+        phys.find((a) => a['VSwitchId'] !== undefined) ??
+        phys[0]);
+    if (!nic) throw hnsError('HCN_E_ADAPTER_NOT_FOUND', `antrea: no adapter ${this.options.adapter ?? ''}`);
+    // bound to the switch already (a restarted agent): its address is on the management vNIC
+    const holder =
+      nic['IPv4Address'] !== undefined
+        ? nic
+        : all.find((a) => a['Kind'] === 'HostVNic' && a['MacAddress'] === nic['MacAddress']);
+    if (!holder || holder['IPv4Address'] === undefined)
+      throw hnsError('HCN_E_ADAPTER_NOT_FOUND', `antrea: ${String(nic['Name'])} holds no IPv4 address`);
+    return {
+      name: String(nic['Name']),
+      ip: String(holder['IPv4Address']),
+      prefixLength: Number(holder['PrefixLength'] ?? 24),
+      mac: String(nic['MacAddress']),
+    };
+  }
+
+  private v1(method: string, path: string, body?: unknown): JsonObject | JsonObject[] {
+    const r = this.host.api.HNSCall(method, path, body === undefined ? '' : JSON.stringify(body));
+    if (!r.ok) throw new HnsError(r.hr, `antrea: ${method} ${path}: ${r.message}`);
+    if (r.result['Success'] !== true)
+      throw hnsError('E_FAIL', `antrea: ${method} ${path}: ${String(r.result['Error'] ?? '')}`);
+    return (r.result['Output'] ?? {}) as JsonObject;
+  }
+
+  private vsctl(command: string | readonly string[]): string {
+    const r = this.host.ovs.vsctl(command);
+    if (r.status !== 0) throw hnsError('E_FAIL', `antrea: ovs-vsctl: ${r.stderr.trim()}`);
+    return r.stdout;
+  }
+}
+
+function formatPrefix(p: Prefix): string {
+  return `${formatIp({ family: 4, value: p.addr })}/${p.len}`;
+}
+
+/** A node's gateway: its pod subnet's first address (pkg/agent/util/net.go GetGatewayIPForPodCIDR). */
+function gatewayOf(podCidr: string): string {
+  const p = parsePrefix(podCidr) as Prefix;
+  return formatIp({ family: 4, value: p.addr + 1 });
+}
