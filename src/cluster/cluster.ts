@@ -85,6 +85,8 @@ import { KubeApiServer } from '../host/kubeapi.js';
 import { formatPrefix, parsePrefix, type Prefix } from '../addr/ip.js';
 import { overlayNc, startCns, type CnsAgent } from '../plugins/cns/index.js';
 import { createPodEndpoint, deletePodEndpoint, setUpWindowsNode } from './windows-node.js';
+import { antreaPod, antreaSandbox } from './antrea.js';
+import { AntreaAgent } from '../plugins/antrea/agent.js';
 
 export type {
   AzureClusterOptions,
@@ -329,12 +331,14 @@ export class Cluster {
         throw hnsError('E_INVALIDARG', `a node of an Azure cluster is an Azure VM: network must be azure`);
       return this.addAzureNode(spec);
     }
+    if (spec.network === 'antrea') return this.addAntreaNode(spec);
+    if (spec.tunnelType !== undefined) throw hnsError('E_INVALIDARG', 'tunnelType is for antrea nodes');
     if (spec.network !== 'l2bridge' && spec.network !== 'overlay')
       throw hnsError(
         'E_INVALIDARG',
         spec.network === 'azure'
           ? 'network azure needs an Azure cluster (ClusterOptions.azure)'
-          : `network must be l2bridge or overlay`,
+          : `network must be l2bridge, overlay or antrea`,
       );
     for (const k of ['maxPods', 'nsg'] as const)
       if (spec[k] !== undefined) throw hnsError('E_INVALIDARG', `${k} is for nodes of an Azure cluster`);
@@ -359,6 +363,67 @@ export class Cluster {
       sourceVip,
       nextPod: 3,
     });
+    this.nodes.set(spec.name, node);
+    this.fabric.attach(segment, host.dataplane, ip, mac);
+    this.registerNode(spec.name, podSubnet, podSubnetV6, ip);
+    this.changed();
+    return host;
+  }
+
+  /**
+   * An Antrea node (docs/antrea.md): its host, then Antrea's agent preparing it (the Transparent
+   * network, br-int, the tunnel to every other Antrea node) on the node's pod subnet; each Antrea
+   * node and the new one learn of each other (peers: routes and tunnel flows). No kube-proxy: on
+   * Windows AntreaProxy serves Services in OVS (not modelled yet).
+   */
+  private addAntreaNode(spec: WindowsNodeSpec): Host {
+    for (const k of ['maxPods', 'nsg', 'vni', 'vxlanPort'] as const)
+      if (spec[k] !== undefined) throw hnsError('E_INVALIDARG', `${k} is not for antrea nodes`);
+    if (spec.tunnelType !== undefined && !['geneve', 'vxlan', 'stt'].includes(spec.tunnelType))
+      throw hnsError(
+        'E_INVALIDARG',
+        `tunnelType must be geneve, vxlan or stt, not "${String(spec.tunnelType)}"`,
+      );
+    const podSubnet = this.podSubnetFor(spec.podSubnet);
+    const podSubnetV6 = this.podSubnetV6For(this.nextNodeIndex, spec.name);
+    const segment = spec.segment ?? 'nodes';
+    const before = this.segments.get(segment)?.next;
+    const { ip, prefix: segPrefix, gateway: segGw } = this.takeNodeIp(segment);
+    const index = this.nextNodeIndex;
+    const mac = 0x000d3a000000 + index;
+    let host: Host;
+    let agent: AntreaAgent;
+    try {
+      host = this.nodeHost(spec, index, { ip, prefix: segPrefix, gateway: segGw, mac });
+      agent = new AntreaAgent(host, {
+        podCidr: fmtPrefix(podSubnet),
+        tunnelType: spec.tunnelType ?? 'geneve',
+      });
+      agent.start();
+    } catch (e) {
+      this.segments.get(segment)!.next = before!;
+      throw e;
+    }
+    this.nextNodeIndex++;
+    const node = this.winNode({
+      name: spec.name,
+      segment,
+      host,
+      ip,
+      mac,
+      spec,
+      podSubnet,
+      networkId: '',
+      drMac: 0,
+      sourceVip: ip,
+      nextPod: 0,
+      antrea: agent,
+    });
+    for (const other of this.nodes.values()) {
+      if (other.kind !== 'Windows' || !other.antrea) continue;
+      other.antrea.addPeer({ name: spec.name, nodeIp: fmt(ip), podCidr: fmtPrefix(podSubnet) });
+      agent.addPeer({ name: other.name, nodeIp: fmt(other.ip), podCidr: fmtPrefix(other.podSubnet) });
+    }
     this.nodes.set(spec.name, node);
     this.fabric.attach(segment, host.dataplane, ip, mac);
     this.registerNode(spec.name, podSubnet, podSubnetV6, ip);
@@ -582,6 +647,12 @@ export class Cluster {
     if (node.kind === 'Linux') {
       if (spec.policies?.length) throw hnsError('E_INVALIDARG', 'HNS policies need a Windows node');
       ip = node.node.addPod(spec.namespace, spec.name).ip;
+    } else if (node.antrea) {
+      if (spec.policies?.length) throw hnsError('E_INVALIDARG', 'Antrea pods have no HNS policies');
+      if (spec.endpointId !== undefined) throw hnsError('E_INVALIDARG', 'Antrea attaches its own pods');
+      const attached = antreaPod(this, node.antrea, node.host, spec);
+      ip = attached.ip;
+      endpoint = { endpointId: attached.endpointId, namespaceId: attached.namespaceId };
     } else if (node.spec.network === 'azure' && spec.endpointId === undefined) {
       throw hnsError(
         'E_INVALIDARG',
@@ -643,12 +714,20 @@ export class Cluster {
     const node = this.nodes.get(rec.node)!;
     // the endpoint and namespace the cluster made for the pod (an adopted one is its runtime's)
     const own =
-      node.kind === 'Windows' && !rec.adopted && rec.endpointId !== undefined && rec.namespaceId !== undefined
+      node.kind === 'Windows' &&
+      !node.antrea &&
+      !rec.adopted &&
+      rec.endpointId !== undefined &&
+      rec.namespaceId !== undefined
         ? { node, pod: { endpointId: rec.endpointId, namespaceId: rec.namespaceId } }
         : undefined;
     // the services that pick the pod drop it (changed() ignores them on a full sync)
     const dirty = this.sync.servicesOf(rec);
     if (node.kind === 'Linux') node.node.removePod(rec.ipNum);
+    if (node.kind === 'Windows' && node.antrea && rec.namespaceId !== undefined) {
+      node.antrea.cmdDel({ containerId: antreaSandbox(rec.namespace, rec.name), netns: rec.namespaceId });
+      node.host.api.HcnDeleteNamespace(rec.namespaceId);
+    }
     this.pods.delete(key);
     this.dns.removePod(namespace, name);
     // kube-proxy learns of the pod's removal and syncs, then the pod's endpoint goes (kubelet tears

@@ -47,7 +47,8 @@ export function syncNetworks(nodes: readonly AnyNode[], fabric: Fabric, tor: boo
               return mac === undefined ? [] : [{ dest: o.podSubnet, via: o.ip, vtepMac: mac }];
             });
     } else if (n.spec.network === 'overlay') syncRemoteSubnets(n, nodes);
-    else syncHostRoutes(n, hostGwPeers(n));
+    else if (n.spec.network === 'l2bridge') syncHostRoutes(n, hostGwPeers(n));
+    // (Antrea nodes: their agents keep their peers' routes and tunnels)
   }
 }
 

@@ -92,7 +92,8 @@ export class ServiceSync {
     }
     // Linux nodes: kube-proxy in iptables mode, ClusterIPs only (the same rules on every node)
     this.setLinuxServices();
-    for (const n of this.nodes.values()) if (n.kind === 'Windows') n.proxy.syncAll(services);
+    // (an Antrea node runs no kube-proxy: AntreaProxy serves Services there)
+    for (const n of this.nodes.values()) if (n.kind === 'Windows' && !n.antrea) n.proxy.syncAll(services);
   }
 
   /**
@@ -117,7 +118,7 @@ export class ServiceSync {
     }
     if (dirty.length) this.setLinuxServices();
     for (const n of this.nodes.values()) {
-      if (n.kind !== 'Windows') continue;
+      if (n.kind !== 'Windows' || n.antrea) continue;
       const keys = new Set(dirty);
       if (n.host.dataplane.generation() !== n.syncedGen) {
         repair(n);

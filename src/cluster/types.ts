@@ -8,6 +8,7 @@ import type { DataplaneOptions } from '../dataplane/plane.js';
 import type { Host } from '../host/host.js';
 import type { NsgSpec } from '../host/nsg.js';
 import type { CnsAgent } from '../plugins/cns/index.js';
+import type { AntreaAgent } from '../plugins/antrea/agent.js';
 import type { WinKernelProxy } from '../plugins/kube-proxy/winkernel.js';
 import type { Prefix4 } from '../vswitch/v4.js';
 import type { DnsClientOptions } from './dns.js';
@@ -82,8 +83,14 @@ export interface WindowsNodeSpec {
   readonly name: string;
   /** The underlay segment (default `nodes`; see `addSegment`). */
   readonly segment?: string;
-  /** `azure`: an Azure VM of an Azure cluster, its pods attached by azure-vnet (src/cluster/azure.ts). */
-  readonly network: 'l2bridge' | 'overlay' | 'azure';
+  /**
+   * `azure`: an Azure VM of an Azure cluster, its pods attached by azure-vnet (src/cluster/azure.ts);
+   * `antrea`: Antrea's Transparent network under Open vSwitch, pods attached by its agent
+   * (src/plugins/antrea), nodes joined by tunnels.
+   */
+  readonly network: 'l2bridge' | 'overlay' | 'azure' | 'antrea';
+  /** Antrea: the tunnel between nodes (default geneve). */
+  readonly tunnelType?: 'geneve' | 'vxlan' | 'stt';
   readonly podSubnet?: string;
   readonly profile?: string;
   /** Overlay: the VNI (default 4096) and VXLAN port (default 4789). */
@@ -175,6 +182,8 @@ export interface WinNode {
   syncedGen: number;
   /** An Overlay Azure node's CNS (src/plugins/cns), handing out its pod CIDR. */
   readonly cns?: CnsAgent;
+  /** An Antrea node's agent (src/plugins/antrea). */
+  readonly antrea?: AntreaAgent;
 }
 
 /** @internal */

@@ -77,6 +77,8 @@ export interface AntreaCniArgs {
   readonly ifName?: string;
   readonly podName: string;
   readonly podNamespace: string;
+  /** The pod's DNS (kubelet's, through the CNI config); default the agent's options. */
+  readonly dns?: { readonly nameservers: readonly string[]; readonly search: readonly string[] };
 }
 
 /** What CNI ADD answers (a CNI 0.4/1.0 result, as JSON). */
@@ -266,8 +268,8 @@ export class AntreaAgent {
     if (cached) return cached.result;
     const name = containerInterfaceName(args.podName, args.containerId);
     const ip = this.allocate();
-    const dns = this.options.dnsServers ?? [];
-    const search = this.options.dnsSearch ?? [];
+    const dns = args.dns?.nameservers ?? this.options.dnsServers ?? [];
+    const search = args.dns?.search ?? this.options.dnsSearch ?? [];
     const ep = this.v1('POST', '/endpoints/', {
       Name: name,
       VirtualNetwork: this.#networkId,
@@ -355,11 +357,21 @@ export class AntreaAgent {
   }
 
   /** The pods this agent attached: name, namespace, interface, address, ofport. */
-  pods(): { name: string; namespace: string; interface: string; ip: string; ofport: number }[] {
+  pods(): {
+    containerId: string;
+    name: string;
+    namespace: string;
+    interface: string;
+    endpointId: string;
+    ip: string;
+    ofport: number;
+  }[] {
     return [...this.#pods.values()].map((p) => ({
+      containerId: p.containerId,
       name: p.name,
       namespace: p.namespace,
       interface: p.endpointName,
+      endpointId: p.endpointId,
       ip: p.ip,
       ofport: p.ofport,
     }));
