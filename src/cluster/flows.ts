@@ -12,7 +12,7 @@
  */
 import { hnsError } from '../core/errors.js';
 import { fmt } from '../vswitch/v4.js';
-import type { Disposition, Observation } from '../vswitch/contracts.js';
+import { tunnelName, type Disposition, type Observation } from '../vswitch/contracts.js';
 import type { TraceRequest, TraceResult } from '../dataplane/trace.js';
 import { Cluster, type ClusterOptions } from './cluster.js';
 
@@ -68,7 +68,9 @@ export function packetChanges(obs: readonly Observation[]): string[] {
         break;
       case 'Encapsulated':
         if (b.outer)
-          out.push(`VXLAN VNI ${b.outer.vni} ${fmt(b.outer.srcIp)}→${fmt(b.outer.dstIp)}:${b.outer.dstPort}`);
+          out.push(
+            `${tunnelName(b.outer)} VNI ${b.outer.vni} ${fmt(b.outer.srcIp)}→${fmt(b.outer.dstIp)}:${b.outer.dstPort}`,
+          );
         break;
       case 'Rewritten':
         if (o.component === 'MacRewrite' && a.srcMac !== b.srcMac && !macShown) {

@@ -127,7 +127,7 @@ function lookupRef(bridge: string, l: Lookup, tableName: string | undefined): Ru
   return {
     kind: 'OpenFlow',
     id: bridge,
-    ...(tableName ? { name: tableName } : {}),
+    ...(tableName ? { policy: tableName } : {}),
     layer: `table=${l.table}`,
     ...(l.miss
       ? { rule: 'table miss' }
@@ -163,6 +163,19 @@ export class OvsDatapath implements SwitchDatapath {
         : at.kind === 'hostVnic'
           ? (at.vnic ?? sw.hostVnic)?.name
           : sw.uplinkName;
+    // a pod's own address: its TCP/IP stack loops it back; the frame never reaches the vNIC
+    if (at.kind === 'port' && p.dstIp === at.port.ip && !p.outer) {
+      w.step(
+        plane.name,
+        'Container',
+        'Loopback',
+        p,
+        p,
+        undefined,
+        'its own address: looped back in the container',
+      );
+      return w.finish('Delivered', plane.name, p, `endpoint:${at.port.id}`);
+    }
     const iface = portName === undefined ? undefined : this.db.boundInterface(portName);
     if (!iface) {
       if (at.kind === 'port') w.count(plane.name, at.port.id, 'droppedOut');
@@ -385,6 +398,7 @@ export class OvsDatapath implements SwitchDatapath {
       srcPort: 49152 + (mix(0, p.srcIp, p.dstIp, p.srcPort, p.dstPort, p.proto) % 16384),
       dstPort: dport,
       vni,
+      kind: vport.type as 'geneve' | 'vxlan' | 'stt',
       ...(vport.type === 'stt' ? { proto: 6 } : {}),
     };
     const after = withPacket(p, { outer });

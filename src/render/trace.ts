@@ -12,7 +12,13 @@
 import { formatMac } from '../addr/mac.js';
 import type { DnsOutcome, TraceResult } from '../dataplane/trace.js';
 import type { Host } from '../host/host.js';
-import type { Observation, OuterHeader, Packet, RuleRef } from '../vswitch/contracts.js';
+import {
+  tunnelName,
+  type Observation,
+  type OuterHeader,
+  type Packet,
+  type RuleRef,
+} from '../vswitch/contracts.js';
 import { fmt } from '../vswitch/v4.js';
 
 export const TRACE_LEVELS = ['detailed', 'summary', 'minimal'] as const;
@@ -109,7 +115,7 @@ function flow(p: Packet): string {
 }
 
 function outerText(o: OuterHeader): string {
-  return `VXLAN VNI ${o.vni} ${fmt(o.srcIp)}:${o.srcPort} → ${fmt(o.dstIp)}:${o.dstPort} (${mac(o.srcMac)} → ${mac(o.dstMac)})`;
+  return `${tunnelName(o)} VNI ${o.vni} ${fmt(o.srcIp)}:${o.srcPort} → ${fmt(o.dstIp)}:${o.dstPort} (${mac(o.srcMac)} → ${mac(o.dstMac)})`;
 }
 
 /** A packet in full: the flow, MACs, TTL and the outer header. */
@@ -160,7 +166,7 @@ export function packetFieldChanges(b: Packet, a: Packet): string[] {
   const bo = b.outer;
   const ao = a.outer;
   if (!bo && ao) out.push(`+outer ${outerText(ao)}`);
-  else if (bo && !ao) out.push(`-outer VXLAN VNI ${bo.vni}`);
+  else if (bo && !ao) out.push(`-outer ${tunnelName(bo)} VNI ${bo.vni}`);
   else if (bo && ao && !sameOuter(bo, ao)) {
     if (bo.srcMac !== ao.srcMac) out.push(`outer srcMac ${mac(bo.srcMac)} → ${mac(ao.srcMac)}`);
     if (bo.dstMac !== ao.dstMac) out.push(`outer dstMac ${mac(bo.dstMac)} → ${mac(ao.dstMac)}`);
@@ -184,8 +190,10 @@ function minimalChanges(o: Observation): string[] {
   endChange('src', b.srcIp, b.srcPort, a.srcIp, a.srcPort, out);
   endChange('dst', b.dstIp, b.dstPort, a.dstIp, a.dstPort, out);
   if (!b.outer && a.outer)
-    out.push(`VXLAN VNI ${a.outer.vni} ${fmt(a.outer.srcIp)} → ${fmt(a.outer.dstIp)}:${a.outer.dstPort}`);
-  else if (b.outer && !a.outer) out.push(`VXLAN VNI ${b.outer.vni}`);
+    out.push(
+      `${tunnelName(a.outer)} VNI ${a.outer.vni} ${fmt(a.outer.srcIp)} → ${fmt(a.outer.dstIp)}:${a.outer.dstPort}`,
+    );
+  else if (b.outer && !a.outer) out.push(`${tunnelName(b.outer)} VNI ${b.outer.vni}`);
   return out;
 }
 

@@ -299,6 +299,21 @@ function expandCniShorthand(doc: JsonObject): { path: JsonPath; message: string 
   const azure = cluster?.['azure'] !== undefined;
   const out: { path: JsonPath; message: string }[] = [];
   (doc['hosts'] as JsonObject[]).forEach((h, i) => {
+    if (h['cni'] === 'antrea') {
+      // Antrea's agent attaches the pods (no conflist, no runtime here): the node's `antrea` key
+      if (cluster === undefined || azure)
+        out.push({
+          path: ['hosts', i, 'cni'],
+          message: azure
+            ? "cni: antrea is not for a node of an Azure cluster (its pods are azure-vnet's)"
+            : 'cni: antrea is for a cluster node (cluster: …): its agent needs the other nodes',
+        });
+      else {
+        delete h['cni'];
+        h['antrea'] ??= {};
+      }
+      return;
+    }
     if (h['cni'] !== 'azure') return;
     if (azure) h['cni'] = {};
     else
@@ -384,7 +399,7 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
           at('os'),
           "an Azure cluster's nodes are Windows VMs here (AKS Linux nodes' azure-vnet is not modelled)",
         );
-      for (const k of ['flannel', 'segment', 'podSubnet', 'nics', 'networks'] as const)
+      for (const k of ['flannel', 'segment', 'podSubnet', 'nics', 'networks', 'antrea'] as const)
         if (h[k] !== undefined)
           add(
             at(k),
@@ -407,10 +422,16 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
             at(k),
             `a cluster node's ${k === 'nics' ? 'NIC' : 'HNS network'} is set up by the cluster (flanneld); ${k} is for a standalone host`,
           );
-      if (!h.flannel)
+      if (h.antrea !== undefined) {
+        if (os === 'linux')
+          add(at('antrea'), 'antrea is for Windows nodes here (its Linux agent is not modelled)');
+        for (const k of ['flannel', 'cni', 'runtime', 'macSpoofing'] as const)
+          if (h[k] !== undefined)
+            add(at(k), `${k} is not for an Antrea node (its agent sets the node up and attaches its pods)`);
+      } else if (!h.flannel)
         add(
           at(),
-          'missing required key "flannel" (a cluster node needs a flanneld backend: host-gw or vxlan)',
+          'missing required key "flannel" (a cluster node needs a flanneld backend: host-gw or vxlan; or cni: antrea)',
         );
       if (h.segment !== undefined && !segments.has(h.segment))
         add(at('segment'), `no segment "${h.segment}" (segments: ${[...segments].join(', ')})`);
@@ -421,7 +442,7 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
       }
     } else {
       if (i > 0) add(at(), 'a scenario without cluster has one host; add cluster: {} to run several nodes');
-      for (const k of ['flannel', 'segment', 'podSubnet', 'macSpoofing'] as const)
+      for (const k of ['flannel', 'segment', 'podSubnet', 'macSpoofing', 'antrea'] as const)
         if (h[k] !== undefined)
           add(at(k), `${k} is for cluster nodes: add cluster: {} (or use nics for a standalone host)`);
     }

@@ -105,6 +105,7 @@ async function addClusterNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise
     return;
   }
   if (cl.options.azure) return addAzureNode(w, h, path);
+  if (h.antrea) return addAntreaNode(w, h, path);
   const { value: host, byNode } = w.clusterOp(path, () =>
     cl.addWindowsNode({
       name: h.name,
@@ -168,6 +169,36 @@ function adapterLines(host: Host): string[] {
 }
 
 /** The node's events, runtime and CNI network (and flanneld's files the flannel plugin reads). */
+/** A cluster node under Antrea: its agent prepares it; the other Antrea nodes learn of it. */
+async function addAntreaNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise<void> {
+  const cl = w.cluster!;
+  const tunnel = h.antrea?.tunnelType ?? 'geneve';
+  const { value: host, byNode } = w.clusterOp(path, () =>
+    cl.addWindowsNode({
+      name: h.name,
+      network: 'antrea',
+      tunnelType: tunnel,
+      ...(h.segment ? { segment: h.segment } : {}),
+      ...(h.podSubnet ? { podSubnet: h.podSubnet } : {}),
+      ...(h.profile ? { profile: h.profile } : {}),
+    }),
+  );
+  byNode.delete(h.name);
+  const others = nodeLines(byNode);
+  const n = cl.nodeOf(h.name)!;
+  const ports = host.ovs.vsctl('--columns=name,ofport list interface').stdout.trim().split(/\n\n/);
+  const notes = [
+    `HNS profile ${host.profile.name}: ${host.profile.description}.`,
+    `Antrea's agent set the node up: the Transparent network antrea-hnsnetwork over Ethernet (pod subnet ${fmtPrefix(n.podSubnet)}), the management vNIC renamed br-int, the Open vSwitch Extension enabled, ovs-vswitchd started, and the bridge br-int with its ports:`,
+    ...ports.map((p) => `  ${p.replace(/\s+:\s+/g, ' ').replace(/\n/, ', ')}`),
+    `The pipeline: ${host.ovs.bridge('br-int')!.flowCount} flows in 29 tables (docs/antrea.md); ${tunnel.toUpperCase()} tunnels to the other Antrea nodes.`,
+    ...[...digest(host).values()].map((v) => `  ${shorten(v)}`),
+    ...(others.length ? ['The other nodes learn of it:', ...others] : []),
+  ];
+  w.nodes.set(h.name, { name: h.name, spec: h, os: 'windows', host, events: new NodeEvents(h.name, host) });
+  w.step(`Node ${h.name} joins: Windows, Antrea (${tunnel})`, notes);
+}
+
 async function nodeWithRuntime(
   w: RunWorld,
   h: HostSpec,

@@ -78,7 +78,9 @@ export async function addPod(w: RunWorld, p: PodSpec, path: JsonPath, title?: st
       notes.push(
         node.os === 'linux'
           ? `kubelet on ${p.node} (Linux) starts it: ${value.ip}.`
-          : `The cluster programs its endpoint straight into HNS (no runtime on ${p.node}): ${value.ip}.`,
+          : node.spec.antrea
+            ? `Antrea's CNI server on ${p.node} attaches it (endpoint, namespace, OVS port, flows): ${value.ip}.`
+            : `The cluster programs its endpoint straight into HNS (no runtime on ${p.node}): ${value.ip}.`,
         ...lines,
       );
     } else {

@@ -197,9 +197,14 @@ const host = object(
     runtime: oneOfStrings('Windows: the pod runtime (default containerd)', ['containerd', 'dockershim']),
     cni: {
       description:
-        "Windows: the CNI network pods are attached to — the mapping, or azure (a node of an Azure cluster: AgentBaker's conflist for the cluster, as when cni is left out there). Without it, a cluster node has its pods programmed straight into HNS (as win-bridge/win-overlay would, with no runtime)",
+        "Windows: the CNI network pods are attached to — the mapping, azure (a node of an Azure cluster: AgentBaker's conflist for the cluster, as when cni is left out there) or antrea (a cluster node: Antrea's agent instead of flannel, docs/antrea.md). Without it, a cluster node has its pods programmed straight into HNS (as win-bridge/win-overlay would, with no runtime)",
       oneOf: [
-        { type: 'string', enum: ['azure'], description: "AKS's conflist for this Azure cluster" },
+        {
+          type: 'string',
+          enum: ['azure', 'antrea'],
+          description:
+            "azure: AKS's conflist for this Azure cluster; antrea: a cluster node under Antrea (its agent's CNI server attaches the node's pods)",
+        },
         object(
           'The CNI network',
           {
@@ -215,6 +220,13 @@ const host = object(
         ),
       ],
     },
+    antrea: object(
+      'Cluster, Windows: Antrea instead of flannel (cni: antrea implies it): its agent prepares the node (antrea-hnsnetwork, br-int, antrea-gw0) and attaches its pods',
+      {
+        tunnelType: oneOfStrings('The tunnel between nodes (default geneve)', ['geneve', 'vxlan', 'stt']),
+      },
+      [],
+    ),
     azure: document(
       'Standalone host: the Azure VM it is — {"nics":[{"adapter","secondaryIps":[…],"nsg":{"name","rules":[…]},"publicIp"}],"addressSpace":[…],"compute":{"name","location","vmId","vmSize","resourceGroupName","subscriptionId","zone","tags":{…}}}; node of an Azure cluster: {"maxPods":N,"nsg":{"name","rules":[…]}} (docs/model.md "Azure VM", "Azure IMDS", "Azure NSG")',
     ),

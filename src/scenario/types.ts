@@ -53,6 +53,11 @@ export interface HostSpec {
   readonly azure?: JsonObject;
   /** Standalone Azure host: Azure CNS (`startCns`'s options: `ncs`, `multitenancy`). */
   readonly cns?: JsonObject;
+  /**
+   * Cluster, Windows: Antrea instead of flannel (`cni: antrea` sets it): its agent prepares the node
+   * and attaches its pods; nodes are joined by `tunnelType` tunnels (default geneve).
+   */
+  readonly antrea?: { readonly tunnelType?: 'geneve' | 'vxlan' | 'stt' };
 }
 
 export interface PortMappingSpec {

@@ -23,6 +23,13 @@ export interface OuterHeader {
   readonly vni: number;
   /** The outer L4 protocol when not UDP (STT: 6). */
   readonly proto?: number;
+  /** The encapsulation when not HNS's VXLAN: an OVS tunnel's Geneve or STT (or VXLAN). */
+  readonly kind?: 'geneve' | 'vxlan' | 'stt';
+}
+
+/** The encapsulation's name as traces print it: `VXLAN` unless the outer header says otherwise. */
+export function tunnelName(o: OuterHeader): string {
+  return (o.kind ?? 'vxlan').toUpperCase();
 }
 
 /** A packet as the dataplane sees it. Immutable: every change makes a new record. */

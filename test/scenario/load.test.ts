@@ -87,7 +87,7 @@ describe('loadScenario: the schema', () => {
       `${pos(f, 4, 'yes')} cluster.dsr: must be true or false (got the string "yes")`,
       `${pos(f, 6, 'Win_1')} hosts[0].name: must be a name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit (got the string "Win_1")`,
       `${pos(f, 7, '"4096"')} hosts[0].flannel.vni: must be an integer (got the string "4096")`,
-      `${pos(f, 8, 'nic')} hosts[0].nic: unknown key "nic"; did you mean "nics"? (known keys: name, os, profile, segment, podSubnet, macSpoofing, flannel, nics, networks, runtime, cni, azure, cns)`,
+      `${pos(f, 8, 'nic')} hosts[0].nic: unknown key "nic"; did you mean "nics"? (known keys: name, os, profile, segment, podSubnet, macSpoofing, flannel, nics, networks, runtime, cni, antrea, azure, cns)`,
       `${pos(f, 10, 'hyper-v')} pods[0].isolation: must be one of process, hyperv (got the string "hyper-v"); did you mean hyperv?`,
       `${pos(f, 10, '[x]')} pods[0].labels.app: must be a string (got a list)`,
       `${pos(f, 12, '[]')} services[0].ports: must not be empty`,
@@ -163,7 +163,7 @@ describe('loadScenario: what the schema cannot say', () => {
     ];
     expect(issues(lines(...f))).toEqual([
       `${pos(f, 3, 'win-9')} cluster.coreDns.node: no node "win-9" (nodes: win-1, lin)`,
-      `${pos(f, 6, '{')} hosts[1]: missing required key "flannel" (a cluster node needs a flanneld backend: host-gw or vxlan)`,
+      `${pos(f, 6, '{')} hosts[1]: missing required key "flannel" (a cluster node needs a flanneld backend: host-gw or vxlan; or cni: antrea)`,
       `${pos(f, 6, 'win-1')} hosts[1].name: node "win-1" is defined twice`,
       `${pos(f, 6, '[')} hosts[1].nics: a cluster node's NIC is set up by the cluster (flanneld); nics is for a standalone host`,
       `${pos(f, 7, 'containerd')} hosts[2].runtime: runtime is for Windows nodes (a Linux node's pods are kubelet's)`,

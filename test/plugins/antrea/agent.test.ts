@@ -153,8 +153,8 @@ describe('packets through the pipeline', () => {
     expect(t.disposition).toBe('Delivered');
     expect(t.at).toMatch(/^endpoint:/);
     const tables = t.observations
-      .filter((o) => o.component === 'OVS' && o.rule?.name)
-      .map((o) => o.rule!.name);
+      .filter((o) => o.component === 'OVS' && o.rule?.policy)
+      .map((o) => o.rule!.policy);
     expect(tables.slice(0, 5)).toEqual([
       'PipelineRootClassifier',
       'Classifier',
@@ -207,7 +207,7 @@ describe('packets through the pipeline', () => {
     const toPod = n.host.trace({ from: 'host', to: '10.10.0.2', protocol: 'tcp', destinationPort: 80 });
     expect(toPod.disposition).toBe('Delivered');
     // the host's packet comes from the gateway address: Classifier's priority-210 flow (FromLocal)
-    const cls = toPod.observations.find((o) => o.rule?.name === 'Classifier')!;
+    const cls = toPod.observations.find((o) => o.rule?.policy === 'Classifier')!;
     expect(cls.rule!.rule).toContain('nw_src=10.10.0.1');
   });
 
@@ -227,7 +227,7 @@ describe('packets through the pipeline', () => {
     const byHost = (h: string) =>
       w.observations
         .filter((o) => o.host === h && o.component === 'OVS' && o.action === 'Matched')
-        .map((o) => o.rule!.name);
+        .map((o) => o.rule!.policy);
     // A: the pod's pass ends at the tunnel; the outer packet's pass is LOCAL → uplink (Classifier)
     expect(byHost('win-a')).toContain('L3Forwarding');
     expect(byHost('win-a').slice(-2)).toEqual(['PipelineRootClassifier', 'Classifier']);
