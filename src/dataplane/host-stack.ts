@@ -4,7 +4,7 @@
  * mappings answered on its addresses, load-balanced traffic handed to its backend, the rest routed
  * out (IP forwarding, WinNAT in both directions, Internal networks kept host-only).
  */
-import { ICMP, withPacket, type Packet } from '../vswitch/contracts.js';
+import { ICMP, withPacket, type Packet, type RuleRef } from '../vswitch/contracts.js';
 import { encapRuleName, LAYER, portMappingRuleName } from '../vswitch/names.js';
 import { vniOf, type HostInterfaceView, type PortView } from '../vswitch/view.js';
 import { contains, fmt, fmtPrefix } from '../vswitch/v4.js';
@@ -239,7 +239,36 @@ function routeOut(plane: HostPlane, w: Walk, p0: Packet, forwarded: boolean, rep
       n.subnets.some((s) => contains(s.prefix, p.srcIp)) &&
       n.switchId !== out.switchId,
   );
-  if (natNet && !reply) {
+  // a NetNat of the host's own (New-NetNat, Antrea's antrea-nat): its internal prefix's traffic
+  // forwarded out of an interface outside that prefix, to an address outside it
+  const netNat = natNet
+    ? undefined
+    : forwarded
+      ? plane
+          .netNats()
+          .find(
+            (n) => contains(n.prefix, p.srcIp) && !contains(n.prefix, p.dstIp) && !contains(n.prefix, out.ip),
+          )
+      : undefined;
+  const nat = natNet
+    ? {
+        label: natNet.name || natNet.id,
+        ref: networkRef(natNet, { layer: 'WinNAT', rule: `NetNat ${fmtPrefix(natNet.subnets[0]!.prefix)}` }),
+      }
+    : netNat
+      ? {
+          label: netNat.name,
+          ref: {
+            kind: 'Host',
+            id: host,
+            name: netNat.name,
+            policy: 'NetNat',
+            layer: 'WinNAT',
+            rule: `NetNat ${netNat.name} ${fmtPrefix(netNat.prefix)}`,
+          } satisfies RuleRef,
+        }
+      : undefined;
+  if (nat && !reply) {
     if (p.proto !== 6 && p.proto !== 17 && p.proto !== ICMP) {
       return w.stop(
         host,
@@ -257,15 +286,12 @@ function routeOut(plane: HostPlane, w: Walk, p0: Packet, forwarded: boolean, rep
         : prior && prior.srcIp === out.ip
           ? prior.srcPort
           : snatPort(plane, w, out.ip, p.proto);
-    const ref = networkRef(natNet, {
-      layer: 'WinNAT',
-      rule: `NetNat ${fmtPrefix(natNet.subnets[0]!.prefix)}`,
-    });
+    const ref = nat.ref;
     if (sp === undefined) {
       return w.stop(host, 'NAT', 'PortExhausted', p, 'PortExhausted', undefined, ref);
     }
     const after = withPacket(p, { srcIp: out.ip, srcPort: sp });
-    w.step(host, 'NAT', 'SNAT', p, after, ref, `WinNAT: ${natNet.name || natNet.id} → ${fmt(out.ip)}`);
+    w.step(host, 'NAT', 'SNAT', p, after, ref, `WinNAT: ${nat.label} → ${fmt(out.ip)}`);
     track(plane, w, after, p, 'SNAT', ref);
     p = after;
   }

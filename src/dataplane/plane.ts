@@ -29,6 +29,8 @@ import { containerNextHop, sendFromPort } from './container.js';
 import { hostStack, sendFromHost, sourceFor } from './host-stack.js';
 import { portEgress, portIngress } from './port.js';
 import { HostRoutes, type HostRoute, type RouteSpec } from '../vswitch/routes.js';
+import { prefixArg, type Prefix4 } from '../vswitch/v4.js';
+import { hnsError } from '../core/errors.js';
 import { receive } from './uplink.js';
 import type { NetNode, Walk } from './walk.js';
 import type { SwitchDatapath } from './extension.js';
@@ -92,7 +94,12 @@ export class HostPlane implements NetNode {
   generation(): number {
     let dp = this.datapathGeneration;
     for (const d of this.datapaths.values()) dp += d.generation?.() ?? 0;
-    return this.hns.store.generation * 1024 + this.routeTable.userGeneration + dp * 0x100000000;
+    return (
+      this.hns.store.generation * 1024 +
+      this.routeTable.userGeneration +
+      dp * 0x100000000 +
+      this.natGeneration * 0x10000000000
+    );
   }
 
   // ───────────────────────────── forwarding extensions (src/dataplane/extension.ts) ─────────────────────────────
@@ -113,6 +120,36 @@ export class HostPlane implements NetNode {
   /** The datapath bound to a switch, if any. */
   switchDatapath(switchId: string): SwitchDatapath | undefined {
     return this.datapaths.get(switchId.toUpperCase()) ?? this.datapaths.get('*');
+  }
+
+  // ───────────────────────────── NetNat (New-NetNat) ─────────────────────────────
+
+  private readonly nats = new Map<string, { readonly name: string; readonly prefix: Prefix4 }>();
+  private natGeneration = 0;
+
+  /**
+   * `New-NetNat -Name name -InternalIPInterfaceAddressPrefix prefix`: what the host forwards from
+   * that prefix out of an interface outside it is SNATed to that interface's address (WinNAT), and
+   * replies un-NATed. Errors: a taken name, a bad prefix (E_INVALIDARG).
+   */
+  addNetNat(name: string, internalPrefix: string): void {
+    if (!name || this.nats.has(name.toLowerCase()))
+      throw hnsError('E_INVALIDARG', `a NetNat named "${name}" exists (or the name is empty)`);
+    const prefix = prefixArg(internalPrefix, 'InternalIPInterfaceAddressPrefix');
+    this.nats.set(name.toLowerCase(), { name, prefix });
+    this.natGeneration++;
+  }
+
+  /** `Remove-NetNat`: whether it existed. */
+  removeNetNat(name: string): boolean {
+    const gone = this.nats.delete(name.toLowerCase());
+    if (gone) this.natGeneration++;
+    return gone;
+  }
+
+  /** The host's NetNats, in creation order. */
+  netNats(): readonly { readonly name: string; readonly prefix: Prefix4 }[] {
+    return [...this.nats.values()];
   }
 
   // ───────────────────────────── host routes (src/vswitch/routes.ts) ─────────────────────────────

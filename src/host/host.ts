@@ -58,6 +58,7 @@ import { derivedGuid } from '../core/guid.js';
 import { formatMac, parseMac } from '../addr/mac.js';
 import { formatIp, parseIp, parsePrefix } from '../addr/ip.js';
 import { NodeOvs } from './ovs.js';
+import { fmtPrefix } from '../vswitch/v4.js';
 import { DEFAULT_PROFILE, resolveProfile, type HostProfile } from '../hns/versions.js';
 import { HostPlane, type DataplaneOptions, type HostRoute, type RouteSpec } from '../dataplane/plane.js';
 import { HostScope } from '../dataplane/host-scope.js';
@@ -256,6 +257,29 @@ export class Host {
    */
   get ovs(): NodeOvs {
     return (this.#ovs ??= new NodeOvs(this.hns, this.dataplane, this.seed, this.clock));
+  }
+
+  /**
+   * `New-NetNat -Name name -InternalIPInterfaceAddressPrefix prefix` (WinNAT outside HNS: Antrea's
+   * `antrea-nat`): traffic the host forwards from the prefix out of an interface outside it is
+   * SNATed to that interface's address. Not in snapshots (as routes added by hand are not).
+   * Errors: E_INVALIDARG (a taken name, a bad prefix).
+   */
+  addNetNat(name: string, internalPrefix: string): void {
+    this.dataplane.addNetNat(name, internalPrefix);
+  }
+
+  /** `Remove-NetNat`: whether it existed. */
+  removeNetNat(name: string): boolean {
+    return this.dataplane.removeNetNat(name);
+  }
+
+  /** `Get-NetNat`: name and internal prefix of each. */
+  netNats(): { name: string; internalIPInterfaceAddressPrefix: string }[] {
+    return this.dataplane.netNats().map((n) => ({
+      name: n.name,
+      internalIPInterfaceAddressPrefix: `${fmtPrefix(n.prefix)}`,
+    }));
   }
 
   /**

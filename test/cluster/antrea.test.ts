@@ -76,6 +76,40 @@ describe('an Antrea cluster', () => {
     expect(nodeToPod.disposition).toBe('Delivered');
   });
 
+  it('pod → outside: out of antrea-gw0, SNATed by the antrea-nat NetNat to the node address, LOCAL → uplink; the reply is un-NATed and comes back in (§2.5)', () => {
+    const c = cluster();
+    c.addExternalHost({ name: 'www', ip: '204.79.197.200' });
+    const t = c.trace({
+      from: 'default/client',
+      to: '204.79.197.200',
+      protocol: 'tcp',
+      destinationPort: 443,
+      reply: true,
+    });
+    expect(t.disposition).toBe('Delivered');
+    const snat = t.observations.find((o) => o.action === 'SNAT')!;
+    expect(snat).toMatchObject({
+      host: 'win-a',
+      component: 'NAT',
+      rule: { policy: 'NetNat', name: 'antrea-nat', layer: 'WinNAT' },
+    });
+    expect(snat.packetAfter.srcIp).toBe(c.nodeOf('win-a')!.ip);
+    const outs = t.observations
+      .filter((o) => o.component === 'OVS' && o.action === 'Output')
+      .map((o) => o.detail);
+    expect(outs).toEqual([
+      'to antrea-gw0(32769): the host vNIC antrea-gw0',
+      'to Ethernet(32770): the physical NIC',
+    ]);
+    const reply = t.reply!;
+    expect(reply.disposition).toBe('Delivered');
+    expect(reply.at).toBe(`endpoint:${c.pod('default/client')!.endpointId}`);
+    expect(reply.observations.some((o) => o.action === 'UnSNAT')).toBe(true);
+    expect(c.host('win-a').netNats()).toEqual([
+      { name: 'antrea-nat', internalIPInterfaceAddressPrefix: '10.244.1.0/24' },
+    ]);
+  });
+
   it('a removed pod: its endpoint, OVS port and flows go; traces to its address find nothing', () => {
     const c = cluster();
     const web = c.pod('default/web')!;

@@ -558,3 +558,37 @@ describe('snapshots carry OVS', () => {
     expect(n.host.ovs.vsctl('list-br').stdout).toBe('');
   });
 });
+
+describe('NetNat (New-NetNat) on the host', () => {
+  it('names are unique, prefixes checked; nothing changes on a refusal; Remove-NetNat', () => {
+    const host = createHost({ seed: 7 });
+    host.addNetNat('n1', '10.10.0.0/24');
+    expect(() => host.addNetNat('N1', '10.20.0.0/24')).toThrow(
+      expect.objectContaining({ code: 'E_INVALIDARG' }),
+    );
+    expect(() => host.addNetNat('n2', '10.20.0.0')).toThrow(
+      expect.objectContaining({ code: 'E_INVALIDARG' }),
+    );
+    expect(() => host.addNetNat('', '10.20.0.0/24')).toThrow(
+      expect.objectContaining({ code: 'E_INVALIDARG' }),
+    );
+    expect(host.netNats()).toEqual([{ name: 'n1', internalIPInterfaceAddressPrefix: '10.10.0.0/24' }]);
+    expect(host.removeNetNat('n1')).toBe(true);
+    expect(host.removeNetNat('n1')).toBe(false);
+    expect(host.netNats()).toEqual([]);
+  });
+
+  it("only the internal prefix's forwarded traffic is SNATed: the host's own is not, and a trace sees a NetNat added later", () => {
+    const n = antreaNode();
+    attach(n, 'web-7975-274540', '10.10.0.10');
+    localFlows(n);
+    const out = () =>
+      n.host.trace({ from: 'web-7975-274540', to: '8.8.8.8', protocol: 'udp', destinationPort: 53 });
+    expect(out().observations.some((o) => o.action === 'SNAT')).toBe(false);
+    n.host.addNetNat('antrea-nat', '10.10.0.0/24');
+    const t = out();
+    expect(t.observations.find((o) => o.action === 'SNAT')!.packetAfter.srcIp).toBe(0xc0a84d64);
+    const own = n.host.trace({ from: 'host', to: '8.8.8.8', protocol: 'udp', destinationPort: 53 });
+    expect(own.observations.some((o) => o.action === 'SNAT')).toBe(false);
+  });
+});

@@ -46,6 +46,8 @@ export const OVS_EXTENSION_ID = '583CC151-73EC-4A6A-8B47-578297AD7623';
 export const BRIDGE = 'br-int';
 export const GATEWAY = 'antrea-gw0';
 export const TUNNEL = 'antrea-tun0';
+/** The NetNat that SNATs pods' traffic leaving the node (pkg/agent/route/route_windows.go). */
+export const ANTREA_NAT = 'antrea-nat';
 
 export interface AntreaAgentOptions {
   /** The node's pod subnet (its Node's `spec.podCIDR`). */
@@ -185,6 +187,9 @@ export class AntreaAgent {
     if (gw['IPv4Address'] !== this.gatewayIp)
       host.setAdapterAddress(GATEWAY, `${this.gatewayIp}/${this.podCidr.len}`);
     this.#gatewayMac = String(gw['MacAddress']).toLowerCase().replace(/-/g, ':');
+    // route_windows.go: SNAT of pod traffic leaving the node (New-NetNat antrea-nat)
+    if (!host.netNats().some((n) => n.name === ANTREA_NAT))
+      host.addNetNat(ANTREA_NAT, formatPrefix(this.podCidr));
     host.ovs.setTableNames(BRIDGE, windowsTables(this));
     this.#started = true;
     for (const peer of this.#peers.values()) this.routeTo(peer);
