@@ -217,6 +217,37 @@ for (const f of defs) {
   for (const a of f.aliases) byName.set(a, f);
   byName.set(f.nxm, f);
 }
+/**
+ * The OpenFlow 1.2+ (OXM) names of fields whose primary name here is an NXM one: ovs-ofctl takes
+ * either in a subfield (lib/meta-flow.xml; Antrea's OpenFlow library writes `OXM_OF_TCP_DST[]`).
+ */
+const OXM_NAMES: Readonly<Record<string, string>> = {
+  in_port: 'OXM_OF_IN_PORT',
+  eth_src: 'OXM_OF_ETH_SRC',
+  eth_dst: 'OXM_OF_ETH_DST',
+  eth_type: 'OXM_OF_ETH_TYPE',
+  ip_src: 'OXM_OF_IPV4_SRC',
+  ip_dst: 'OXM_OF_IPV4_DST',
+  ipv6_src: 'OXM_OF_IPV6_SRC',
+  ipv6_dst: 'OXM_OF_IPV6_DST',
+  nw_proto: 'OXM_OF_IP_PROTO',
+  tcp_src: 'OXM_OF_TCP_SRC',
+  tcp_dst: 'OXM_OF_TCP_DST',
+  udp_src: 'OXM_OF_UDP_SRC',
+  udp_dst: 'OXM_OF_UDP_DST',
+  icmp_type: 'OXM_OF_ICMPV4_TYPE',
+  icmp_code: 'OXM_OF_ICMPV4_CODE',
+  arp_op: 'OXM_OF_ARP_OP',
+  arp_spa: 'OXM_OF_ARP_SPA',
+  arp_tpa: 'OXM_OF_ARP_TPA',
+  arp_sha: 'OXM_OF_ARP_SHA',
+  arp_tha: 'OXM_OF_ARP_THA',
+  tun_id: 'OXM_OF_TUNNEL_ID',
+};
+for (const [name, oxm] of Object.entries(OXM_NAMES)) {
+  const f = byName.get(name);
+  if (f && !byName.has(oxm)) byName.set(oxm, f);
+}
 /** A field by any of its names (meta-flow name, alias, NXM/OXM name). */
 export function fieldByName(name: string): FieldDef | undefined {
   return byName.get(name);

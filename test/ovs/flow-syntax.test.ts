@@ -284,4 +284,15 @@ describe('flow errors (tests/ovs-ofctl.at; lib/ofp-flow.c, lib/meta-flow.c, lib/
       ' tcp,in_port=1,tp_dst=80,tcp_flags=-fin+syn-rst-ack actions=output:2',
     ]);
   });
+
+  it("OXM field names in subfields (as Antrea's OpenFlow library writes them) are read as their NXM fields; dump-flows prints NXM names, as Debian's ovs-vswitchd 3.1 does", () => {
+    const br = new Bridge({ name: 'br0' });
+    br.addFlows(
+      'table=1,priority=190,tcp,actions=learn(table=2,hard_timeout=100,priority=200,cookie=0x64,eth_type=0x800,nw_proto=0x6,OXM_OF_TCP_DST[],OXM_OF_IPV4_DST[],NXM_OF_IP_SRC[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15]),move:OXM_OF_ETH_SRC[]->NXM_OF_ETH_DST[]',
+    );
+    // the real daemon's dump of the same flow (observed through test/ovs/peer)
+    expect(br.dumpFlows({ noStats: true })).toEqual([
+      ' table=1, priority=190,tcp actions=learn(table=2,hard_timeout=100,priority=200,cookie=0x64,eth_type=0x800,nw_proto=6,NXM_OF_TCP_DST[],NXM_OF_IP_DST[],NXM_OF_IP_SRC[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15]),move:NXM_OF_ETH_SRC[]->NXM_OF_ETH_DST[]',
+    ]);
+  });
 });

@@ -308,6 +308,182 @@ export function realize(flows: readonly string[], tables: readonly string[]): st
       .replace(
         /ct\(commit,table=([A-Za-z][A-Za-z0-9]*)/g,
         (_m, name: string) => `ct(commit,table=${num(name)}`,
-      ),
+      )
+      .replace(/resubmit:([A-Za-z][A-Za-z0-9]*)/g, (_m, name: string) => `resubmit(,${num(name)})`)
+      .replace(/learn\(table=([A-Za-z][A-Za-z0-9]*)/g, (_m, name: string) => `learn(table=${num(name)}`),
   );
+}
+
+// ───────────────────────────── AntreaProxy (Services) ─────────────────────────────
+
+/** AntreaProxy's virtual addresses (pkg/agent/config): the SNAT address and the NodePort DNAT one. */
+export const VIRTUAL_SERVICE_IP = '169.254.0.253';
+export const VIRTUAL_NODEPORT_DNAT_IP = '169.254.0.252';
+
+/**
+ * featureService.initFlows with AntreaProxy on (IPv4): un-SNAT of hairpin replies, established
+ * Service connections, session affinity's default, the no-endpoint packet-in and re-selection,
+ * hairpin SNAT and IN_PORT output, and the Service stage's classifier (with proxyAll: NodePortMark
+ * for the node's address and 169.254.0.252).
+ */
+export function serviceInitFlows(cfg: PipelineConfig): string[] {
+  const c = cookieOf(cfg.round, 'Service');
+  const f = (table: string, rest: string) => flow(c, table, rest);
+  const { gatewayIp: gw, gatewayMac: gwMac } = cfg;
+  const snat = (src: string, marks: string) =>
+    `actions=ct(commit,table=L2ForwardingCalc,zone=${SNAT_CT_ZONE},nat(src=${src}),exec(${marks}))`;
+  const out = [
+    f(
+      'UnSNAT',
+      `priority=200,ip,nw_dst=${VIRTUAL_SERVICE_IP} actions=ct(table=ConntrackZone,zone=${SNAT_CT_ZONE},nat)`,
+    ),
+    f('UnSNAT', `priority=200,ip,nw_dst=${gw} actions=ct(table=ConntrackZone,zone=${SNAT_CT_ZONE},nat)`),
+    f(
+      'ConntrackState',
+      'priority=190,ct_state=-new+trk,ct_mark=0x10/0x10,ip actions=set_field:0x200/0x200->reg0,goto_table:AntreaPolicyEgressRule',
+    ),
+    f('SessionAffinity', 'priority=0 actions=set_field:0x10000/0x70000->reg4'),
+    f(
+      'EndpointDNAT',
+      'priority=200,reg0=0x4000/0x4000 actions=controller(id=32776,reason=no_match,userdata=04,max_len=65535)',
+    ),
+    f(
+      'EndpointDNAT',
+      'priority=190,reg4=0x20000/0x70000 actions=set_field:0x10000/0x70000->reg4,resubmit:ServiceLB',
+    ),
+    f(
+      'L3Forwarding',
+      `priority=190,ct_mark=0x10/0x10,reg0=0x202/0x20f actions=set_field:${gwMac}->eth_dst,set_field:0x20/0xf0->reg0,goto_table:L3DecTTL`,
+    ),
+    f(
+      'SNATMark',
+      `priority=200,ct_state=+new+trk,ip,reg0=0x22/0xff actions=ct(commit,table=SNAT,zone=${CT_ZONE},exec(set_field:0x20/0x20->ct_mark,set_field:0x40/0x40->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))`,
+    ),
+    f(
+      'SNATMark',
+      `priority=200,ct_state=+new+trk,ip,reg0=0x12/0xff,reg4=0x200000/0x2200000 actions=ct(commit,table=SNAT,zone=${CT_ZONE},exec(set_field:0x20/0x20->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))`,
+    ),
+    f(
+      'SNAT',
+      `priority=200,ct_state=+new+trk,ct_mark=0x40/0x40,ip,reg0=0x2/0xf ${snat(VIRTUAL_SERVICE_IP, 'set_field:0x10/0x10->ct_mark,set_field:0x20/0x20->ct_mark,set_field:0x40/0x40->ct_mark')}`,
+    ),
+    f(
+      'SNAT',
+      `priority=200,ct_state=+new+trk,ct_mark=0x40/0x40,ip,reg0=0x3/0xf ${snat(gw, 'set_field:0x10/0x10->ct_mark,set_field:0x20/0x20->ct_mark,set_field:0x40/0x40->ct_mark')}`,
+    ),
+    f(
+      'SNAT',
+      `priority=190,ct_state=+new+trk,ct_mark=0x20/0x20,ip,reg0=0x2/0xf ${snat(gw, 'set_field:0x10/0x10->ct_mark,set_field:0x20/0x20->ct_mark')}`,
+    ),
+    f(
+      'SNAT',
+      `priority=200,ct_state=-new-rpl+trk,ct_mark=0x20/0x20,ip actions=ct(table=L2ForwardingCalc,zone=${SNAT_CT_ZONE},nat)`,
+    ),
+    f('Output', 'priority=210,ct_mark=0x40/0x40,reg0=0x200000/0x600000 actions=IN_PORT'),
+  ];
+  if (cfg.proxyAll)
+    out.push(
+      f(
+        'PreRoutingClassifier',
+        'priority=200,ip actions=resubmit:NodePortMark,resubmit:SessionAffinity,resubmit:ServiceLB',
+      ),
+      f('NodePortMark', `priority=200,ip,nw_dst=${cfg.nodeIp} actions=set_field:0x80000/0x80000->reg4`),
+      f(
+        'NodePortMark',
+        `priority=200,ip,nw_dst=${VIRTUAL_NODEPORT_DNAT_IP} actions=set_field:0x80000/0x80000->reg4`,
+      ),
+    );
+  else
+    out.push(
+      f('PreRoutingClassifier', 'priority=200,ip actions=resubmit:SessionAffinity,resubmit:ServiceLB'),
+    );
+  return out;
+}
+
+export interface ServiceEndpoint {
+  readonly ip: string;
+  readonly port: number;
+  /** On this node (a remote one's bucket marks RemoteEndpointRegMark). */
+  readonly local: boolean;
+}
+
+export interface ServicePort {
+  readonly clusterIP: string;
+  readonly port: number;
+  readonly protocol: 'TCP' | 'UDP';
+  readonly groupId: number;
+  /** ClientIP session affinity's timeout in seconds; undefined: no affinity. */
+  readonly affinityTimeout?: number;
+  readonly endpoints: readonly ServiceEndpoint[];
+}
+
+const hex = (n: number): string => `0x${(n >>> 0).toString(16)}`;
+const ipNum = (s: string): number => s.split('.').reduce((a, x) => a * 256 + Number(x), 0) >>> 0;
+
+/** InstallServiceGroup: a select group, one bucket per endpoint (none: the no-endpoint mark). */
+export function serviceGroup(svc: ServicePort): string {
+  const next = svc.affinityTimeout !== undefined ? 'ServiceLB' : 'EndpointDNAT';
+  const buckets = svc.endpoints.length
+    ? svc.endpoints.map(
+        (e, i) =>
+          `bucket=bucket_id:${i},weight:100,actions=${e.local ? '' : 'set_field:0x4000000/0x4000000->reg4,'}set_field:${hex(ipNum(e.ip))}->reg3,set_field:${hex(e.port)}/0xffff->reg4,resubmit:${next}`,
+      )
+    : [`bucket=bucket_id:0,weight:100,actions=set_field:0x4000/0x4000->reg0,resubmit:EndpointDNAT`];
+  return `group_id=${svc.groupId},type=select,${buckets.join(',')}`;
+}
+
+/** InstallServiceFlows for a ClusterIP port: ServiceLB to its group (with affinity, the learn flow). */
+export function serviceFlows(cfg: PipelineConfig, svc: ServicePort): string[] {
+  const c = cookieOf(cfg.round, 'Service');
+  const proto = svc.protocol === 'UDP' ? 'udp' : 'tcp';
+  const match = `${proto},reg4=0x10000/0x70000,nw_dst=${svc.clusterIP},tp_dst=${svc.port}`;
+  const state = svc.affinityTimeout !== undefined ? '0x30000' : '0x20000';
+  const out = [
+    flow(
+      c,
+      'ServiceLB',
+      `priority=200,${match} actions=set_field:0x200/0x200->reg0,set_field:${state}/0x70000->reg4,set_field:${hex(svc.groupId)}->reg7,group:${svc.groupId}`,
+    ),
+  ];
+  if (svc.affinityTimeout !== undefined) {
+    const lc = `0x${((BigInt(cfg.round & 0xffff) << 48n) | (3n << 40n) | BigInt(svc.groupId)).toString(16)}`;
+    const l4 = proto === 'udp' ? 'OXM_OF_UDP_DST[]' : 'OXM_OF_TCP_DST[]';
+    out.push(
+      flow(
+        lc,
+        'ServiceLB',
+        `priority=190,${proto},reg4=0x30000/0x70000,nw_dst=${svc.clusterIP},tp_dst=${svc.port} actions=learn(table=SessionAffinity,hard_timeout=${svc.affinityTimeout},priority=200,delete_learned,cookie=${lc},eth_type=0x800,nw_proto=${proto === 'udp' ? '0x11' : '0x6'},${l4},NXM_OF_IP_DST[],NXM_OF_IP_SRC[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:NXM_NX_REG4[26]->NXM_NX_REG4[26],load:NXM_NX_REG3[]->NXM_NX_REG3[],load:0x2->NXM_NX_REG4[16..18],load:0x1->NXM_NX_REG0[9]),set_field:0x20000/0x70000->reg4,goto_table:EndpointDNAT`,
+      ),
+    );
+  }
+  return out;
+}
+
+/** InstallEndpointFlows: each endpoint's DNAT commit (zone 65520) and, for a local one, hairpin SNAT marking. */
+export function endpointFlows(
+  cfg: PipelineConfig,
+  protocol: 'TCP' | 'UDP',
+  endpoints: readonly ServiceEndpoint[],
+): string[] {
+  const c = cookieOf(cfg.round, 'Service');
+  const proto = protocol === 'UDP' ? 'udp' : 'tcp';
+  const out: string[] = [];
+  for (const e of endpoints) {
+    out.push(
+      flow(
+        c,
+        'EndpointDNAT',
+        `priority=200,${proto},reg3=${hex(ipNum(e.ip))},reg4=${hex(0x20000 | e.port)}/0x7ffff actions=ct(commit,table=AntreaPolicyEgressRule,zone=${CT_ZONE},nat(dst=${e.ip}:${e.port}),exec(set_field:0x10/0x10->ct_mark))`,
+      ),
+    );
+    if (e.local)
+      out.push(
+        flow(
+          c,
+          'SNATMark',
+          `priority=190,ct_state=+new+trk,ip,nw_src=${e.ip},nw_dst=${e.ip} actions=ct(commit,table=SNAT,zone=${CT_ZONE},exec(set_field:0x20/0x20->ct_mark,set_field:0x40/0x40->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))`,
+        ),
+      );
+  }
+  return out;
 }

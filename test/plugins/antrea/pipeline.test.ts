@@ -9,6 +9,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  endpointFlows,
+  serviceFlows,
+  serviceGroup,
+  serviceInitFlows,
   initFlows,
   missFlows,
   nodeFlows,
@@ -89,6 +93,52 @@ const NODE_FLOWS_TEST = [
   'cookie=0x1010000000000, table=Classifier, priority=200,in_port=100 actions=set_field:0x1/0xf->reg0,set_field:0x200/0x200->reg0,goto_table:UnSNAT',
   'cookie=0x1010000000000, table=L3Forwarding, priority=200,ip,nw_dst=10.10.1.0/24 actions=set_field:0a:00:00:00:00:01->eth_src,set_field:aa:bb:cc:dd:ee:ff->eth_dst,set_field:192.168.77.101->tun_dst,set_field:0x10/0xf0->reg0,goto_table:L3DecTTL',
   'cookie=0x1040000000000, table=EgressMark, priority=210,ip,nw_dst=192.168.77.101 actions=set_field:0x20/0xf0->reg0,goto_table:L2ForwardingCalc',
+];
+
+// service_test.go:35-58 (Test_featureService_initFlows, IPv4) and client_test.go:1238-1240,
+// 1367, 1406-1407, 1071-1073, 1092-1094, 1121-1122 (InstallEndpointFlows, InstallServiceFlows,
+// InstallServiceGroup): Service 10.96.0.100:80/TCP, group 100, endpoints 10.10.0.100:80 (remote)
+// and 10.10.0.101:80 (local)
+const SERVICE_INIT_IPV4 = [
+  'cookie=0x1030000000000, table=UnSNAT, priority=200,ip,nw_dst=169.254.0.253 actions=ct(table=ConntrackZone,zone=65521,nat)',
+  'cookie=0x1030000000000, table=UnSNAT, priority=200,ip,nw_dst=10.10.0.1 actions=ct(table=ConntrackZone,zone=65521,nat)',
+  'cookie=0x1030000000000, table=ConntrackState, priority=190,ct_state=-new+trk,ct_mark=0x10/0x10,ip actions=set_field:0x200/0x200->reg0,goto_table:AntreaPolicyEgressRule',
+  'cookie=0x1030000000000, table=SessionAffinity, priority=0 actions=set_field:0x10000/0x70000->reg4',
+  'cookie=0x1030000000000, table=EndpointDNAT, priority=200,reg0=0x4000/0x4000 actions=controller(id=32776,reason=no_match,userdata=04,max_len=65535)',
+  'cookie=0x1030000000000, table=EndpointDNAT, priority=190,reg4=0x20000/0x70000 actions=set_field:0x10000/0x70000->reg4,resubmit:ServiceLB',
+  'cookie=0x1030000000000, table=L3Forwarding, priority=190,ct_mark=0x10/0x10,reg0=0x202/0x20f actions=set_field:0a:00:00:00:00:01->eth_dst,set_field:0x20/0xf0->reg0,goto_table:L3DecTTL',
+  'cookie=0x1030000000000, table=SNATMark, priority=200,ct_state=+new+trk,ip,reg0=0x22/0xff actions=ct(commit,table=SNAT,zone=65520,exec(set_field:0x20/0x20->ct_mark,set_field:0x40/0x40->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))',
+  'cookie=0x1030000000000, table=SNATMark, priority=200,ct_state=+new+trk,ip,reg0=0x12/0xff,reg4=0x200000/0x2200000 actions=ct(commit,table=SNAT,zone=65520,exec(set_field:0x20/0x20->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))',
+  'cookie=0x1030000000000, table=SNAT, priority=200,ct_state=+new+trk,ct_mark=0x40/0x40,ip,reg0=0x2/0xf actions=ct(commit,table=L2ForwardingCalc,zone=65521,nat(src=169.254.0.253),exec(set_field:0x10/0x10->ct_mark,set_field:0x20/0x20->ct_mark,set_field:0x40/0x40->ct_mark))',
+  'cookie=0x1030000000000, table=SNAT, priority=200,ct_state=+new+trk,ct_mark=0x40/0x40,ip,reg0=0x3/0xf actions=ct(commit,table=L2ForwardingCalc,zone=65521,nat(src=10.10.0.1),exec(set_field:0x10/0x10->ct_mark,set_field:0x20/0x20->ct_mark,set_field:0x40/0x40->ct_mark))',
+  'cookie=0x1030000000000, table=SNAT, priority=190,ct_state=+new+trk,ct_mark=0x20/0x20,ip,reg0=0x2/0xf actions=ct(commit,table=L2ForwardingCalc,zone=65521,nat(src=10.10.0.1),exec(set_field:0x10/0x10->ct_mark,set_field:0x20/0x20->ct_mark))',
+  'cookie=0x1030000000000, table=SNAT, priority=200,ct_state=-new-rpl+trk,ct_mark=0x20/0x20,ip actions=ct(table=L2ForwardingCalc,zone=65521,nat)',
+  'cookie=0x1030000000000, table=Output, priority=210,ct_mark=0x40/0x40,reg0=0x200000/0x600000 actions=IN_PORT',
+];
+
+const SERVICE_INIT_PROXYALL = [
+  'cookie=0x1030000000000, table=PreRoutingClassifier, priority=200,ip actions=resubmit:NodePortMark,resubmit:SessionAffinity,resubmit:ServiceLB',
+  'cookie=0x1030000000000, table=NodePortMark, priority=200,ip,nw_dst=192.168.77.100 actions=set_field:0x80000/0x80000->reg4',
+  'cookie=0x1030000000000, table=NodePortMark, priority=200,ip,nw_dst=169.254.0.252 actions=set_field:0x80000/0x80000->reg4',
+];
+
+const SERVICE_INIT_NO_PROXYALL = [
+  'cookie=0x1030000000000, table=PreRoutingClassifier, priority=200,ip actions=resubmit:SessionAffinity,resubmit:ServiceLB',
+];
+
+const SERVICELB_CLUSTERIP = [
+  'cookie=0x1030000000000, table=ServiceLB, priority=200,tcp,reg4=0x10000/0x70000,nw_dst=10.96.0.100,tp_dst=80 actions=set_field:0x200/0x200->reg0,set_field:0x20000/0x70000->reg4,set_field:0x64->reg7,group:100',
+];
+
+const SERVICELB_AFFINITY = [
+  'cookie=0x1030000000000, table=ServiceLB, priority=200,tcp,reg4=0x10000/0x70000,nw_dst=10.96.0.100,tp_dst=80 actions=set_field:0x200/0x200->reg0,set_field:0x30000/0x70000->reg4,set_field:0x64->reg7,group:100',
+  'cookie=0x1030000000064, table=ServiceLB, priority=190,tcp,reg4=0x30000/0x70000,nw_dst=10.96.0.100,tp_dst=80 actions=learn(table=SessionAffinity,hard_timeout=100,priority=200,delete_learned,cookie=0x1030000000064,eth_type=0x800,nw_proto=0x6,OXM_OF_TCP_DST[],NXM_OF_IP_DST[],NXM_OF_IP_SRC[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:NXM_NX_REG4[26]->NXM_NX_REG4[26],load:NXM_NX_REG3[]->NXM_NX_REG3[],load:0x2->NXM_NX_REG4[16..18],load:0x1->NXM_NX_REG0[9]),set_field:0x20000/0x70000->reg4,goto_table:EndpointDNAT',
+];
+
+const ENDPOINT_DNAT = [
+  'cookie=0x1030000000000, table=EndpointDNAT, priority=200,tcp,reg3=0xa0a0064,reg4=0x20050/0x7ffff actions=ct(commit,table=AntreaPolicyEgressRule,zone=65520,nat(dst=10.10.0.100:80),exec(set_field:0x10/0x10->ct_mark))',
+  'cookie=0x1030000000000, table=EndpointDNAT, priority=200,tcp,reg3=0xa0a0065,reg4=0x20050/0x7ffff actions=ct(commit,table=AntreaPolicyEgressRule,zone=65520,nat(dst=10.10.0.101:80),exec(set_field:0x10/0x10->ct_mark))',
+  'cookie=0x1030000000000, table=SNATMark, priority=190,ct_state=+new+trk,ip,nw_src=10.10.0.101,nw_dst=10.10.0.101 actions=ct(commit,table=SNAT,zone=65520,exec(set_field:0x20/0x20->ct_mark,set_field:0x40/0x40->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))',
 ];
 
 const FIXTURE: PipelineConfig = {
@@ -200,5 +250,62 @@ describe('interface names (pkg/agent/util/net.go GenerateContainerInterfaceName)
     expect(containerInterfaceName('--abcdefgh', 'c')).toMatch(/^abcdef-[0-9a-f]{6}$/);
     expect(containerInterfaceName('-ab', 'c')).toMatch(/^-ab-[0-9a-f]{6}$/);
     expect(containerInterfaceName('pod1-abcde-12345', 'container1')).not.toBe(n);
+  });
+});
+
+describe('AntreaProxy’s flows and groups against Antrea’s test vectors', () => {
+  const eps = [
+    { ip: '10.10.0.100', port: 80, local: false },
+    { ip: '10.10.0.101', port: 80, local: true },
+  ];
+  const svc = { clusterIP: '10.96.0.100', port: 80, protocol: 'TCP' as const, groupId: 100, endpoints: eps };
+
+  it('the Service stage’s initial flows, with and without proxyAll', () => {
+    expect(sorted(serviceInitFlows(FIXTURE))).toEqual(
+      sorted([...SERVICE_INIT_IPV4, ...SERVICE_INIT_NO_PROXYALL]),
+    );
+    expect(sorted(serviceInitFlows({ ...FIXTURE, proxyAll: true }))).toEqual(
+      sorted([...SERVICE_INIT_IPV4, ...SERVICE_INIT_PROXYALL]),
+    );
+  });
+
+  it('a ClusterIP port: ServiceLB to its group; with ClientIP affinity, the learn flow into SessionAffinity', () => {
+    expect(serviceFlows(FIXTURE, svc)).toEqual(SERVICELB_CLUSTERIP);
+    expect(serviceFlows(FIXTURE, { ...svc, affinityTimeout: 100 })).toEqual(SERVICELB_AFFINITY);
+  });
+
+  it('the endpoints’ DNAT commits, and hairpin marking for the local one', () => {
+    expect(endpointFlows(FIXTURE, 'TCP', eps)).toEqual(ENDPOINT_DNAT);
+  });
+
+  it('the select group: a bucket per endpoint (a remote one marked), to EndpointDNAT or back to ServiceLB with affinity; none: the no-endpoint mark', () => {
+    expect(serviceGroup(svc)).toBe(
+      'group_id=100,type=select,bucket=bucket_id:0,weight:100,actions=set_field:0x4000000/0x4000000->reg4,set_field:0xa0a0064->reg3,set_field:0x50/0xffff->reg4,resubmit:EndpointDNAT,bucket=bucket_id:1,weight:100,actions=set_field:0xa0a0065->reg3,set_field:0x50/0xffff->reg4,resubmit:EndpointDNAT',
+    );
+    expect(serviceGroup({ ...svc, affinityTimeout: 100 })).toBe(
+      'group_id=100,type=select,bucket=bucket_id:0,weight:100,actions=set_field:0x4000000/0x4000000->reg4,set_field:0xa0a0064->reg3,set_field:0x50/0xffff->reg4,resubmit:ServiceLB,bucket=bucket_id:1,weight:100,actions=set_field:0xa0a0065->reg3,set_field:0x50/0xffff->reg4,resubmit:ServiceLB',
+    );
+    expect(serviceGroup({ ...svc, endpoints: [] })).toBe(
+      'group_id=100,type=select,bucket=bucket_id:0,weight:100,actions=set_field:0x4000/0x4000->reg0,resubmit:EndpointDNAT',
+    );
+  });
+
+  it('all of it realizes into flows and a group ovs-ofctl takes', () => {
+    const cfg = { ...FIXTURE, proxyAll: true };
+    const tables = windowsTables(cfg);
+    const br = new Bridge({ name: 'br-int' });
+    br.addGroup(realize([serviceGroup({ ...svc, affinityTimeout: 100 })], tables)[0]!);
+    br.addFlows(
+      realize(
+        [
+          ...serviceInitFlows(cfg),
+          ...serviceFlows(cfg, { ...svc, affinityTimeout: 100 }),
+          ...endpointFlows(cfg, 'TCP', eps),
+        ],
+        tables,
+      ).join('\n'),
+    );
+    expect(br.dumpGroups()[0]).toContain('resubmit(,11)');
+    expect(br.dumpFlows({ noStats: true }).join('\n')).toContain('learn(table=10,');
   });
 });
