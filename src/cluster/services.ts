@@ -11,6 +11,7 @@ import type { ProxyEndpoint, ProxyService } from '../plugins/kube-proxy/winkerne
 import { selects } from './dns.js';
 import { serviceKey, type LinuxService } from './linux.js';
 import type { AnyNode, PodRec, ServiceRec, ServiceSpec, WinNode } from './types.js';
+import { fmt } from '../vswitch/v4.js';
 
 /** A service with a ClusterIP and the endpoints its selector picks, as one sync programs it. */
 interface ProgrammedService extends ProxyService {
@@ -70,6 +71,37 @@ export class ServiceSync {
     ]);
   }
 
+  /**
+   * AntreaProxy on each Antrea node: every Service port with a ClusterIP (a full sync each time:
+   * the agent keeps each port's group ID), endpoints on the node marked local.
+   */
+  private setAntreaServices(prog: (key: string) => ProgrammedService | undefined): void {
+    const nodes = [...this.nodes.values()].filter((n): n is WinNode => n.kind === 'Windows' && !!n.antrea);
+    if (!nodes.length) return;
+    const svcs: ProgrammedService[] = [];
+    for (const key of this.services.keys()) {
+      const s = prog(key);
+      if (s) svcs.push(s);
+    }
+    for (const n of nodes)
+      n.antrea!.setServices(
+        svcs.flatMap(({ spec, clusterIP, endpoints }) =>
+          spec.ports.map((port) => ({
+            key: `${spec.namespace}/${spec.name}:${port.port}/${port.protocol ?? 'TCP'}`,
+            clusterIP: fmt(clusterIP),
+            port: port.port,
+            protocol: port.protocol ?? 'TCP',
+            ...(spec.sessionAffinity === 'ClientIP' ? { affinityTimeout: 10800 } : {}),
+            endpoints: endpoints.map((e) => ({
+              ip: fmt(e.ip),
+              port: port.targetPort ?? port.port,
+              local: e.node === n.name,
+            })),
+          })),
+        ),
+      );
+  }
+
   private setLinuxServices(): void {
     let linux = false;
     for (const n of this.nodes.values()) linux ||= n.kind === 'Linux';
@@ -94,6 +126,7 @@ export class ServiceSync {
     this.setLinuxServices();
     // (an Antrea node runs no kube-proxy: AntreaProxy serves Services there)
     for (const n of this.nodes.values()) if (n.kind === 'Windows' && !n.antrea) n.proxy.syncAll(services);
+    this.setAntreaServices((key) => services.find(([k]) => k === key)?.[1]);
   }
 
   /**
@@ -116,7 +149,10 @@ export class ServiceSync {
       if (svc) this.iptables.set(key, this.iptablesOf(svc));
       else this.iptables.delete(key);
     }
-    if (dirty.length) this.setLinuxServices();
+    if (dirty.length) {
+      this.setLinuxServices();
+      this.setAntreaServices(prog);
+    }
     for (const n of this.nodes.values()) {
       if (n.kind !== 'Windows' || n.antrea) continue;
       const keys = new Set(dirty);

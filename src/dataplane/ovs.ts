@@ -22,7 +22,7 @@
  */
 import type { Bridge, BoundInterface, Effects, Flow, Lookup, Ovsdb, TraceResult } from '../ovs/index.js';
 import { receive } from '../ovs/index.js';
-import { ETH_TYPE, OFPP, W, newFlow } from '../ovs/fields.js';
+import { CS, ETH_TYPE, OFPP, W, newFlow } from '../ovs/fields.js';
 import {
   withPacket,
   type Disposition,
@@ -49,7 +49,8 @@ const TUNNEL_PORTS: ReadonlyMap<string, number> = new Map([
 export interface OvsDatapathOptions {
   /**
    * The name an agent gave a table (Antrea's `Classifier`, `EgressRule` …): shown in the steps; a
-   * drop in an `…Egress…` table is `DeniedOut`, in an `…Ingress…` one `DeniedIn`, else `NoRoute`.
+   * drop in an `…Egress…` table is `DeniedOut`, in an `…Ingress…` one `DeniedIn`, a packet sent
+   * to the controller from `EndpointDNAT` (a Service without endpoints) `NoBackend`, else `NoRoute`.
    */
   readonly tableName?: (bridge: string, table: number) => string | undefined;
   /** Called before each packet (ovs-vswitchd catching up with the host's Hyper-V ports). */
@@ -64,12 +65,16 @@ type Target =
   | { readonly kind: 'uplink' }
   | { readonly kind: 'none'; readonly why: string };
 
-/** The per-walk side effects of one bridge (its conntrack overlay and deferred changes). */
-const walkEffects = new WeakMap<Walk, Map<Bridge, Effects>>();
+/**
+ * The side effects of one bridge per scratch flow state (`w.ct`): a walk and the reply walked after
+ * it share it, so the reply sees the connection the request committed (un-DNAT, +est), as the
+ * dataplane's own scratch conntrack does; the first walk to touch the bridge applies them on `send`.
+ */
+const walkEffects = new WeakMap<object, Map<Bridge, Effects>>();
 
 function effectsOf(w: Walk, br: Bridge): Effects {
-  let m = walkEffects.get(w);
-  if (!m) walkEffects.set(w, (m = new Map()));
+  let m = walkEffects.get(w.ct);
+  if (!m) walkEffects.set(w.ct, (m = new Map()));
   let e = m.get(br);
   if (!e) {
     const fx: Effects = { conntrack: br.conntrack.child(), later: [] };
@@ -218,10 +223,40 @@ export class OvsDatapath implements SwitchDatapath {
       selectBuckets: 'pick',
     });
     let cur = p;
+    let lastRef: RuleRef | undefined;
     for (const pass of r.passes) {
+      // a recirculation after ct(nat): conntrack rewrote the packet between the passes
+      if (pass.recircId && !cur.outer) {
+        const next = packetOfFlow(pass.flow, cur);
+        const src = next.srcIp !== cur.srcIp || next.srcPort !== cur.srcPort;
+        const dst = next.dstIp !== cur.dstIp || next.dstPort !== cur.dstPort;
+        if (src || dst) {
+          const reply = (pass.flow[W.CT_STATE]! & CS.REPLY_DIR) !== 0;
+          const action = reply
+            ? src
+              ? 'UnDNAT'
+              : 'UnSNAT'
+            : src && dst
+              ? 'DNAT+SNAT'
+              : dst
+                ? 'DNAT'
+                : 'SNAT';
+          w.step(
+            host,
+            'NAT',
+            action,
+            cur,
+            next,
+            lastRef,
+            `conntrack zone ${pass.flow[W.CT_ZONE]} (${iface.bridge})`,
+          );
+          cur = next;
+        }
+      }
       for (const l of pass.lookups) {
         const tname = this.opts.tableName?.(iface.bridge, l.table);
         const ref = lookupRef(iface.bridge, l, tname);
+        lastRef = ref;
         w.step(
           host,
           'OVS',
@@ -244,7 +279,9 @@ export class OvsDatapath implements SwitchDatapath {
         ? 'DeniedOut'
         : name?.includes('Ingress')
           ? 'DeniedIn'
-          : 'NoRoute';
+          : name === 'EndpointDNAT' && r.packetIns.length
+            ? 'NoBackend'
+            : 'NoRoute';
       return w.stop(
         host,
         'OVS',

@@ -55,6 +55,12 @@ export function tupleOf(flow: Flow): Tuple | undefined {
   };
 }
 
+/** The connection a packet's previous ct found or made (the datapath's packet metadata), and its direction. */
+export interface CachedConn {
+  readonly conn: Connection;
+  readonly reply: boolean;
+}
+
 /** The result of a ct action on one packet. */
 export interface CtResult {
   readonly state: number;
@@ -178,11 +184,20 @@ export class Conntrack {
     return undefined;
   }
 
-  /** Runs ct on a packet: looks it up, NATs it, commits it. `nowMs` stamps the connection. */
-  execute(flow: Flow, req: CtRequest, nowMs: number): CtResult {
+  /**
+   * Runs ct on a packet: looks it up, NATs it, commits it. `nowMs` stamps the connection. `cached`:
+   * the connection the packet's previous ct in this translation found or made — in the same zone
+   * (and without `force`) it is the packet's connection whatever its addresses now are (NAT
+   * rewrote them), as the datapath's cached `md.conn` / `skb->_nfct` is: a second `ct(commit)`
+   * after a DNAT commits the same connection, not a new one for the translated tuple.
+   */
+  execute(flow: Flow, req: CtRequest, nowMs: number, cached?: CachedConn): CtResult {
     const t = tupleOf(flow);
     if (!t) return { state: CS.TRACKED | CS.INVALID, conn: undefined, rewrite: undefined };
-    let hit = this.lookup(keyOf(req.zone, t));
+    let hit =
+      cached && cached.conn.zone === req.zone && !req.force
+        ? (this.lookup(keyOf(req.zone, cached.reply ? cached.conn.reply : cached.conn.orig)) ?? undefined)
+        : this.lookup(keyOf(req.zone, t));
     if (hit && req.force && hit.reply && req.commit) {
       this.remove(keyOf(hit.conn.zone, hit.conn.orig));
       this.remove(keyOf(hit.conn.zone, hit.conn.reply));

@@ -9,7 +9,7 @@
 import type { Action, Learn, Nat, SetField } from './actions.js';
 import { formatAction, formatActions, formatNat, makeSetField } from './actions.js';
 import type { Bridge, FlowEntry, Group, PacketIn } from './bridge.js';
-import type { Connection, Conntrack, CtResult } from './conntrack.js';
+import type { CachedConn, Connection, Conntrack, CtResult } from './conntrack.js';
 import {
   CS,
   CT_STATE_NAMES,
@@ -251,6 +251,8 @@ class Ctx {
       packetIns: PacketIn[];
       frozen: { id: number; table: number; words: number[] }[] | undefined;
       readonly effects: Effects | undefined;
+      /** The connection the packet's last ct found or made (the datapath's md.conn), kept across recirculations. */
+      conn: CachedConn | undefined;
     },
     trace: boolean,
     readonly names: boolean,
@@ -907,8 +909,11 @@ function conntrack(ctx: Ctx, a: Extract<Action, { type: 'ct' }>): void {
             : undefined,
         },
         ctx.bridge.clock.now(),
+        ctx.state.conn,
       )
     : undefined;
+  if (res)
+    ctx.state.conn = res.conn ? { conn: res.conn, reply: (res.state & CS.REPLY_DIR) !== 0 } : undefined;
   let forkFlow: Flow | undefined;
   if (a.table !== 255) {
     forkFlow = ctx.arena.alloc(ctx.flow);
@@ -1130,6 +1135,7 @@ interface Run {
     packetIns: PacketIn[];
     frozen: { id: number; table: number; words: number[] }[] | undefined;
     readonly effects: Effects | undefined;
+    conn: CachedConn | undefined;
   };
   readonly queue: Recirc[];
   readonly arena: Arena;
@@ -1240,7 +1246,7 @@ export function translate(
     names: opts.names ?? false,
     ctNext: opts.ctNext ? opts.ctNext.map(parseCtStateText) : [],
     pickBuckets: opts.selectBuckets === 'pick',
-    state: { nextRecirc: 1, packetIns: [], frozen: undefined, effects: opts.effects },
+    state: { nextRecirc: 1, packetIns: [], frozen: undefined, effects: opts.effects, conn: undefined },
     queue: [],
     arena: new Arena(),
     passes: [],

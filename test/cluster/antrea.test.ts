@@ -139,3 +139,71 @@ describe('an Antrea cluster', () => {
     );
   });
 });
+
+describe('Services on Antrea nodes (AntreaProxy in OVS)', () => {
+  function withService() {
+    const c = new Cluster({ seed: 5 });
+    c.addWindowsNode({ name: 'win-a', network: 'antrea' });
+    c.addWindowsNode({ name: 'win-b', network: 'antrea' });
+    c.addPod({ namespace: 'default', name: 'client', node: 'win-a', labels: { app: 'client' } });
+    c.addPod({ namespace: 'default', name: 'web-0', node: 'win-b', labels: { app: 'web' } });
+    const { clusterIP } = c.addService({
+      namespace: 'default',
+      name: 'web',
+      ports: [{ port: 80, targetPort: 8080 }],
+      selector: { app: 'web' },
+    });
+    return { c, clusterIP };
+  }
+
+  it('pod → ClusterIP: ServiceLB picks the endpoint, EndpointDNAT commits the DNAT, the tunnel carries it; the reply comes back from the ClusterIP', () => {
+    const { c, clusterIP } = withService();
+    const t = c.trace({
+      from: 'default/client',
+      to: clusterIP,
+      protocol: 'tcp',
+      destinationPort: 80,
+      reply: true,
+    });
+    expect(t.disposition).toBe('Delivered');
+    expect(t.at).toBe(`endpoint:${c.pod('default/web-0')!.endpointId}`);
+    const dnat = t.observations.find((o) => o.host === 'win-a' && o.rule?.policy === 'EndpointDNAT')!;
+    expect(dnat.rule!.rule).toContain(`nat(dst=${c.pod('default/web-0')!.ip}:8080)`);
+    expect(t.final.dstIp).toBe(
+      c
+        .pod('default/web-0')!
+        .ip.split('.')
+        .reduce((a, x) => a * 256 + Number(x), 0),
+    );
+    expect(t.final.dstPort).toBe(8080);
+    const reply = t.reply!;
+    expect(reply.disposition).toBe('Delivered');
+    // un-DNATed on win-a: the client sees the ClusterIP and port it called
+    expect(reply.final.srcIp).toBe(clusterIP.split('.').reduce((a, x) => a * 256 + Number(x), 0));
+    expect(reply.final.srcPort).toBe(80);
+  });
+
+  it('the groups follow the endpoints: a new local endpoint joins the group; none left: NoBackend at EndpointDNAT', () => {
+    const { c, clusterIP } = withService();
+    const hex = (ip: string) =>
+      `0x${(ip.split('.').reduce((a, x) => a * 256 + Number(x), 0) >>> 0).toString(16)}`;
+    const groups = () => c.host('win-a').ovs.ofctl(['dump-groups', 'br-int']).stdout.split('\n').slice(1, -1);
+    // the cluster's kubernetes Service (no endpoints here: the no-endpoint bucket), then web's
+    const web0 = hex(c.pod('default/web-0')!.ip);
+    expect(groups()).toEqual([
+      ' group_id=5,type=select,bucket=bucket_id:0,weight:100,actions=set_field:0x4000/0x4000->reg0,resubmit(,12)',
+      ` group_id=6,type=select,bucket=bucket_id:0,weight:100,actions=set_field:0x4000000/0x4000000->reg4,set_field:${web0}->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,12)`,
+    ]);
+    c.addPod({ namespace: 'default', name: 'web-1', node: 'win-a', labels: { app: 'web' } });
+    const web1 = hex(c.pod('default/web-1')!.ip);
+    // the local endpoint's bucket has no RemoteEndpointRegMark; the group keeps its ID
+    expect(groups()[1]).toBe(
+      ` group_id=6,type=select,bucket=bucket_id:0,weight:100,actions=set_field:0x4000000/0x4000000->reg4,set_field:${web0}->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,12),bucket=bucket_id:1,weight:100,actions=set_field:${web1}->reg3,set_field:0x1f90/0xffff->reg4,resubmit(,12)`,
+    );
+    c.removePod('default', 'web-0');
+    c.removePod('default', 'web-1');
+    const t = c.trace({ from: 'default/client', to: clusterIP, protocol: 'tcp', destinationPort: 80 });
+    expect(t.disposition).toBe('NoBackend');
+    expect(t.observations[t.observations.length - 1]!.detail).toContain('(EndpointDNAT)');
+  });
+});

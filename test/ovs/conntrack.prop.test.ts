@@ -138,3 +138,47 @@ table=1,in_port=2,ct_state=+est+rpl+trk,actions=output:1`);
     ]);
   });
 });
+
+describe('conntrack: a second ct in the same zone is the packet’s connection (the datapath’s cached md.conn)', () => {
+  // Antrea's EndpointDNAT commit then ConntrackCommit's in zone 65520. Observed on Debian's
+  // ovs-vswitchd 3.1 through test/ovs/peer (userspace conntrack, real packets): one entry
+  // `udp,orig=(src=10.10.0.5,dst=10.96.0.10,sport=40000,dport=80),reply=(src=10.10.0.66,
+  // dst=10.10.0.5,sport=8080,dport=40000),zone=5,mark=1`, and the reply leaves un-DNATed from
+  // 10.96.0.10:80. Committing the translated tuple as a new connection would lose both.
+  const FLOWS = [
+    'table=0,priority=100,ip,actions=ct(table=1,zone=5,nat)',
+    'table=1,priority=100,ct_state=+new+trk,udp,nw_dst=10.96.0.10,udp_dst=80,actions=ct(commit,table=2,zone=5,nat(dst=10.10.0.66:8080))',
+    'table=1,priority=90,ct_state=+est+trk,ip,actions=goto_table:3',
+    'table=2,priority=100,ct_state=+new+trk,ip,actions=ct(commit,table=3,zone=5,exec(set_field:0x1->ct_mark))',
+    'table=2,priority=90,actions=goto_table:3',
+    'table=3,priority=100,in_port=1,actions=output:2',
+    'table=3,priority=100,in_port=2,actions=output:1',
+  ].join('\n');
+
+  it('one connection, marked by the second commit; the reply un-DNATed', () => {
+    const br = new Bridge({ name: 'br0', clock: new Clock() });
+    br.addPort('p1', 1);
+    br.addPort('p2', 2);
+    br.addFlows(FLOWS);
+    const fwd = receive(br, 'in_port=1,udp,nw_src=10.10.0.5,nw_dst=10.96.0.10,udp_src=40000,udp_dst=80', {
+      text: false,
+    });
+    expect(fwd.outputs.map((o) => [o.port, ip(o.packet[W.NW_DST]!), o.packet[W.TP_DST]])).toEqual([
+      [2, EP, 8080],
+    ]);
+    const conns = br.conntrack.connections();
+    expect(conns).toHaveLength(1);
+    expect(conns[0]).toMatchObject({
+      zone: 5,
+      mark: 1,
+      orig: { src: 0x0a0a0005, dst: 0x0a60000a, sport: 40000, dport: 80 },
+      reply: { src: 0x0a0a0042, dst: 0x0a0a0005, sport: 8080, dport: 40000 },
+    });
+    const back = receive(br, 'in_port=2,udp,nw_src=10.10.0.66,nw_dst=10.10.0.5,udp_src=8080,udp_dst=40000', {
+      text: false,
+    });
+    expect(back.outputs.map((o) => [o.port, ip(o.packet[W.NW_SRC]!), o.packet[W.TP_SRC]])).toEqual([
+      [1, VIP, 80],
+    ]);
+  });
+});

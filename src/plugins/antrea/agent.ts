@@ -34,6 +34,12 @@ import {
   podFlows,
   realize,
   rootFlows,
+  serviceFlows,
+  serviceGroup,
+  serviceInitFlows,
+  endpointFlows,
+  type ServiceEndpoint,
+  type ServicePort,
   windowsTables,
   type PipelineConfig,
   type TunnelType,
@@ -69,6 +75,18 @@ export interface AntreaPeer {
   readonly name: string;
   readonly nodeIp: string;
   readonly podCidr: string;
+}
+
+/** One port of a Service as AntreaProxy programs it (its endpoints' `local`: on this node). */
+export interface AntreaService {
+  /** A stable name (`<namespace>/<name>:<port>`): its group keeps its ID across syncs. */
+  readonly key: string;
+  readonly clusterIP: string;
+  readonly port: number;
+  readonly protocol: 'TCP' | 'UDP';
+  /** ClientIP affinity's timeout in seconds (Kubernetes' default 10800); undefined: none. */
+  readonly affinityTimeout?: number;
+  readonly endpoints: readonly ServiceEndpoint[];
 }
 
 export interface AntreaCniArgs {
@@ -113,6 +131,12 @@ export class AntreaAgent {
   #gatewayMac = '';
   readonly #peers = new Map<string, AntreaPeer>();
   readonly #pods = new Map<string, PodRec>();
+  #services: readonly ServicePort[] = [];
+  /** AntreaProxy's group IDs by service key; released IDs are reused first (the allocator's rule). */
+  readonly #groupIds = new Map<string, number>();
+  readonly #freeGroupIds: number[] = [];
+  /** NetworkPolicy takes the first group IDs at start (derived from pkg/agent/openflow): Services start at 5. */
+  #nextGroupId = 5;
   #started = false;
 
   constructor(
@@ -209,10 +233,46 @@ export class AntreaAgent {
     };
   }
 
+  /**
+   * AntreaProxy's view of the cluster's Services (a full sync): each port's ServiceLB flow, group
+   * and endpoint flows; a Service gone releases its group ID.
+   */
+  setServices(services: readonly AntreaService[]): void {
+    const keep = new Set(services.map((s) => s.key));
+    for (const [k, id] of [...this.#groupIds]) {
+      if (keep.has(k)) continue;
+      this.#groupIds.delete(k);
+      this.#freeGroupIds.push(id);
+    }
+    this.#services = services.map((s) => {
+      let id = this.#groupIds.get(s.key);
+      if (id === undefined) {
+        id = this.#freeGroupIds.pop() ?? this.#nextGroupId++;
+        this.#groupIds.set(s.key, id);
+      }
+      return {
+        clusterIP: s.clusterIP,
+        port: s.port,
+        protocol: s.protocol,
+        groupId: id,
+        endpoints: s.endpoints,
+        ...(s.affinityTimeout !== undefined ? { affinityTimeout: s.affinityTimeout } : {}),
+      };
+    });
+    this.program();
+  }
+
+  /** The groups the agent programs now (AntreaProxy's), in Antrea's printed form. */
+  groups(): string[] {
+    return this.#services.map((s) => serviceGroup(s));
+  }
+
   /** Every flow the agent programs now, in Antrea's printed form (table names). */
   flows(): string[] {
     const cfg = this.config();
-    const out = [...missFlows(cfg), ...rootFlows(cfg), ...initFlows(cfg)];
+    const out = [...missFlows(cfg), ...rootFlows(cfg), ...initFlows(cfg), ...serviceInitFlows(cfg)];
+    for (const s of this.#services)
+      out.push(...serviceFlows(cfg, s), ...endpointFlows(cfg, s.protocol, s.endpoints));
     for (const p of this.#pods.values()) if (p.ofport > 0) out.push(...podFlows(cfg, p));
     if (this.encap)
       for (const peer of this.#peers.values())
@@ -231,8 +291,12 @@ export class AntreaAgent {
     if (!this.#started) return;
     const br = this.host.ovs.bridge(BRIDGE);
     if (!br) throw hnsError('ERROR_NOT_FOUND', `antrea: bridge ${BRIDGE} is not running`);
-    const text = realize(this.flows(), windowsTables(this)).join('\n');
+    const tables = windowsTables(this);
+    const text = realize(this.flows(), tables).join('\n');
+    const groups = realize(this.groups(), tables);
     br.delFlows('');
+    br.delGroups('');
+    for (const g of groups) br.addGroup(g);
     br.addFlows(text);
   }
 

@@ -114,7 +114,8 @@ const flow = (cookie: string, table: string, rest: string): string =>
 export function missFlows(cfg: PipelineConfig): string[] {
   const c = cookieOf(cfg.round, 'Default');
   const tables = windowsTables(cfg);
-  const own = new Set(['ConntrackState', 'L3Forwarding']);
+  // (their priority-0 flows are pod connectivity's and AntreaProxy's: SessionAffinity's sets ToSelect)
+  const own = new Set(['ConntrackState', 'L3Forwarding', 'SessionAffinity']);
   const out: string[] = [];
   tables.forEach((t, i) => {
     if (own.has(t)) return;
