@@ -22,6 +22,7 @@
 import { HnsError, hnsError } from '../../core/errors.js';
 import { isJsonObject, type JsonObject } from '../../core/json.js';
 import type { Host } from '../../host/host.js';
+import type { Bridge } from '../../ovs/index.js';
 import { formatIp, parsePrefix } from '../../addr/ip.js';
 
 type Prefix = { readonly family: 4; readonly addr: number; readonly len: number };
@@ -132,6 +133,8 @@ export class AntreaAgent {
   readonly #peers = new Map<string, AntreaPeer>();
   readonly #pods = new Map<string, PodRec>();
   #services: readonly ServicePort[] = [];
+  /** The flows on the bridge (printed form) and how many objects need each. */
+  readonly #installed = new Map<string, number>();
   /** AntreaProxy's group IDs by service key; released IDs are reused first (the allocator's rule). */
   readonly #groupIds = new Map<string, number>();
   readonly #freeGroupIds: number[] = [];
@@ -244,6 +247,7 @@ export class AntreaAgent {
       this.#groupIds.delete(k);
       this.#freeGroupIds.push(id);
     }
+    const before = this.#services;
     this.#services = services.map((s) => {
       let id = this.#groupIds.get(s.key);
       if (id === undefined) {
@@ -259,7 +263,28 @@ export class AntreaAgent {
         ...(s.affinityTimeout !== undefined ? { affinityTimeout: s.affinityTimeout } : {}),
       };
     });
-    this.program();
+    if (!this.#started) return;
+    // per Service port, as AntreaProxy installs and removes them: only what changed is touched
+    const cfg = this.config();
+    const same = (a: ServicePort, b: ServicePort) => JSON.stringify(a) === JSON.stringify(b);
+    const now = new Map(this.#services.map((x) => [x.groupId, x]));
+    const was = new Map(before.map((x) => [x.groupId, x]));
+    const flowsOf = (x: ServicePort) => [
+      ...serviceFlows(cfg, x),
+      ...endpointFlows(cfg, x.protocol, x.endpoints),
+    ];
+    for (const [id, old] of was) {
+      const next = now.get(id);
+      if (next && same(old, next)) continue;
+      this.uninstall(flowsOf(old));
+      this.bridge().delGroups(`group_id=${id}`);
+    }
+    for (const [id, next] of now) {
+      const old = was.get(id);
+      if (old && same(old, next)) continue;
+      this.bridge().addGroup(realize([serviceGroup(next)], windowsTables(this))[0]!);
+      this.install(flowsOf(next));
+    }
   }
 
   /** The groups the agent programs now (AntreaProxy's), in Antrea's printed form. */
@@ -274,40 +299,63 @@ export class AntreaAgent {
     for (const s of this.#services)
       out.push(...serviceFlows(cfg, s), ...endpointFlows(cfg, s.protocol, s.endpoints));
     for (const p of this.#pods.values()) if (p.ofport > 0) out.push(...podFlows(cfg, p));
-    if (this.encap)
-      for (const peer of this.#peers.values())
-        out.push(
-          ...nodeFlows(cfg, {
-            nodeIp: peer.nodeIp,
-            podCidr: peer.podCidr,
-            gatewayIp: gatewayOf(peer.podCidr),
-          }),
-        );
+    if (this.encap) for (const peer of this.#peers.values()) out.push(...this.peerFlows(peer));
     return out;
   }
 
   /** Replace the bridge's flows with the pipeline's (del-flows, add-flows). */
   program(): void {
     if (!this.#started) return;
-    const br = this.host.ovs.bridge(BRIDGE);
-    if (!br) throw hnsError('ERROR_NOT_FOUND', `antrea: bridge ${BRIDGE} is not running`);
-    const tables = windowsTables(this);
-    const text = realize(this.flows(), tables).join('\n');
-    const groups = realize(this.groups(), tables);
+    const br = this.bridge();
+    const groups = realize(this.groups(), windowsTables(this));
     br.delFlows('');
     br.delGroups('');
+    this.#installed.clear();
     for (const g of groups) br.addGroup(g);
-    br.addFlows(text);
+    this.install(this.flows());
+  }
+
+  private bridge(): Bridge {
+    const br = this.host.ovs.bridge(BRIDGE);
+    if (!br) throw hnsError('ERROR_NOT_FOUND', `antrea: bridge ${BRIDGE} is not running`);
+    return br;
+  }
+
+  /** Add flows (printed form); a flow several objects need (an endpoint's DNAT) is counted, added once. */
+  private install(flows: readonly string[]): void {
+    const add: string[] = [];
+    for (const f of flows) {
+      const n = this.#installed.get(f) ?? 0;
+      this.#installed.set(f, n + 1);
+      if (n === 0) add.push(f);
+    }
+    if (add.length) this.bridge().addFlows(realize(add, windowsTables(this)).join('\n'));
+  }
+
+  /** Remove flows (printed form) no other object still needs: `del-flows --strict` by table, priority and match. */
+  private uninstall(flows: readonly string[]): void {
+    const del: string[] = [];
+    for (const f of flows) {
+      const n = this.#installed.get(f) ?? 0;
+      if (n <= 1) {
+        if (this.#installed.delete(f)) del.push(f);
+      } else this.#installed.set(f, n - 1);
+    }
+    const br = this.bridge();
+    for (const f of realize(del, windowsTables(this)))
+      br.delFlows(f.replace(/^cookie=0x[0-9a-f]+, /, '').replace(/ actions=.*$/, ''), { strict: true });
   }
 
   /** Another node (its Node object): its pod subnet through the tunnel, and the host route to it. */
   addPeer(peer: AntreaPeer): void {
     if (!parsePrefix(peer.podCidr))
       throw hnsError('E_INVALIDARG', `antrea: podCidr "${peer.podCidr}" of ${peer.name}`);
+    const old = this.#peers.get(peer.name);
     this.#peers.set(peer.name, peer);
     if (this.#started) {
       this.routeTo(peer);
-      this.program();
+      if (old && this.encap) this.uninstall(this.peerFlows(old));
+      if (this.encap) this.install(this.peerFlows(peer));
     }
   }
 
@@ -317,9 +365,17 @@ export class AntreaAgent {
     this.#peers.delete(name);
     if (this.#started) {
       this.host.removeRoute(peer.podCidr);
-      this.program();
+      if (this.encap) this.uninstall(this.peerFlows(peer));
     }
     return true;
+  }
+
+  private peerFlows(peer: AntreaPeer): string[] {
+    return nodeFlows(this.config(), {
+      nodeIp: peer.nodeIp,
+      podCidr: peer.podCidr,
+      gatewayIp: gatewayOf(peer.podCidr),
+    });
   }
 
   /** route_windows.go: encap, the peer's pod subnet on antrea-gw0 (the ARP responder answers its gateway). */
@@ -401,7 +457,7 @@ export class AntreaAgent {
       ofport,
       result,
     });
-    this.program();
+    if (ofport > 0) this.install(podFlows(this.config(), { ip, mac, ofport }));
     return result;
   }
 
@@ -410,7 +466,7 @@ export class AntreaAgent {
     const pod = this.#pods.get(args.containerId);
     if (!pod) return;
     this.#pods.delete(args.containerId);
-    this.program();
+    if (pod.ofport > 0) this.uninstall(podFlows(this.config(), pod));
     this.vsctl(['--if-exists', 'del-port', BRIDGE, pod.endpointName]);
     const ep = this.host.api.HNSCall('GET', `/endpoints/${pod.endpointId}`, '');
     const ns =
