@@ -160,6 +160,8 @@ export class Bridge implements PortMap {
   private seq = 0;
   /** Flows by table, priority and match (the identity OpenFlow gives a flow). */
   private readonly byKey = new Map<string, FlowEntry>();
+  /** Flows whose actions name a group, by group ID (del-groups removes them with it). */
+  private readonly byGroup = new Map<number, Set<FlowEntry>>();
   /** Flows with an idle or hard timeout: the only ones expire() looks at. */
   private readonly timed = new Set<FlowEntry>();
   /** No timed flow expires before this (ms). */
@@ -266,9 +268,25 @@ export class Bridge implements PortMap {
     (e.conj.length ? t.conj : t.hard).insert(e);
     this.changes++;
     this.byKey.set(`${e.table}/${e.priority}/${e.match.key()}`, e);
+    this.indexGroups(e, true);
     if (e.idleTimeout || e.hardTimeout) {
       this.timed.add(e);
       this.nextExpiryMs = Math.min(this.nextExpiryMs, deadline(e));
+    }
+  }
+
+  /** Record (or forget) the groups a flow's actions name. */
+  private indexGroups(e: FlowEntry, add: boolean): void {
+    for (const a of e.actions) {
+      if (a.type !== 'group') continue;
+      let set = this.byGroup.get(a.id);
+      if (add) {
+        if (!set) this.byGroup.set(a.id, (set = new Set()));
+        set.add(e);
+      } else if (set) {
+        set.delete(e);
+        if (!set.size) this.byGroup.delete(a.id);
+      }
     }
   }
 
@@ -277,6 +295,7 @@ export class Bridge implements PortMap {
     if (!(e.conj.length ? t.conj : t.hard).remove(e)) return;
     this.changes++;
     this.byKey.delete(`${e.table}/${e.priority}/${e.match.key()}`);
+    this.indexGroups(e, false);
     this.timed.delete(e);
     if (cascade) this.dropOrphanedLearned(learnTargets(e.actions));
   }
@@ -382,6 +401,15 @@ export class Bridge implements PortMap {
 
   /** The flows a del/mod/dump request selects (loose: every flow at least as specific; strict: same match and priority). */
   private select(fm: FlowMod, strict: boolean): FlowEntry[] {
+    const keep = (f: FlowEntry) =>
+      (f.cookie & fm.cookieMask) === (fm.cookie & fm.cookieMask) &&
+      (fm.outPort === OFPP.NONE || outputsTo(f.actions, fm.outPort)) &&
+      (fm.outGroup === 0xffffffff || f.actions.some((a) => a.type === 'group' && a.id === fm.outGroup));
+    // strict in one table: at most the one flow of that priority and match (OpenFlow's identity)
+    if (strict && fm.table !== 255) {
+      const f = this.findExact(fm.table, fm.match, fm.priority);
+      return f && keep(f) ? [f] : [];
+    }
     return this.flowsWhere(
       fm.table === 255 ? undefined : fm.table,
       (f) =>
@@ -413,7 +441,9 @@ export class Bridge implements PortMap {
     const now = this.clock.now();
     const oldTargets = hit.flatMap((f) => learnTargets(f.actions));
     for (const f of hit) {
+      this.indexGroups(f, false);
       f.actions = fm.actions;
+      this.indexGroups(f, true);
       if (fm.setCookie) f.cookie = fm.cookie;
       f.modifiedMs = now;
     }
@@ -472,8 +502,7 @@ export class Bridge implements PortMap {
     for (const id of ids) {
       if (!this.groups.delete(id)) continue;
       this.changes++;
-      for (const f of this.flows())
-        if (f.actions.some((a) => a.type === 'group' && a.id === id)) this.removeFlow(f);
+      for (const f of [...(this.byGroup.get(id) ?? [])]) this.removeFlow(f);
     }
   }
 

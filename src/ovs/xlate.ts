@@ -92,7 +92,7 @@ export class Pass {
     readonly nodes: readonly TraceNode[],
     readonly lookups: readonly Lookup[],
     readonly finalFlow: Flow,
-    readonly datapathActions: string,
+    private readonly odp: readonly OdpPart[],
     readonly error: string | undefined,
     readonly outputs: readonly Output[],
     /** `Megaflow:` text (simplified: see docs/ovs.md); computed only when the trace text is. */
@@ -100,6 +100,11 @@ export class Pass {
     private readonly bridge: Bridge,
     private readonly names: boolean,
   ) {}
+  #dp: string | undefined;
+  /** `Datapath actions:` text (`drop` when there are none), formatted when first read. */
+  get datapathActions(): string {
+    return (this.#dp ??= odpText(this.odp));
+  }
   /** `Final flow:` text (`unchanged` when it is). */
   get finalFlowText(): string {
     return this.flow.every((x, i) => this.finalFlow[i] === x)
@@ -221,7 +226,8 @@ class Ctx {
   readonly flow: Flow;
   readonly base: Flow;
   readonly wc: Flow;
-  readonly odp: string[] = [];
+  /** Datapath actions; a function formats its text only when the text is read. */
+  readonly odp: OdpPart[] = [];
   trace: TraceNode[] | undefined;
   readonly lookups: Lookup[] = [];
   readonly outputs: Output[] = [];
@@ -456,7 +462,6 @@ function headersDiffer(f: Flow, b: Flow): boolean {
   for (let i = 0; i < HEADER_WORDS.length; i++) if (f[HEADER_WORDS[i]!] !== b[HEADER_WORDS[i]!]) return true;
   return false;
 }
-const macOf = (f: Flow, w: number): bigint => (BigInt(f[w]!) << 32n) | BigInt(f[w + 1]!);
 function unwildcard(ctx: Ctx, w: number, m: number): void {
   ctx.wc[w] = (ctx.wc[w]! | m) >>> 0;
 }
@@ -466,12 +471,21 @@ function commit(ctx: Ctx): void {
   const f = ctx.flow;
   const b = ctx.base;
   if (!headersDiffer(f, b)) return;
-  const eth: string[] = [];
-  if (f[W.DL_SRC] !== b[W.DL_SRC] || f[W.DL_SRC + 1] !== b[W.DL_SRC + 1])
-    eth.push(`src=${formatMac(macOf(f, W.DL_SRC))}`);
-  if (f[W.DL_DST] !== b[W.DL_DST] || f[W.DL_DST + 1] !== b[W.DL_DST + 1])
-    eth.push(`dst=${formatMac(macOf(f, W.DL_DST))}`);
-  if (eth.length) ctx.odp.push(`set(eth(${eth.join(',')}))`);
+  const srcMac = f[W.DL_SRC] !== b[W.DL_SRC] || f[W.DL_SRC + 1] !== b[W.DL_SRC + 1];
+  const dstMac = f[W.DL_DST] !== b[W.DL_DST] || f[W.DL_DST + 1] !== b[W.DL_DST + 1];
+  if (srcMac || dstMac) {
+    // (the text is formatted only if read: the dataplane's packets never read it)
+    const s0 = f[W.DL_SRC]!;
+    const s1 = f[W.DL_SRC + 1]!;
+    const d0 = f[W.DL_DST]!;
+    const d1 = f[W.DL_DST + 1]!;
+    ctx.odp.push(() => {
+      const eth: string[] = [];
+      if (srcMac) eth.push(`src=${formatMac((BigInt(s0) << 32n) | BigInt(s1))}`);
+      if (dstMac) eth.push(`dst=${formatMac((BigInt(d0) << 32n) | BigInt(d1))}`);
+      return `set(eth(${eth.join(',')}))`;
+    });
+  }
   if (f[W.DL_TYPE] === ETH_TYPE.IP) {
     const ip: string[] = [];
     if (f[W.NW_SRC] !== b[W.NW_SRC]) ip.push(`src=${formatIp4(f[W.NW_SRC]!)}`);
@@ -841,6 +855,40 @@ function clearConntrack(flow: Flow): void {
   for (let i = 0; i < CT_WORDS.length; i++) flow[CT_WORDS[i]!] = 0;
 }
 
+/** Datapath actions of a pass: text, or a function that formats it when read. */
+type OdpPart = string | (() => string);
+
+function odpText(parts: readonly OdpPart[]): string {
+  return parts.length ? parts.map((x) => (typeof x === 'string' ? x : x())).join(',') : 'drop';
+}
+
+/** The ct_mark/ct_label bits an exec() write sets (the datapath's masks). */
+function noteWrites(
+  words: Int32Array,
+  masks: Uint32Array,
+  markMask: Uint32Array,
+  labelMask: Uint32Array,
+): void {
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === W.CT_MARK) markMask[0] = (markMask[0]! | masks[i]!) >>> 0;
+    else if (w >= W.CT_LABEL && w < W.CT_LABEL + 4)
+      labelMask[w - W.CT_LABEL] = (labelMask[w - W.CT_LABEL]! | masks[i]!) >>> 0;
+  }
+}
+
+/** The words a move to `dst` writes (computed once per subfield). */
+const MOVE_WRITES = new WeakMap<object, { words: Int32Array; wordMasks: Uint32Array }>();
+function moveWrites(dst: Parameters<typeof subfieldMask>[0]): { words: Int32Array; wordMasks: Uint32Array } {
+  let m = MOVE_WRITES.get(dst);
+  if (!m) {
+    const bits = subfieldMask(dst);
+    m = makeSetField(dst.field, bits, bits);
+    MOVE_WRITES.set(dst, m);
+  }
+  return m;
+}
+
 const NO_MARK = new Uint32Array(1);
 const NO_LABEL = new Uint32Array(4);
 
@@ -855,14 +903,6 @@ function conntrack(ctx: Ctx, a: Extract<Action, { type: 'ct' }>): void {
   const markMask = hasExec ? new Uint32Array(1) : NO_MARK;
   const labelMask = hasExec ? new Uint32Array(4) : NO_LABEL;
   ctx.natAction = a.nat;
-  const noteWrites = (words: Int32Array, masks: Uint32Array): void => {
-    for (let i = 0; i < words.length; i++) {
-      const w = words[i]!;
-      if (w === W.CT_MARK) markMask[0] = (markMask[0]! | masks[i]!) >>> 0;
-      else if (w >= W.CT_LABEL && w < W.CT_LABEL + 4)
-        labelMask[w - W.CT_LABEL] = (labelMask[w - W.CT_LABEL]! | masks[i]!) >>> 0;
-    }
-  };
   // the actions nested in ct() run (and trace) first: nat, then exec's
   if (a.nat && ctx.trace) ctx.report('action', formatNat(a.nat));
   // an empty nested list traces as `drop`, as any empty action list does (do_xlate_actions)
@@ -871,28 +911,32 @@ function conntrack(ctx: Ctx, a: Extract<Action, { type: 'ct' }>): void {
     if (ctx.trace) ctx.report('action', formatAction(x, ctx.bridge, ctx.names));
     if (x.type === 'set_field') {
       applySetField(ctx, x);
-      noteWrites(x.words, x.wordMasks);
+      noteWrites(x.words, x.wordMasks, markMask, labelMask);
     } else if (x.type === 'move') {
       writeSubfield(ctx.flow, x.dst, readSubfield(ctx.flow, x.src));
-      const bits = subfieldMask(x.dst);
-      const m = makeSetField(x.dst.field, bits, bits);
-      noteWrites(m.words, m.wordMasks);
+      const m = moveWrites(x.dst);
+      noteWrites(m.words, m.wordMasks, markMask, labelMask);
     }
   }
-  const parts: string[] = [];
-  if (a.commit) parts.push(a.force ? 'force_commit' : 'commit');
-  if (zone) parts.push(`zone=${zone}`);
-  if (markMask[0]) parts.push(`mark=0x${ctx.flow[W.CT_MARK]!.toString(16)}/0x${markMask[0].toString(16)}`);
-  if (labelMask.some((x) => x)) {
-    const v = (Array.from(ctx.flow.slice(W.CT_LABEL, W.CT_LABEL + 4)) as number[]).reduce(
-      (acc, x) => (acc << 32n) | BigInt(x),
-      0n,
-    );
-    const m = (Array.from(labelMask) as number[]).reduce((acc, x) => (acc << 32n) | BigInt(x), 0n);
-    parts.push(`label=0x${v.toString(16)}/0x${m.toString(16)}`);
+  {
+    const mark = markMask[0] ? ctx.flow[W.CT_MARK]! : 0;
+    const markM = markMask[0]!;
+    const label = labelMask.some((x) => x) ? ctx.flow.slice(W.CT_LABEL, W.CT_LABEL + 4) : undefined;
+    const labelM = label ? labelMask.slice() : undefined;
+    ctx.odp.push(() => {
+      const parts: string[] = [];
+      if (a.commit) parts.push(a.force ? 'force_commit' : 'commit');
+      if (zone) parts.push(`zone=${zone}`);
+      if (markM) parts.push(`mark=0x${mark.toString(16)}/0x${markM.toString(16)}`);
+      if (label && labelM) {
+        const v = (Array.from(label) as number[]).reduce((acc, x) => (acc << 32n) | BigInt(x), 0n);
+        const m = (Array.from(labelM) as number[]).reduce((acc, x) => (acc << 32n) | BigInt(x), 0n);
+        parts.push(`label=0x${v.toString(16)}/0x${m.toString(16)}`);
+      }
+      if (a.nat) parts.push(formatNat(a.nat));
+      return parts.length ? `ct(${parts.join(',')})` : 'ct';
+    });
   }
-  if (a.nat) parts.push(formatNat(a.nat));
-  ctx.odp.push(parts.length ? `ct(${parts.join(',')})` : 'ct');
 
   // a real packet meets conntrack: its answer fills the fork; NAT rewrites the datapath packet
   const res = ctx.run
@@ -1161,7 +1205,6 @@ function doPass(t: Run, flow: Flow, startTable: number, recircId: number, resume
   runPass(ctx, startTable, resumed);
   const nodes = ctx.root ?? NO_NODES;
   if (ctx.error) ctx.odp.length = 0;
-  const dp = ctx.odp.length ? ctx.odp.join(',') : 'drop';
   const mega = t.wantText ? megaflow(ctx, flow) : undefined;
   const pass = new Pass(
     recircId,
@@ -1169,7 +1212,7 @@ function doPass(t: Run, flow: Flow, startTable: number, recircId: number, resume
     nodes,
     ctx.lookups,
     ctx.flow,
-    dp,
+    ctx.odp,
     ctx.error,
     ctx.outputs,
     mega,
@@ -1178,7 +1221,7 @@ function doPass(t: Run, flow: Flow, startTable: number, recircId: number, resume
   );
   if (t.wantText) {
     t.text += printNodes(nodes);
-    t.text += `\nFinal flow: ${pass.finalFlowText}\nMegaflow: ${mega}\nDatapath actions: ${dp}`;
+    t.text += `\nFinal flow: ${pass.finalFlowText}\nMegaflow: ${mega}\nDatapath actions: ${pass.datapathActions}`;
     if (ctx.error) t.text += `\nTranslation failed (${ctx.error}), packet is dropped.\n`;
   }
   for (const o of ctx.outputs) t.outputs.push(o);
@@ -1270,7 +1313,6 @@ export function translate(
 class Result implements TraceResult {
   readonly text: string;
   readonly passes: readonly Pass[];
-  readonly datapathActions: string;
   readonly packetIns: readonly PacketIn[];
   readonly outputs: readonly Output[];
   private readonly last: Pass;
@@ -1278,9 +1320,11 @@ class Result implements TraceResult {
     this.text = !t.wantText || t.text.endsWith('\n') ? t.text : `${t.text}\n`;
     this.passes = t.passes;
     this.last = t.passes[t.passes.length - 1]!;
-    this.datapathActions = this.last.datapathActions;
     this.packetIns = t.state.packetIns;
     this.outputs = t.outputs;
+  }
+  get datapathActions(): string {
+    return this.last.datapathActions;
   }
   get finalFlow(): string {
     return formatFlow(this.last.finalFlow, this.t.bridge, this.t.names);

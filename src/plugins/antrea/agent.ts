@@ -132,7 +132,8 @@ export class AntreaAgent {
   #gatewayMac = '';
   readonly #peers = new Map<string, AntreaPeer>();
   readonly #pods = new Map<string, PodRec>();
-  #services: readonly ServicePort[] = [];
+  /** AntreaProxy's Service ports by key, in the order they came. */
+  readonly #services = new Map<string, ServicePort>();
   /** The flows on the bridge (printed form) and how many objects need each. */
   readonly #installed = new Map<string, number>();
   /** AntreaProxy's group IDs by service key; released IDs are reused first (the allocator's rule). */
@@ -237,66 +238,73 @@ export class AntreaAgent {
   }
 
   /**
-   * AntreaProxy's view of the cluster's Services (a full sync): each port's ServiceLB flow, group
-   * and endpoint flows; a Service gone releases its group ID.
+   * AntreaProxy's view of the cluster's Services (a full sync): Service ports gone are removed
+   * (their group IDs released), the others updated one by one (`updateService`).
    */
   setServices(services: readonly AntreaService[]): void {
-    const keep = new Set(services.map((s) => s.key));
-    for (const [k, id] of [...this.#groupIds]) {
-      if (keep.has(k)) continue;
-      this.#groupIds.delete(k);
-      this.#freeGroupIds.push(id);
+    const keep = new Set(services.map((x) => x.key));
+    for (const key of [...this.#services.keys()]) if (!keep.has(key)) this.removeService(key);
+    for (const x of services) this.updateService(x);
+  }
+
+  /**
+   * One Service port, as AntreaProxy installs it on a change: its group (ID kept while the port
+   * exists), ServiceLB flow and endpoint flows replaced when anything of it changed.
+   */
+  updateService(x: AntreaService): void {
+    let id = this.#groupIds.get(x.key);
+    if (id === undefined) {
+      id = this.#freeGroupIds.pop() ?? this.#nextGroupId++;
+      this.#groupIds.set(x.key, id);
     }
-    const before = this.#services;
-    this.#services = services.map((s) => {
-      let id = this.#groupIds.get(s.key);
-      if (id === undefined) {
-        id = this.#freeGroupIds.pop() ?? this.#nextGroupId++;
-        this.#groupIds.set(s.key, id);
-      }
-      return {
-        clusterIP: s.clusterIP,
-        port: s.port,
-        protocol: s.protocol,
-        groupId: id,
-        endpoints: s.endpoints,
-        ...(s.affinityTimeout !== undefined ? { affinityTimeout: s.affinityTimeout } : {}),
-      };
-    });
+    const next: ServicePort = {
+      clusterIP: x.clusterIP,
+      port: x.port,
+      protocol: x.protocol,
+      groupId: id,
+      endpoints: x.endpoints,
+      ...(x.affinityTimeout !== undefined ? { affinityTimeout: x.affinityTimeout } : {}),
+    };
+    const old = this.#services.get(x.key);
+    if (old && sameService(old, next)) return;
+    this.#services.set(x.key, next);
     if (!this.#started) return;
-    // per Service port, as AntreaProxy installs and removes them: only what changed is touched
+    if (old) this.unprogramService(old);
+    this.bridge().addGroup(realize([serviceGroup(next)], windowsTables(this))[0]!);
+    this.install(this.serviceFlowsOf(next));
+  }
+
+  /** A Service port gone: its flows and group removed, its group ID free for the next one. */
+  removeService(key: string): boolean {
+    const old = this.#services.get(key);
+    if (!old) return false;
+    this.#services.delete(key);
+    this.#groupIds.delete(key);
+    this.#freeGroupIds.push(old.groupId);
+    if (this.#started) this.unprogramService(old);
+    return true;
+  }
+
+  private serviceFlowsOf(x: ServicePort): string[] {
     const cfg = this.config();
-    const same = (a: ServicePort, b: ServicePort) => JSON.stringify(a) === JSON.stringify(b);
-    const now = new Map(this.#services.map((x) => [x.groupId, x]));
-    const was = new Map(before.map((x) => [x.groupId, x]));
-    const flowsOf = (x: ServicePort) => [
-      ...serviceFlows(cfg, x),
-      ...endpointFlows(cfg, x.protocol, x.endpoints),
-    ];
-    for (const [id, old] of was) {
-      const next = now.get(id);
-      if (next && same(old, next)) continue;
-      this.uninstall(flowsOf(old));
-      this.bridge().delGroups(`group_id=${id}`);
-    }
-    for (const [id, next] of now) {
-      const old = was.get(id);
-      if (old && same(old, next)) continue;
-      this.bridge().addGroup(realize([serviceGroup(next)], windowsTables(this))[0]!);
-      this.install(flowsOf(next));
-    }
+    return [...serviceFlows(cfg, x), ...endpointFlows(cfg, x.protocol, x.endpoints)];
+  }
+
+  private unprogramService(old: ServicePort): void {
+    this.uninstall(this.serviceFlowsOf(old));
+    this.bridge().delGroups(`group_id=${old.groupId}`);
   }
 
   /** The groups the agent programs now (AntreaProxy's), in Antrea's printed form. */
   groups(): string[] {
-    return this.#services.map((s) => serviceGroup(s));
+    return [...this.#services.values()].map((x) => serviceGroup(x));
   }
 
   /** Every flow the agent programs now, in Antrea's printed form (table names). */
   flows(): string[] {
     const cfg = this.config();
     const out = [...missFlows(cfg), ...rootFlows(cfg), ...initFlows(cfg), ...serviceInitFlows(cfg)];
-    for (const s of this.#services)
+    for (const s of this.#services.values())
       out.push(...serviceFlows(cfg, s), ...endpointFlows(cfg, s.protocol, s.endpoints));
     for (const p of this.#pods.values()) if (p.ofport > 0) out.push(...podFlows(cfg, p));
     if (this.encap) for (const peer of this.#peers.values()) out.push(...this.peerFlows(peer));
@@ -566,4 +574,21 @@ function formatPrefix(p: Prefix): string {
 function gatewayOf(podCidr: string): string {
   const p = parsePrefix(podCidr) as Prefix;
   return formatIp({ family: 4, value: p.addr + 1 });
+}
+
+/** Whether two programmings of a Service port are the same (so nothing needs reprogramming). */
+function sameService(a: ServicePort, b: ServicePort): boolean {
+  if (
+    a.clusterIP !== b.clusterIP ||
+    a.port !== b.port ||
+    a.protocol !== b.protocol ||
+    a.groupId !== b.groupId ||
+    a.affinityTimeout !== b.affinityTimeout ||
+    a.endpoints.length !== b.endpoints.length
+  )
+    return false;
+  return a.endpoints.every((e, k) => {
+    const f = b.endpoints[k]!;
+    return e.ip === f.ip && e.port === f.port && e.local === f.local;
+  });
 }
