@@ -369,6 +369,7 @@ export {
 } from './plugins/antrea/agent.js';
 export * as antreaPipeline from './plugins/antrea/pipeline.js';
 export { containerInterfaceName } from './plugins/antrea/naming.js';
+export { traceflowResults, type TraceflowNodeResult, type TraceflowObservation } from './render/traceflow.js';
 export { NodeOvs, type OvsCommandResult } from './host/ovs.js';
 export {
   startCns,

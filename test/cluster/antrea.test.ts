@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Cluster } from '../../src/cluster/cluster.js';
+import { traceflowResults } from '../../src/render/traceflow.js';
+import { fmt as fmtIp } from '../../src/vswitch/v4.js';
 
 function cluster(tunnelType?: 'geneve' | 'vxlan' | 'stt') {
   const c = new Cluster({ seed: 5 });
@@ -205,5 +207,81 @@ describe('Services on Antrea nodes (AntreaProxy in OVS)', () => {
     const t = c.trace({ from: 'default/client', to: clusterIP, protocol: 'tcp', destinationPort: 80 });
     expect(t.disposition).toBe('NoBackend');
     expect(t.observations[t.observations.length - 1]!.detail).toContain('(EndpointDNAT)');
+  });
+});
+
+describe('Traceflow’s view of a trace (packetin.go’s observations)', () => {
+  const view = (c: Cluster, from: string, to: string, port = 80) =>
+    traceflowResults(c.trace({ from, to, protocol: 'tcp', destinationPort: port }));
+
+  it('pod → pod across nodes: the sender’s SpoofGuard and tunnel, the receiver’s Received and Delivered', () => {
+    const c = cluster();
+    expect(view(c, 'default/client', 'default/db')).toEqual([
+      {
+        node: 'win-a',
+        observations: [
+          { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: c.pod('default/client')!.ip },
+          {
+            component: 'Forwarding',
+            componentInfo: 'Output',
+            action: 'Forwarded',
+            tunnelDstIP: fmtIp(c.nodeOf('win-b')!.ip),
+          },
+        ],
+      },
+      {
+        node: 'win-b',
+        observations: [
+          { component: 'Forwarding', action: 'Received' },
+          { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered' },
+        ],
+      },
+    ]);
+  });
+
+  it('pod → Service: LB with the translated destination; pod → outside: ForwardedOutOfNetwork; pod → its gateway: Delivered', () => {
+    const c = cluster();
+    c.addPod({ namespace: 'default', name: 'api', node: 'win-b', labels: { app: 'api' } });
+    const { clusterIP } = c.addService({
+      namespace: 'default',
+      name: 'api',
+      ports: [{ port: 80 }],
+      selector: { app: 'api' },
+    });
+    const svc = view(c, 'default/client', clusterIP);
+    expect(svc[0]!.observations).toContainEqual({
+      component: 'LB',
+      action: 'Forwarded',
+      translatedDstIP: c.pod('default/api')!.ip,
+    });
+    c.addExternalHost({ name: 'www', ip: '204.79.197.200' });
+    const out = view(c, 'default/client', '204.79.197.200', 443);
+    expect(out).toEqual([
+      {
+        node: 'win-a',
+        observations: [
+          { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: c.pod('default/client')!.ip },
+          { component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfNetwork' },
+        ],
+      },
+    ]);
+    const gw = c.pod('default/client')!.ip.replace(/\.\d+$/, '.1');
+    expect(view(c, 'default/client', gw)[0]!.observations[1]).toEqual({
+      component: 'Forwarding',
+      componentInfo: 'Output',
+      action: 'Delivered',
+    });
+  });
+
+  it('a drop in a policy table is NetworkPolicy/Dropped with the table', () => {
+    const c = cluster();
+    const host = c.host('win-a');
+    host.ovs.ofctl(['add-flow', 'br-int', 'table=14,priority=250,ip,actions=drop']);
+    const v = view(c, 'default/client', 'default/web');
+    expect(v[0]!.observations.at(-1)).toEqual({
+      component: 'NetworkPolicy',
+      componentInfo: 'EgressRule',
+      action: 'Dropped',
+    });
   });
 });
