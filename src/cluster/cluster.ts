@@ -86,6 +86,7 @@ import { formatPrefix, parsePrefix, type Prefix } from '../addr/ip.js';
 import { overlayNc, startCns, type CnsAgent } from '../plugins/cns/index.js';
 import { createPodEndpoint, deletePodEndpoint, setUpWindowsNode } from './windows-node.js';
 import { antreaPod, antreaSandbox } from './antrea.js';
+import { checkNetworkPolicy, compileNetworkPolicies, type NetworkPolicySpec } from './netpol.js';
 import { AntreaAgent } from '../plugins/antrea/agent.js';
 
 export type {
@@ -138,6 +139,7 @@ export class Cluster {
   private readonly nodes = new Map<string, AnyNode>();
   private readonly pods = new Map<string, PodRec>();
   private readonly services = new Map<string, ServiceRec>();
+  private readonly networkPolicies = new Map<string, NetworkPolicySpec>();
   private readonly segments = new Map<string, { prefix: Prefix4; next: number }>();
   private nextNodeIndex = 1;
   private nextServiceIp: number;
@@ -861,8 +863,42 @@ export class Cluster {
       this.syncNetworks();
       this.sync.full();
     } else this.sync.changed(dirty, (n) => this.syncNetworks(n));
+    this.syncNetworkPolicies();
     for (const n of this.nodes.values())
       if (n.kind === 'Windows') n.syncedGen = n.host.dataplane.generation();
+  }
+
+  // ───────────────────────────── NetworkPolicy (Antrea nodes) ─────────────────────────────
+
+  /**
+   * A Kubernetes NetworkPolicy (src/cluster/netpol.ts): enforced by the Antrea agents of the
+   * cluster's Antrea nodes (other nodes' plugins do not enforce NetworkPolicy here). Errors:
+   * E_INVALIDARG (a bad spec, a name taken).
+   */
+  addNetworkPolicy(spec: NetworkPolicySpec): void {
+    checkNetworkPolicy(spec);
+    const key = `${spec.namespace}/${spec.name}`;
+    if (this.networkPolicies.has(key)) throw hnsError('E_INVALIDARG', `NetworkPolicy "${key}" exists`);
+    this.networkPolicies.set(key, spec);
+    this.changed([]);
+  }
+
+  removeNetworkPolicy(namespace: string, name: string): boolean {
+    const gone = this.networkPolicies.delete(`${namespace}/${name}`);
+    if (gone) this.changed([]);
+    return gone;
+  }
+
+  /** Every Antrea agent gets the policies' rules with their groups resolved from the pods now. */
+  private syncNetworkPolicies(): void {
+    const agents = [...this.nodes.values()].flatMap((n) =>
+      n.kind === 'Windows' && n.antrea ? [n.antrea] : [],
+    );
+    if (!agents.length) return;
+    const { rules, isolated } = compileNetworkPolicies(this.networkPolicies.values(), [
+      ...this.pods.values(),
+    ]);
+    for (const a of agents) a.setNetworkPolicies(rules, isolated);
   }
 
   /** flannel: routes (host-gw) and RemoteSubnetRoutes / FDB (vxlan) towards every other node. */

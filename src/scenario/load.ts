@@ -13,6 +13,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Document, LineCounter, Node as YamlNode, ParsedNode } from 'yaml';
 import { confListFromBytes } from '../cni/conf.js';
+import { errorMessage } from '../core/errors.js';
+import { checkNetworkPolicy, type NetworkPolicySpec } from '../cluster/netpol.js';
 import type { Json, JsonObject } from '../core/json.js';
 import { yaml } from '../core/yaml.js';
 import { LIMITS, SCENARIO_FORMAT, SCENARIO_SCHEMA, STEP_KINDS } from './schema.js';
@@ -377,6 +379,8 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
     if (doc.underlay)
       add(['underlay'], 'an underlay joins cluster nodes: add cluster: {} (or remove underlay)');
     if (doc.services?.length) add(['services'], 'services need a cluster: add cluster: {}');
+    if (doc.networkPolicies?.length)
+      add(['networkPolicies'], 'networkPolicies need a cluster: add cluster: {}');
   }
   const dnsIp = doc.cluster?.dnsServiceIp;
   if (dnsIp !== undefined && !contains(serviceCidr, parseIpv4(dnsIp)!))
@@ -547,6 +551,13 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
     checkPod(p, ['pods', i]);
   });
   doc.services?.forEach((s, i) => checkService(s, ['services', i]));
+  doc.networkPolicies?.forEach((np, i) => {
+    try {
+      checkNetworkPolicy({ namespace: 'default', ...np } as unknown as NetworkPolicySpec);
+    } catch (e) {
+      add(['networkPolicies', i], errorMessage(e).replace(/^[^(]*\((.*)\)$/, '$1'));
+    }
+  });
 
   const expectations: { path: JsonPath; e: NonNullable<ScenarioDoc['expect']> }[] = [];
   doc.steps?.forEach((st: Step, i) => {

@@ -22,7 +22,7 @@ import { checkpoint } from './expect.js';
 import { setupCluster, setupStandalone } from './nodes.js';
 import { addPod } from './pods.js';
 import type { RunOptions, RunReport } from './results.js';
-import { addCoreDns, addService } from './services.js';
+import { addCoreDns, addNetworkPolicy, addService } from './services.js';
 import { runSteps } from './steps.js';
 import type { Scenario } from './types.js';
 import { RunWorld } from './world.js';
@@ -34,6 +34,8 @@ async function setup(w: RunWorld): Promise<void> {
   await addCoreDns(w);
   for (const [i, p] of (w.doc.pods ?? []).entries()) await addPod(w, p, ['pods', i]);
   for (const [i, svc] of (w.doc.services ?? []).entries()) addService(w, svc, ['services', i]);
+  for (const [i, np] of (w.doc.networkPolicies ?? []).entries())
+    addNetworkPolicy(w, np, ['networkPolicies', i]);
 }
 
 /** Run a loaded scenario. Throws ScenarioSetupError when the simulator refuses what the file describes. */

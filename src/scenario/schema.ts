@@ -523,6 +523,13 @@ export const SCENARIO_SCHEMA = {
     hosts: list(host, LIMITS.hosts, 'The nodes', { minItems: 1 }),
     pods: list(ref('pod'), LIMITS.pods, 'Pods started at set-up, in order'),
     services: list(ref('service'), LIMITS.services, 'Services created at set-up'),
+    networkPolicies: list(
+      document(
+        'A Kubernetes NetworkPolicy (networking.k8s.io/v1 spec, flattened): {namespace (default), name, podSelector: {labels}, policyTypes: [Ingress, Egress], ingress: [{from: [{podSelector, namespaceSelector, ipBlock: {cidr, except}}], ports: [{protocol, port, endPort}]}], egress: [{to: […], ports: […]}]}; enforced by Antrea nodes (docs/antrea.md)',
+      ),
+      256,
+      'NetworkPolicies created at set-up, after the services',
+    ),
     steps: list(ref('step'), LIMITS.steps, 'What happens after set-up, in order'),
     expect: ref('expectations', 'Checked at the end'),
   },

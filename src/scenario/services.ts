@@ -5,6 +5,8 @@
  */
 import { addPod } from './pods.js';
 import type { ServiceSpec } from './types.js';
+import type { JsonObject } from '../core/json.js';
+import type { NetworkPolicySpec } from '../cluster/netpol.js';
 import type { JsonPath } from './validate.js';
 import type { RunWorld } from './world.js';
 
@@ -32,6 +34,17 @@ export function addService(w: RunWorld, svc: ServiceSpec, path: JsonPath): void 
   w.step(`Service ${svc.namespace ?? 'default'}/${svc.name}`, [
     `${svc.type ?? 'ClusterIP'} ${value.clusterIP}, ${ports.join(', ')}; kube-proxy programs every Windows node:`,
     ...(lines.length ? lines : ['(no backends yet: no load balancer)']),
+  ]);
+}
+
+/** A NetworkPolicy (set-up's `networkPolicies`): the Antrea agents compile it into their policy tables. */
+export function addNetworkPolicy(w: RunWorld, np: JsonObject, path: JsonPath): void {
+  const spec = { namespace: 'default', ...np } as unknown as NetworkPolicySpec;
+  const { lines } = w.clusterOp(path, () => w.cluster!.addNetworkPolicy(spec));
+  const types = spec.policyTypes ?? ['Ingress', ...(spec.egress ? ['Egress'] : [])];
+  w.step(`NetworkPolicy ${spec.namespace}/${spec.name}`, [
+    `Selects ${Object.keys(spec.podSelector ?? {}).length ? JSON.stringify(spec.podSelector) : 'every pod'} in ${spec.namespace} for ${types.join(' and ')}: Antrea's agents program their policy tables:`,
+    ...(lines.length ? lines : ['(no Antrea node: nothing enforces it)']),
   ]);
 }
 

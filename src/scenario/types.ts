@@ -220,6 +220,8 @@ export interface ScenarioDoc {
   readonly hosts: readonly HostSpec[];
   readonly pods?: readonly PodSpec[];
   readonly services?: readonly ServiceSpec[];
+  /** Kubernetes NetworkPolicies (src/cluster/netpol.ts's spec; `namespace` defaults to default). */
+  readonly networkPolicies?: readonly JsonObject[];
   readonly steps?: readonly Step[];
   readonly expect?: Expectations;
 }

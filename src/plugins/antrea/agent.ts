@@ -39,6 +39,8 @@ import {
   serviceGroup,
   serviceInitFlows,
   endpointFlows,
+  policyFlows,
+  type PolicyRule,
   type ServiceEndpoint,
   type ServicePort,
   windowsTables,
@@ -90,6 +92,19 @@ export interface AntreaService {
   readonly endpoints: readonly ServiceEndpoint[];
 }
 
+/** A NetworkPolicy rule with its groups as addresses: applied-to pods, peers (prefixes; none: any), ports (none: any). */
+export interface AntreaPolicyRule {
+  readonly id: number;
+  readonly direction: 'In' | 'Out';
+  readonly appliedTo: readonly string[];
+  readonly peers?: readonly string[];
+  readonly ports?: readonly {
+    readonly protocol: 'TCP' | 'UDP';
+    readonly port?: number;
+    readonly endPort?: number;
+  }[];
+}
+
 export interface AntreaCniArgs {
   /** The infra (sandbox) container's ID. */
   readonly containerId: string;
@@ -134,6 +149,8 @@ export class AntreaAgent {
   readonly #pods = new Map<string, PodRec>();
   /** AntreaProxy's Service ports by key, in the order they came. */
   readonly #services = new Map<string, ServicePort>();
+  /** The NetworkPolicy flows programmed now (printed form). */
+  #policyFlows: readonly string[] = [];
   /** The flows on the bridge (printed form) and how many objects need each. */
   readonly #installed = new Map<string, number>();
   /** AntreaProxy's group IDs by service key; released IDs are reused first (the allocator's rule). */
@@ -295,6 +312,35 @@ export class AntreaAgent {
     this.bridge().delGroups(`group_id=${old.groupId}`);
   }
 
+  /**
+   * The NetworkPolicy rules that apply to this node's pods (their groups resolved to addresses, as
+   * Antrea's controller sends them) and the pods each direction isolates: the policy tables'
+   * flows replaced.
+   */
+  setNetworkPolicies(
+    rules: readonly AntreaPolicyRule[],
+    isolated: { readonly in: readonly string[]; readonly out: readonly string[] },
+  ): void {
+    const local = (ips: readonly string[]) =>
+      ips.flatMap((ip) => {
+        const p = [...this.#pods.values()].find((x) => x.ip === ip && x.ofport > 0);
+        return p ? [{ ofport: p.ofport, ip: p.ip }] : [];
+      });
+    const compiled: PolicyRule[] = rules.map((r) => ({
+      id: r.id,
+      direction: r.direction,
+      appliedTo: local(r.appliedTo),
+      ...(r.peers ? { peers: r.peers } : {}),
+      ...(r.ports ? { ports: r.ports } : {}),
+    }));
+    const next = policyFlows(this.config(), compiled, { in: local(isolated.in), out: local(isolated.out) });
+    if (this.#started) {
+      this.uninstall(this.#policyFlows);
+      this.install(next);
+    }
+    this.#policyFlows = next;
+  }
+
   /** The groups the agent programs now (AntreaProxy's), in Antrea's printed form. */
   groups(): string[] {
     return [...this.#services.values()].map((x) => serviceGroup(x));
@@ -307,6 +353,7 @@ export class AntreaAgent {
     for (const s of this.#services.values())
       out.push(...serviceFlows(cfg, s), ...endpointFlows(cfg, s.protocol, s.endpoints));
     for (const p of this.#pods.values()) if (p.ofport > 0) out.push(...podFlows(cfg, p));
+    out.push(...this.#policyFlows);
     if (this.encap) for (const peer of this.#peers.values()) out.push(...this.peerFlows(peer));
     return out;
   }

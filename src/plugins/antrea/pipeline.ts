@@ -488,3 +488,105 @@ export function endpointFlows(
   }
   return out;
 }
+
+// ───────────────────────────── NetworkPolicy ─────────────────────────────
+
+/** One NetworkPolicy rule as the agent gets it: its groups resolved to addresses (Antrea's AddressGroups/AppliedToGroups). */
+export interface PolicyRule {
+  /** The conjunction ID (Antrea's rule ID: unique on the node). */
+  readonly id: number;
+  readonly direction: 'In' | 'Out';
+  /** The pods the rule applies to, on this node: their ofports (ingress) and addresses (egress). */
+  readonly appliedTo: readonly { readonly ofport: number; readonly ip: string }[];
+  /** The peers as prefixes (`10.10.1.5/32`, `192.168.0.0/16`); undefined: any peer. */
+  readonly peers?: readonly string[];
+  /** TCP/UDP ports (a range: `endPort`); undefined: any. */
+  readonly ports?: readonly {
+    readonly protocol: 'TCP' | 'UDP';
+    readonly port?: number;
+    readonly endPort?: number;
+  }[];
+}
+
+/** A port range as OpenFlow matches: value/mask pairs covering it exactly (largest aligned blocks first). */
+export function portMasks(lo: number, hi: number): string[] {
+  const out: string[] = [];
+  let p = lo;
+  while (p <= hi) {
+    let size = 1;
+    while (size < 0x10000 && p % (size * 2) === 0 && p + size * 2 - 1 <= hi) size *= 2;
+    out.push(size === 1 ? String(p) : `0x${p.toString(16)}/0x${(0xffff & ~(size - 1)).toString(16)}`);
+    p += size;
+  }
+  return out;
+}
+
+/**
+ * NetworkPolicy on the node, in Antrea's design (docs/design/ovs-pipeline.md): a rule is a
+ * conjunction of up to three dimensions — applied-to (ingress: `reg1`, the target ofport L2ForwardingCalc
+ * loaded; egress: `nw_src`), peers (`nw_src`/`nw_dst` prefixes) and ports — whose `conj_id` flow
+ * goes on to the Metric table; a pod a policy of that direction selects is isolated: what no rule
+ * allows falls to the DefaultRule table's drop; established and related connections skip the rules.
+ */
+export function policyFlows(
+  cfg: PipelineConfig,
+  rules: readonly PolicyRule[],
+  isolated: {
+    readonly in: readonly PolicyRule['appliedTo'][number][];
+    readonly out: readonly PolicyRule['appliedTo'][number][];
+  },
+): string[] {
+  const c = cookieOf(cfg.round, 'NetworkPolicy');
+  const f = (table: string, rest: string) => flow(c, table, rest);
+  const out = [
+    f('EgressRule', 'priority=64990,ct_state=-new+est,ip actions=goto_table:EgressMetric'),
+    f('EgressRule', 'priority=64990,ct_state=-new+rel,ip actions=goto_table:EgressMetric'),
+    f('IngressRule', 'priority=64990,ct_state=-new+est,ip actions=goto_table:IngressMetric'),
+    f('IngressRule', 'priority=64990,ct_state=-new+rel,ip actions=goto_table:IngressMetric'),
+  ];
+  const clauses = new Map<string, string[]>();
+  for (const r of rules) {
+    if (!r.appliedTo.length) continue;
+    const table = r.direction === 'In' ? 'IngressRule' : 'EgressRule';
+    const metric = r.direction === 'In' ? 'IngressMetric' : 'EgressMetric';
+    const to: string[] = r.appliedTo.map((a) =>
+      r.direction === 'In' ? `ip,reg1=0x${a.ofport.toString(16)}` : `ip,nw_src=${a.ip}`,
+    );
+    const peers = r.peers?.map(
+      (p) => `ip,${r.direction === 'In' ? 'nw_src' : 'nw_dst'}=${p.endsWith('/32') ? p.slice(0, -3) : p}`,
+    );
+    const ports = r.ports?.flatMap((pt) => {
+      const proto = pt.protocol === 'UDP' ? 'udp' : 'tcp';
+      if (pt.port === undefined) return [proto];
+      return portMasks(pt.port, pt.endPort ?? pt.port).map((m) => `${proto},tp_dst=${m}`);
+    });
+    // an empty peer or port list allows nothing; a missing one, anything
+    if ((peers && !peers.length) || (ports && !ports.length)) continue;
+    const dims = [to, ...(peers ? [peers] : []), ...(ports ? [ports] : [])];
+    const allow = `goto_table:${metric}`;
+    if (dims.length === 1) {
+      // the pod allows everything in that direction: above every conjunction
+      for (const m of to) out.push(f(table, `priority=201,${m} actions=${allow}`));
+      continue;
+    }
+    dims.forEach((d, k) => {
+      for (const m of d) {
+        const key = `${table}|${m}`;
+        const acts = clauses.get(key) ?? [];
+        acts.push(`conjunction(${r.id},${k + 1}/${dims.length})`);
+        clauses.set(key, acts);
+      }
+    });
+    out.push(f(table, `priority=200,conj_id=${r.id},ip actions=${allow}`));
+  }
+  // one flow per match: a clause several rules share carries each rule's conjunction action
+  for (const [key, acts] of clauses) {
+    const [table, m] = key.split('|') as [string, string];
+    out.push(f(table, `priority=200,${m} actions=${acts.join(',')}`));
+  }
+  for (const a of isolated.in)
+    out.push(f('IngressDefaultRule', `priority=200,ip,reg1=0x${a.ofport.toString(16)} actions=drop`));
+  for (const a of isolated.out)
+    out.push(f('EgressDefaultRule', `priority=200,ip,nw_src=${a.ip} actions=drop`));
+  return out;
+}
