@@ -376,7 +376,7 @@ export class Cluster {
    * An Antrea node (docs/antrea.md): its host, then Antrea's agent preparing it (the Transparent
    * network, br-int, the tunnel to every other Antrea node) on the node's pod subnet; each Antrea
    * node and the new one learn of each other (peers: routes and tunnel flows). No kube-proxy: on
-   * Windows AntreaProxy serves Services in OVS (not modelled yet).
+   * Windows AntreaProxy serves Services in OVS (the agent's `setServices`).
    */
   private addAntreaNode(spec: WindowsNodeSpec): Host {
     for (const k of ['maxPods', 'nsg', 'vni', 'vxlanPort'] as const)
@@ -726,10 +726,6 @@ export class Cluster {
     // the services that pick the pod drop it (changed() ignores them on a full sync)
     const dirty = this.sync.servicesOf(rec);
     if (node.kind === 'Linux') node.node.removePod(rec.ipNum);
-    if (node.kind === 'Windows' && node.antrea && rec.namespaceId !== undefined) {
-      node.antrea.cmdDel({ containerId: antreaSandbox(rec.namespace, rec.name), netns: rec.namespaceId });
-      node.host.api.HcnDeleteNamespace(rec.namespaceId);
-    }
     this.pods.delete(key);
     this.dns.removePod(namespace, name);
     // kube-proxy learns of the pod's removal and syncs, then the pod's endpoint goes (kubelet tears
@@ -737,6 +733,11 @@ export class Cluster {
     // order; deleted first, the load balancers would name it until kube-proxy synced
     // (kubernetes#112836, test/acceptance/stale-load-balancer.test.ts).
     this.changed(dirty);
+    // an Antrea pod: AntreaProxy has dropped it from its Services, then kubelet's CNI DEL runs
+    if (node.kind === 'Windows' && node.antrea && rec.namespaceId !== undefined) {
+      node.antrea.cmdDel({ containerId: antreaSandbox(rec.namespace, rec.name), netns: rec.namespaceId });
+      node.host.api.HcnDeleteNamespace(rec.namespaceId);
+    }
     if (own) {
       deletePodEndpoint(own.node, own.pod);
       own.node.syncedGen = own.node.host.dataplane.generation();
@@ -879,6 +880,8 @@ export class Cluster {
     checkNetworkPolicy(spec);
     const key = `${spec.namespace}/${spec.name}`;
     if (this.networkPolicies.has(key)) throw hnsError('E_INVALIDARG', `NetworkPolicy "${key}" exists`);
+    // compiled first: a spec that cannot be is refused with nothing stored
+    compileNetworkPolicies([spec], [...this.pods.values()]);
     this.networkPolicies.set(key, spec);
     this.changed([]);
   }

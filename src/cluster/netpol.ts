@@ -29,10 +29,10 @@ export interface NetworkPolicyPort {
 }
 
 export interface NetworkPolicyRule {
-  /** `from` (ingress) or `to` (egress): absent = every peer; empty = none. */
+  /** `from` (ingress) or `to` (egress): absent or empty = every peer (Kubernetes' rule). */
   readonly from?: readonly NetworkPolicyPeer[];
   readonly to?: readonly NetworkPolicyPeer[];
-  /** Absent = every port. */
+  /** Absent or empty = every port. */
   readonly ports?: readonly NetworkPolicyPort[];
 }
 
@@ -57,14 +57,61 @@ function namespaceLabels(ns: string): Labels {
   return { 'kubernetes.io/metadata.name': ns };
 }
 
-/** Check a spec (E_INVALIDARG naming what is wrong). */
+/** The policy's types: given (non-empty), else Ingress, and Egress when it has egress rules (Kubernetes' default). */
+export function policyTypesOf(
+  p: Pick<NetworkPolicySpec, 'policyTypes' | 'egress'>,
+): ('Ingress' | 'Egress')[] {
+  return p.policyTypes?.length
+    ? [...p.policyTypes]
+    : ['Ingress', ...(p.egress?.length ? (['Egress'] as const) : [])];
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Check a spec's shape and values (E_INVALIDARG naming what is wrong); nothing else is trusted later. */
 export function checkNetworkPolicy(p: NetworkPolicySpec): void {
   const bad = (what: string): never => {
-    throw hnsError('E_INVALIDARG', `NetworkPolicy ${p.namespace}/${p.name}: ${what}`);
+    throw hnsError('E_INVALIDARG', `NetworkPolicy ${String(p.namespace)}/${String(p.name)}: ${what}`);
   };
-  if (!p.namespace || !p.name) bad('namespace and name are required');
+  if (typeof p.namespace !== 'string' || !p.namespace || typeof p.name !== 'string' || !p.name)
+    bad('namespace and name are required');
+  const labels = (v: unknown, what: string): void => {
+    if (!isObj(v)) bad(`${what} must be a map of labels`);
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      if (k === 'matchLabels' || k === 'matchExpressions')
+        bad(`${what}: give the labels themselves (${k} is not modelled: ${what}: {app: web})`);
+      if (typeof x !== 'string') bad(`${what}.${k} must be a string`);
+    }
+  };
+  labels(p.podSelector, 'podSelector');
+  const list = (v: unknown, what: string): void => {
+    if (v !== undefined && !Array.isArray(v)) bad(`${what} must be a list`);
+  };
+  list(p.policyTypes, 'policyTypes');
+  list(p.ingress, 'ingress');
+  list(p.egress, 'egress');
   for (const t of p.policyTypes ?? [])
     if (t !== 'Ingress' && t !== 'Egress') bad(`policyTypes: "${String(t)}"`);
+  for (const [k, r] of [
+    ...(p.ingress ?? []).map((r) => ['from', r] as const),
+    ...(p.egress ?? []).map((r) => ['to', r] as const),
+  ]) {
+    if (!isObj(r)) bad('a rule must be a map');
+    list((r as Record<string, unknown>)[k], k);
+    list(r.ports, 'ports');
+    for (const peer of ((r as Record<string, unknown>)[k] as unknown[] | undefined) ?? [])
+      if (!isObj(peer)) bad(`a ${k} peer must be a map`);
+  }
+  for (const [pi, sel] of [
+    ['podSelector', 'podSelector'],
+    ['namespaceSelector', 'namespaceSelector'],
+  ] as const)
+    for (const r of [
+      ...(p.ingress ?? []).flatMap((r) => r.from ?? []),
+      ...(p.egress ?? []).flatMap((r) => r.to ?? []),
+    ])
+      if (r[pi] !== undefined) labels(r[pi], sel);
   const rules = [...(p.ingress ?? []).map((r) => r.from), ...(p.egress ?? []).map((r) => r.to)];
   for (const peers of rules)
     for (const peer of peers ?? []) {
@@ -74,8 +121,8 @@ export function checkNetworkPolicy(p: NetworkPolicySpec): void {
         if (!c) bad(`ipBlock cidr "${peer.ipBlock.cidr}"`);
         for (const e of peer.ipBlock.except ?? []) {
           const x = parsePrefix4(e);
-          if (!x || !contains(c!, x.addr) || x.len < c!.len)
-            bad(`ipBlock except "${e}" is not inside ${peer.ipBlock.cidr}`);
+          if (!x || !contains(c!, x.addr) || x.len <= c!.len)
+            bad(`ipBlock except "${e}" is not strictly inside ${peer.ipBlock.cidr}`);
         }
       } else if (!peer.podSelector && !peer.namespaceSelector) bad('a peer needs a selector or an ipBlock');
     }
@@ -88,10 +135,6 @@ export function checkNetworkPolicy(p: NetworkPolicySpec): void {
       if (pt.endPort !== undefined && (pt.port === undefined || pt.endPort < pt.port))
         bad('endPort needs a port ≤ it');
     }
-}
-
-function policyTypes(p: NetworkPolicySpec): ('Ingress' | 'Egress')[] {
-  return p.policyTypes ? [...p.policyTypes] : ['Ingress', ...(p.egress ? (['Egress'] as const) : [])];
 }
 
 /** A CIDR minus prefixes inside it, as the fewest prefixes covering the rest. */
@@ -111,7 +154,7 @@ function peerPrefixes(
   peers: readonly NetworkPolicyPeer[] | undefined,
   pods: Iterable<PodRec>,
 ): string[] | undefined {
-  if (peers === undefined) return undefined;
+  if (!peers?.length) return undefined;
   const out = new Set<string>();
   for (const peer of peers) {
     if (peer.ipBlock) {
@@ -146,7 +189,7 @@ export function compileNetworkPolicies(
     const applied = pods
       .filter((x) => x.namespace === p.namespace && matchLabels(p.podSelector, x.labels))
       .map((x) => x.ip);
-    const types = policyTypes(p);
+    const types = policyTypesOf(p);
     const dir = (t: 'Ingress' | 'Egress') => types.includes(t);
     if (dir('Ingress')) for (const ip of applied) isoIn.add(ip);
     if (dir('Egress')) for (const ip of applied) isoOut.add(ip);
@@ -157,7 +200,7 @@ export function compileNetworkPolicies(
         direction,
         appliedTo: applied,
         ...(peers ? { peers } : {}),
-        ...(r.ports
+        ...(r.ports?.length
           ? {
               ports: r.ports.map((pt) => ({
                 protocol: pt.protocol ?? 'TCP',

@@ -53,6 +53,8 @@ export interface OvsDatapathOptions {
    * to the controller from `EndpointDNAT` (a Service without endpoints) `NoBackend`, else `NoRoute`.
    */
   readonly tableName?: (bridge: string, table: number) => string | undefined;
+  /** Moves when the table names do. */
+  readonly namesGeneration?: () => number;
   /** Called before each packet (ovs-vswitchd catching up with the host's Hyper-V ports). */
   readonly sync?: () => void;
 }
@@ -155,7 +157,7 @@ export class OvsDatapath implements SwitchDatapath {
   }
 
   generation(): number {
-    let g = 0;
+    let g = this.db.changes + (this.opts.namesGeneration?.() ?? 0);
     for (const b of this.db.bridgeNames()) g += this.db.bridge(b)!.generation;
     return g;
   }

@@ -92,15 +92,26 @@ export class HostPlane implements NetNode {
 
   /** A number that moves whenever the answer of a trace through this host could. */
   generation(): number {
-    let dp = this.datapathGeneration;
+    // the parts each move on their own; the number given out moves whenever any of them does
+    let dp = 0;
     for (const d of this.datapaths.values()) dp += d.generation?.() ?? 0;
-    return (
-      this.hns.store.generation * 1024 +
-      this.routeTable.userGeneration +
-      dp * 0x100000000 +
-      this.natGeneration * 0x10000000000
-    );
+    const p = this.#parts;
+    const now = [
+      this.hns.store.generation,
+      this.routeTable.userGeneration,
+      this.datapathGeneration,
+      dp,
+      this.natGeneration,
+    ];
+    if (now.some((x, i) => x !== p[i])) {
+      this.#parts = now;
+      this.#epoch++;
+    }
+    return this.#epoch;
   }
+
+  #parts: readonly number[] = [];
+  #epoch = 0;
 
   // ───────────────────────────── forwarding extensions (src/dataplane/extension.ts) ─────────────────────────────
 

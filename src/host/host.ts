@@ -253,7 +253,7 @@ export class Host {
   /**
    * Open vSwitch on the node (src/host/ovs.ts): its database, `ovs-vsctl`/`ovs-ofctl`/`ovs-appctl`,
    * and — once `start()`ed — ovs-vswitchd forwarding the switch the Open vSwitch Extension is
-   * enabled on. Installed on first use; not in snapshots (docs/ovs.md).
+   * enabled on. Installed on first use; in the snapshot's `ovs` (docs/ovs.md).
    */
   get ovs(): NodeOvs {
     return (this.#ovs ??= new NodeOvs(this.hns, this.dataplane, this.seed, this.clock));

@@ -41,6 +41,7 @@ export class NodeOvs {
   readonly #created = new Set<string>();
   #datapath: OvsDatapath | undefined;
   readonly #tableNames = new Map<string, string[]>();
+  #namesGeneration = 0;
 
   constructor(
     private readonly hns: HnsService,
@@ -77,6 +78,7 @@ export class NodeOvs {
     this.#datapath = new OvsDatapath(this.db, {
       sync: () => this.sync(),
       tableName: (bridge, table) => this.tableName(bridge, table),
+      namesGeneration: () => this.#namesGeneration,
     });
     this.plane.bindSwitchDatapath('*', this.#datapath);
   }
@@ -97,6 +99,7 @@ export class NodeOvs {
   setTableNames(bridge: string, names: readonly string[] | undefined): void {
     if (names) this.#tableNames.set(bridge, [...names]);
     else this.#tableNames.delete(bridge);
+    this.#namesGeneration++;
   }
 
   /** The name an agent gave a bridge's table, if any. */
@@ -131,8 +134,14 @@ export class NodeOvs {
    */
   ofctl(argv: readonly string[]): OvsCommandResult {
     this.sync();
-    const opts = argv.filter((a) => a.startsWith('--'));
-    const [command, bridgeName, ...rest] = argv.filter((a) => !a.startsWith('--'));
+    // `-O OpenFlow15` (Antrea's docs write it) and --options; the engine speaks every version
+    const words: string[] = [];
+    for (let k = 0; k < argv.length; k++) {
+      if (argv[k] === '-O' || argv[k] === '--protocols') k++;
+      else if (!argv[k]!.startsWith('-O')) words.push(argv[k]!);
+    }
+    const opts = words.filter((a) => a.startsWith('--'));
+    const [command, bridgeName, ...rest] = words.filter((a) => !a.startsWith('--'));
     if (!command || !bridgeName) return fail('ovs-ofctl: missing command name; use --help for help');
     const br = this.bridge(bridgeName);
     if (!br) {
@@ -248,6 +257,7 @@ export class NodeOvs {
     return {
       running: this.#running,
       created: [...this.#created].sort(),
+      tableNames: Object.fromEntries([...this.#tableNames].map(([b, n]) => [b, [...n]])),
       db: this.db.toState() as unknown as JsonObject,
       bridges,
     };
@@ -274,6 +284,13 @@ export class NodeOvs {
       if (e instanceof OvsdbError) bad(e.message);
       throw e;
     }
+    const tn = st['tableNames'] ?? {};
+    if (
+      !isJsonObject(tn) ||
+      !Object.values(tn).every((v) => Array.isArray(v) && v.every((x) => typeof x === 'string'))
+    )
+      bad('tableNames must be lists of table names by bridge');
+    const names = tn as Record<string, string[]>;
     const bridges = st['bridges'];
     if (!isJsonObject(bridges)) bad('bridges must be an object by bridge name');
     const programs: [string, string[], string[]][] = [];
@@ -299,6 +316,9 @@ export class NodeOvs {
     }
     return () => {
       applyDb();
+      this.#tableNames.clear();
+      for (const [b, n] of Object.entries(names)) this.#tableNames.set(b, n);
+      this.#namesGeneration++;
       this.#created.clear();
       for (const c of created as string[]) this.#created.add(c);
       this.stop();
@@ -340,6 +360,8 @@ export class NodeOvs {
     if (this.hyperVPortExists(name)) return true;
     const sw = this.ovsSwitch();
     if (!sw) return false;
+    // a name another adapter holds (a second NIC): the port cannot be opened
+    if (this.hns.store.nics.adapters.has(name.toLowerCase())) return false;
     this.hns.store.nics.addVNic(sw.id, name, this.seed);
     this.hns.store.generation++;
     this.#created.add(name.toLowerCase());

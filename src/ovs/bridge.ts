@@ -182,12 +182,14 @@ export class Bridge implements PortMap {
 
   /**
    * A number that moves whenever a packet's fate through this bridge could: ports, flows, groups,
-   * the connection table, learned MACs (a cache key; learned MACs moving between ports of the same
-   * count are not seen — a trace cache then answers one packet late).
+   * the connection table, learned MACs (a cache key: a sum of counters that only go up).
    */
   get generation(): number {
-    return this.changes + this.conntrack.changes * 0x10000 + this.macTable.size * 0x100000000;
+    return this.changes + this.conntrack.changes + this.macChanges;
   }
+
+  /** Learned MACs (NORMAL's table) that appeared or moved: part of `generation`. */
+  macChanges = 0;
 
   // ───────────── ports ─────────────
 

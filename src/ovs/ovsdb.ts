@@ -501,6 +501,7 @@ export class Ovsdb {
     return () => {
       this.tables = next;
       this.#rootUuid = st.root;
+      this.changes++;
     };
   }
 
@@ -511,7 +512,10 @@ export class Ovsdb {
   insert(table: TableName, values: Readonly<Record<string, Datum>>): Row {
     const cols = new Map<string, Datum>();
     for (const [c, t] of Object.entries(SCHEMA[table])) cols.set(c, values[c] ?? defaultDatum(t));
-    const row: Row = { uuid: newGuid(this.rng).toLowerCase(), table, cols };
+    // a restored database's rows came from elsewhere: a drawn UUID they hold is drawn again
+    let uuid = newGuid(this.rng).toLowerCase();
+    while (TABLES.some((t) => this.tables.get(t)!.has(uuid))) uuid = newGuid(this.rng).toLowerCase();
+    const row: Row = { uuid, table, cols };
     this.tables.get(table)!.set(row.uuid, row);
     return row;
   }
@@ -727,7 +731,11 @@ export class Ovsdb {
    * `error`), ports whose interface went away removed (their flows' outputs then go nowhere), and
    * the status columns written back.
    */
+  /** Moves with every committed change of the database and every reconfiguration of ovs-vswitchd. */
+  changes = 0;
+
   reconfigure(): void {
+    this.changes++;
     const wanted = new Map<string, Row>();
     for (const b of this.refs(this.root, 'bridges')) wanted.set(this.str(b, 'name'), b);
     for (const [name, st] of this.vswitchd) {

@@ -582,7 +582,11 @@ function normal(ctx: Ctx): void {
         `learned that ${formatMac(src)} is on port ${ctx.bridge.nameOfPort(inPort)} in VLAN 0`,
       );
     const learned = { port: inPort, ms: ctx.bridge.clock.now() };
-    effect(ctx, () => ctx.bridge.macTable.set(src, learned));
+    effect(ctx, () => {
+      const had = ctx.bridge.macTable.get(src);
+      if (!had || had.port !== learned.port) ctx.bridge.macChanges++;
+      ctx.bridge.macTable.set(src, learned);
+    });
   }
   const entry = dst & 0x010000000000n ? undefined : ctx.bridge.macTable.get(dst);
   if (entry) {
@@ -708,6 +712,8 @@ function doActions(ctx: Ctx, actions: readonly Action[], rule: FlowEntry | undef
         break;
       case 'ct_clear':
         clearConntrack(ctx.flow);
+        // the datapath forgets the packet's connection too (md.conn = NULL)
+        ctx.state.conn = undefined;
         break;
       case 'exit':
         ctx.exit = true;

@@ -82,7 +82,9 @@ function nodeObservations(
   // a policy table's own rule (not its table-miss flow) decided
   for (const o of ovs) {
     const table = o.rule?.policy;
-    if (o.action === 'Matched' && table && POLICY_TABLES.has(table) && (o.rule?.priority ?? 0) > 0)
+    // (a rule's flow: not the table miss, nor the established/related bypass at 64990)
+    const prio = o.rule?.priority ?? 0;
+    if (o.action === 'Matched' && table && POLICY_TABLES.has(table) && prio > 0 && prio !== 64990)
       out.push({ component: 'NetworkPolicy', componentInfo: table, action: 'Forwarded' });
   }
   const last = steps[steps.length - 1]!;

@@ -168,7 +168,6 @@ function adapterLines(host: Host): string[] {
   });
 }
 
-/** The node's events, runtime and CNI network (and flanneld's files the flannel plugin reads). */
 /** A cluster node under Antrea: its agent prepares it; the other Antrea nodes learn of it. */
 async function addAntreaNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise<void> {
   const cl = w.cluster!;
@@ -199,6 +198,7 @@ async function addAntreaNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise<
   w.step(`Node ${h.name} joins: Windows, Antrea (${tunnel})`, notes);
 }
 
+/** The node's events, runtime and CNI network (and flanneld's files the flannel plugin reads). */
 async function nodeWithRuntime(
   w: RunWorld,
   h: HostSpec,

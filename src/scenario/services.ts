@@ -6,7 +6,7 @@
 import { addPod } from './pods.js';
 import type { ServiceSpec } from './types.js';
 import type { JsonObject } from '../core/json.js';
-import type { NetworkPolicySpec } from '../cluster/netpol.js';
+import { policyTypesOf, type NetworkPolicySpec } from '../cluster/netpol.js';
 import type { JsonPath } from './validate.js';
 import type { RunWorld } from './world.js';
 
@@ -41,7 +41,7 @@ export function addService(w: RunWorld, svc: ServiceSpec, path: JsonPath): void 
 export function addNetworkPolicy(w: RunWorld, np: JsonObject, path: JsonPath): void {
   const spec = { namespace: 'default', ...np } as unknown as NetworkPolicySpec;
   const { lines } = w.clusterOp(path, () => w.cluster!.addNetworkPolicy(spec));
-  const types = spec.policyTypes ?? ['Ingress', ...(spec.egress ? ['Egress'] : [])];
+  const types = policyTypesOf(spec);
   w.step(`NetworkPolicy ${spec.namespace}/${spec.name}`, [
     `Selects ${Object.keys(spec.podSelector ?? {}).length ? JSON.stringify(spec.podSelector) : 'every pod'} in ${spec.namespace} for ${types.join(' and ')}: Antrea's agents program their policy tables:`,
     ...(lines.length ? lines : ['(no Antrea node: nothing enforces it)']),

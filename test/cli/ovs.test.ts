@@ -215,3 +215,35 @@ describe('JSON-RPC', () => {
     expect(JSON.stringify(host.snapshot())).toBe(before);
   });
 });
+
+describe('review regressions', () => {
+  it('a restored database draws no UUID its rows hold: bridges added in later invocations are all kept', async () => {
+    const s = stateFile();
+    expect((await run(['ovs', '--state', s, 'vsctl', 'add-br', 'br-int'])).status).toBe(0);
+    expect((await run(['ovs', '--state', s, 'vsctl', 'add-br', 'br-ex'])).status).toBe(0);
+    expect((await run(['ovs', '--state', s, 'vsctl', 'add-br', 'br-3'])).status).toBe(0);
+    expect((await run(['ovs', '--state', s, 'vsctl', 'list-br'])).stdout).toBe('br-3\nbr-ex\nbr-int\n');
+  });
+
+  it("ovs-ofctl's -O option (Antrea's docs write -O OpenFlow15) is taken", async () => {
+    const s = stateFile();
+    await run(['call', '--state', s, 'HcnCreateNetwork', 'null', TRANSPARENT_WITH_OVS]);
+    await run(['ovs', '--state', s, 'start']);
+    await run(['ovs', '--state', s, 'vsctl', 'add-br', 'br-int']);
+    await run([
+      'ovs',
+      '--state',
+      s,
+      'ofctl',
+      '-O',
+      'OpenFlow15',
+      'add-flow',
+      'br-int',
+      'priority=7,actions=drop',
+    ]);
+    expect(
+      (await run(['ovs', '--state', s, 'ofctl', '-O', 'OpenFlow15', '--no-stats', 'dump-flows', 'br-int']))
+        .stdout,
+    ).toBe(' priority=7 actions=drop\n');
+  });
+});

@@ -284,4 +284,22 @@ describe('Traceflow’s view of a trace (packetin.go’s observations)', () => {
       action: 'Dropped',
     });
   });
+
+  it('an Antrea node beside a flannel overlay node: no route between their pod subnets either way (docs/antrea.md)', () => {
+    const c = new Cluster({ seed: 5 });
+    c.addWindowsNode({ name: 'win-a', network: 'antrea' });
+    c.addWindowsNode({ name: 'win-f', network: 'overlay' });
+    c.addPod({ namespace: 'default', name: 'a', node: 'win-a' });
+    c.addPod({ namespace: 'default', name: 'f', node: 'win-f' });
+    for (const [from, to] of [
+      ['default/a', 'default/f'],
+      ['default/f', 'default/a'],
+    ] as const) {
+      const t = c.trace({ from, to, protocol: 'tcp', destinationPort: 80 });
+      expect(t.disposition).toBe('NoRoute');
+      // neither node tunnels it: the packet leaves unencapsulated and the underlay's router drops it
+      expect(t.observations.some((o) => o.action === 'Encapsulated')).toBe(false);
+      expect(t.host).toBe('router');
+    }
+  });
 });

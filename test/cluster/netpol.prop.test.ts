@@ -56,9 +56,10 @@ function ruleAllows(
   otherIp: string,
   port: number,
 ): boolean {
-  const peerOk = peers === undefined || peers.some((p) => peerAllows(policy, p, other, otherIp));
+  // "If this field is empty or missing, this rule matches all sources" (and all ports)
+  const peerOk = !peers?.length || peers.some((p) => peerAllows(policy, p, other, otherIp));
   const portOk =
-    rule.ports === undefined ||
+    !rule.ports?.length ||
     rule.ports.some(
       (pt) =>
         (pt.protocol ?? 'TCP') === 'TCP' &&
@@ -67,8 +68,10 @@ function ruleAllows(
   return peerOk && portOk;
 }
 
+// "If no policyTypes are specified on a NetworkPolicy then by default Ingress will always be set and
+// Egress will be set if the NetworkPolicy has any egress rules"
 function types(p: NetworkPolicySpec): string[] {
-  return p.policyTypes ? [...p.policyTypes] : ['Ingress', ...(p.egress ? ['Egress'] : [])];
+  return p.policyTypes?.length ? [...p.policyTypes] : ['Ingress', ...(p.egress?.length ? ['Egress'] : [])];
 }
 
 function allowedBy(
@@ -133,7 +136,7 @@ const policy = (i: number): fc.Arbitrary<NetworkPolicySpec> =>
     .record({
       namespace: fc.constantFrom('default', 'prod'),
       podSelector: selector,
-      types: fc.constantFrom(undefined, ['Ingress'], ['Egress'], ['Ingress', 'Egress']),
+      types: fc.constantFrom(undefined, [], ['Ingress'], ['Egress'], ['Ingress', 'Egress']),
       ingress: fc.oneof(fc.constant(undefined), fc.array(rule('from'), { maxLength: 2 })),
       egress: fc.oneof(fc.constant(undefined), fc.array(rule('to'), { maxLength: 2 })),
     })
@@ -208,6 +211,14 @@ describe('NetworkPolicy on Antrea nodes = the Kubernetes semantics', () => {
         ingress: [{ from: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['11.0.0.0/16'] } }] }],
       },
       { namespace: 'prod', name: 'z', podSelector: {}, ingress: [{ ports: [{ port: 90, endPort: 80 }] }] },
+      { namespace: 'prod', name: 'm', podSelector: { matchLabels: { app: 'a' } } },
+      { namespace: 'prod', name: 'u' },
+      {
+        namespace: 'prod',
+        name: 'e',
+        podSelector: {},
+        ingress: [{ from: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.0.0.0/8'] } }] }],
+      },
     ] as NetworkPolicySpec[])
       expect(() => c.addNetworkPolicy(bad)).toThrow(expect.objectContaining({ code: 'E_INVALIDARG' }));
     expect(c.trace(req).disposition).toBe('DeniedIn');

@@ -592,3 +592,68 @@ describe('NetNat (New-NetNat) on the host', () => {
     expect(own.observations.some((o) => o.action === 'SNAT')).toBe(false);
   });
 });
+
+describe('review regressions (caches and host vNICs)', () => {
+  it('routes added after many sends through a conntrack bridge are seen (the generation stays exact)', () => {
+    const n = antreaNode();
+    attach(n, 'web-7975-274540', '10.10.0.10');
+    attach(n, 'db-5f7c-0a1b2c', '10.10.0.11');
+    flows(
+      n,
+      'table=0,priority=100,ip,actions=ct(commit,zone=1,table=1)\ntable=1,priority=100,ip,nw_dst=10.10.0.11,actions=output:db-5f7c-0a1b2c',
+    );
+    for (let i = 0; i < 200; i++)
+      n.host.send({
+        from: 'web-7975-274540',
+        to: '10.10.0.11',
+        protocol: 'tcp',
+        sourcePort: 1000 + i,
+        destinationPort: 80,
+      });
+    for (let i = 0; i < 20; i++)
+      n.host.addRoute({ destinationPrefix: `172.16.${i}.0/24`, interfaceAlias: 'antrea-gw0' });
+    expect(n.host.routes().filter((r) => r.origin === 'User' && r.iface === 'antrea-gw0')).toHaveLength(20);
+  });
+
+  it('a trace sees an interface option change (local_ip removed) with no other change', () => {
+    const n = antreaNode();
+    attach(n, 'web-7975-274540', '10.10.0.10');
+    n.host.ovs.vsctl(
+      'add-port br-int antrea-tun0 -- set interface antrea-tun0 type=geneve options:key=flow options:remote_ip=flow options:local_ip=192.168.77.100',
+    );
+    localFlows(n);
+    flows(
+      n,
+      'table=0,priority=150,ip,nw_dst=10.10.1.0/24,actions=set_field:192.168.77.101->tun_dst,output:antrea-tun0',
+    );
+    const req = { from: 'web-7975-274540', to: '10.10.1.5', protocol: 'tcp', destinationPort: 80 } as const;
+    expect(n.host.trace(req).observations.some((o) => o.action === 'Encapsulated')).toBe(true);
+    n.host.ovs.vsctl('remove interface antrea-tun0 options local_ip');
+    expect(n.host.trace(req).observations.at(-1)!.detail).toContain('no local_ip');
+  });
+
+  it('an internal port named like another adapter (a second NIC) cannot open: no exception, ofport -1', () => {
+    const host = createHost({
+      seed: 7,
+      adapters: [
+        { name: 'Ethernet0', ipAddress: '192.168.77.100/24', gateway: '192.168.77.1' },
+        { name: 'Ethernet1' },
+      ],
+    });
+    const net = String(
+      v1(host, 'POST', '/networks/', {
+        Name: 't',
+        Type: 'Transparent',
+        NetworkAdapterName: 'Ethernet0',
+        Subnets: [{ AddressPrefix: '10.10.0.0/24' }],
+      })['ID'],
+    );
+    v1(host, 'POST', `/networks/${net}`, { Extensions: [{ Id: OVS, IsEnabled: true }] });
+    host.ovs.start();
+    const r = host.ovs.vsctl(
+      'add-br br-int -- add-port br-int Ethernet1 -- set interface Ethernet1 type=internal',
+    );
+    expect(r.status).toBe(0);
+    expect(host.ovs.vsctl('get interface Ethernet1 ofport').stdout).toBe('-1\n');
+  });
+});

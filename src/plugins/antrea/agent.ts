@@ -5,8 +5,9 @@
  * management vNIC renamed to `br-int`, the Open vSwitch Extension enabled, ovs-vswitchd, the
  * bridge `br-int` with the uplink (32770), `antrea-gw0` (32769, a new host vNIC holding the pod
  * subnet's gateway) and the tunnel `antrea-tun0` (32768, Geneve by default, `local_ip` the node's
- * address) — and programs its pipeline (./pipeline.ts) from what it knows: its pods and the other
- * nodes. Every change reprograms the bridge, as the cluster's kube-proxy model re-syncs.
+ * address) — and programs its pipeline (./pipeline.ts) from what it knows: its pods, the other
+ * nodes, the Services and the NetworkPolicies; each change adds and removes only its own flows
+ * and groups, as Antrea installs per object (`program()` reprograms everything).
  *
  * Its CNI server does what pkg/agent/cniserver does for a pod on Windows (§1.5, §1.6): the
  * interface name from the pod name and infra container ID, an address from the node's pod subnet,
@@ -149,8 +150,14 @@ export class AntreaAgent {
   readonly #pods = new Map<string, PodRec>();
   /** AntreaProxy's Service ports by key, in the order they came. */
   readonly #services = new Map<string, ServicePort>();
-  /** The NetworkPolicy flows programmed now (printed form). */
+  /** The NetworkPolicy rules as given (addresses) and the flows they compile to for the pods now. */
+  #policies: {
+    rules: readonly AntreaPolicyRule[];
+    isolated: { readonly in: readonly string[]; readonly out: readonly string[] };
+  } = { rules: [], isolated: { in: [], out: [] } };
   #policyFlows: readonly string[] = [];
+  /** host-local's last reserved address (its allocator goes on after it). */
+  #lastIp = 0;
   /** The flows on the bridge (printed form) and how many objects need each. */
   readonly #installed = new Map<string, number>();
   /** AntreaProxy's group IDs by service key; released IDs are reused first (the allocator's rule). */
@@ -321,6 +328,13 @@ export class AntreaAgent {
     rules: readonly AntreaPolicyRule[],
     isolated: { readonly in: readonly string[]; readonly out: readonly string[] },
   ): void {
+    this.#policies = { rules, isolated };
+    this.reprogramPolicies();
+  }
+
+  /** The policy flows for the pods on the node now (their ofports): after a policy or a pod change. */
+  private reprogramPolicies(): void {
+    const { rules, isolated } = this.#policies;
     const local = (ips: readonly string[]) =>
       ips.flatMap((ip) => {
         const p = [...this.#pods.values()].find((x) => x.ip === ip && x.ofport > 0);
@@ -333,7 +347,12 @@ export class AntreaAgent {
       ...(r.peers ? { peers: r.peers } : {}),
       ...(r.ports ? { ports: r.ports } : {}),
     }));
-    const next = policyFlows(this.config(), compiled, { in: local(isolated.in), out: local(isolated.out) });
+    // (no policy at all: no policy flow either, not even the established bypass)
+    // (no policy at all: no policy flow either, not even the established bypass)
+    const next =
+      rules.length || isolated.in.length || isolated.out.length
+        ? policyFlows(this.config(), compiled, { in: local(isolated.in), out: local(isolated.out) })
+        : [];
     if (this.#started) {
       this.uninstall(this.#policyFlows);
       this.install(next);
@@ -376,12 +395,17 @@ export class AntreaAgent {
     return br;
   }
 
-  /** Add flows (printed form); a flow several objects need (an endpoint's DNAT) is counted, added once. */
+  /**
+   * Add flows (printed form). A flow is OpenFlow's table, priority and match: several objects
+   * needing the same one (an endpoint's DNAT) are counted and it is added once, and removed when the
+   * last of them goes.
+   */
   private install(flows: readonly string[]): void {
     const add: string[] = [];
     for (const f of flows) {
-      const n = this.#installed.get(f) ?? 0;
-      this.#installed.set(f, n + 1);
+      const k = flowIdentity(f);
+      const n = this.#installed.get(k) ?? 0;
+      this.#installed.set(k, n + 1);
       if (n === 0) add.push(f);
     }
     if (add.length) this.bridge().addFlows(realize(add, windowsTables(this)).join('\n'));
@@ -391,10 +415,11 @@ export class AntreaAgent {
   private uninstall(flows: readonly string[]): void {
     const del: string[] = [];
     for (const f of flows) {
-      const n = this.#installed.get(f) ?? 0;
+      const k = flowIdentity(f);
+      const n = this.#installed.get(k) ?? 0;
       if (n <= 1) {
-        if (this.#installed.delete(f)) del.push(f);
-      } else this.#installed.set(f, n - 1);
+        if (this.#installed.delete(k)) del.push(f);
+      } else this.#installed.set(k, n - 1);
     }
     const br = this.bridge();
     for (const f of realize(del, windowsTables(this)))
@@ -408,6 +433,7 @@ export class AntreaAgent {
     const old = this.#peers.get(peer.name);
     this.#peers.set(peer.name, peer);
     if (this.#started) {
+      if (old && old.podCidr !== peer.podCidr) this.host.removeRoute(old.podCidr);
       this.routeTo(peer);
       if (old && this.encap) this.uninstall(this.peerFlows(old));
       if (this.encap) this.install(this.peerFlows(peer));
@@ -481,10 +507,25 @@ export class AntreaAgent {
       ...(ifName !== 'eth0' ? [`if-dev=${ifName}`] : []),
       `net-ns=${args.netns}`,
     ].map((kv) => `external_ids:${kv}`);
-    // the port first with no type, then internal once vEthernet (<name>) exists (it does: attached)
-    this.vsctl(['add-port', BRIDGE, name, '--', 'set', 'interface', name, ...ids]);
-    this.vsctl(['set', 'interface', name, 'type=internal']);
-    const ofport = Number(this.vsctl(['get', 'interface', name, 'ofport']).trim());
+    // the port first with no type, then internal once vEthernet (<name>) exists (it does: attached);
+    // a failure undoes the attach and the endpoint (nothing is left for the next ADD to trip on)
+    let ofport: number;
+    try {
+      this.vsctl(['add-port', BRIDGE, name, '--', 'set', 'interface', name, ...ids]);
+      this.vsctl(['set', 'interface', name, 'type=internal']);
+      ofport = Number(this.vsctl(['get', 'interface', name, 'ofport']).trim());
+      if (!Number.isInteger(ofport) || ofport <= 0)
+        throw hnsError('E_FAIL', `antrea: ovs-vswitchd gave ${name} no ofport`);
+    } catch (e) {
+      this.host.ovs.vsctl(['--if-exists', 'del-port', BRIDGE, name]);
+      this.host.api.HcnModifyNamespace(args.netns, {
+        ResourceType: 'Endpoint',
+        RequestType: 'Remove',
+        Settings: { EndpointId: endpointId },
+      });
+      this.host.api.HNSCall('DELETE', `/endpoints/${endpointId}`, '');
+      throw e;
+    }
     const result: AntreaCniResult = {
       cniVersion: '0.4.0',
       interfaces: [
@@ -512,7 +553,8 @@ export class AntreaAgent {
       ofport,
       result,
     });
-    if (ofport > 0) this.install(podFlows(this.config(), { ip, mac, ofport }));
+    this.install(podFlows(this.config(), { ip, mac, ofport }));
+    this.reprogramPolicies();
     return result;
   }
 
@@ -522,6 +564,7 @@ export class AntreaAgent {
     if (!pod) return;
     this.#pods.delete(args.containerId);
     if (pod.ofport > 0) this.uninstall(podFlows(this.config(), pod));
+    this.reprogramPolicies();
     this.vsctl(['--if-exists', 'del-port', BRIDGE, pod.endpointName]);
     const ep = this.host.api.HNSCall('GET', `/endpoints/${pod.endpointId}`, '');
     const ns =
@@ -562,15 +605,22 @@ export class AntreaAgent {
   /** host-local's choice: the lowest free address after the gateway, the broadcast address excluded. */
   private allocate(): string {
     const used = new Set([...this.#pods.values()].map((p) => p.ip));
+    const first = this.podCidr.addr + 2;
     const last = this.podCidr.addr + 2 ** (32 - this.podCidr.len) - 1;
-    for (let v = this.podCidr.addr + 2; v < last; v++) {
+    // host-local: the next free address after the last one it reserved, wrapping to the range's start
+    const span = last - first;
+    const start = this.#lastIp >= first && this.#lastIp < last ? this.#lastIp + 1 : first;
+    for (let k = 0; k < span; k++) {
+      const v = first + ((start - first + k) % span);
       const ip = formatIp({ family: 4, value: v });
-      if (!used.has(ip)) return ip;
+      if (!used.has(ip)) {
+        this.#lastIp = v;
+        return ip;
+      }
     }
     // host-local's words (Antrea's IPAM on Windows is host-local)
-    const first = formatIp({ family: 4, value: this.podCidr.addr + 2 });
     throw new Error(
-      `no IP addresses available in range set: ${first}-${formatIp({ family: 4, value: last - 1 })}`,
+      `no IP addresses available in range set: ${formatIp({ family: 4, value: first })}-${formatIp({ family: 4, value: last - 1 })}`,
     );
   }
 
@@ -621,6 +671,11 @@ function formatPrefix(p: Prefix): string {
 function gatewayOf(podCidr: string): string {
   const p = parsePrefix(podCidr) as Prefix;
   return formatIp({ family: 4, value: p.addr + 1 });
+}
+
+/** A printed flow's OpenFlow identity: its table, priority and match (no cookie, no actions). */
+function flowIdentity(f: string): string {
+  return f.replace(/^cookie=0x[0-9a-f]+, /, '').replace(/ actions=.*$/, '');
 }
 
 /** Whether two programmings of a Service port are the same (so nothing needs reprogramming). */

@@ -9,8 +9,8 @@
  * client_test.go (test/plugins/antrea/pipeline.test.ts holds those vectors); table order from
  * pipeline.go/framework.go with Windows' default features (AntreaProxy with proxyAll,
  * AntreaPolicy; Egress, Multicast, TrafficControl off). Modelled: pod connectivity (the node's
- * uplink/LOCAL pass-through, gateway, tunnel, local pods, remote nodes by Geneve/VXLAN/STT);
- * the Service and NetworkPolicy tables are realized with their table-miss flows only.
+ * uplink/LOCAL pass-through, gateway, tunnel, local pods, remote nodes by Geneve/VXLAN/STT),
+ * AntreaProxy's ClusterIP Services, Kubernetes NetworkPolicy (conjunctions in Antrea's design).
  *
  *   const cfg = nodePipelineConfig({ nodeIp: '192.168.77.100', podCidr: '10.10.0.0/24', gatewayMac });
  *   realize([...initFlows(cfg), ...podFlows(cfg, pod)], windowsTables(cfg));
@@ -560,7 +560,7 @@ export function policyFlows(
       if (pt.port === undefined) return [proto];
       return portMasks(pt.port, pt.endPort ?? pt.port).map((m) => `${proto},tp_dst=${m}`);
     });
-    // an empty peer or port list allows nothing; a missing one, anything
+    // peers given but none resolved (selectors matching no pod) allow nothing; absent, anything
     if ((peers && !peers.length) || (ports && !ports.length)) continue;
     const dims = [to, ...(peers ? [peers] : []), ...(ports ? [ports] : [])];
     const allow = `goto_table:${metric}`;
