@@ -1,7 +1,8 @@
 /**
- * The steps that reach a node's HNS behind everyone's back, through the flat API: `deleteObject`
- * (what `hnsdiag delete` does; nobody is told) and `call` (any flat API method, with the outcome
- * it must have). Each is a step with its own expectation: a refused delete, or a call with another
+ * The steps that reach a node behind everyone's back: `deleteObject` (what `hnsdiag delete` does;
+ * nobody is told), `call` (any flat API method, with the outcome it must have), `ovs` (Open
+ * vSwitch's own commands, with the exit status and output they must have) and `renameAdapter`.
+ * Each is a step with its own expectation: a refused delete, a call or command with another
  * outcome than expected, fails the run.
  */
 import { formatHResult } from '../core/errors.js';
@@ -132,4 +133,78 @@ export function call(
       : [`expected ${want}${wantCode ? ` (${formatHResult(wantCode)})` : ''}, got ${observed}`],
   });
   w.step(title ?? `Call ${c.method} on ${c.node}`, notes);
+}
+
+/** The `ovs` step: one Open vSwitch command on the node (as `hnsim ovs` runs it), checked. */
+export function ovsStep(
+  w: RunWorld,
+  o: Extract<Step, { ovs: unknown }>['ovs'],
+  path: JsonPath,
+  title?: string,
+): void {
+  const n = w.winNode(o.node);
+  const args = [...(o.args ?? [])];
+  const line = `ovs-${o.tool === 'start' || o.tool === 'stop' ? `vswitchd ${o.tool}` : o.tool}${args.length ? ` ${args.join(' ')}` : ''}`;
+  let status = 0;
+  let out = '';
+  const cap = n.events.captureSync(() => {
+    const ovs = n.host.ovs;
+    if (o.tool === 'start') ovs.start();
+    else if (o.tool === 'stop') ovs.stop();
+    else {
+      const r =
+        o.tool === 'vsctl' ? ovs.vsctl(args) : o.tool === 'ofctl' ? ovs.ofctl(args) : ovs.appctl(args);
+      status = r.status;
+      out = r.stdout + r.stderr;
+    }
+  });
+  if (cap.error !== undefined) {
+    status = 1;
+    out = errorText(cap.error);
+  }
+  const problems: string[] = [];
+  const want = o.status ?? 0;
+  if (status !== want)
+    problems.push(`expected exit status ${want}, got ${status}${out ? `: ${out.trim()}` : ''}`);
+  for (const piece of o.stdout ?? [])
+    if (!out.includes(piece)) problems.push(`its output does not contain "${piece}"`);
+  w.actions.push({
+    kind: 'step',
+    label: `${line} on ${o.node}`,
+    ok: !problems.length,
+    at: w.where(path),
+    problems,
+  });
+  w.step(title ?? `Open vSwitch on ${o.node}: ${line}`, [
+    ...indentLines(cap.lines),
+    ...(out.trim()
+      ? out
+          .trimEnd()
+          .split('\n')
+          .map((l) => `  ${l}`)
+      : []),
+    `→ exit status ${status}`,
+    ...problems.map((p) => `✗ ${p}`),
+  ]);
+}
+
+/** The `renameAdapter` step (Rename-NetAdapter); a refusal fails the run. */
+export function renameAdapter(
+  w: RunWorld,
+  r: Extract<Step, { renameAdapter: unknown }>['renameAdapter'],
+  path: JsonPath,
+  title?: string,
+): void {
+  const n = w.winNode(r.node);
+  const cap = n.events.captureSync(() => n.host.renameAdapter(r.name, r.to));
+  const label = `Rename-NetAdapter "${r.name}" -NewName "${r.to}"`;
+  const problems = cap.error !== undefined ? [errorText(cap.error)] : [];
+  w.actions.push({
+    kind: 'step',
+    label: `${label} on ${r.node}`,
+    ok: !problems.length,
+    at: w.where(path),
+    problems,
+  });
+  w.step(title ?? `On ${r.node}: ${label}`, [...indentLines(cap.lines), ...problems.map((p) => `✗ ${p}`)]);
 }

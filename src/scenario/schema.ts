@@ -607,6 +607,28 @@ export const SCENARIO_SCHEMA = {
             ['node', 'method'],
           ),
         ),
+        step(
+          'ovs',
+          object(
+            'Run an Open vSwitch command on a node (hnsim ovs): ovs-vsctl, ovs-ofctl, ovs-appctl, or start/stop ovs-vswitchd',
+            {
+              node: name('The node'),
+              tool: oneOfStrings('The tool', ['vsctl', 'ofctl', 'appctl', 'start', 'stop']),
+              args: list(text('One argument'), 200, "The tool's arguments, as on its command line"),
+              status: int('The exit status it must have (default 0)', 0, 255),
+              stdout: list(text('A piece of text'), 50, 'Pieces of text its output must contain'),
+            },
+            ['node', 'tool'],
+          ),
+        ),
+        step(
+          'renameAdapter',
+          object(
+            "Rename a host network adapter (Rename-NetAdapter), as Antrea renames the Transparent network's vNIC to br-int",
+            { node: name('The node'), name: text('The adapter name'), to: text('Its new name') },
+            ['node', 'name', 'to'],
+          ),
+        ),
         step('expect', ref('expectations')),
       ],
     },
@@ -628,5 +650,7 @@ export const STEP_KINDS = [
   'clearFaults',
   'advance',
   'call',
+  'ovs',
+  'renameAdapter',
   'expect',
 ] as const;

@@ -6,7 +6,7 @@
  * flanneld do not react, so a scenario shows what the fault alone leaves.
  */
 import { formatHResult, type HResultName } from '../core/errors.js';
-import { call, deleteObject } from './calls.js';
+import { call, deleteObject, ovsStep, renameAdapter } from './calls.js';
 import { checkpoint } from './expect.js';
 import { addPod, deletePod } from './pods.js';
 import { STEP_KINDS } from './schema.js';
@@ -121,6 +121,12 @@ async function runStep(w: RunWorld, st: Step, path: JsonPath): Promise<void> {
     }
     case 'call':
       call(w, (st as Extract<Step, { call: unknown }>).call, at, st.title);
+      return;
+    case 'ovs':
+      ovsStep(w, (st as Extract<Step, { ovs: unknown }>).ovs, at, st.title);
+      return;
+    case 'renameAdapter':
+      renameAdapter(w, (st as Extract<Step, { renameAdapter: unknown }>).renameAdapter, at, st.title);
       return;
     case 'expect':
       checkpoint(

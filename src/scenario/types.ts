@@ -184,8 +184,21 @@ export type Step = { readonly title?: string } & (
         readonly expect?: string;
       };
     }
+  | {
+      readonly ovs: {
+        readonly node: string;
+        readonly tool: OvsTool;
+        readonly args?: readonly string[];
+        readonly status?: number;
+        readonly stdout?: readonly string[];
+      };
+    }
+  | { readonly renameAdapter: { readonly node: string; readonly name: string; readonly to: string } }
   | { readonly expect: Expectations }
 );
+
+/** The `ovs` step's tools: Open vSwitch's commands on the node, as `hnsim ovs` runs them. */
+export type OvsTool = 'vsctl' | 'ofctl' | 'appctl' | 'start' | 'stop';
 
 export interface ScenarioDoc {
   readonly hnsim: typeof SCENARIO_FORMAT;

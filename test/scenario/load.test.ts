@@ -131,9 +131,9 @@ describe('loadScenario: the schema', () => {
       ),
     ).toEqual([
       '5:5 steps[0]: has restartHns and reboot: a step does one thing (give each its own step)',
-      '6:7 steps[1].rebot: unknown step "rebot"; did you mean "reboot"? (steps: note, addPod, deletePod, addService, deleteService, restartHns, reboot, restartHcs, deleteObject, fail, clearFaults, advance, call, expect)',
-      '7:5 steps[2]: must have one of the keys note, addPod, deletePod, addService, deleteService, restartHns, reboot, restartHcs, deleteObject, fail, clearFaults, advance, call, expect',
-      '8:5 steps[3]: must be a mapping with one of the keys note, addPod, deletePod, addService, deleteService, restartHns, reboot, restartHcs, deleteObject, fail, clearFaults, advance, call, expect (got the string "note")',
+      '6:7 steps[1].rebot: unknown step "rebot"; did you mean "reboot"? (steps: note, addPod, deletePod, addService, deleteService, restartHns, reboot, restartHcs, deleteObject, fail, clearFaults, advance, call, ovs, renameAdapter, expect)',
+      '7:5 steps[2]: must have one of the keys note, addPod, deletePod, addService, deleteService, restartHns, reboot, restartHcs, deleteObject, fail, clearFaults, advance, call, ovs, renameAdapter, expect',
+      '8:5 steps[3]: must be a mapping with one of the keys note, addPod, deletePod, addService, deleteService, restartHns, reboot, restartHcs, deleteObject, fail, clearFaults, advance, call, ovs, renameAdapter, expect (got the string "note")',
     ]);
   });
 });
