@@ -197,6 +197,7 @@ export function compileNetworkPolicies(
       const peers = peerPrefixes(p, direction === 'In' ? r.from : r.to, pods);
       rules.push({
         id: id++,
+        policy: `${p.namespace}/${p.name}`,
         direction,
         appliedTo: applied,
         ...(peers ? { peers } : {}),

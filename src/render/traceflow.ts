@@ -7,11 +7,15 @@
  * `NetworkPolicy` observation where a policy table decided; and `Forwarding` from the `Output` table:
  * `Forwarded` with `tunnelDstIP` into the tunnel, `Delivered` to a pod (or to the gateway when the
  * gateway is the destination), `ForwardedOutOfNetwork` through the gateway otherwise. A view of the
- * walk: nothing is traced again.
+ * walk: nothing is traced again. Given the cluster, the observations also name what Antrea's agent
+ * knows by name: the LB's endpoint `pod` and the `networkPolicy` (`K8sNetworkPolicy:<ns>/<name>`)
+ * whose rule allowed the packet.
  *
- *   traceflowResults(cluster.trace({ from: 'default/client', to: 'svc:default/web' }));
+ *   traceflowResults(cluster.trace({ from: 'default/client', to: 'svc:default/web' }), cluster);
  */
+import type { Cluster } from '../cluster/cluster.js';
 import type { TraceResult } from '../dataplane/trace.js';
+import type { AntreaPolicyRule } from '../plugins/antrea/agent.js';
 import type { Observation } from '../vswitch/contracts.js';
 import { fmt } from '../vswitch/v4.js';
 
@@ -24,6 +28,44 @@ export interface TraceflowObservation {
   readonly translatedDstIP?: string;
   readonly tunnelDstIP?: string;
   readonly srcPodIP?: string;
+  /** LB: the endpoint pod (`namespace/name`). */
+  readonly pod?: string;
+  /** NetworkPolicy: `K8sNetworkPolicy:<namespace>/<name>` (Antrea's `NetworkPolicyReference` type and name). */
+  readonly networkPolicy?: string;
+}
+
+/** What the view can name from the cluster: pods by address, each node's policy rules. */
+interface Names {
+  podAt(ip: number): string | undefined;
+  rules(node: string): readonly AntreaPolicyRule[];
+}
+
+function clusterNames(c: Cluster): Names {
+  let byIp: Map<number, string> | undefined;
+  return {
+    podAt: (ip) =>
+      (byIp ??= new Map([...c.podRecs()].map((p) => [p.ipNum, `${p.namespace}/${p.name}`]))).get(ip),
+    rules: (node) => {
+      const n = c.nodeOf(node);
+      return n && n.kind === 'Windows' && n.antrea ? n.antrea.policyRules() : [];
+    },
+  };
+}
+
+/**
+ * The rule behind a policy table's flow: its `conj_id` (the rule's conjunction), or — a rule whose
+ * only dimension is the pod it applies to (no peers, no ports) — the first such rule of that pod
+ * and direction (the agent programs one flow for them all).
+ */
+function ruleOf(
+  rules: readonly AntreaPolicyRule[],
+  flowText: string,
+  direction: 'In' | 'Out',
+  podIp: string,
+): AntreaPolicyRule | undefined {
+  const conj = /(?:^|,)conj_id=(\d+)(?:,|$)/.exec(flowText);
+  if (conj) return rules.find((r) => r.id === Number(conj[1]));
+  return rules.find((r) => r.direction === direction && !r.peers && !r.ports && r.appliedTo.includes(podIp));
 }
 
 /** `crdv1beta1.NodeResult` without the timestamp (hnsim's traces take no time). */
@@ -58,6 +100,7 @@ function byHost(obs: readonly Observation[]): { host: string; steps: Observation
 function nodeObservations(
   steps: readonly Observation[],
   sender: boolean,
+  names: Names | undefined,
 ): TraceflowObservation[] | undefined {
   const ovs = steps.filter((o) => o.component === 'OVS');
   if (!ovs.length) return undefined;
@@ -68,13 +111,18 @@ function nodeObservations(
       ? { component: 'SpoofGuard', action: 'Forwarded', srcPodIP: fmt(first.packetBefore.srcIp) }
       : { component: 'Forwarding', action: 'Received' },
   );
-  const nat = steps.filter((o) => o.component === 'NAT' && (o.action === 'DNAT' || o.action === 'DNAT+SNAT'));
-  if (nat.length) {
-    const after = nat[nat.length - 1]!.packetAfter;
-    const before = nat[0]!.packetBefore;
+  // conntrack's translations in OVS (a Service's DNAT in zone 65520, a hairpin's SNAT in 65521):
+  // packetin.go compares ct_nw_dst/ct_nw_src with the packet's
+  const inOvs = steps.filter((o) => o.component === 'NAT' && /conntrack zone/.test(o.detail ?? ''));
+  const dnat = inOvs.filter((o) => o.action === 'DNAT' || o.action === 'DNAT+SNAT');
+  if (dnat.length) {
+    const after = inOvs[inOvs.length - 1]!.packetAfter;
+    const before = dnat[0]!.packetBefore;
+    const pod = names?.podAt(after.dstIp);
     out.push({
       component: 'LB',
       action: 'Forwarded',
+      ...(pod ? { pod } : {}),
       ...(after.srcIp !== before.srcIp ? { translatedSrcIP: fmt(after.srcIp) } : {}),
       translatedDstIP: fmt(after.dstIp),
     });
@@ -83,9 +131,27 @@ function nodeObservations(
   for (const o of ovs) {
     const table = o.rule?.policy;
     // (a rule's flow: not the table miss, nor the established/related bypass at 64990)
+    // and not a flow that drops: the drop is the observation below)
     const prio = o.rule?.priority ?? 0;
-    if (o.action === 'Matched' && table && POLICY_TABLES.has(table) && prio > 0 && prio !== 64990)
-      out.push({ component: 'NetworkPolicy', componentInfo: table, action: 'Forwarded' });
+    const text = o.rule?.rule ?? '';
+    if (
+      o.action !== 'Matched' ||
+      !table ||
+      !POLICY_TABLES.has(table) ||
+      prio === 0 ||
+      prio === 64990 ||
+      /actions=drop$/.test(text)
+    )
+      continue;
+    const direction = table.includes('Ingress') ? 'In' : 'Out';
+    const podIp = fmt(direction === 'In' ? o.packetBefore.dstIp : o.packetBefore.srcIp);
+    const rule = names && ruleOf(names.rules(o.host), text, direction, podIp);
+    out.push({
+      component: 'NetworkPolicy',
+      componentInfo: table,
+      action: 'Forwarded',
+      ...(rule?.policy ? { networkPolicy: `K8sNetworkPolicy:${rule.policy}` } : {}),
+    });
   }
   const last = steps[steps.length - 1]!;
   if (last.component === 'OVS' && last.action === 'Dropped') {
@@ -127,11 +193,15 @@ function nodeObservations(
   return out;
 }
 
-/** The Traceflow results of a trace: one per node OVS forwarded on, in the order the packet met them. */
-export function traceflowResults(r: TraceResult): TraceflowNodeResult[] {
+/**
+ * The Traceflow results of a trace: one per node OVS forwarded on, in the order the packet met
+ * them. With the cluster the trace ran in, LB and NetworkPolicy observations carry their names.
+ */
+export function traceflowResults(r: TraceResult, cluster?: Cluster): TraceflowNodeResult[] {
   const out: TraceflowNodeResult[] = [];
+  const names = cluster && clusterNames(cluster);
   byHost(r.observations).forEach(({ host, steps }, i) => {
-    const obs = nodeObservations(steps, i === 0 && steps[0]!.component === 'Container');
+    const obs = nodeObservations(steps, i === 0 && steps[0]!.component === 'Container', names);
     if (!obs) return;
     // a node met twice (a hairpin through the tunnel) keeps one result per visit, as packet-ins do
     out.push({ node: host, observations: obs });

@@ -96,6 +96,8 @@ export interface AntreaService {
 /** A NetworkPolicy rule with its groups as addresses: applied-to pods, peers (prefixes; none: any), ports (none: any). */
 export interface AntreaPolicyRule {
   readonly id: number;
+  /** The NetworkPolicy the rule is of (`namespace/name`): Traceflow names it; no flow depends on it. */
+  readonly policy?: string;
   readonly direction: 'In' | 'Out';
   readonly appliedTo: readonly string[];
   readonly peers?: readonly string[];
@@ -330,6 +332,11 @@ export class AntreaAgent {
   ): void {
     this.#policies = { rules, isolated };
     this.reprogramPolicies();
+  }
+
+  /** The NetworkPolicy rules the agent was last given (`setNetworkPolicies`). */
+  policyRules(): readonly AntreaPolicyRule[] {
+    return this.#policies.rules;
   }
 
   /** The policy flows for the pods on the node now (their ofports): after a policy or a pod change. */
