@@ -153,19 +153,22 @@ const MAX_RESUBMITS = MAX_DEPTH * MAX_DEPTH;
 const MAX_RECIRCULATIONS = 4096;
 
 /**
- * Flow records of one translation, carved out of shared buffers: one ArrayBuffer per 32 flows
- * instead of one per flow keeps the hot path's garbage low (a 260-byte typed array is an
- * off-heap allocation in V8).
+ * Flow records, carved out of shared slabs: one ArrayBuffer per 64 flows, shared by successive
+ * translations, instead of one per flow (or per translation) keeps the hot path's garbage low
+ * (an ArrayBuffer is an off-heap allocation in V8). Each flow is a region of its own (no two share
+ * a word), so results stay independent; a result's flows keep their slab (17 KB) alive.
  */
+const SLAB_FLOWS = 64;
+let slab = new Uint32Array(N_WORDS * SLAB_FLOWS);
+let slabNext = 0;
+
 class Arena {
-  private buf = new Uint32Array(N_WORDS * 8);
-  private next = 0;
   alloc(copyOf?: Flow): Flow {
-    if (this.next === 8) {
-      this.buf = new Uint32Array(N_WORDS * 8);
-      this.next = 0;
+    if (slabNext === SLAB_FLOWS) {
+      slab = new Uint32Array(N_WORDS * SLAB_FLOWS);
+      slabNext = 0;
     }
-    const f = this.buf.subarray(this.next * N_WORDS, ++this.next * N_WORDS);
+    const f = slab.subarray(slabNext * N_WORDS, ++slabNext * N_WORDS);
     if (copyOf) f.set(copyOf);
     return f;
   }
