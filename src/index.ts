@@ -11,7 +11,7 @@
  */
 
 // host
-export { createHost, Host, TOKENS, type HostOptions } from './host/host.js';
+export { createHost, Host, TOKENS, type HostOptions, type NetNatStaticMappingInfo } from './host/host.js';
 export { auditNode, type AuditFinding, type AuditKind, type AuditOptions } from './host/audit.js';
 export {
   AzureVm,
@@ -217,7 +217,13 @@ export {
 } from './vswitch/contracts.js';
 export { ip as ipv4, fmt as formatIPv4Number } from './vswitch/v4.js';
 export { LAYER, GROUP } from './vswitch/names.js';
-export { HostPlane, type DataplaneOptions, type HostRoute, type RouteSpec } from './dataplane/plane.js';
+export {
+  HostPlane,
+  type DataplaneOptions,
+  type HostRoute,
+  type NetNatStaticMappingSpec,
+  type RouteSpec,
+} from './dataplane/plane.js';
 export {
   runTrace,
   runSend,
@@ -267,6 +273,13 @@ export {
 export { LinuxNode } from './cluster/linux.js';
 export { Fabric, Router, ExternalHost, AZURE_HOST_MAC, type RouterSpec } from './cluster/underlay.js';
 export { aksConflist, startAzurePod, AZURE_NETWORK, type PodSandboxRunner } from './cluster/azure.js';
+export {
+  hybridOverlayConflist,
+  HYBRID_OVERLAY_NETWORK,
+  BASE_HYBRID_OVERLAY_NETWORK,
+  HYBRID_OVERLAY_VNI,
+  HYBRID_OVERLAY_VXLAN_PORT,
+} from './cluster/ovn-kubernetes.js';
 
 // the Host Compute Service (src/hcs): compute systems, their lifecycle, what a container sees
 export { HcsService, type HcsOptions } from './hcs/service.js';
@@ -362,6 +375,7 @@ export * as flanneld from './plugins/flanneld/index.js';
 export {
   AntreaAgent,
   ANTREA_NETWORK,
+  ANTREA_NAT_NODEPORT,
   type AntreaAgentOptions,
   type AntreaCniArgs,
   type AntreaCniResult,

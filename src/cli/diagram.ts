@@ -56,7 +56,7 @@ export function diagramOf(t: ViewTarget, selected: readonly (readonly [string, H
     for (const n of cluster.allNodes()) {
       if (n.kind !== 'Linux' || (selected.length < t.hosts.size && !chosen.has(n.name))) continue;
       const box = d.box(d.root, 'linux', [
-        `${n.name} (Linux, flannel ${n.spec.backend})`,
+        `${n.name} (Linux, ${n.spec.backend === 'ovn-kubernetes' ? 'ovn-kubernetes hybrid overlay' : `flannel ${n.spec.backend}`})`,
         fmt(n.ip),
         `pods ${fmt(n.podSubnet.addr)}/${n.podSubnet.len}`,
       ]);

@@ -23,6 +23,11 @@
  *   `externalTrafficPolicy: Local` on an HNS with DSR; SourceVIP the node IP (l2bridge) or the
  *   source VIP (overlay).
  *
+ * - `ovn-kubernetes` nodes as ovn-kubernetes' hybrid overlay (src/cluster/ovn-kubernetes.ts,
+ *   docs/ovn-kubernetes.md): the Overlay network `OVNKubernetesHybridOverlayNetwork` (VSID 4097) with
+ *   a RemoteSubnetRoute per other ovn-kubernetes node, WMCO's `VIPEndpoint`, pods as win-overlay with
+ *   WMCO's conflist; Linux nodes with `backend: 'ovn-kubernetes'` answer in VXLAN VNI 4097.
+ *
  * - `azure` nodes of an Azure cluster (`ClusterOptions.azure`, src/cluster/azure.ts): Azure VMs on a
  *   VNet subnet whose NICs' secondary IPs the VNet routes to them; their pods come from a runtime
  *   running azure-vnet and are adopted (`startAzurePod`), and kube-proxy finds the `azure` network
@@ -88,6 +93,12 @@ import { createPodEndpoint, deletePodEndpoint, setUpWindowsNode } from './window
 import { antreaPod, antreaSandbox } from './antrea.js';
 import { checkNetworkPolicy, compileNetworkPolicies, type NetworkPolicySpec } from './netpol.js';
 import { AntreaAgent } from '../plugins/antrea/agent.js';
+import {
+  HYBRID_OVERLAY_VNI,
+  HYBRID_OVERLAY_VXLAN_PORT,
+  isOvnKubernetes,
+  linuxDrMac,
+} from './ovn-kubernetes.js';
 
 export type {
   AzureClusterOptions,
@@ -100,6 +111,20 @@ export type {
   ServiceSpec,
   WindowsNodeSpec,
 } from './types.js';
+
+/**
+ * An ovn-kubernetes node's VXLAN settings: the VNI is `types.HybridOverlayVNI`, a constant (4097, no
+ * `vni`); the port a UDP port (`--hybrid-overlay-vxlan-port`, config.go refuses > 65535).
+ */
+function checkHybridOverlaySpec(vni: number | undefined, port: number | undefined): void {
+  if (vni !== undefined)
+    throw hnsError(
+      'E_INVALIDARG',
+      'an ovn-kubernetes node has no vni: the hybrid overlay VNI is always 4097',
+    );
+  if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535))
+    throw hnsError('E_INVALIDARG', `vxlanPort ${port} is not 1..65535`);
+}
 
 /** `podCidrV6`: an IPv6 prefix of /63 or shorter (room for a /64 per node), or E_INVALIDARG. */
 function podCidrV6Arg(given: string | undefined): Prefix | undefined {
@@ -262,7 +287,7 @@ export class Cluster {
           return node.networkId;
         },
         sourceVip: base.sourceVip,
-        overlay: base.spec.network === 'overlay',
+        overlay: base.spec.network === 'overlay' || base.spec.network === 'ovn-kubernetes',
         dsr: this.dsr,
         nodeIp: base.ip,
       }),
@@ -333,15 +358,17 @@ export class Cluster {
         throw hnsError('E_INVALIDARG', `a node of an Azure cluster is an Azure VM: network must be azure`);
       return this.addAzureNode(spec);
     }
+    this.checkPlugin(spec.name, spec.network === 'ovn-kubernetes');
     if (spec.network === 'antrea') return this.addAntreaNode(spec);
     if (spec.tunnelType !== undefined) throw hnsError('E_INVALIDARG', 'tunnelType is for antrea nodes');
-    if (spec.network !== 'l2bridge' && spec.network !== 'overlay')
+    if (spec.network !== 'l2bridge' && spec.network !== 'overlay' && spec.network !== 'ovn-kubernetes')
       throw hnsError(
         'E_INVALIDARG',
         spec.network === 'azure'
           ? 'network azure needs an Azure cluster (ClusterOptions.azure)'
-          : `network must be l2bridge, overlay or antrea`,
+          : `network must be l2bridge, overlay, antrea or ovn-kubernetes`,
       );
+    if (spec.network === 'ovn-kubernetes') checkHybridOverlaySpec(spec.vni, spec.vxlanPort);
     for (const k of ['maxPods', 'nsg'] as const)
       if (spec[k] !== undefined) throw hnsError('E_INVALIDARG', `${k} is for nodes of an Azure cluster`);
     const podSubnet = this.podSubnetFor(spec.podSubnet);
@@ -370,6 +397,19 @@ export class Cluster {
     this.registerNode(spec.name, podSubnet, podSubnetV6, ip);
     this.changed();
     return host;
+  }
+
+  /**
+   * A cluster runs one network plugin: ovn-kubernetes nodes (hybrid overlay on Windows, OVN on
+   * Linux) do not join a cluster of flannel or Antrea nodes, nor those one of ovn-kubernetes nodes.
+   */
+  private checkPlugin(name: string, ovn: boolean): void {
+    for (const o of this.nodes.values())
+      if (isOvnKubernetes(o) !== ovn)
+        throw hnsError(
+          'E_INVALIDARG',
+          `node "${name}" ${ovn ? 'runs' : 'does not run'} ovn-kubernetes but node "${o.name}" ${ovn ? 'does not' : 'does'}: a cluster runs one network plugin`,
+        );
   }
 
   /**
@@ -561,16 +601,36 @@ export class Cluster {
         'E_INVALIDARG',
         "an Azure cluster's nodes are Windows VMs here (AKS Linux nodes' azure-vnet is not modelled)",
       );
-    if (spec.backend !== 'host-gw' && spec.backend !== 'vxlan')
-      throw hnsError('E_INVALIDARG', `backend must be host-gw or vxlan`);
+    if (spec.backend !== 'host-gw' && spec.backend !== 'vxlan' && spec.backend !== 'ovn-kubernetes')
+      throw hnsError('E_INVALIDARG', `backend must be host-gw, vxlan or ovn-kubernetes`);
+    const ovn = spec.backend === 'ovn-kubernetes';
+    this.checkPlugin(spec.name, ovn);
+    if (ovn) {
+      checkHybridOverlaySpec(spec.vni, spec.vxlanPort);
+      const other = [...this.nodes.values()].find((o) => o.kind === 'Linux');
+      if (other)
+        throw hnsError(
+          'E_INVALIDARG',
+          `Linux node "${other.name}" runs OVN already: Geneve between OVN's Linux nodes is not modelled (one Linux ovn-kubernetes node per cluster)`,
+        );
+    }
     const podSubnet = this.podSubnetFor(spec.podSubnet);
     const podSubnetV6 = this.podSubnetV6For(this.nextNodeIndex, spec.name);
     const segment = spec.segment ?? 'nodes';
     const { ip, gateway: segGw } = this.takeNodeIp(segment);
     const index = this.nextNodeIndex++;
     const mac = 0x005056000000 + index;
-    const vxlan: LinuxVxlan | undefined =
-      spec.backend === 'vxlan'
+    // ovn-kubernetes: br-ext's ext-vxlan (VNI 4097) and the hybrid overlay port's DR MAC 0A-58-<.3>;
+    // OVN's MTU default 1400; pods from .4 (.1 router port, .2 management port, .3 DR IP)
+    const vxlan: LinuxVxlan | undefined = ovn
+      ? {
+          vni: HYBRID_OVERLAY_VNI,
+          port: spec.vxlanPort ?? HYBRID_OVERLAY_VXLAN_PORT,
+          mac: linuxDrMac(podSubnet),
+          mtu: spec.mtu ?? 1400,
+          dev: 'ext-vxlan',
+        }
+      : spec.backend === 'vxlan'
         ? {
             vni: spec.vni ?? 1,
             port: spec.vxlanPort ?? 8472,
@@ -578,8 +638,16 @@ export class Cluster {
             mtu: spec.mtu ?? 1450,
           }
         : undefined;
-    const node = new LinuxNode(spec.name, ip, mac, segGw, podSubnet, this.podCidr, vxlan, (w, from, p, hop) =>
-      this.fabric.send(w, from, p, hop),
+    const node = new LinuxNode(
+      spec.name,
+      ip,
+      mac,
+      segGw,
+      podSubnet,
+      this.podCidr,
+      vxlan,
+      (w, from, p, hop) => this.fabric.send(w, from, p, hop),
+      ovn ? 4 : 2,
     );
     this.nodes.set(spec.name, { kind: 'Linux', name: spec.name, segment, node, ip, spec, podSubnet });
     this.fabric.attach(segment, node, ip, mac);
@@ -775,6 +843,20 @@ export class Cluster {
         if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > 65535))
           throw hnsError('E_INVALIDARG', `${k} ${v} is not 1..65535`);
     }
+    // the API server's NodePort allocator: a nodePort is one Service's (any protocol)
+    const external = (x: ServiceSpec) => x.type === 'NodePort' || x.type === 'LoadBalancer';
+    if (external(spec))
+      for (const p of spec.ports) {
+        if (p.nodePort === undefined) continue;
+        const other = [...this.services.values()].find(
+          (s) => external(s.spec) && s.spec.ports.some((q) => q.nodePort === p.nodePort),
+        );
+        if (other)
+          throw hnsError(
+            'E_INVALIDARG',
+            `nodePort ${p.nodePort}: provided port is already allocated (${other.spec.namespace}/${other.spec.name})`,
+          );
+      }
     let clusterIP: number | 'None';
     if (spec.clusterIP === 'None') clusterIP = 'None';
     else if (spec.clusterIP) {

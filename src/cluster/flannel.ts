@@ -14,6 +14,7 @@ import { must } from '../api/flat.js';
 import { fmt, fmtPrefix, parsePrefix4 } from '../vswitch/v4.js';
 import type { Fabric } from './underlay.js';
 import type { AnyNode, ClusterFinding, WinNode } from './types.js';
+import { isOvnKubernetes, linuxHybridRoutes, syncHybridOverlay } from './ovn-kubernetes.js';
 
 /** flannel host-gw peers: l2bridge Windows nodes and host-gw Linux nodes. */
 function isHostGw(n: AnyNode): boolean {
@@ -23,7 +24,7 @@ function isHostGw(n: AnyNode): boolean {
 /** The MAC a VXLAN peer's packets go to: a Windows overlay node's DR MAC or a Linux VTEP's MAC. */
 function vtepMac(n: AnyNode): number | undefined {
   if (n.kind === 'Windows') return n.spec.network === 'overlay' ? n.drMac : undefined;
-  return n.node.vxlan?.mac;
+  return isOvnKubernetes(n) ? undefined : n.node.vxlan?.mac;
 }
 
 /**
@@ -39,14 +40,16 @@ export function syncNetworks(nodes: readonly AnyNode[], fabric: Fabric, tor: boo
     if (tor && isHostGw(n) && !fabric.hasRoute('router', n.podSubnet))
       fabric.addRoute('router', fmtPrefix(n.podSubnet), fmt(n.ip));
     if (n.kind === 'Linux') {
-      n.node.routes =
-        n.spec.backend === 'host-gw'
+      n.node.routes = isOvnKubernetes(n)
+        ? linuxHybridRoutes(n, nodes)
+        : n.spec.backend === 'host-gw'
           ? hostGwPeers(n).map((o) => ({ dest: o.podSubnet, via: o.ip }))
           : nodes.flatMap((o) => {
               const mac = o === n ? undefined : vtepMac(o);
               return mac === undefined ? [] : [{ dest: o.podSubnet, via: o.ip, vtepMac: mac }];
             });
     } else if (n.spec.network === 'overlay') syncRemoteSubnets(n, nodes);
+    else if (n.spec.network === 'ovn-kubernetes') syncHybridOverlay(n, nodes);
     else if (n.spec.network === 'l2bridge') syncHostRoutes(n, hostGwPeers(n));
     // (Antrea nodes: their agents keep their peers' routes and tunnels)
   }
@@ -106,6 +109,8 @@ export function checkOverlays(nodes: Iterable<AnyNode>): ClusterFinding[] {
   const hostgw: string[] = [];
   for (const n of nodes) {
     const { name, kind } = n;
+    // (ovn-kubernetes nodes: the hybrid overlay's VNI and port are its own, src/cluster/ovn-kubernetes.ts)
+    if (isOvnKubernetes(n)) continue;
     if (isHostGw(n)) hostgw.push(name);
     else if (n.kind === 'Windows')
       overlay.push({ name, kind, vni: n.spec.vni ?? 4096, port: n.spec.vxlanPort ?? 4789, mtu: 1450 });

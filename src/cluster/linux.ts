@@ -34,6 +34,13 @@ export interface LinuxVxlan {
   readonly port: number;
   readonly mac: number;
   readonly mtu: number;
+  /** The VXLAN device's name (default `flannel.<VNI>`; ovn-kubernetes' hybrid overlay: `ext-vxlan`). */
+  readonly dev?: string;
+}
+
+/** The name a node's VXLAN device goes by in traces. */
+function vxlanDev(v: LinuxVxlan): string {
+  return v.dev ?? `flannel.${v.vni}`;
 }
 
 /** A service as kube-proxy (iptables) programs it on a Linux node: `proto/vip/port` → backends. */
@@ -53,7 +60,7 @@ export class LinuxNode implements NetNode {
   routes: LinuxPeerRoute[] = [];
   /** kube-proxy's iptables services, keyed `proto/vip/port`. */
   services = new Map<string, LinuxService>();
-  private nextPod = 2;
+  private nextPod: number;
 
   constructor(
     readonly name: string,
@@ -66,7 +73,11 @@ export class LinuxNode implements NetNode {
     readonly vxlan: LinuxVxlan | undefined,
     /** The underlay: how this node puts packets on the wire. */
     private readonly wire: (w: Walk, from: NetNode, p: Packet, nextHop: number) => void,
-  ) {}
+    /** The pod subnet's first pod address (host part): flannel's .2, OVN's .4. */
+    firstPod = 2,
+  ) {
+    this.nextPod = firstPod;
+  }
 
   addPod(namespace: string, name: string): LinuxPod {
     const ip = (this.podSubnet.addr + this.nextPod++) >>> 0;
@@ -156,7 +167,7 @@ export class LinuxNode implements NetNode {
           p,
           'NoRoute',
           this.vxlan
-            ? `flannel.${this.vxlan.vni} listens on UDP ${this.vxlan.port}, not ${o.dstPort}`
+            ? `${vxlanDev(this.vxlan)} listens on UDP ${this.vxlan.port}, not ${o.dstPort}`
             : 'no VXLAN device on this node',
         );
       }
@@ -167,7 +178,7 @@ export class LinuxNode implements NetNode {
           'Dropped',
           p,
           'NoRoute',
-          `VNI ${o.vni} is not flannel.${this.vxlan.vni}'s`,
+          `VNI ${o.vni} is not ${vxlanDev(this.vxlan)}'s`,
         );
       }
       const inner = withPacket(p, { outer: undefined });
@@ -177,7 +188,7 @@ export class LinuxNode implements NetNode {
         'Decapsulated',
         p,
         inner,
-        { kind: 'Node', id: this.name, layer: `flannel.${this.vxlan.vni}` },
+        { kind: 'Node', id: this.name, layer: vxlanDev(this.vxlan) },
         `VXLAN VNI ${o.vni}`,
       );
       p = inner;
@@ -222,7 +233,7 @@ export class LinuxNode implements NetNode {
     const peer = this.routes.find((r) => contains(r.dest, p.dstIp));
     if (peer) {
       const vxlan = peer.vtepMac !== undefined ? this.vxlan : undefined;
-      const rule = `${fmtPrefix(peer.dest)} via ${fmt(peer.via)}${vxlan ? ` dev flannel.${vxlan.vni} onlink` : ''}`;
+      const rule = `${fmtPrefix(peer.dest)} via ${fmt(peer.via)}${vxlan ? ` dev ${vxlanDev(vxlan)} onlink` : ''}`;
       const ref = { kind: 'Node', id: this.name, policy: 'Route', layer: 'Linux', rule };
       if (vxlan) {
         const inner = hop(p, vxlan.mac);
@@ -244,7 +255,7 @@ export class LinuxNode implements NetNode {
           'Encapsulated',
           inner,
           after,
-          { kind: 'Node', id: this.name, layer: `flannel.${vxlan.vni}` },
+          { kind: 'Node', id: this.name, layer: vxlanDev(vxlan) },
           `VXLAN VNI ${vxlan.vni} to ${fmt(peer.via)}:${vxlan.port}`,
         );
         return this.wire(w, this, after, peer.via);

@@ -73,7 +73,7 @@ export class ServiceSync {
 
   /**
    * AntreaProxy on each Antrea node: every Service port with a ClusterIP (a full sync each time:
-   * the agent keeps each port's group ID), endpoints on the node marked local.
+   * the agent keeps each port's group ID) and its nodePort, endpoints on the node marked local.
    */
   private setAntreaServices(prog: (key: string) => ProgrammedService | undefined): void {
     const nodes = [...this.nodes.values()].filter((n): n is WinNode => n.kind === 'Windows' && !!n.antrea);
@@ -92,6 +92,10 @@ export class ServiceSync {
             port: port.port,
             protocol: port.protocol ?? 'TCP',
             ...(spec.sessionAffinity === 'ClientIP' ? { affinityTimeout: 10800 } : {}),
+            // as kube-proxy nodes take it (winkernel.ts): a NodePort or LoadBalancer Service's nodePort
+            ...((spec.type === 'NodePort' || spec.type === 'LoadBalancer') && port.nodePort !== undefined
+              ? { nodePort: port.nodePort }
+              : {}),
             endpoints: endpoints.map((e) => ({
               ip: fmt(e.ip),
               port: port.targetPort ?? port.port,

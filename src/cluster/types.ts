@@ -86,14 +86,18 @@ export interface WindowsNodeSpec {
   /**
    * `azure`: an Azure VM of an Azure cluster, its pods attached by azure-vnet (src/cluster/azure.ts);
    * `antrea`: Antrea's Transparent network under Open vSwitch, pods attached by its agent
-   * (src/plugins/antrea), nodes joined by tunnels.
+   * (src/plugins/antrea), nodes joined by tunnels; `ovn-kubernetes`: ovn-kubernetes' hybrid overlay
+   * (the Overlay network `OVNKubernetesHybridOverlayNetwork`, VNI 4097; src/cluster/ovn-kubernetes.ts).
    */
-  readonly network: 'l2bridge' | 'overlay' | 'azure' | 'antrea';
+  readonly network: 'l2bridge' | 'overlay' | 'azure' | 'antrea' | 'ovn-kubernetes';
   /** Antrea: the tunnel between nodes (default geneve). */
   readonly tunnelType?: 'geneve' | 'vxlan' | 'stt';
   readonly podSubnet?: string;
   readonly profile?: string;
-  /** Overlay: the VNI (default 4096) and VXLAN port (default 4789). */
+  /**
+   * Overlay: the VNI (default 4096) and VXLAN port (default 4789); ovn-kubernetes: the port only
+   * (`--hybrid-overlay-vxlan-port`, default 4789; the VNI is always 4097).
+   */
   readonly vni?: number;
   readonly vxlanPort?: number;
   /** Whether the node's NIC allows MAC spoofing (default true, as a VM host for containers needs). */
@@ -108,9 +112,16 @@ export interface LinuxNodeSpec {
   readonly name: string;
   /** The underlay segment (default `nodes`; see `addSegment`). */
   readonly segment?: string;
-  readonly backend: 'host-gw' | 'vxlan';
+  /**
+   * flannel's backend, or `ovn-kubernetes`: an OVN node in hybrid overlay mode, reaching the Windows
+   * hybrid overlay nodes by VXLAN VNI 4097 from `br-ext` (src/cluster/ovn-kubernetes.ts).
+   */
+  readonly backend: 'host-gw' | 'vxlan' | 'ovn-kubernetes';
   readonly podSubnet?: string;
-  /** Linux flannel's defaults are VNI 1 and port 8472; a mixed cluster sets 4096 / 4789. */
+  /**
+   * Linux flannel's defaults are VNI 1 and port 8472; a mixed cluster sets 4096 / 4789.
+   * ovn-kubernetes: the port only (`--hybrid-overlay-vxlan-port`, default 4789).
+   */
   readonly vni?: number;
   readonly vxlanPort?: number;
   readonly mtu?: number;

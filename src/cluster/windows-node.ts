@@ -15,6 +15,12 @@ import type { Host } from '../host/host.js';
 import { fmt, fmtPrefix, type Prefix4 } from '../vswitch/v4.js';
 import type { Cluster } from './cluster.js';
 import type { PodSpec, WindowsNodeSpec, WinNode } from './types.js';
+import {
+  HYBRID_OVERLAY_NETWORK,
+  HYBRID_OVERLAY_VXLAN_PORT,
+  hybridOverlayPodPolicies,
+  setUpHybridOverlayNode,
+} from './ovn-kubernetes.js';
 
 const V2 = { Major: 2, Minor: 0 };
 
@@ -58,6 +64,8 @@ export function setUpWindowsNode(
   ip: number,
   mac: number,
 ): WindowsNodeNetwork {
+  if (spec.network === 'ovn-kubernetes')
+    return setUpHybridOverlayNode(host, podSubnet, spec.vxlanPort ?? HYBRID_OVERLAY_VXLAN_PORT, attachToHost);
   const gw = fmt(podSubnet.addr + 1);
   let networkId: string;
   let drMac = 0;
@@ -156,6 +164,7 @@ export interface PodEndpoint {
 export function createPodEndpoint(c: Cluster, node: WinNode, spec: PodSpec, ip: number): PodEndpoint {
   const host = node.host;
   const dns = c.podDns(spec.namespace);
+  if (node.spec.network === 'ovn-kubernetes') return hybridOverlayPodEndpoint(c, node, spec, ip);
   const overlay = node.spec.network === 'overlay';
   const svc = fmtPrefix(c.serviceCidr);
   const policies: JsonObject[] = [
@@ -192,6 +201,37 @@ export function createPodEndpoint(c: Cluster, node: WinNode, spec: PodSpec, ip: 
   };
   if (overlay) doc['MacAddress'] = conjureMac('0E-2A', ip);
   const ep = must(host.api.HcnCreateEndpoint(node.networkId, null, doc));
+  const id = String(ep['ID']);
+  const ns = must(host.api.HcnCreateNamespace(null, { SchemaVersion: V2 }));
+  const namespaceId = String(ns['ID']);
+  namespaceEndpoint(host, namespaceId, id, 'Add');
+  return { endpointId: id, namespaceId };
+}
+
+/**
+ * win-overlay (apiVersion 2) with WMCO's conflist on a hybrid overlay node: the conflist's three
+ * policies (src/cluster/ovn-kubernetes.ts), MAC `0E-2A-<ip>`, the network's gateway .1, the name
+ * `<sandbox>_OVNKubernetesHybridOverlayNetwork`; no loopback DSR unless the cluster asks for it
+ * (WMCO's conflist sets none).
+ */
+function hybridOverlayPodEndpoint(c: Cluster, node: WinNode, spec: PodSpec, ip: number): PodEndpoint {
+  const host = node.host;
+  const dns = c.podDns(spec.namespace);
+  const policies = hybridOverlayPodPolicies(fmtPrefix(c.serviceCidr), fmt(node.ip));
+  if (c.options.loopbackDsr) policies.push({ Type: 'OutBoundNAT', Settings: { Destinations: [fmt(ip)] } });
+  policies.push(...(spec.policies ?? []));
+  const ep = must(
+    host.api.HcnCreateEndpoint(node.networkId, null, {
+      Name: `${spec.name}_${HYBRID_OVERLAY_NETWORK}`,
+      HostComputeNetwork: node.networkId,
+      Policies: policies,
+      IpConfigurations: [{ IpAddress: fmt(ip), PrefixLength: node.podSubnet.len }],
+      Dns: { Search: [...dns.search], ServerList: [...dns.servers] },
+      Routes: [{ NextHop: fmt(node.podSubnet.addr + 1), DestinationPrefix: '0.0.0.0/0' }],
+      MacAddress: conjureMac('0E-2A', ip),
+      SchemaVersion: V2,
+    }),
+  );
   const id = String(ep['ID']);
   const ns = must(host.api.HcnCreateNamespace(null, { SchemaVersion: V2 }));
   const namespaceId = String(ns['ID']);

@@ -97,6 +97,25 @@ export function hostStack(
       track(plane, w, after, p, 'DNAT', ref);
       return hostToPort(plane, w, port, after);
     }
+    // a NetNat static mapping (Add-NetNatStaticMapping, Antrea's antrea-nat-nodeport): what
+    // arrives on an interface for the mapped port is DNATed and routed on (not the host's own)
+    const sm = inIf ? plane.staticMappingFor(p.proto, p.dstIp, p.dstPort) : undefined;
+    if (sm) {
+      const after = withPacket(p, { dstIp: sm.internalIp, dstPort: sm.internalPort });
+      const mapped = `${sm.protocol} ${fmt(sm.externalIp)}:${sm.externalPort} → ${fmt(sm.internalIp)}:${sm.internalPort}`;
+      const ref: RuleRef = {
+        kind: 'Host',
+        id: host,
+        name: sm.natName,
+        policy: 'NetNatStaticMapping',
+        ruleId: String(sm.id),
+        layer: 'WinNAT',
+        rule: `NetNatStaticMapping ${sm.natName} ${mapped}`,
+      };
+      w.step(host, 'NAT', 'DNAT', p, after, ref, `WinNAT: ${sm.natName} ${mapped}`);
+      track(plane, w, after, p, 'DNAT', ref);
+      return routeOut(plane, w, after, true);
+    }
     w.step(host, 'HostStack', 'Delivered', p, p, undefined, `${fmt(p.dstIp)} is this host's address`);
     return w.finish('Delivered', host, p, 'host');
   }

@@ -29,7 +29,7 @@ import { containerNextHop, sendFromPort } from './container.js';
 import { hostStack, sendFromHost, sourceFor } from './host-stack.js';
 import { portEgress, portIngress } from './port.js';
 import { HostRoutes, type HostRoute, type RouteSpec } from '../vswitch/routes.js';
-import { prefixArg, type Prefix4 } from '../vswitch/v4.js';
+import { contains, fmt, fmtPrefix, ip4, prefixArg, type Prefix4 } from '../vswitch/v4.js';
 import { hnsError } from '../core/errors.js';
 import { receive } from './uplink.js';
 import type { NetNode, Walk } from './walk.js';
@@ -57,6 +57,30 @@ export interface DataplaneOptions {
   readonly snatPortRange?: readonly [number, number];
   /** Ports each non-DSR load balancer reserves from that range (default 64: one block). */
   readonly lbPortBlock?: number;
+}
+
+/** What `Add-NetNatStaticMapping` takes (addresses as text, as PowerShell takes them). */
+export interface NetNatStaticMappingSpec {
+  readonly natName: string;
+  readonly protocol: 'TCP' | 'UDP';
+  /** `0.0.0.0`: any of the host's addresses. */
+  readonly externalIp: string;
+  readonly externalPort: number;
+  readonly internalIp: string;
+  readonly internalPort: number;
+}
+
+/** A NetNat static mapping (Get-NetNatStaticMapping's fields; addresses as uint32). */
+export interface NetNatStaticMapping {
+  /** StaticMappingID. */
+  readonly id: number;
+  readonly natName: string;
+  readonly protocol: 'TCP' | 'UDP';
+  /** 0: any of the host's addresses. */
+  readonly externalIp: number;
+  readonly externalPort: number;
+  readonly internalIp: number;
+  readonly internalPort: number;
 }
 
 export class HostPlane implements NetNode {
@@ -136,6 +160,9 @@ export class HostPlane implements NetNode {
   // ───────────────────────────── NetNat (New-NetNat) ─────────────────────────────
 
   private readonly nats = new Map<string, { readonly name: string; readonly prefix: Prefix4 }>();
+  /** The NetNats' static mappings (Add-NetNatStaticMapping), in creation order. */
+  private readonly natMappings: NetNatStaticMapping[] = [];
+  private nextMappingId = 0;
   private natGeneration = 0;
 
   /**
@@ -151,11 +178,112 @@ export class HostPlane implements NetNode {
     this.natGeneration++;
   }
 
-  /** `Remove-NetNat`: whether it existed. */
+  /** `Remove-NetNat`: whether it existed (its static mappings go with it). */
   removeNetNat(name: string): boolean {
     const gone = this.nats.delete(name.toLowerCase());
-    if (gone) this.natGeneration++;
+    if (gone) {
+      for (let i = this.natMappings.length - 1; i >= 0; i--)
+        if (this.natMappings[i]!.natName.toLowerCase() === name.toLowerCase()) this.natMappings.splice(i, 1);
+      this.natGeneration++;
+    }
     return gone;
+  }
+
+  /**
+   * `Add-NetNatStaticMapping -NatName -Protocol -ExternalIPAddress -ExternalPort -InternalIPAddress
+   * -InternalPort`: TCP/UDP arriving on one of the host's interfaces for its address (any of them
+   * when the external address is 0.0.0.0) and that port is DNATed to the internal address and port,
+   * then routed; replies are un-DNATed (docs/model.md "NetNat static mappings"). Errors:
+   * ERROR_NOT_FOUND (no such NetNat); E_INVALIDARG (a protocol other than TCP/UDP, an address that
+   * is not IPv4, a port outside 1..65535, an internal address outside the NetNat's internal prefix,
+   * or the protocol and external port taken on an overlapping external address) — nothing changes.
+   */
+  addNetNatStaticMapping(spec: NetNatStaticMappingSpec): NetNatStaticMapping {
+    const nat = this.nats.get(spec.natName.toLowerCase());
+    if (!nat) throw hnsError('ERROR_NOT_FOUND', `no NetNat named "${spec.natName}"`);
+    const proto = String(spec.protocol).toUpperCase();
+    if (proto !== 'TCP' && proto !== 'UDP')
+      throw hnsError('E_INVALIDARG', `Protocol "${spec.protocol}" is not TCP or UDP`);
+    const addr = (text: string, what: string): number => {
+      const v = ip4(text);
+      if (v === undefined) throw hnsError('E_INVALIDARG', `${what} "${text}" is not an IPv4 address`);
+      return v;
+    };
+    const externalIp = addr(spec.externalIp, 'ExternalIPAddress');
+    const internalIp = addr(spec.internalIp, 'InternalIPAddress');
+    for (const [k, v] of [
+      ['ExternalPort', spec.externalPort],
+      ['InternalPort', spec.internalPort],
+    ] as const)
+      if (!Number.isInteger(v) || v < 1 || v > 65535)
+        throw hnsError('E_INVALIDARG', `${k} ${v} is not 1..65535`);
+    if (!contains(nat.prefix, internalIp))
+      throw hnsError(
+        'E_INVALIDARG',
+        `InternalIPAddress ${spec.internalIp} is outside ${nat.name}'s internal prefix ${fmtPrefix(nat.prefix)}`,
+      );
+    const taken = this.natMappings.find(
+      (m) =>
+        m.protocol === proto &&
+        m.externalPort === spec.externalPort &&
+        (m.externalIp === 0 || externalIp === 0 || m.externalIp === externalIp),
+    );
+    if (taken)
+      throw hnsError(
+        'E_INVALIDARG',
+        `${proto} port ${spec.externalPort} on ${fmt(externalIp)} is mapped already (${taken.natName}, StaticMappingID ${taken.id})`,
+      );
+    const m: NetNatStaticMapping = {
+      id: this.nextMappingId++,
+      natName: nat.name,
+      protocol: proto as 'TCP' | 'UDP',
+      externalIp,
+      externalPort: spec.externalPort,
+      internalIp,
+      internalPort: spec.internalPort,
+    };
+    this.natMappings.push(m);
+    this.natGeneration++;
+    return m;
+  }
+
+  /**
+   * `Remove-NetNatStaticMapping -NatName … -StaticMappingID …`, or each of the NetNat's mappings
+   * `where` matches (all of them when not given): how many went.
+   */
+  removeNetNatStaticMapping(
+    natName: string,
+    where: { readonly id?: number; readonly protocol?: string; readonly externalPort?: number } = {},
+  ): number {
+    const before = this.natMappings.length;
+    for (let i = this.natMappings.length - 1; i >= 0; i--) {
+      const m = this.natMappings[i]!;
+      if (
+        m.natName.toLowerCase() === natName.toLowerCase() &&
+        (where.id === undefined || m.id === where.id) &&
+        (where.protocol === undefined || m.protocol === where.protocol.toUpperCase()) &&
+        (where.externalPort === undefined || m.externalPort === where.externalPort)
+      )
+        this.natMappings.splice(i, 1);
+    }
+    const n = before - this.natMappings.length;
+    if (n) this.natGeneration++;
+    return n;
+  }
+
+  /** The NetNats' static mappings, in creation order (Get-NetNatStaticMapping). */
+  netNatStaticMappings(): readonly NetNatStaticMapping[] {
+    return [...this.natMappings];
+  }
+
+  /** The static mapping a packet arriving for the host's `dst` address and port hits, if any. */
+  staticMappingFor(proto: number, dstIp: number, dstPort: number): NetNatStaticMapping | undefined {
+    const name = proto === 6 ? 'TCP' : proto === 17 ? 'UDP' : undefined;
+    if (!name) return undefined;
+    return this.natMappings.find(
+      (m) =>
+        m.protocol === name && m.externalPort === dstPort && (m.externalIp === 0 || m.externalIp === dstIp),
+    );
   }
 
   /** The host's NetNats, in creation order. */

@@ -58,9 +58,16 @@ import { derivedGuid } from '../core/guid.js';
 import { formatMac, parseMac } from '../addr/mac.js';
 import { formatIp, parseIp, parsePrefix } from '../addr/ip.js';
 import { NodeOvs } from './ovs.js';
-import { fmtPrefix } from '../vswitch/v4.js';
+import { fmt, fmtPrefix } from '../vswitch/v4.js';
 import { DEFAULT_PROFILE, resolveProfile, type HostProfile } from '../hns/versions.js';
-import { HostPlane, type DataplaneOptions, type HostRoute, type RouteSpec } from '../dataplane/plane.js';
+import {
+  HostPlane,
+  type DataplaneOptions,
+  type HostRoute,
+  type NetNatStaticMapping,
+  type NetNatStaticMappingSpec,
+  type RouteSpec,
+} from '../dataplane/plane.js';
 import { HostScope } from '../dataplane/host-scope.js';
 import { HcsService, type HcsOptions } from '../hcs/service.js';
 import {
@@ -272,6 +279,33 @@ export class Host {
   /** `Remove-NetNat`: whether it existed. */
   removeNetNat(name: string): boolean {
     return this.dataplane.removeNetNat(name);
+  }
+
+  /**
+   * `Add-NetNatStaticMapping` (Antrea's NodePorts on `antrea-nat-nodeport`): inbound TCP/UDP for
+   * the host's address (any, with `0.0.0.0`) and the external port is DNATed to the internal
+   * address and port and routed on; replies un-DNATed. Not in snapshots, as NetNats are not.
+   * Errors: ERROR_NOT_FOUND (no such NetNat), E_INVALIDARG (bad protocol, address or port, an
+   * internal address outside the NetNat's prefix, the port taken) — nothing changes then.
+   */
+  addNetNatStaticMapping(spec: NetNatStaticMappingSpec): NetNatStaticMappingInfo {
+    return mappingInfo(this.dataplane.addNetNatStaticMapping(spec));
+  }
+
+  /**
+   * `Remove-NetNatStaticMapping -NatName` (by `StaticMappingID`, or the mappings of a protocol and
+   * external port; all of the NetNat's when `where` is empty): how many went.
+   */
+  removeNetNatStaticMapping(
+    natName: string,
+    where?: { readonly id?: number; readonly protocol?: 'TCP' | 'UDP'; readonly externalPort?: number },
+  ): number {
+    return this.dataplane.removeNetNatStaticMapping(natName, where);
+  }
+
+  /** `Get-NetNatStaticMapping`: every NetNat's static mappings, in creation order. */
+  netNatStaticMappings(): NetNatStaticMappingInfo[] {
+    return this.dataplane.netNatStaticMappings().map(mappingInfo);
   }
 
   /** `Get-NetNat`: name and internal prefix of each. */
@@ -539,6 +573,29 @@ export class Host {
     }
     this.dropFlows();
   }
+}
+
+/** A static mapping as `Get-NetNatStaticMapping` shows it. */
+export interface NetNatStaticMappingInfo {
+  readonly staticMappingID: number;
+  readonly natName: string;
+  readonly protocol: 'TCP' | 'UDP';
+  readonly externalIPAddress: string;
+  readonly externalPort: number;
+  readonly internalIPAddress: string;
+  readonly internalPort: number;
+}
+
+function mappingInfo(m: NetNatStaticMapping): NetNatStaticMappingInfo {
+  return {
+    staticMappingID: m.id,
+    natName: m.natName,
+    protocol: m.protocol,
+    externalIPAddress: fmt(m.externalIp),
+    externalPort: m.externalPort,
+    internalIPAddress: fmt(m.internalIp),
+    internalPort: m.internalPort,
+  };
 }
 
 /** What the host's services share: its seeded generator, its simulated clock and its event bus. */

@@ -316,6 +316,21 @@ function expandCniShorthand(doc: JsonObject): { path: JsonPath; message: string 
       }
       return;
     }
+    if (h['cni'] === 'ovn-kubernetes') {
+      // hybrid-overlay-node sets the node up, the cluster programs its pods as win-overlay would
+      if (cluster === undefined || azure)
+        out.push({
+          path: ['hosts', i, 'cni'],
+          message: azure
+            ? "cni: ovn-kubernetes is not for a node of an Azure cluster (its pods are azure-vnet's)"
+            : 'cni: ovn-kubernetes is for a cluster node (cluster: …): its hybrid overlay needs the other nodes',
+        });
+      else {
+        delete h['cni'];
+        h['ovnKubernetes'] ??= {};
+      }
+      return;
+    }
     if (h['cni'] !== 'azure') return;
     if (azure) h['cni'] = {};
     else
@@ -403,7 +418,15 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
           at('os'),
           "an Azure cluster's nodes are Windows VMs here (AKS Linux nodes' azure-vnet is not modelled)",
         );
-      for (const k of ['flannel', 'segment', 'podSubnet', 'nics', 'networks', 'antrea'] as const)
+      for (const k of [
+        'flannel',
+        'segment',
+        'podSubnet',
+        'nics',
+        'networks',
+        'antrea',
+        'ovnKubernetes',
+      ] as const)
         if (h[k] !== undefined)
           add(
             at(k),
@@ -426,7 +449,15 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
             at(k),
             `a cluster node's ${k === 'nics' ? 'NIC' : 'HNS network'} is set up by the cluster (flanneld); ${k} is for a standalone host`,
           );
-      if (h.antrea !== undefined) {
+      if (h.ovnKubernetes !== undefined) {
+        if (h.antrea !== undefined) add(at('antrea'), 'a node runs Antrea or ovn-kubernetes, not both');
+        for (const k of ['flannel', 'cni', 'runtime'] as const)
+          if (h[k] !== undefined)
+            add(
+              at(k),
+              `${k} is not for an ovn-kubernetes node (hybrid-overlay-node sets it up; the cluster programs its pods as win-overlay would)`,
+            );
+      } else if (h.antrea !== undefined) {
         if (os === 'linux')
           add(at('antrea'), 'antrea is for Windows nodes here (its Linux agent is not modelled)');
         for (const k of ['flannel', 'cni', 'runtime', 'macSpoofing'] as const)
@@ -446,7 +477,7 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
       }
     } else {
       if (i > 0) add(at(), 'a scenario without cluster has one host; add cluster: {} to run several nodes');
-      for (const k of ['flannel', 'segment', 'podSubnet', 'macSpoofing', 'antrea'] as const)
+      for (const k of ['flannel', 'segment', 'podSubnet', 'macSpoofing', 'antrea', 'ovnKubernetes'] as const)
         if (h[k] !== undefined)
           add(at(k), `${k} is for cluster nodes: add cluster: {} (or use nics for a standalone host)`);
     }

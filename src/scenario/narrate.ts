@@ -443,7 +443,7 @@ function digestEntries(host: Host): DigestEntry[] {
       const st = p.settings as { destinationPrefix?: string; providerAddress?: string };
       out.push({
         key: `rsr ${n.Name} ${st.destinationPrefix}`,
-        value: `RemoteSubnetRoute ${st.destinationPrefix} → provider address ${st.providerAddress} on ${n.Name} (flannel)`,
+        value: `RemoteSubnetRoute ${st.destinationPrefix} → provider address ${st.providerAddress} on ${n.Name} (${n.Name === 'OVNKubernetesHybridOverlayNetwork' ? 'hybrid-overlay-node' : 'flannel'})`,
         section: 0,
       });
     }

@@ -14,6 +14,8 @@ import { createAzureVnet, execPlugin, REFERENCE_PLUGINS } from '../plugins/index
 import type { AzureVmSpec } from '../host/azure.js';
 import type { NsgSpec } from '../host/nsg.js';
 import { aksConflist } from '../cluster/azure.js';
+import { HYBRID_OVERLAY_NETWORK, linuxDrIp, linuxDrMac } from '../cluster/ovn-kubernetes.js';
+import { formatMac } from '../addr/mac.js';
 import { cnsOptionsFromJson, startCns } from '../plugins/cns/index.js';
 import { writeSubnetEnv } from '../plugins/flanneld/index.js';
 import { ContainerdRuntime } from '../runtime/containerd.js';
@@ -83,6 +85,7 @@ export async function setupCluster(w: RunWorld): Promise<void> {
 
 async function addClusterNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise<void> {
   const cl = w.cluster!;
+  if (h.ovnKubernetes) return addOvnKubernetesNode(w, h, path);
   const f = h.flannel!;
   if ((h.os ?? 'windows') === 'linux') {
     const { lines } = w.clusterOp(path, () =>
@@ -129,6 +132,59 @@ async function addClusterNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise
   ];
   w.nodes.set(h.name, await nodeWithRuntime(w, h, host, path, notes));
   w.step(`Node ${h.name} joins: Windows, flannel ${f.backend}`, notes);
+}
+
+/**
+ * An ovn-kubernetes node (docs/ovn-kubernetes.md): on Windows hybrid-overlay-node's networks and
+ * WMCO's VIPEndpoint, pods programmed as win-overlay with WMCO's conflist would; on Linux an OVN
+ * node whose br-ext reaches the Windows nodes by VXLAN VNI 4097. Every node learns its subnet.
+ */
+async function addOvnKubernetesNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise<void> {
+  const cl = w.cluster!;
+  const port = h.ovnKubernetes?.vxlanPort;
+  if ((h.os ?? 'windows') === 'linux') {
+    const { lines } = w.clusterOp(path, () =>
+      cl.addLinuxNode({
+        name: h.name,
+        backend: 'ovn-kubernetes',
+        ...(h.segment ? { segment: h.segment } : {}),
+        ...(h.podSubnet ? { podSubnet: h.podSubnet } : {}),
+        ...(port !== undefined ? { vxlanPort: port } : {}),
+      }),
+    );
+    w.nodes.set(h.name, { name: h.name, spec: h, os: 'linux' });
+    const n = cl.nodeOf(h.name)!;
+    const dr = fmt(linuxDrIp(n.podSubnet));
+    w.step(`Node ${h.name} joins: Linux, ovn-kubernetes (hybrid overlay)`, [
+      `Address ${fmt(n.ip)}, pod subnet ${fmtPrefix(n.podSubnet)} (pods from .4); br-ext's ext-vxlan: VXLAN VNI 4097 port ${port ?? 4789}, hybrid overlay DR IP ${dr}, DR MAC ${formatMac(linuxDrMac(n.podSubnet))}.`,
+      ...(lines.length ? ['The other nodes learn its pod subnet:', ...lines] : []),
+    ]);
+    return;
+  }
+  const { value: host, byNode } = w.clusterOp(path, () =>
+    cl.addWindowsNode({
+      name: h.name,
+      network: 'ovn-kubernetes',
+      ...(h.segment ? { segment: h.segment } : {}),
+      ...(h.podSubnet ? { podSubnet: h.podSubnet } : {}),
+      ...(h.profile ? { profile: h.profile } : {}),
+      ...(port !== undefined ? { vxlanPort: port } : {}),
+      ...(h.macSpoofing !== undefined ? { macSpoofing: h.macSpoofing } : {}),
+    }),
+  );
+  byNode.delete(h.name);
+  const others = nodeLines(byNode);
+  const n = cl.nodeOf(h.name)!;
+  const notes = [
+    `HNS profile ${host.profile.name}: ${host.profile.description}.`,
+    ...adapterLines(host),
+    `hybrid-overlay-node set the node up (the base network, then ${HYBRID_OVERLAY_NETWORK} on ${fmtPrefix(n.podSubnet)}, VNI 4097, a RemoteSubnetRoute per other node), WMCO kube-proxy's VIPEndpoint:`,
+    ...[...digest(host).values()].map((v) => `  ${shorten(v)}`),
+    `Pods: win-overlay with WMCO's conflist (${HYBRID_OVERLAY_NETWORK}; OutBoundNAT excepting the service CIDR, SDNRoute to it, ProviderAddress), programmed by the cluster (no runtime).`,
+    ...(others.length ? ['The other nodes learn its pod subnet:', ...others] : []),
+  ];
+  w.nodes.set(h.name, { name: h.name, spec: h, os: 'windows', host, events: new NodeEvents(h.name, host) });
+  w.step(`Node ${h.name} joins: Windows, ovn-kubernetes hybrid overlay`, notes);
 }
 
 /** A node of an Azure cluster: an Azure VM on the VNet subnet, its pods through azure-vnet. */

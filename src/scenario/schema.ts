@@ -197,13 +197,13 @@ const host = object(
     runtime: oneOfStrings('Windows: the pod runtime (default containerd)', ['containerd', 'dockershim']),
     cni: {
       description:
-        "Windows: the CNI network pods are attached to — the mapping, azure (a node of an Azure cluster: AgentBaker's conflist for the cluster, as when cni is left out there) or antrea (a cluster node: Antrea's agent instead of flannel, docs/antrea.md). Without it, a cluster node has its pods programmed straight into HNS (as win-bridge/win-overlay would, with no runtime)",
+        "Windows: the CNI network pods are attached to — the mapping, azure (a node of an Azure cluster: AgentBaker's conflist for the cluster, as when cni is left out there) or antrea (a cluster node: Antrea's agent instead of flannel, docs/antrea.md) or ovn-kubernetes (a cluster node, Windows or Linux: ovn-kubernetes' hybrid overlay instead of flannel, docs/ovn-kubernetes.md). Without it, a cluster node has its pods programmed straight into HNS (as win-bridge/win-overlay would, with no runtime)",
       oneOf: [
         {
           type: 'string',
-          enum: ['azure', 'antrea'],
+          enum: ['azure', 'antrea', 'ovn-kubernetes'],
           description:
-            "azure: AKS's conflist for this Azure cluster; antrea: a cluster node under Antrea (its agent's CNI server attaches the node's pods)",
+            "azure: AKS's conflist for this Azure cluster; antrea: a cluster node under Antrea (its agent's CNI server attaches the node's pods); ovn-kubernetes: a cluster node in ovn-kubernetes' hybrid overlay (the ovnKubernetes key)",
         },
         object(
           'The CNI network',
@@ -224,6 +224,13 @@ const host = object(
       'Cluster, Windows: Antrea instead of flannel (cni: antrea implies it): its agent prepares the node (antrea-hnsnetwork, br-int, antrea-gw0) and attaches its pods',
       {
         tunnelType: oneOfStrings('The tunnel between nodes (default geneve)', ['geneve', 'vxlan', 'stt']),
+      },
+      [],
+    ),
+    ovnKubernetes: object(
+      "Cluster: ovn-kubernetes instead of flannel (cni: ovn-kubernetes implies it). Windows: hybrid-overlay-node's Overlay network OVNKubernetesHybridOverlayNetwork (VNI 4097) and WMCO's win-overlay settings, pods programmed as win-overlay would; Linux: an OVN node whose br-ext reaches the Windows nodes by VXLAN VNI 4097",
+      {
+        vxlanPort: int('--hybrid-overlay-vxlan-port: the VXLAN UDP port (default 4789)', 1, 65535),
       },
       [],
     ),

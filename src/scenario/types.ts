@@ -58,6 +58,11 @@ export interface HostSpec {
    * and attaches its pods; nodes are joined by `tunnelType` tunnels (default geneve).
    */
   readonly antrea?: { readonly tunnelType?: 'geneve' | 'vxlan' | 'stt' };
+  /**
+   * Cluster: ovn-kubernetes' hybrid overlay instead of flannel (`cni: ovn-kubernetes` sets it; docs/
+   * ovn-kubernetes.md): a Windows node's hybrid overlay network, or a Linux OVN node in hybrid mode.
+   */
+  readonly ovnKubernetes?: { readonly vxlanPort?: number };
 }
 
 export interface PortMappingSpec {

@@ -107,8 +107,10 @@ describe('an Antrea cluster', () => {
     expect(reply.disposition).toBe('Delivered');
     expect(reply.at).toBe(`endpoint:${c.pod('default/client')!.endpointId}`);
     expect(reply.observations.some((o) => o.action === 'UnSNAT')).toBe(true);
+    // (and, with proxyAll, the NodePorts' NetNat: test/cluster/antrea-nodeport.test.ts)
     expect(c.host('win-a').netNats()).toEqual([
       { name: 'antrea-nat', internalIPInterfaceAddressPrefix: '10.244.1.0/24' },
+      { name: 'antrea-nat-nodeport', internalIPInterfaceAddressPrefix: '169.254.0.252/32' },
     ]);
   });
 

@@ -87,7 +87,7 @@ describe('loadScenario: the schema', () => {
       `${pos(f, 4, 'yes')} cluster.dsr: must be true or false (got the string "yes")`,
       `${pos(f, 6, 'Win_1')} hosts[0].name: must be a name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit (got the string "Win_1")`,
       `${pos(f, 7, '"4096"')} hosts[0].flannel.vni: must be an integer (got the string "4096")`,
-      `${pos(f, 8, 'nic')} hosts[0].nic: unknown key "nic"; did you mean "nics"? (known keys: name, os, profile, segment, podSubnet, macSpoofing, flannel, nics, networks, runtime, cni, antrea, azure, cns)`,
+      `${pos(f, 8, 'nic')} hosts[0].nic: unknown key "nic"; did you mean "nics"? (known keys: name, os, profile, segment, podSubnet, macSpoofing, flannel, nics, networks, runtime, cni, antrea, ovnKubernetes, azure, cns)`,
       `${pos(f, 10, 'hyper-v')} pods[0].isolation: must be one of process, hyperv (got the string "hyper-v"); did you mean hyperv?`,
       `${pos(f, 10, '[x]')} pods[0].labels.app: must be a string (got a list)`,
       `${pos(f, 12, '[]')} services[0].ports: must not be empty`,

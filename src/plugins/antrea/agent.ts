@@ -40,6 +40,9 @@ import {
   serviceGroup,
   serviceInitFlows,
   endpointFlows,
+  nodePortFlows,
+  VIRTUAL_NODEPORT_DNAT_IP,
+  VIRTUAL_SERVICE_IP,
   policyFlows,
   type PolicyRule,
   type ServiceEndpoint,
@@ -58,6 +61,11 @@ export const GATEWAY = 'antrea-gw0';
 export const TUNNEL = 'antrea-tun0';
 /** The NetNat that SNATs pods' traffic leaving the node (pkg/agent/route/route_windows.go). */
 export const ANTREA_NAT = 'antrea-nat';
+/**
+ * The NetNat whose static mappings DNAT NodePorts to 169.254.0.252 (route_windows.go
+ * antreaNatNodePort; made at Initialize with proxyAll, internal prefix 169.254.0.252/32).
+ */
+export const ANTREA_NAT_NODEPORT = 'antrea-nat-nodeport';
 
 export interface AntreaAgentOptions {
   /** The node's pod subnet (its Node's `spec.podCIDR`). */
@@ -90,6 +98,12 @@ export interface AntreaService {
   readonly protocol: 'TCP' | 'UDP';
   /** ClientIP affinity's timeout in seconds (Kubernetes' default 10800); undefined: none. */
   readonly affinityTimeout?: number;
+  /**
+   * A NodePort (or LoadBalancer) port's nodePort: with proxyAll, its ServiceLB flow on
+   * 169.254.0.252 and the `antrea-nat-nodeport` static mapping `0.0.0.0:<nodePort>` →
+   * `169.254.0.252:<nodePort>` (proxier.go installNodePortService; nodePortAddresses ignored).
+   */
+  readonly nodePort?: number;
   readonly endpoints: readonly ServiceEndpoint[];
 }
 
@@ -168,6 +182,8 @@ export class AntreaAgent {
   /** NetworkPolicy takes the first group IDs at start (derived from pkg/agent/openflow): Services start at 5. */
   #nextGroupId = 5;
   #started = false;
+  /** NodePort static mappings the host refused, by `<port>-<protocol>` (route_windows.go's cache key). */
+  readonly #nodePortErrors = new Map<string, string>();
 
   constructor(
     readonly host: Host,
@@ -244,10 +260,88 @@ export class AntreaAgent {
     // route_windows.go: SNAT of pod traffic leaving the node (New-NetNat antrea-nat)
     if (!host.netNats().some((n) => n.name === ANTREA_NAT))
       host.addNetNat(ANTREA_NAT, formatPrefix(this.podCidr));
+    if (this.proxyAll) this.initServiceHost();
     host.ovs.setTableNames(BRIDGE, windowsTables(this));
     this.#started = true;
     for (const peer of this.#peers.values()) this.routeTo(peer);
     this.program();
+    for (const x of this.#services.values()) this.mapNodePort(x);
+  }
+
+  /**
+   * route_windows.go Initialize with proxyAll (§1.7): the on-link route to 169.254.0.253 on
+   * antrea-gw0 (addVirtualServiceIPRoute), 169.254.0.252/32 via 169.254.0.253 there
+   * (addVirtualNodePortDNATIPRoute), and the NetNat `antrea-nat-nodeport` on 169.254.0.252/32.
+   * (The permanent neighbour 169.254.0.253 → aa:bb:cc:dd:ee:ff and the Service CIDR route are not
+   * modelled: OVS rewrites the MACs, and the cluster does not tell the agent its Service CIDR.)
+   */
+  private initServiceHost(): void {
+    const host = this.host;
+    for (const [dest, nextHop] of [
+      [`${VIRTUAL_SERVICE_IP}/32`, undefined],
+      [`${VIRTUAL_NODEPORT_DNAT_IP}/32`, VIRTUAL_SERVICE_IP],
+    ] as const) {
+      // ReplaceNetRoute
+      host.removeRoute(dest);
+      host.addRoute({ destinationPrefix: dest, interfaceAlias: GATEWAY, ...(nextHop ? { nextHop } : {}) });
+    }
+    const want = `${VIRTUAL_NODEPORT_DNAT_IP}/32`;
+    const nat = host.netNats().find((n) => n.name === ANTREA_NAT_NODEPORT);
+    // winnet AddNetNat: one with another prefix is removed and made again
+    if (nat && nat.internalIPInterfaceAddressPrefix !== want) host.removeNetNat(ANTREA_NAT_NODEPORT);
+    if (!nat || nat.internalIPInterfaceAddressPrefix !== want) host.addNetNat(ANTREA_NAT_NODEPORT, want);
+  }
+
+  /**
+   * route_windows.go AddNodePortConfigs (winnet ReplaceNetNatStaticMapping): the port's mapping
+   * `0.0.0.0:<nodePort>` → `169.254.0.252:<nodePort>` on `antrea-nat-nodeport`, replacing one of
+   * that protocol and port that maps elsewhere. A refusal (the port mapped by another NetNat) is
+   * what AntreaProxy logs: the flows stay, the mapping is missing (`nodePortErrors`).
+   */
+  private mapNodePort(x: ServicePort): void {
+    if (!this.proxyAll || x.nodePort === undefined || !this.#started) return;
+    const key = `${x.nodePort}-${x.protocol}`;
+    this.#nodePortErrors.delete(key);
+    const have = this.host
+      .netNatStaticMappings()
+      .find(
+        (m) =>
+          m.natName === ANTREA_NAT_NODEPORT &&
+          m.protocol === x.protocol &&
+          m.externalPort === x.nodePort &&
+          m.externalIPAddress === '0.0.0.0',
+      );
+    if (have && have.internalIPAddress === VIRTUAL_NODEPORT_DNAT_IP && have.internalPort === x.nodePort)
+      return;
+    if (have) this.host.removeNetNatStaticMapping(ANTREA_NAT_NODEPORT, { id: have.staticMappingID });
+    try {
+      this.host.addNetNatStaticMapping({
+        natName: ANTREA_NAT_NODEPORT,
+        protocol: x.protocol,
+        externalIp: '0.0.0.0',
+        externalPort: x.nodePort,
+        internalIp: VIRTUAL_NODEPORT_DNAT_IP,
+        internalPort: x.nodePort,
+      });
+    } catch (e) {
+      if (!(e instanceof HnsError)) throw e;
+      this.#nodePortErrors.set(key, e.message);
+    }
+  }
+
+  /** route_windows.go DeleteNodePortConfigs: the port's static mapping removed. */
+  private unmapNodePort(x: ServicePort): void {
+    if (!this.proxyAll || x.nodePort === undefined) return;
+    this.#nodePortErrors.delete(`${x.nodePort}-${x.protocol}`);
+    this.host.removeNetNatStaticMapping(ANTREA_NAT_NODEPORT, {
+      protocol: x.protocol,
+      externalPort: x.nodePort,
+    });
+  }
+
+  /** The NodePorts whose static mapping the host refused (`<port>-<protocol>` → the error), as AntreaProxy logs them. */
+  nodePortErrors(): Map<string, string> {
+    return new Map(this.#nodePortErrors);
   }
 
   /** The pipeline's settings on this node. */
@@ -290,14 +384,16 @@ export class AntreaAgent {
       groupId: id,
       endpoints: x.endpoints,
       ...(x.affinityTimeout !== undefined ? { affinityTimeout: x.affinityTimeout } : {}),
+      ...(x.nodePort !== undefined ? { nodePort: x.nodePort } : {}),
     };
     const old = this.#services.get(x.key);
     if (old && sameService(old, next)) return;
     this.#services.set(x.key, next);
     if (!this.#started) return;
-    if (old) this.unprogramService(old);
+    if (old) this.unprogramService(old, next);
     this.bridge().addGroup(realize([serviceGroup(next)], windowsTables(this))[0]!);
     this.install(this.serviceFlowsOf(next));
+    this.mapNodePort(next);
   }
 
   /** A Service port gone: its flows and group removed, its group ID free for the next one. */
@@ -311,14 +407,21 @@ export class AntreaAgent {
     return true;
   }
 
+  /** A Service port's flows: its ClusterIP's, its NodePort's (proxier.go installServiceFlows), its endpoints'. */
   private serviceFlowsOf(x: ServicePort): string[] {
     const cfg = this.config();
-    return [...serviceFlows(cfg, x), ...endpointFlows(cfg, x.protocol, x.endpoints)];
+    return [
+      ...serviceFlows(cfg, x),
+      ...nodePortFlows(cfg, x),
+      ...endpointFlows(cfg, x.protocol, x.endpoints),
+    ];
   }
 
-  private unprogramService(old: ServicePort): void {
+  /** A Service port's flows and group removed, and its mapping unless `next` keeps the same nodePort. */
+  private unprogramService(old: ServicePort, next?: ServicePort): void {
     this.uninstall(this.serviceFlowsOf(old));
     this.bridge().delGroups(`group_id=${old.groupId}`);
+    if (!next || next.nodePort !== old.nodePort || next.protocol !== old.protocol) this.unmapNodePort(old);
   }
 
   /**
@@ -376,8 +479,7 @@ export class AntreaAgent {
   flows(): string[] {
     const cfg = this.config();
     const out = [...missFlows(cfg), ...rootFlows(cfg), ...initFlows(cfg), ...serviceInitFlows(cfg)];
-    for (const s of this.#services.values())
-      out.push(...serviceFlows(cfg, s), ...endpointFlows(cfg, s.protocol, s.endpoints));
+    for (const s of this.#services.values()) out.push(...this.serviceFlowsOf(s));
     for (const p of this.#pods.values()) if (p.ofport > 0) out.push(...podFlows(cfg, p));
     out.push(...this.#policyFlows);
     if (this.encap) for (const peer of this.#peers.values()) out.push(...this.peerFlows(peer));
@@ -693,6 +795,7 @@ function sameService(a: ServicePort, b: ServicePort): boolean {
     a.protocol !== b.protocol ||
     a.groupId !== b.groupId ||
     a.affinityTimeout !== b.affinityTimeout ||
+    a.nodePort !== b.nodePort ||
     a.endpoints.length !== b.endpoints.length
   )
     return false;

@@ -10,7 +10,8 @@
  * pipeline.go/framework.go with Windows' default features (AntreaProxy with proxyAll,
  * AntreaPolicy; Egress, Multicast, TrafficControl off). Modelled: pod connectivity (the node's
  * uplink/LOCAL pass-through, gateway, tunnel, local pods, remote nodes by Geneve/VXLAN/STT),
- * AntreaProxy's ClusterIP Services, Kubernetes NetworkPolicy (conjunctions in Antrea's design).
+ * AntreaProxy's ClusterIP and NodePort Services, Kubernetes NetworkPolicy (conjunctions in
+ * Antrea's design).
  *
  *   const cfg = nodePipelineConfig({ nodeIp: '192.168.77.100', podCidr: '10.10.0.0/24', gatewayMac });
  *   realize([...initFlows(cfg), ...podFlows(cfg, pod)], windowsTables(cfg));
@@ -415,6 +416,8 @@ export interface ServicePort {
   readonly groupId: number;
   /** ClientIP session affinity's timeout in seconds; undefined: no affinity. */
   readonly affinityTimeout?: number;
+  /** A NodePort (or LoadBalancer) Service port's nodePort; undefined: none. */
+  readonly nodePort?: number;
   readonly endpoints: readonly ServiceEndpoint[];
 }
 
@@ -435,15 +438,44 @@ export function serviceGroup(svc: ServicePort): string {
 
 /** InstallServiceFlows for a ClusterIP port: ServiceLB to its group (with affinity, the learn flow). */
 export function serviceFlows(cfg: PipelineConfig, svc: ServicePort): string[] {
+  return serviceLBFlows(cfg, svc, { port: svc.port });
+}
+
+/**
+ * InstallServiceFlows for a port's NodePort, as proxier.go installNodePortService asks for it
+ * (proxyAll; ServiceIP 169.254.0.252, IsExternal and IsNodePort, never DSR): ServiceLB matches
+ * the NodePort reg mark NodePortMark loaded (`reg4=0x80000/0x80000`, for the node's addresses and
+ * 169.254.0.252) with the nodePort, not an address; it loads ToExternalAddressRegMark (reg4 bit 21)
+ * and goes to the port's group, the ClusterIP's. None without a nodePort or without proxyAll.
+ */
+export function nodePortFlows(cfg: PipelineConfig, svc: ServicePort): string[] {
+  if (!cfg.proxyAll || svc.nodePort === undefined) return [];
+  return serviceLBFlows(cfg, svc, { port: svc.nodePort, nodePort: true });
+}
+
+/**
+ * pipeline.go serviceLBFlows and serviceLearnFlow: EpToSelect (ClusterIP: and the address; a
+ * NodePort: and ToNodePortAddressRegMark, no address) → RewriteMAC, EpSelected or EpToLearn,
+ * ToExternalAddress for a NodePort, the group ID in reg7, the group.
+ */
+function serviceLBFlows(
+  cfg: PipelineConfig,
+  svc: ServicePort,
+  at: { readonly port: number; readonly nodePort?: boolean },
+): string[] {
   const c = cookieOf(cfg.round, 'Service');
   const proto = svc.protocol === 'UDP' ? 'udp' : 'tcp';
-  const match = `${proto},reg4=0x10000/0x70000,nw_dst=${svc.clusterIP},tp_dst=${svc.port}`;
+  // EpToSelect 0x10000/0x70000 (EpToLearn 0x30000), with ToNodePortAddress 0x80000/0x80000 merged
+  const select = at.nodePort ? '0x90000/0xf0000' : '0x10000/0x70000';
+  const learn = at.nodePort ? '0xb0000/0xf0000' : '0x30000/0x70000';
+  const dst = at.nodePort ? '' : `nw_dst=${svc.clusterIP},`;
+  const external = at.nodePort ? 'set_field:0x200000/0x200000->reg4,' : '';
   const state = svc.affinityTimeout !== undefined ? '0x30000' : '0x20000';
   const out = [
     flow(
       c,
       'ServiceLB',
-      `priority=200,${match} actions=set_field:0x200/0x200->reg0,set_field:${state}/0x70000->reg4,set_field:${hex(svc.groupId)}->reg7,group:${svc.groupId}`,
+      `priority=200,${proto},reg4=${select},${dst}tp_dst=${at.port} actions=set_field:0x200/0x200->reg0,set_field:${state}/0x70000->reg4,${external}set_field:${hex(svc.groupId)}->reg7,group:${svc.groupId}`,
     ),
   ];
   if (svc.affinityTimeout !== undefined) {
@@ -453,7 +485,7 @@ export function serviceFlows(cfg: PipelineConfig, svc: ServicePort): string[] {
       flow(
         lc,
         'ServiceLB',
-        `priority=190,${proto},reg4=0x30000/0x70000,nw_dst=${svc.clusterIP},tp_dst=${svc.port} actions=learn(table=SessionAffinity,hard_timeout=${svc.affinityTimeout},priority=200,delete_learned,cookie=${lc},eth_type=0x800,nw_proto=${proto === 'udp' ? '0x11' : '0x6'},${l4},NXM_OF_IP_DST[],NXM_OF_IP_SRC[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:NXM_NX_REG4[26]->NXM_NX_REG4[26],load:NXM_NX_REG3[]->NXM_NX_REG3[],load:0x2->NXM_NX_REG4[16..18],load:0x1->NXM_NX_REG0[9]),set_field:0x20000/0x70000->reg4,goto_table:EndpointDNAT`,
+        `priority=190,${proto},reg4=${learn},${dst}tp_dst=${at.port} actions=learn(table=SessionAffinity,hard_timeout=${svc.affinityTimeout},priority=200,delete_learned,cookie=${lc},eth_type=0x800,nw_proto=${proto === 'udp' ? '0x11' : '0x6'},${l4},NXM_OF_IP_DST[],NXM_OF_IP_SRC[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:NXM_NX_REG4[26]->NXM_NX_REG4[26],load:NXM_NX_REG3[]->NXM_NX_REG3[],load:0x2->NXM_NX_REG4[16..18],load:0x1->NXM_NX_REG0[9]${at.nodePort ? ',load:0x1->NXM_NX_REG4[21]' : ''}),set_field:0x20000/0x70000->reg4,goto_table:EndpointDNAT`,
       ),
     );
   }

@@ -264,6 +264,7 @@ describe('incremental reprogramming', () => {
               op: fc.constant('svc' as const),
               pick: fc.array(fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 3 }), { maxLength: 3 }),
               affinity: fc.boolean(),
+              nodePort: fc.option(fc.integer({ min: 30000, max: 30002 }), { nil: undefined }),
             }),
           ),
           { maxLength: 12 },
@@ -271,6 +272,7 @@ describe('incremental reprogramming', () => {
         (ops) => {
           const n = node('win-a', '192.168.77.100', '10.10.0.0/24', 1);
           const pods = new Map<number, ReturnType<typeof pod>>();
+          let nodePorts: number[] = [];
           for (const o of ops) {
             if (o.op === 'add' && !pods.has(o.n)) pods.set(o.n, pod(n, `p${o.n}`));
             else if (o.op === 'del' && pods.has(o.n)) {
@@ -284,7 +286,9 @@ describe('incremental reprogramming', () => {
                   podCidr: `10.10.${o.n}.0/24`,
                 });
               else n.agent.removePeer(`w${o.n}`);
-            } else if (o.op === 'svc')
+            } else if (o.op === 'svc') {
+              // (a NodePort per Service port, as the API server allocates them: distinct)
+              nodePorts = o.nodePort === undefined ? [] : o.pick.map((_, i) => o.nodePort! + 3 * i);
               n.agent.setServices(
                 o.pick.map((eps, i) => ({
                   key: `default/s${i}:80/TCP`,
@@ -292,10 +296,19 @@ describe('incremental reprogramming', () => {
                   port: 80,
                   protocol: 'TCP' as const,
                   ...(o.affinity ? { affinityTimeout: 10800 } : {}),
+                  ...(o.nodePort !== undefined ? { nodePort: nodePorts[i]! } : {}),
                   endpoints: eps.map((e) => ({ ip: `10.10.0.${2 + e}`, port: 8080, local: pods.has(e) })),
                 })),
               );
+            }
           }
+          // and the host holds exactly the NodePorts' static mappings
+          expect(
+            n.host
+              .netNatStaticMappings()
+              .map((m) => m.externalPort)
+              .sort(),
+          ).toEqual([...nodePorts].sort());
           const state = () => [
             ...n.host.ovs.ofctl(['--no-stats', 'dump-flows', 'br-int']).stdout.split('\n').sort(),
             ...n.host.ovs.ofctl(['dump-groups', 'br-int']).stdout.split('\n').sort(),

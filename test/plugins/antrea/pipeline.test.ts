@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   endpointFlows,
+  nodePortFlows,
   serviceFlows,
   serviceGroup,
   serviceInitFlows,
@@ -133,6 +134,26 @@ const SERVICELB_CLUSTERIP = [
 const SERVICELB_AFFINITY = [
   'cookie=0x1030000000000, table=ServiceLB, priority=200,tcp,reg4=0x10000/0x70000,nw_dst=10.96.0.100,tp_dst=80 actions=set_field:0x200/0x200->reg0,set_field:0x30000/0x70000->reg4,set_field:0x64->reg7,group:100',
   'cookie=0x1030000000064, table=ServiceLB, priority=190,tcp,reg4=0x30000/0x70000,nw_dst=10.96.0.100,tp_dst=80 actions=learn(table=SessionAffinity,hard_timeout=100,priority=200,delete_learned,cookie=0x1030000000064,eth_type=0x800,nw_proto=0x6,OXM_OF_TCP_DST[],NXM_OF_IP_DST[],NXM_OF_IP_SRC[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:NXM_NX_REG4[26]->NXM_NX_REG4[26],load:NXM_NX_REG3[]->NXM_NX_REG3[],load:0x2->NXM_NX_REG4[16..18],load:0x1->NXM_NX_REG0[9]),set_field:0x20000/0x70000->reg4,goto_table:EndpointDNAT',
+];
+
+/**
+ * A NodePort as proxier.go installNodePortService asks for it (ServiceIP 169.254.0.252, IsExternal,
+ * IsNodePort): client_test.go `Test_client_InstallServiceFlows` "Service NodePort,SessionAffinity"
+ * (lines 1421-1432: UDP, nodePort 80, cluster group 100, affinity 100 s), verbatim.
+ */
+const SERVICELB_NODEPORT_AFFINITY = [
+  'cookie=0x1030000000000, table=ServiceLB, priority=200,udp,reg4=0x90000/0xf0000,tp_dst=80 actions=set_field:0x200/0x200->reg0,set_field:0x30000/0x70000->reg4,set_field:0x200000/0x200000->reg4,set_field:0x64->reg7,group:100',
+  'cookie=0x1030000000064, table=ServiceLB, priority=190,udp,reg4=0xb0000/0xf0000,tp_dst=80 actions=learn(table=SessionAffinity,hard_timeout=100,priority=200,delete_learned,cookie=0x1030000000064,eth_type=0x800,nw_proto=0x11,OXM_OF_UDP_DST[],NXM_OF_IP_DST[],NXM_OF_IP_SRC[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:NXM_NX_REG4[26]->NXM_NX_REG4[26],load:NXM_NX_REG3[]->NXM_NX_REG3[],load:0x2->NXM_NX_REG4[16..18],load:0x1->NXM_NX_REG0[9],load:0x1->NXM_NX_REG4[21]),set_field:0x20000/0x70000->reg4,goto_table:EndpointDNAT',
+];
+
+/**
+ * A NodePort without affinity: upstream has no vector for it. Derived by hand from pipeline.go
+ * serviceLBFlows (lines 2399-2440): EpToSelectRegMark and ToNodePortAddressRegMark matched (one
+ * reg4 match, 0x10000/0x70000 + 0x80000/0x80000), no address; RewriteMAC, EpSelected (0x20000),
+ * ToExternalAddress (reg4 bit 21), the group ID into reg7 — the same order as the vector above.
+ */
+const SERVICELB_NODEPORT = [
+  'cookie=0x1030000000000, table=ServiceLB, priority=200,tcp,reg4=0x90000/0xf0000,tp_dst=30080 actions=set_field:0x200/0x200->reg0,set_field:0x20000/0x70000->reg4,set_field:0x200000/0x200000->reg4,set_field:0x64->reg7,group:100',
 ];
 
 const ENDPOINT_DNAT = [
@@ -272,6 +293,17 @@ describe('AntreaProxy’s flows and groups against Antrea’s test vectors', () 
   it('a ClusterIP port: ServiceLB to its group; with ClientIP affinity, the learn flow into SessionAffinity', () => {
     expect(serviceFlows(FIXTURE, svc)).toEqual(SERVICELB_CLUSTERIP);
     expect(serviceFlows(FIXTURE, { ...svc, affinityTimeout: 100 })).toEqual(SERVICELB_AFFINITY);
+  });
+
+  it('a NodePort: ServiceLB on the NodePort mark and the nodePort, no address, ToExternalAddress loaded (client_test.go vector); none without proxyAll', () => {
+    const udp = { ...svc, protocol: 'UDP' as const, affinityTimeout: 100, nodePort: 80 };
+    const cfg = { ...FIXTURE, proxyAll: true };
+    expect(nodePortFlows(cfg, udp)).toEqual(SERVICELB_NODEPORT_AFFINITY);
+    expect(nodePortFlows(cfg, { ...svc, nodePort: 30080 })).toEqual(SERVICELB_NODEPORT);
+    // the ClusterIP's flows are unchanged by a nodePort
+    expect(serviceFlows(cfg, { ...svc, nodePort: 30080 })).toEqual(SERVICELB_CLUSTERIP);
+    expect(nodePortFlows(cfg, svc)).toEqual([]);
+    expect(nodePortFlows(FIXTURE, { ...svc, nodePort: 30080 })).toEqual([]);
   });
 
   it('the endpoints’ DNAT commits, and hairpin marking for the local one', () => {
