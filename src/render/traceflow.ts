@@ -52,20 +52,10 @@ function clusterNames(c: Cluster): Names {
   };
 }
 
-/**
- * The rule behind a policy table's flow: its `conj_id` (the rule's conjunction), or — a rule whose
- * only dimension is the pod it applies to (no peers, no ports) — the first such rule of that pod
- * and direction (the agent programs one flow for them all).
- */
-function ruleOf(
-  rules: readonly AntreaPolicyRule[],
-  flowText: string,
-  direction: 'In' | 'Out',
-  podIp: string,
-): AntreaPolicyRule | undefined {
+/** The rule behind a policy table's flow: its `conj_id` (the rule's conjunction, as `reg5`/`reg6` tell packetin.go). */
+function ruleOf(rules: readonly AntreaPolicyRule[], flowText: string): AntreaPolicyRule | undefined {
   const conj = /(?:^|,)conj_id=(\d+)(?:,|$)/.exec(flowText);
-  if (conj) return rules.find((r) => r.id === Number(conj[1]));
-  return rules.find((r) => r.direction === direction && !r.peers && !r.ports && r.appliedTo.includes(podIp));
+  return conj ? rules.find((r) => r.id === Number(conj[1])) : undefined;
 }
 
 /** `crdv1beta1.NodeResult` without the timestamp (hnsim's traces take no time). */
@@ -83,6 +73,14 @@ const POLICY_TABLES = new Set([
   'IngressRule',
   'IngressDefaultRule',
   'IngressMetric',
+]);
+
+/** The tables whose rule (a conjunction's `conj_id` flow) allowing a packet is a `Forwarded` observation. */
+const RULE_TABLES = new Set([
+  'AntreaPolicyEgressRule',
+  'EgressRule',
+  'AntreaPolicyIngressRule',
+  'IngressRule',
 ]);
 
 /** The consecutive steps of each host, in the order the packet met them. */
@@ -137,15 +135,13 @@ function nodeObservations(
     if (
       o.action !== 'Matched' ||
       !table ||
-      !POLICY_TABLES.has(table) ||
+      !RULE_TABLES.has(table) ||
       prio === 0 ||
       prio === 64990 ||
       /actions=drop$/.test(text)
     )
       continue;
-    const direction = table.includes('Ingress') ? 'In' : 'Out';
-    const podIp = fmt(direction === 'In' ? o.packetBefore.dstIp : o.packetBefore.srcIp);
-    const rule = names && ruleOf(names.rules(o.host), text, direction, podIp);
+    const rule = names && ruleOf(names.rules(o.host), text);
     out.push({
       component: 'NetworkPolicy',
       componentInfo: table,

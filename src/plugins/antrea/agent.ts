@@ -44,6 +44,7 @@ import {
   VIRTUAL_NODEPORT_DNAT_IP,
   VIRTUAL_SERVICE_IP,
   policyFlows,
+  policyInitFlows,
   type PolicyRule,
   type ServiceEndpoint,
   type ServicePort,
@@ -457,12 +458,7 @@ export class AntreaAgent {
       ...(r.peers ? { peers: r.peers } : {}),
       ...(r.ports ? { ports: r.ports } : {}),
     }));
-    // (no policy at all: no policy flow either, not even the established bypass)
-    // (no policy at all: no policy flow either, not even the established bypass)
-    const next =
-      rules.length || isolated.in.length || isolated.out.length
-        ? policyFlows(this.config(), compiled, { in: local(isolated.in), out: local(isolated.out) })
-        : [];
+    const next = policyFlows(this.config(), compiled, { in: local(isolated.in), out: local(isolated.out) });
     if (this.#started) {
       this.uninstall(this.#policyFlows);
       this.install(next);
@@ -478,7 +474,13 @@ export class AntreaAgent {
   /** Every flow the agent programs now, in Antrea's printed form (table names). */
   flows(): string[] {
     const cfg = this.config();
-    const out = [...missFlows(cfg), ...rootFlows(cfg), ...initFlows(cfg), ...serviceInitFlows(cfg)];
+    const out = [
+      ...missFlows(cfg),
+      ...rootFlows(cfg),
+      ...initFlows(cfg),
+      ...serviceInitFlows(cfg),
+      ...policyInitFlows(cfg),
+    ];
     for (const s of this.#services.values()) out.push(...this.serviceFlowsOf(s));
     for (const p of this.#pods.values()) if (p.ofport > 0) out.push(...podFlows(cfg, p));
     out.push(...this.#policyFlows);

@@ -554,11 +554,50 @@ export function portMasks(lo: number, hi: number): string[] {
 }
 
 /**
- * NetworkPolicy on the node, in Antrea's design (docs/design/ovs-pipeline.md): a rule is a
- * conjunction of up to three dimensions — applied-to (ingress: `reg1`, the target ofport L2ForwardingCalc
- * loaded; egress: `nw_src`), peers (`nw_src`/`nw_dst` prefixes) and ports — whose `conj_id` flow
- * goes on to the Metric table; a pod a policy of that direction selects is isolated: what no rule
- * allows falls to the DefaultRule table's drop; established and related connections skip the rules.
+ * featureNetworkPolicy.initFlows on a K8s Node without OVS meters (network_policy_test.go
+ * networkPolicyInitFlows): the Output table's packet-in flows for policy logging, the
+ * IngressSecurityClassifier's skips (to the gateway, the tunnel, the uplink; Service SNATed
+ * connections), and the established/related bypass at the head of the Antrea-native policy tables.
+ */
+export function policyInitFlows(cfg: PipelineConfig): string[] {
+  const c = cookieOf(cfg.round, 'NetworkPolicy');
+  const f = (table: string, rest: string) => flow(c, table, rest);
+  const out: string[] = [];
+  for (let k = 1; k <= 7; k++)
+    out.push(
+      f(
+        'Output',
+        `priority=200,reg0=0x${((k << 25) | 0x400000).toString(16)}/0xfe600000 actions=controller(id=32776,reason=no_match,userdata=01.0${k},max_len=65535)`,
+      ),
+    );
+  out.push(
+    f('IngressSecurityClassifier', 'priority=200,reg0=0x20/0xf0 actions=goto_table:IngressMetric'),
+    f('IngressSecurityClassifier', 'priority=200,reg0=0x10/0xf0 actions=goto_table:IngressMetric'),
+    f('IngressSecurityClassifier', 'priority=200,reg0=0x40/0xf0 actions=goto_table:IngressMetric'),
+    f('IngressSecurityClassifier', 'priority=200,ct_mark=0x40/0x40 actions=goto_table:ConntrackCommit'),
+    f('AntreaPolicyEgressRule', 'priority=64990,ct_state=-new+est,ip actions=goto_table:EgressMetric'),
+    f('AntreaPolicyEgressRule', 'priority=64990,ct_state=-new+rel,ip actions=goto_table:EgressMetric'),
+    f('AntreaPolicyIngressRule', 'priority=64990,ct_state=-new+est,ip actions=goto_table:IngressMetric'),
+    f('AntreaPolicyIngressRule', 'priority=64990,ct_state=-new+rel,ip actions=goto_table:IngressMetric'),
+  );
+  return out;
+}
+
+/** The prefix as Antrea prints an address match: a host without `/32`. */
+const addr = (p: string): string => (p.endsWith('/32') ? p.slice(0, -3) : p);
+
+/**
+ * Kubernetes NetworkPolicy rules on the node, as Antrea's agent installs them
+ * (network_policy.go, network_policy_test.go TestBatchInstallPolicyRuleFlows): each rule is a
+ * conjunction of its source (clause 1), destination (clause 2) and, when it names ports, service
+ * (clause 3). Egress: the applied-to pods' `ip,nw_src`, the peers' `ip,nw_dst` (any peer:
+ * `0.0.0.0/0`, as the controller writes an empty peer list); ingress: the peers' `ip,nw_src`, the
+ * applied-to pods' target ofport `reg1`. Clauses at priority 200 (a clause several rules share
+ * carries each rule's `conjunction`), the rule's `conj_id` flow at 190 loading its ID into
+ * `reg5`/`reg6` and committing it to ct_label (egress the high 32 bits, ingress the low) in zone
+ * 65520, on to the Metric table, where the rule's label sends the connection on (L3Forwarding,
+ * ConntrackCommit). A pod a policy of that direction selects is isolated: what no rule allows
+ * falls to the DefaultRule table's drop (egress `ip,nw_src`, ingress `reg1`).
  */
 export function policyFlows(
   cfg: PipelineConfig,
@@ -570,37 +609,24 @@ export function policyFlows(
 ): string[] {
   const c = cookieOf(cfg.round, 'NetworkPolicy');
   const f = (table: string, rest: string) => flow(c, table, rest);
-  const out = [
-    f('EgressRule', 'priority=64990,ct_state=-new+est,ip actions=goto_table:EgressMetric'),
-    f('EgressRule', 'priority=64990,ct_state=-new+rel,ip actions=goto_table:EgressMetric'),
-    f('IngressRule', 'priority=64990,ct_state=-new+est,ip actions=goto_table:IngressMetric'),
-    f('IngressRule', 'priority=64990,ct_state=-new+rel,ip actions=goto_table:IngressMetric'),
-  ];
+  const out: string[] = [];
   const clauses = new Map<string, string[]>();
   for (const r of rules) {
     if (!r.appliedTo.length) continue;
-    const table = r.direction === 'In' ? 'IngressRule' : 'EgressRule';
-    const metric = r.direction === 'In' ? 'IngressMetric' : 'EgressMetric';
-    const to: string[] = r.appliedTo.map((a) =>
-      r.direction === 'In' ? `ip,reg1=0x${a.ofport.toString(16)}` : `ip,nw_src=${a.ip}`,
-    );
-    const peers = r.peers?.map(
-      (p) => `ip,${r.direction === 'In' ? 'nw_src' : 'nw_dst'}=${p.endsWith('/32') ? p.slice(0, -3) : p}`,
-    );
+    const egress = r.direction === 'Out';
+    const table = egress ? 'EgressRule' : 'IngressRule';
+    const metric = egress ? 'EgressMetric' : 'IngressMetric';
+    const pods = r.appliedTo.map((a) => (egress ? `ip,nw_src=${a.ip}` : `reg1=0x${a.ofport.toString(16)}`));
+    const peers = (r.peers ?? ['0.0.0.0/0']).map((p) => `ip,${egress ? 'nw_dst' : 'nw_src'}=${addr(p)}`);
     const ports = r.ports?.flatMap((pt) => {
       const proto = pt.protocol === 'UDP' ? 'udp' : 'tcp';
       if (pt.port === undefined) return [proto];
       return portMasks(pt.port, pt.endPort ?? pt.port).map((m) => `${proto},tp_dst=${m}`);
     });
-    // peers given but none resolved (selectors matching no pod) allow nothing; absent, anything
-    if ((peers && !peers.length) || (ports && !ports.length)) continue;
-    const dims = [to, ...(peers ? [peers] : []), ...(ports ? [ports] : [])];
-    const allow = `goto_table:${metric}`;
-    if (dims.length === 1) {
-      // the pod allows everything in that direction: above every conjunction
-      for (const m of to) out.push(f(table, `priority=201,${m} actions=${allow}`));
-      continue;
-    }
+    // a dimension with nothing in it (selectors matching no pod) completes no conjunction
+    if (!peers.length || (ports && !ports.length)) continue;
+    const dims = egress ? [pods, peers] : [peers, pods];
+    if (ports) dims.push(ports);
     dims.forEach((d, k) => {
       for (const m of d) {
         const key = `${table}|${m}`;
@@ -609,15 +635,24 @@ export function policyFlows(
         clauses.set(key, acts);
       }
     });
-    out.push(f(table, `priority=200,conj_id=${r.id},ip actions=${allow}`));
+    const id = `0x${r.id.toString(16)}`;
+    const label = egress ? `0x${r.id.toString(16)}00000000/0xffffffff00000000` : `${id}/0xffffffff`;
+    out.push(
+      f(
+        table,
+        `priority=190,conj_id=${r.id},ip actions=set_field:${id}->${egress ? 'reg5' : 'reg6'},ct(commit,table=${metric},zone=${CT_ZONE},exec(set_field:${label}->ct_label))`,
+      ),
+    );
+    const next = egress ? 'L3Forwarding' : 'ConntrackCommit';
+    for (const st of ['+new', '-new'])
+      out.push(f(metric, `priority=200,ct_state=${st},ct_label=${label},ip actions=goto_table:${next}`));
   }
-  // one flow per match: a clause several rules share carries each rule's conjunction action
   for (const [key, acts] of clauses) {
     const [table, m] = key.split('|') as [string, string];
     out.push(f(table, `priority=200,${m} actions=${acts.join(',')}`));
   }
   for (const a of isolated.in)
-    out.push(f('IngressDefaultRule', `priority=200,ip,reg1=0x${a.ofport.toString(16)} actions=drop`));
+    out.push(f('IngressDefaultRule', `priority=200,reg1=0x${a.ofport.toString(16)} actions=drop`));
   for (const a of isolated.out)
     out.push(f('EgressDefaultRule', `priority=200,ip,nw_src=${a.ip} actions=drop`));
   return out;

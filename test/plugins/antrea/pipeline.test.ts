@@ -18,6 +18,8 @@ import {
   missFlows,
   nodeFlows,
   podFlows,
+  policyFlows,
+  policyInitFlows,
   realize,
   windowsTables,
   type PipelineConfig,
@@ -339,5 +341,110 @@ describe('AntreaProxy’s flows and groups against Antrea’s test vectors', () 
     );
     expect(br.dumpGroups()[0]).toContain('resubmit(,11)');
     expect(br.dumpFlows({ noStats: true }).join('\n')).toContain('learn(table=10,');
+  });
+});
+
+describe('NetworkPolicy flows against Antrea’s test vectors (pkg/agent/openflow/network_policy_test.go)', () => {
+  it('the initial flows (networkPolicyInitFlows, a K8s Node, no OVS meters): logging packet-ins, IngressSecurityClassifier skips, the established bypass', () => {
+    const expected = [
+      ...[1, 2, 3, 4, 5, 6, 7].map(
+        (k) =>
+          `cookie=0x1020000000000, table=Output, priority=200,reg0=0x${['2', '4', '6', '8', 'a', 'c', 'e'][k - 1]}400000/0xfe600000 actions=controller(id=32776,reason=no_match,userdata=01.0${k},max_len=65535)`,
+      ),
+      'cookie=0x1020000000000, table=IngressSecurityClassifier, priority=200,reg0=0x20/0xf0 actions=goto_table:IngressMetric',
+      'cookie=0x1020000000000, table=IngressSecurityClassifier, priority=200,reg0=0x10/0xf0 actions=goto_table:IngressMetric',
+      'cookie=0x1020000000000, table=IngressSecurityClassifier, priority=200,reg0=0x40/0xf0 actions=goto_table:IngressMetric',
+      'cookie=0x1020000000000, table=IngressSecurityClassifier, priority=200,ct_mark=0x40/0x40 actions=goto_table:ConntrackCommit',
+      'cookie=0x1020000000000, table=AntreaPolicyEgressRule, priority=64990,ct_state=-new+est,ip actions=goto_table:EgressMetric',
+      'cookie=0x1020000000000, table=AntreaPolicyEgressRule, priority=64990,ct_state=-new+rel,ip actions=goto_table:EgressMetric',
+      'cookie=0x1020000000000, table=AntreaPolicyIngressRule, priority=64990,ct_state=-new+est,ip actions=goto_table:IngressMetric',
+      'cookie=0x1020000000000, table=AntreaPolicyIngressRule, priority=64990,ct_state=-new+rel,ip actions=goto_table:IngressMetric',
+    ];
+    expect(new Set(policyInitFlows(FIXTURE))).toEqual(new Set(expected));
+  });
+
+  it('TestBatchInstallPolicyRuleFlows "multiple K8s NetworkPolicy rules": conjunctions, conj_id flows, default drops, metric flows', () => {
+    // rule 10: out, from .40 .50 to 0.0.0.0/0; rule 11: out, from .40 .51 to 0.0.0.0/0 on TCP 8080
+    const pod = (ip: string) => ({ ofport: 0, ip });
+    const got = policyFlows(
+      FIXTURE,
+      [
+        {
+          id: 10,
+          direction: 'Out',
+          appliedTo: [pod('192.168.1.40'), pod('192.168.1.50')],
+          peers: ['0.0.0.0/0'],
+        },
+        {
+          id: 11,
+          direction: 'Out',
+          appliedTo: [pod('192.168.1.40'), pod('192.168.1.51')],
+          peers: ['0.0.0.0/0'],
+          ports: [{ protocol: 'TCP', port: 8080 }],
+        },
+      ],
+      { in: [], out: [pod('192.168.1.40'), pod('192.168.1.50'), pod('192.168.1.51')] },
+    );
+    expect(new Set(got)).toEqual(
+      new Set([
+        'cookie=0x1020000000000, table=EgressRule, priority=190,conj_id=10,ip actions=set_field:0xa->reg5,ct(commit,table=EgressMetric,zone=65520,exec(set_field:0xa00000000/0xffffffff00000000->ct_label))',
+        'cookie=0x1020000000000, table=EgressRule, priority=190,conj_id=11,ip actions=set_field:0xb->reg5,ct(commit,table=EgressMetric,zone=65520,exec(set_field:0xb00000000/0xffffffff00000000->ct_label))',
+        'cookie=0x1020000000000, table=EgressRule, priority=200,ip,nw_src=192.168.1.40 actions=conjunction(10,1/2),conjunction(11,1/3)',
+        'cookie=0x1020000000000, table=EgressRule, priority=200,ip,nw_src=192.168.1.50 actions=conjunction(10,1/2)',
+        'cookie=0x1020000000000, table=EgressRule, priority=200,ip,nw_src=192.168.1.51 actions=conjunction(11,1/3)',
+        'cookie=0x1020000000000, table=EgressRule, priority=200,ip,nw_dst=0.0.0.0/0 actions=conjunction(10,2/2),conjunction(11,2/3)',
+        'cookie=0x1020000000000, table=EgressRule, priority=200,tcp,tp_dst=8080 actions=conjunction(11,3/3)',
+        'cookie=0x1020000000000, table=EgressDefaultRule, priority=200,ip,nw_src=192.168.1.40 actions=drop',
+        'cookie=0x1020000000000, table=EgressDefaultRule, priority=200,ip,nw_src=192.168.1.50 actions=drop',
+        'cookie=0x1020000000000, table=EgressDefaultRule, priority=200,ip,nw_src=192.168.1.51 actions=drop',
+        'cookie=0x1020000000000, table=EgressMetric, priority=200,ct_state=+new,ct_label=0xa00000000/0xffffffff00000000,ip actions=goto_table:L3Forwarding',
+        'cookie=0x1020000000000, table=EgressMetric, priority=200,ct_state=-new,ct_label=0xa00000000/0xffffffff00000000,ip actions=goto_table:L3Forwarding',
+        'cookie=0x1020000000000, table=EgressMetric, priority=200,ct_state=+new,ct_label=0xb00000000/0xffffffff00000000,ip actions=goto_table:L3Forwarding',
+        'cookie=0x1020000000000, table=EgressMetric, priority=200,ct_state=-new,ct_label=0xb00000000/0xffffffff00000000,ip actions=goto_table:L3Forwarding',
+      ]),
+    );
+  });
+
+  it('an ingress rule: peers are clause 1 (nw_src), the target ofport clause 2 (reg1, as the Antrea-native vector writes it), its label the low 32 bits, on to ConntrackCommit', () => {
+    // network_policy_test.go (the Antrea-native case's K8s-shaped parts: `reg1=0x1` clauses,
+    // `set_field:0xa->reg6`, `ct_label=0xa/0xffffffff`, IngressMetric → ConntrackCommit) and
+    // pipeline.go defaultDropFlow (the ingress drop matches the target ofport only)
+    const got = policyFlows(
+      FIXTURE,
+      [{ id: 10, direction: 'In', appliedTo: [{ ofport: 1, ip: '10.10.0.5' }], peers: ['192.168.1.40/32'] }],
+      { in: [{ ofport: 1, ip: '10.10.0.5' }], out: [] },
+    );
+    expect(new Set(got)).toEqual(
+      new Set([
+        'cookie=0x1020000000000, table=IngressRule, priority=190,conj_id=10,ip actions=set_field:0xa->reg6,ct(commit,table=IngressMetric,zone=65520,exec(set_field:0xa/0xffffffff->ct_label))',
+        'cookie=0x1020000000000, table=IngressRule, priority=200,ip,nw_src=192.168.1.40 actions=conjunction(10,1/2)',
+        'cookie=0x1020000000000, table=IngressRule, priority=200,reg1=0x1 actions=conjunction(10,2/2)',
+        'cookie=0x1020000000000, table=IngressMetric, priority=200,ct_state=+new,ct_label=0xa/0xffffffff,ip actions=goto_table:ConntrackCommit',
+        'cookie=0x1020000000000, table=IngressMetric, priority=200,ct_state=-new,ct_label=0xa/0xffffffff,ip actions=goto_table:ConntrackCommit',
+        'cookie=0x1020000000000, table=IngressDefaultRule, priority=200,reg1=0x1 actions=drop',
+      ]),
+    );
+  });
+
+  it('the flows realize into a bridge ovs-ofctl takes', () => {
+    const cfg = { ...FIXTURE, proxyAll: true };
+    const br = new Bridge({ name: 'br-int' });
+    const flows = [
+      ...policyInitFlows(cfg),
+      ...policyFlows(
+        cfg,
+        [
+          {
+            id: 3,
+            direction: 'Out',
+            appliedTo: [{ ofport: 5, ip: '10.10.0.5' }],
+            ports: [{ protocol: 'UDP', port: 53 }],
+          },
+        ],
+        { in: [], out: [{ ofport: 5, ip: '10.10.0.5' }] },
+      ),
+    ];
+    for (const f of realize(flows, windowsTables(cfg))) br.addFlow(f);
+    expect(br.flowCount).toBe(flows.length);
   });
 });
