@@ -369,6 +369,7 @@ export {
   azureVnetIpam,
   azureVnetIpamV6,
   createAzureVnet,
+  antrea,
 } from './plugins/index.js';
 export type { AzureVnetOptions, AzureCniRelease } from './plugins/azure-vnet/index.js';
 export * as flanneld from './plugins/flanneld/index.js';
@@ -382,6 +383,13 @@ export {
   type AntreaPeer,
 } from './plugins/antrea/agent.js';
 export * as antreaPipeline from './plugins/antrea/pipeline.js';
+export {
+  serveCni as antreaServeCni,
+  AntreaCniErrorCode,
+  ANTREA_CNI_SOCKET,
+  ANTREA_CNI_SERVICE,
+} from './plugins/antrea/cniserver.js';
+export { NamedPipes, GrpcStatusError, PipeNotFound, type PipeHandler } from './host/pipes.js';
 export { containerInterfaceName } from './plugins/antrea/naming.js';
 export { traceflowResults, type TraceflowNodeResult, type TraceflowObservation } from './render/traceflow.js';
 export { NodeOvs, type OvsCommandResult } from './host/ovs.js';

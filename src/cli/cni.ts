@@ -26,8 +26,10 @@ plugin's stdout is printed and its exit code returned (0, or 1 with a CNI error 
 The plugin is --plugin, else the "type" of the config. Reference plugins: host-local,
 win-bridge, win-overlay, sdnbridge, sdnoverlay, nat, flannel, azure-vnet,
 azure-vnet-ipam (on a host document with "azure" NICs) and azure-vnet-ipamv6 (on one with
-"kubernetes": the API server holding the node's IPv6 pod CIDR; docs/cni.md); a path to an
-.exe runs that binary under Wine (docs/wine.md).
+"kubernetes": the API server holding the node's IPv6 pod CIDR; docs/cni.md), and antrea
+(the antrea-cni shim: it needs the node's Antrea agent, which a state file does not hold, so
+here it answers code 11; docs/antrea.md); a path to an .exe runs that binary under Wine
+(docs/wine.md).
 
 The node lives in the state file (a snapshot: HNS objects, compute systems, the node's
 disk, where host-local and flannel keep their files, and Azure CNS once 'hnsim call

@@ -10,6 +10,7 @@
  * layer in their path, the node's disk, and a way to invoke other plugins (delegation).
  */
 import type { HttpHeaders, PlatformReply } from '../host/azure.js';
+import type { PipeHandler } from '../host/pipes.js';
 import type { Clock } from '../core/clock.js';
 import type { EventBus } from '../core/events.js';
 import type { FileStore } from '../core/files.js';
@@ -200,6 +201,12 @@ export interface PluginHost {
    * the loopback, a timeout elsewhere). Absent: nothing ever answers.
    */
   httpRequest?(method: string, url: string, body?: string, headers?: HttpHeaders): PlatformReply;
+  /**
+   * Connect to a named pipe on the node (`\\.\pipe\cnisock`, Antrea's CNI server): its server's
+   * unary calls; throws src/host/pipes.ts `PipeNotFound` (go-winio's text) when no server holds
+   * it. Absent: no pipe ever exists.
+   */
+  dialPipe?(path: string): PipeHandler;
 }
 
 /**

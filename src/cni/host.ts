@@ -14,6 +14,7 @@ import type { EventBus } from '../core/events.js';
 import type { FileStore } from '../core/files.js';
 import type { HostProfile } from '../hns/versions.js';
 import type { HttpHeaders } from '../host/azure.js';
+import type { PipeHandler } from '../host/pipes.js';
 import {
   CniError,
   CniErrorCode,
@@ -125,6 +126,10 @@ class NodePluginHost implements CniHost {
 
   httpRequest(method: string, url: string, body = '', headers?: HttpHeaders): PlatformReply {
     return this.host.httpRequest(method, url, body, headers);
+  }
+
+  dialPipe(path: string): PipeHandler {
+    return this.host.pipes.dial(path);
   }
 
   find(pluginType: string, paths: readonly string[]): FoundPlugin {

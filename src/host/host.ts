@@ -21,6 +21,7 @@ import {
   type PlatformReply,
 } from './azure.js';
 import { isLoopbackUrl, LocalHttp } from './localhttp.js';
+import { NamedPipes } from './pipes.js';
 import {
   checkKubernetesSpec,
   KubeApiServer,
@@ -365,6 +366,9 @@ export class Host {
 
   /** The node's loopback HTTP listeners (src/host/localhttp.ts: node agents such as Azure CNS). */
   readonly http = new LocalHttp();
+
+  /** The node's named-pipe servers (src/host/pipes.ts: Antrea's CNI server on `\\.\pipe\cnisock`). */
+  readonly pipes = new NamedPipes();
 
   /** The node agents whose state is in the snapshot, by kind (src/host/agents.ts: Azure CNS). */
   readonly agents = new NodeAgents();

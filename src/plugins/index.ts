@@ -21,6 +21,7 @@ import { flannel } from './flannel/index.js';
 import { azureVnetIpam, azureVnetIpamV6 } from './azure-vnet-ipam/index.js';
 import { azureVnet, createAzureVnet } from './azure-vnet/index.js';
 import { cnsOf, cnsOptionsFromJson, startCns, type CnsOptions } from './cns/index.js';
+import { antrea } from './antrea/cni.js';
 import { errorMessage, isHnsError } from '../core/errors.js';
 
 export {
@@ -35,6 +36,7 @@ export {
   azureVnetIpam,
   azureVnetIpamV6,
   createAzureVnet,
+  antrea,
 };
 
 /** containerd's CNI binary directory on Windows (its `bin_dir` default). */
@@ -52,6 +54,7 @@ export const REFERENCE_PLUGINS: readonly CniPlugin[] = [
   azureVnet,
   azureVnetIpam,
   azureVnetIpamV6,
+  antrea,
 ];
 
 /**

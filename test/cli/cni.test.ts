@@ -190,7 +190,7 @@ describe('hnsim cni: one invocation per command, one node across them', () => {
     );
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain(
-      'no CNI plugin "bridge" (known: azure-vnet, azure-vnet-ipam, azure-vnet-ipamv6, flannel, host-local, nat, sdnbridge, sdnoverlay, win-bridge, win-overlay)',
+      'no CNI plugin "bridge" (known: antrea, azure-vnet, azure-vnet-ipam, azure-vnet-ipamv6, flannel, host-local, nat, sdnbridge, sdnoverlay, win-bridge, win-overlay)',
     );
   });
 });

@@ -13,7 +13,9 @@
  * interface name from the pod name and infra container ID, an address from the node's pod subnet,
  * the HNS v1 endpoint without MAC or policies, the attach to the pod's namespace, the OVS port named
  * after the endpoint with Antrea's external IDs, made `internal` once the vNIC exists, and the pod's
- * flows; DEL undoes them in Antrea's order (flows, OVS port, detach, endpoint).
+ * flows; DEL undoes them in Antrea's order (flows, OVS port, detach, endpoint). Once started it
+ * serves that CNI server on the node's named pipe `\\.\pipe\cnisock` (./cniserver.ts), where the
+ * `antrea` CNI binary (./cni.ts) sends a runtime's requests.
  *
  *   const agent = new AntreaAgent(host, { podCidr: '10.10.0.0/24' });
  *   agent.start();
@@ -21,13 +23,14 @@
  *   const r = agent.cmdAdd({ containerId, netns, podName: 'web', podNamespace: 'default' });
  */
 import { HnsError, hnsError } from '../../core/errors.js';
-import { isJsonObject, type JsonObject } from '../../core/json.js';
+import { isJsonObject, type Json, type JsonObject } from '../../core/json.js';
 import type { Host } from '../../host/host.js';
 import type { Bridge } from '../../ovs/index.js';
 import { formatIp, parsePrefix } from '../../addr/ip.js';
 
 type Prefix = { readonly family: 4; readonly addr: number; readonly len: number };
 import { containerInterfaceName } from './naming.js';
+import { AntreaIpamError, ANTREA_CNI_SOCKET, serveCni } from './cniserver.js';
 import {
   ANTREA_PORTS,
   initFlows,
@@ -183,6 +186,8 @@ export class AntreaAgent {
   /** NetworkPolicy takes the first group IDs at start (derived from pkg/agent/openflow): Services start at 5. */
   #nextGroupId = 5;
   #started = false;
+  /** Stops serving the CNI server's pipe (set while it serves). */
+  #stopCniServer: (() => void) | undefined;
   /** NodePort static mappings the host refused, by `<port>-<protocol>` (route_windows.go's cache key). */
   readonly #nodePortErrors = new Map<string, string>();
 
@@ -267,6 +272,27 @@ export class AntreaAgent {
     for (const peer of this.#peers.values()) this.routeTo(peer);
     this.program();
     for (const x of this.#services.values()) this.mapNodePort(x);
+    // the CNI server listens once the pod network is ready (agent.go: podNetworkWait, cniServer.Run)
+    this.#stopCniServer?.();
+    this.#stopCniServer = this.host.pipes.listen(ANTREA_CNI_SOCKET, (method, request) =>
+      this.cniServer(method, request),
+    );
+  }
+
+  /**
+   * One call on the CNI server (the gRPC service the `antrea` binary calls on `\\.\pipe\cnisock`):
+   * `/antrea_io.antrea.pkg.apis.cni.v1beta1.Cni/CmdAdd` (CmdDel, CmdCheck) with a `CniCmdRequest`
+   * (`{ cniArgs: { containerId, netns, ifname, args, path, networkConfiguration } }`), answered
+   * with a `CniCmdResponse` (`{ cniResult, error? }`) as pkg/agent/cniserver/server.go answers it.
+   */
+  cniServer(method: string, request: Json): Json {
+    return serveCni(this, method, request);
+  }
+
+  /** Stop serving the CNI server (the agent's process ends): the binary's calls find no pipe. */
+  stopCniServer(): void {
+    this.#stopCniServer?.();
+    this.#stopCniServer = undefined;
   }
 
   /**
@@ -730,7 +756,7 @@ export class AntreaAgent {
       }
     }
     // host-local's words (Antrea's IPAM on Windows is host-local)
-    throw new Error(
+    throw new AntreaIpamError(
       `no IP addresses available in range set: ${formatIp({ family: 4, value: first })}-${formatIp({ family: 4, value: last - 1 })}`,
     );
   }
