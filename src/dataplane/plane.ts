@@ -31,6 +31,7 @@ import { portEgress, portIngress } from './port.js';
 import { HostRoutes, type HostRoute, type RouteSpec } from '../vswitch/routes.js';
 import { contains, fmt, fmtPrefix, ip4, prefixArg, type Prefix4 } from '../vswitch/v4.js';
 import { hnsError } from '../core/errors.js';
+import type { JsonObject } from '../core/json.js';
 import { receive } from './uplink.js';
 import type { NetNode, Walk } from './walk.js';
 import type { SwitchDatapath } from './extension.js';
@@ -289,6 +290,114 @@ export class HostPlane implements NetNode {
   /** The host's NetNats, in creation order. */
   netNats(): readonly { readonly name: string; readonly prefix: Prefix4 }[] {
     return [...this.nats.values()];
+  }
+
+  // ───────────────────────────── snapshots ─────────────────────────────
+
+  /**
+   * What users and agents added to the host's network beside HNS — NetNats, their static mappings,
+   * routes (`New-NetNat`, `Add-NetNatStaticMapping`, `New-NetRoute`) — as plain JSON: the host
+   * snapshot's `hostNet`; undefined when there is none.
+   */
+  netState(): JsonObject | undefined {
+    const routes = this.routeTable.userState();
+    if (!this.nats.size && !this.natMappings.length && !routes.length) return undefined;
+    return {
+      netNats: [...this.nats.values()].map((n) => ({ name: n.name, internalPrefix: fmtPrefix(n.prefix) })),
+      staticMappings: this.natMappings.map((m) => ({
+        id: m.id,
+        natName: m.natName,
+        protocol: m.protocol,
+        externalIp: fmt(m.externalIp),
+        externalPort: m.externalPort,
+        internalIp: fmt(m.internalIp),
+        internalPort: m.internalPort,
+      })),
+      nextMappingId: this.nextMappingId,
+      routes,
+    };
+  }
+
+  /**
+   * Check a snapshot's `hostNet` (undefined: none) without changing anything — E_INVALIDARG naming
+   * what is wrong (a bad or repeated NetNat, a mapping of no NetNat, outside its prefix, a bad
+   * protocol, address or port, a repeated ID, a bad route) —; the function returned replaces the
+   * host's NetNats, mappings and routes with it.
+   */
+  readNetState(section: unknown): () => void {
+    const bad = (what: string): never => {
+      throw hnsError('E_INVALIDARG', `snapshot: hostNet: ${what}`);
+    };
+    const obj = (v: unknown, what: string): Record<string, unknown> =>
+      typeof v === 'object' && v !== null && !Array.isArray(v)
+        ? (v as Record<string, unknown>)
+        : bad(`${what} must be an object`);
+    const list = (v: unknown, what: string): unknown[] =>
+      Array.isArray(v) ? v : bad(`${what} must be a list`);
+    const s =
+      section === undefined
+        ? { netNats: [], staticMappings: [], nextMappingId: 0, routes: [] }
+        : obj(section, 'hostNet');
+    const nats = new Map<string, { readonly name: string; readonly prefix: Prefix4 }>();
+    list(s['netNats'], 'netNats').forEach((x, i) => {
+      const o = obj(x, `netNats[${i}]`);
+      const name = o['name'];
+      if (typeof name !== 'string' || !name || nats.has(name.toLowerCase()))
+        bad(`netNats[${i}].name must be a name no other NetNat has`);
+      let prefix: Prefix4;
+      try {
+        prefix = prefixArg(String(o['internalPrefix']), 'InternalIPInterfaceAddressPrefix');
+      } catch {
+        return bad(`netNats[${i}].internalPrefix must be an IPv4 prefix`);
+      }
+      nats.set((name as string).toLowerCase(), { name: name as string, prefix });
+    });
+    const ids = new Set<number>();
+    const mappings: NetNatStaticMapping[] = list(s['staticMappings'], 'staticMappings').map((x, i) => {
+      const o = obj(x, `staticMappings[${i}]`);
+      const at = `staticMappings[${i}]`;
+      const id = o['id'];
+      if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || ids.has(id))
+        bad(`${at}.id must be an integer ≥ 0 no other mapping has`);
+      ids.add(id as number);
+      const nat = typeof o['natName'] === 'string' ? nats.get(o['natName'].toLowerCase()) : undefined;
+      if (!nat) return bad(`${at}.natName names no NetNat of the section`);
+      if (o['protocol'] !== 'TCP' && o['protocol'] !== 'UDP') bad(`${at}.protocol must be TCP or UDP`);
+      const ip = (k: string): number => {
+        const v = typeof o[k] === 'string' ? ip4(o[k]) : undefined;
+        return v === undefined ? bad(`${at}.${k} must be an IPv4 address`) : v;
+      };
+      const port = (k: string): number => {
+        const v = o[k];
+        return typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 65535
+          ? v
+          : bad(`${at}.${k} must be 1..65535`);
+      };
+      const internalIp = ip('internalIp');
+      if (!contains(nat.prefix, internalIp)) bad(`${at}.internalIp is outside ${nat.name}'s internal prefix`);
+      return {
+        id: id as number,
+        natName: nat.name,
+        protocol: o['protocol'] as 'TCP' | 'UDP',
+        externalIp: ip('externalIp'),
+        externalPort: port('externalPort'),
+        internalIp,
+        internalPort: port('internalPort'),
+      };
+    });
+    const next = s['nextMappingId'];
+    if (typeof next !== 'number' || !Number.isInteger(next) || next < 0 || [...ids].some((i) => i >= next))
+      bad('nextMappingId must be an integer above every mapping ID');
+    const routes = this.routeTable.readUserState(s['routes']);
+    return () => {
+      this.nats.clear();
+      for (const [k, v] of nats) this.nats.set(k, v);
+      this.natMappings.length = 0;
+      this.natMappings.push(...mappings);
+      this.nextMappingId = next as number;
+      this.natGeneration++;
+      routes();
+    };
   }
 
   // ───────────────────────────── host routes (src/vswitch/routes.ts) ─────────────────────────────

@@ -270,7 +270,7 @@ export class Host {
   /**
    * `New-NetNat -Name name -InternalIPInterfaceAddressPrefix prefix` (WinNAT outside HNS: Antrea's
    * `antrea-nat`): traffic the host forwards from the prefix out of an interface outside it is
-   * SNATed to that interface's address. Not in snapshots (as routes added by hand are not).
+   * SNATed to that interface's address. In the snapshot's `hostNet`, with routes added by hand.
    * Errors: E_INVALIDARG (a taken name, a bad prefix).
    */
   addNetNat(name: string, internalPrefix: string): void {
@@ -285,7 +285,7 @@ export class Host {
   /**
    * `Add-NetNatStaticMapping` (Antrea's NodePorts on `antrea-nat-nodeport`): inbound TCP/UDP for
    * the host's address (any, with `0.0.0.0`) and the external port is DNATed to the internal
-   * address and port and routed on; replies un-DNATed. Not in snapshots, as NetNats are not.
+   * address and port and routed on; replies un-DNATed. In the snapshot's `hostNet`, as NetNats are.
    * Errors: ERROR_NOT_FOUND (no such NetNat), E_INVALIDARG (bad protocol, address or port, an
    * internal address outside the NetNat's prefix, the port taken) — nothing changes then.
    */
@@ -509,6 +509,7 @@ export class Host {
   /** The HNS state, and the seed its load-balancer choices depend on. */
   snapshot(): HnsSnapshot {
     const agents = this.agents.toState();
+    const hostNet = this.dataplane.netState();
     return {
       ...takeSnapshot(this.hns),
       seed: this.seed,
@@ -518,6 +519,7 @@ export class Host {
       ...(this.#kube ? { kubernetes: this.#kube.toState() } : {}),
       ...(agents ? { agents } : {}),
       ...(this.#ovs ? { ovs: this.#ovs.toState() } : {}),
+      ...(hostNet ? { hostNet } : {}),
     };
   }
 
@@ -557,6 +559,8 @@ export class Host {
     const fresh =
       ovsState !== undefined ? new NodeOvs(this.hns, this.dataplane, this.seed, this.clock) : undefined;
     const ovs = fresh && ovsState !== undefined ? fresh.readState(ovsState) : undefined;
+    // NetNats, static mappings, routes (checked first too); none in the snapshot: none after
+    const hostNet = this.dataplane.readNetState(isJsonObject(snapshot) ? snapshot['hostNet'] : undefined);
     restoreSnapshot(this.hns, snapshot);
     this.hcs.restore(hcs);
     this.files.restore(files);
@@ -570,6 +574,7 @@ export class Host {
     this.#ovs?.stop();
     this.#ovs = fresh;
     ovs?.();
+    hostNet();
     const seed = isJsonObject(snapshot) ? snapshot['seed'] : undefined;
     if (typeof seed === 'number' && Number.isInteger(seed) && seed !== this.seed) {
       this.seed = seed;

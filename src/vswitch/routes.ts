@@ -11,7 +11,16 @@
  */
 import { hnsError } from '../core/errors.js';
 import type { HostInterfaceView, HostView } from './view.js';
-import { contains, ip4, prefix4, prefixArg, type Prefix4 } from './v4.js';
+import { contains, fmtPrefix, ip4, prefix4, prefixArg, type Prefix4 } from './v4.js';
+
+/** A prefix text, or undefined when it is not one (prefixArg throws instead). */
+function prefix4From(text: string): Prefix4 | undefined {
+  try {
+    return prefixArg(text, 'DestinationPrefix');
+  } catch {
+    return undefined;
+  }
+}
 
 /** A route of the host's default compartment (`Get-NetRoute`). */
 export interface HostRoute {
@@ -114,6 +123,61 @@ export class HostRoutes {
     }
     if (this.userRoutes.length !== before) this.userGen++;
     return before - this.userRoutes.length;
+  }
+
+  /**
+   * The user routes as plain JSON, in the order added (the host snapshot's `hostNet.routes`): each
+   * with its interface by name, its next hop as given (absent: on-link) and its metric.
+   */
+  userState(): { destinationPrefix: string; nextHop?: string; interfaceAlias: string; metric: number }[] {
+    return this.userRoutes.map(({ route, nextHopText }) => ({
+      destinationPrefix: `${fmtPrefix(route.dest)}`,
+      ...(nextHopText !== undefined ? { nextHop: nextHopText } : {}),
+      interfaceAlias: route.iface,
+      metric: route.metric,
+    }));
+  }
+
+  /**
+   * Check `userState()`'s JSON (E_INVALIDARG naming what is wrong: a bad prefix, next hop, interface
+   * name or metric); the function returned replaces the user routes with it. An interface the node
+   * no longer has is kept by name: its routes stay out of the table, as when a network goes.
+   */
+  readUserState(state: unknown): () => void {
+    const bad = (what: string): never => {
+      throw hnsError('E_INVALIDARG', `snapshot: hostNet.routes: ${what}`);
+    };
+    if (!Array.isArray(state)) return bad('must be a list');
+    const routes: UserRoute[] = state.map((r: unknown, i) => {
+      if (typeof r !== 'object' || r === null || Array.isArray(r)) return bad(`[${i}] must be an object`);
+      const o = r as Record<string, unknown>;
+      const dest =
+        typeof o['destinationPrefix'] === 'string' ? prefix4From(o['destinationPrefix']) : undefined;
+      if (!dest) return bad(`[${i}].destinationPrefix must be an IPv4 prefix`);
+      const nhText = o['nextHop'];
+      if (nhText !== undefined && (typeof nhText !== 'string' || ip4(nhText) === undefined))
+        return bad(`[${i}].nextHop must be an IPv4 address`);
+      const iface = o['interfaceAlias'];
+      if (typeof iface !== 'string' || !iface) return bad(`[${i}].interfaceAlias must be a name`);
+      const metric = o['metric'];
+      if (typeof metric !== 'number' || !Number.isInteger(metric) || metric < 0)
+        return bad(`[${i}].metric must be an integer ≥ 0`);
+      return {
+        route: {
+          dest,
+          nextHop: nhText === undefined ? 0 : ip4(nhText as string)!,
+          iface,
+          metric,
+          origin: 'User',
+        },
+        nextHopText: nhText as string | undefined,
+      };
+    });
+    return () => {
+      this.userRoutes.length = 0;
+      this.userRoutes.push(...routes);
+      this.userGen++;
+    };
   }
 
   private routeInterface(alias: string | undefined, nh: number): HostInterfaceView | undefined {
