@@ -93,6 +93,7 @@ import { createPodEndpoint, deletePodEndpoint, setUpWindowsNode } from './window
 import { antreaPod, antreaSandbox } from './antrea.js';
 import { checkNetworkPolicy, compileNetworkPolicies, type NetworkPolicySpec } from './netpol.js';
 import { AntreaAgent } from '../plugins/antrea/agent.js';
+import { OvnNativeNode } from './ovn-kubernetes-native.js';
 import {
   HYBRID_OVERLAY_VNI,
   HYBRID_OVERLAY_VXLAN_PORT,
@@ -124,6 +125,43 @@ function checkHybridOverlaySpec(vni: number | undefined, port: number | undefine
     );
   if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535))
     throw hnsError('E_INVALIDARG', `vxlanPort ${port} is not 1..65535`);
+}
+
+/**
+ * `ovnKubernetes` of a Windows node: only on an ovn-kubernetes node, `mode` hybrid-overlay or
+ * native, `encapType` geneve or stt and only native; whether the node is native. A native node
+ * has no VXLAN settings (its tunnels are OVN's).
+ */
+function checkOvnKubernetesMode(spec: WindowsNodeSpec): boolean {
+  const o = spec.ovnKubernetes as unknown;
+  if (o === undefined) return false;
+  if (spec.network !== 'ovn-kubernetes')
+    throw hnsError('E_INVALIDARG', 'ovnKubernetes is for nodes with network ovn-kubernetes');
+  if (typeof o !== 'object' || o === null || Array.isArray(o))
+    throw hnsError('E_INVALIDARG', 'ovnKubernetes must be an object { mode, encapType }');
+  const r = o as Record<string, unknown>;
+  for (const k of Object.keys(r))
+    if (k !== 'mode' && k !== 'encapType')
+      throw hnsError('E_INVALIDARG', `ovnKubernetes.${k} is not a setting (mode, encapType)`);
+  if (r['mode'] !== undefined && r['mode'] !== 'hybrid-overlay' && r['mode'] !== 'native')
+    throw hnsError(
+      'E_INVALIDARG',
+      `ovnKubernetes.mode must be hybrid-overlay or native, not "${String(r['mode'])}"`,
+    );
+  const native = r['mode'] === 'native';
+  if (r['encapType'] !== undefined) {
+    if (!native) throw hnsError('E_INVALIDARG', 'ovnKubernetes.encapType is for native nodes (mode: native)');
+    if (r['encapType'] !== 'geneve' && r['encapType'] !== 'stt')
+      throw hnsError(
+        'E_INVALIDARG',
+        `ovnKubernetes.encapType must be geneve or stt, not "${String(r['encapType'])}"`,
+      );
+  }
+  if (native)
+    for (const k of ['vni', 'vxlanPort', 'tunnelType', 'maxPods', 'nsg'] as const)
+      if (spec[k] !== undefined)
+        throw hnsError('E_INVALIDARG', `${k} is not for a native ovn-kubernetes node`);
+  return native;
 }
 
 /** `podCidrV6`: an IPv6 prefix of /63 or shorter (room for a /64 per node), or E_INVALIDARG. */
@@ -359,6 +397,9 @@ export class Cluster {
       return this.addAzureNode(spec);
     }
     this.checkPlugin(spec.name, spec.network === 'ovn-kubernetes');
+    const native = checkOvnKubernetesMode(spec);
+    if (spec.network === 'ovn-kubernetes') this.checkOvnMode(spec.name, native);
+    if (native) return this.addOvnNativeNode(spec);
     if (spec.network === 'antrea') return this.addAntreaNode(spec);
     if (spec.tunnelType !== undefined) throw hnsError('E_INVALIDARG', 'tunnelType is for antrea nodes');
     if (spec.network !== 'l2bridge' && spec.network !== 'overlay' && spec.network !== 'ovn-kubernetes')
@@ -410,6 +451,96 @@ export class Cluster {
           'E_INVALIDARG',
           `node "${name}" ${ovn ? 'runs' : 'does not run'} ovn-kubernetes but node "${o.name}" ${ovn ? 'does not' : 'does'}: a cluster runs one network plugin`,
         );
+  }
+
+  /**
+   * ovn-kubernetes' two Windows nodes do not meet here: native nodes (OVS, Geneve/STT) tunnel only
+   * to other native nodes, hybrid overlay nodes speak VXLAN 4097 with OVN's Linux `br-ext`, and
+   * OVN's Linux side of the native era (Geneve to the Windows chassis) is not modelled.
+   */
+  private checkOvnMode(name: string, native: boolean): void {
+    for (const o of this.nodes.values()) {
+      if (!isOvnKubernetes(o)) continue;
+      const other = o.kind === 'Windows' && o.ovnNative !== undefined;
+      if (other !== native)
+        throw hnsError(
+          'E_INVALIDARG',
+          `node "${name}" is ${native ? 'a native' : 'a hybrid overlay'} ovn-kubernetes node but "${o.name}" is ${other ? 'a native one' : o.kind === 'Linux' ? 'an OVN Linux node (hybrid mode)' : 'a hybrid overlay one'}: the two modes do not meet in hnsim`,
+        );
+    }
+  }
+
+  /**
+   * A native (historical) ovn-kubernetes node (src/cluster/ovn-kubernetes-native.ts): the Ansible
+   * role's Transparent network `external` and br-int, ovnkube's management port `k8s-<node>`, a
+   * tunnel port to every other native node (and theirs to it). No kube-proxy: OVN's load
+   * balancers (the stand-in's select groups) serve Services.
+   */
+  private addOvnNativeNode(spec: WindowsNodeSpec): Host {
+    const podSubnet = this.podSubnetFor(spec.podSubnet);
+    const podSubnetV6 = this.podSubnetV6For(this.nextNodeIndex, spec.name);
+    const segment = spec.segment ?? 'nodes';
+    const before = this.segments.get(segment)?.next;
+    const { ip, prefix: segPrefix, gateway: segGw } = this.takeNodeIp(segment);
+    const index = this.nextNodeIndex;
+    const mac = 0x000d3a000000 + index;
+    const natives = [...this.nodes.values()].filter(
+      (o): o is WinNode => o.kind === 'Windows' && o.ovnNative !== undefined,
+    );
+    let host: Host;
+    let ovn: OvnNativeNode;
+    try {
+      host = this.nodeHost(spec, index, { ip, prefix: segPrefix, gateway: segGw, mac });
+      ovn = new OvnNativeNode(host, {
+        name: spec.name,
+        podSubnet,
+        clusterCidr: this.podCidr,
+        serviceCidr: this.serviceCidr,
+        encapType: spec.ovnKubernetes?.encapType ?? 'geneve',
+        datapathKey: 2 + natives.length,
+        dns: (ns) => {
+          const d = this.podDns(ns);
+          return { servers: d.servers, search: d.search };
+        },
+      });
+      ovn.start();
+    } catch (e) {
+      this.segments.get(segment)!.next = before!;
+      throw e;
+    }
+    this.nextNodeIndex++;
+    const node = this.winNode({
+      name: spec.name,
+      segment,
+      host,
+      ip,
+      mac,
+      spec,
+      podSubnet,
+      networkId: ovn.networkId,
+      drMac: 0,
+      sourceVip: ip,
+      nextPod: 3,
+      ovnNative: ovn,
+    });
+    this.nodes.set(spec.name, node);
+    const all = [...natives, node];
+    for (const n of all)
+      n.ovnNative!.setPeers(
+        all
+          .filter((o) => o !== n)
+          .map((o) => ({
+            name: o.name,
+            nodeIp: o.ip,
+            podSubnet: o.podSubnet,
+            systemId: o.ovnNative!.systemId,
+            datapathKey: o.ovnNative!.options.datapathKey,
+          })),
+      );
+    this.fabric.attach(segment, host.dataplane, ip, mac);
+    this.registerNode(spec.name, podSubnet, podSubnetV6, ip);
+    this.changed();
+    return host;
   }
 
   /**
@@ -606,6 +737,7 @@ export class Cluster {
     const ovn = spec.backend === 'ovn-kubernetes';
     this.checkPlugin(spec.name, ovn);
     if (ovn) {
+      this.checkOvnMode(spec.name, false);
       checkHybridOverlaySpec(spec.vni, spec.vxlanPort);
       const other = [...this.nodes.values()].find((o) => o.kind === 'Linux');
       if (other)
@@ -717,6 +849,18 @@ export class Cluster {
     if (node.kind === 'Linux') {
       if (spec.policies?.length) throw hnsError('E_INVALIDARG', 'HNS policies need a Windows node');
       ip = node.node.addPod(spec.namespace, spec.name).ip;
+    } else if (node.ovnNative) {
+      if (spec.policies?.length)
+        throw hnsError('E_INVALIDARG', 'ovn-kubernetes native pods have no HNS policies');
+      if (spec.endpointId !== undefined)
+        throw hnsError('E_INVALIDARG', 'ovn-kubernetes attaches its own pods (ovn-k8s-cni-overlay)');
+      const attached = node.ovnNative.addPod(
+        spec.namespace,
+        spec.name,
+        antreaSandbox(spec.namespace, spec.name),
+      );
+      ip = attached.ip;
+      endpoint = { endpointId: attached.endpointId };
     } else if (node.antrea) {
       if (spec.policies?.length) throw hnsError('E_INVALIDARG', 'Antrea pods have no HNS policies');
       if (spec.endpointId !== undefined) throw hnsError('E_INVALIDARG', 'Antrea attaches its own pods');
@@ -802,6 +946,7 @@ export class Cluster {
     // (kubernetes#112836, test/acceptance/stale-load-balancer.test.ts).
     this.changed(dirty);
     // an Antrea pod: AntreaProxy has dropped it from its Services, then kubelet's CNI DEL runs
+    if (node.kind === 'Windows' && node.ovnNative) node.ovnNative.removePod(rec.namespace, rec.name);
     if (node.kind === 'Windows' && node.antrea && rec.namespaceId !== undefined) {
       node.antrea.cmdDel({ containerId: antreaSandbox(rec.namespace, rec.name), netns: rec.namespaceId });
       node.host.api.HcnDeleteNamespace(rec.namespaceId);

@@ -49,7 +49,8 @@ export function syncNetworks(nodes: readonly AnyNode[], fabric: Fabric, tor: boo
               return mac === undefined ? [] : [{ dest: o.podSubnet, via: o.ip, vtepMac: mac }];
             });
     } else if (n.spec.network === 'overlay') syncRemoteSubnets(n, nodes);
-    else if (n.spec.network === 'ovn-kubernetes') syncHybridOverlay(n, nodes);
+    else if (n.spec.network === 'ovn-kubernetes' && !n.ovnNative) syncHybridOverlay(n, nodes);
+    // (native ovn-kubernetes nodes: ovn-controller's tunnels, kept by the cluster when nodes join)
     else if (n.spec.network === 'l2bridge') syncHostRoutes(n, hostGwPeers(n));
     // (Antrea nodes: their agents keep their peers' routes and tunnels)
   }

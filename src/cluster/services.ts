@@ -76,6 +76,7 @@ export class ServiceSync {
    * the agent keeps each port's group ID) and its nodePort, endpoints on the node marked local.
    */
   private setAntreaServices(prog: (key: string) => ProgrammedService | undefined): void {
+    this.setOvnNativeServices(prog);
     const nodes = [...this.nodes.values()].filter((n): n is WinNode => n.kind === 'Windows' && !!n.antrea);
     if (!nodes.length) return;
     const svcs: ProgrammedService[] = [];
@@ -106,6 +107,27 @@ export class ServiceSync {
       );
   }
 
+  /**
+   * Native ovn-kubernetes nodes: OVN's load balancer per Service port (the stand-in's select
+   * group), the same on every node (ovn-kubernetes programs one per cluster).
+   */
+  private setOvnNativeServices(prog: (key: string) => ProgrammedService | undefined): void {
+    const nodes = [...this.nodes.values()].filter((n): n is WinNode => n.kind === 'Windows' && !!n.ovnNative);
+    if (!nodes.length) return;
+    const ports = [...this.services.keys()].flatMap((key) => {
+      const s = prog(key);
+      if (!s) return [];
+      return s.spec.ports.map((port) => ({
+        key: `${s.spec.namespace}/${s.spec.name}:${port.port}/${port.protocol ?? 'TCP'}`,
+        clusterIP: fmt(s.clusterIP),
+        port: port.port,
+        protocol: port.protocol ?? 'TCP',
+        endpoints: s.endpoints.map((e) => ({ ip: fmt(e.ip), port: port.targetPort ?? port.port })),
+      }));
+    });
+    for (const n of nodes) n.ovnNative!.setServices(ports);
+  }
+
   private setLinuxServices(): void {
     let linux = false;
     for (const n of this.nodes.values()) linux ||= n.kind === 'Linux';
@@ -129,7 +151,8 @@ export class ServiceSync {
     // Linux nodes: kube-proxy in iptables mode, ClusterIPs only (the same rules on every node)
     this.setLinuxServices();
     // (an Antrea node runs no kube-proxy: AntreaProxy serves Services there)
-    for (const n of this.nodes.values()) if (n.kind === 'Windows' && !n.antrea) n.proxy.syncAll(services);
+    for (const n of this.nodes.values())
+      if (n.kind === 'Windows' && !n.antrea && !n.ovnNative) n.proxy.syncAll(services);
     this.setAntreaServices((key) => services.find(([k]) => k === key)?.[1]);
   }
 
@@ -158,7 +181,7 @@ export class ServiceSync {
       this.setAntreaServices(prog);
     }
     for (const n of this.nodes.values()) {
-      if (n.kind !== 'Windows' || n.antrea) continue;
+      if (n.kind !== 'Windows' || n.antrea || n.ovnNative) continue;
       const keys = new Set(dirty);
       if (n.host.dataplane.generation() !== n.syncedGen) {
         repair(n);

@@ -9,6 +9,7 @@ import type { Host } from '../host/host.js';
 import type { NsgSpec } from '../host/nsg.js';
 import type { CnsAgent } from '../plugins/cns/index.js';
 import type { AntreaAgent } from '../plugins/antrea/agent.js';
+import type { OvnNativeNode } from './ovn-kubernetes-native.js';
 import type { WinKernelProxy } from '../plugins/kube-proxy/winkernel.js';
 import type { Prefix4 } from '../vswitch/v4.js';
 import type { DnsClientOptions } from './dns.js';
@@ -100,6 +101,16 @@ export interface WindowsNodeSpec {
    */
   readonly vni?: number;
   readonly vxlanPort?: number;
+  /**
+   * ovn-kubernetes: which Windows node. `hybrid-overlay` (default): today's hybrid overlay (HNS
+   * Overlay, VXLAN 4097). `native`: the historical OVS-based node (removed upstream in 2020:
+   * Transparent network `external`, br-int, `ovn-k8s-cni-overlay`, Geneve or STT between native
+   * nodes; src/cluster/ovn-kubernetes-native.ts), `encapType` its tunnel (default geneve).
+   */
+  readonly ovnKubernetes?: {
+    readonly mode?: 'hybrid-overlay' | 'native';
+    readonly encapType?: 'geneve' | 'stt';
+  };
   /** Whether the node's NIC allows MAC spoofing (default true, as a VM host for containers needs). */
   readonly macSpoofing?: boolean;
   /** Azure: secondary IPs on the NIC (default the cluster's `azure.maxPods`). */
@@ -195,6 +206,8 @@ export interface WinNode {
   readonly cns?: CnsAgent;
   /** An Antrea node's agent (src/plugins/antrea). */
   readonly antrea?: AntreaAgent;
+  /** A native (historical) ovn-kubernetes node: ovnkube node + ovn-controller's stand-in. */
+  readonly ovnNative?: OvnNativeNode;
 }
 
 /** @internal */

@@ -397,6 +397,9 @@ export class OvsDatapath implements SwitchDatapath {
       if (!i || !TUNNEL_PORTS.has(i.type)) continue;
       const dport = Number(i.options.get('dst_port') ?? TUNNEL_PORTS.get(i.type));
       const proto = i.type === 'stt' ? 6 : 17;
+      // a port with a fixed remote_ip (OVN's, one per chassis) takes only its peer's packets
+      const remote = i.options.get('remote_ip');
+      if (remote !== undefined && remote !== 'flow' && parseV4(remote) !== o.srcIp) continue;
       if (dport === o.dstPort && proto === (o.proto ?? 17)) return i;
     }
     return undefined;

@@ -352,7 +352,13 @@ export class NodeOvs {
     for (const a of this.hns.store.nics.adapters.values())
       if (a.Kind === 'HostVNic' && a.SwitchId === sw.id && a.Name.toLowerCase() === key) return true;
     const port = this.plane.view().portByRef.get(key);
-    return port !== undefined && !port.remote && port.network.switchId === sw.id && port.compartment !== 0;
+    // attached: in a namespace (HCN), or hot-attached to a (schema 1) container (`SharedContainers`)
+    return (
+      port !== undefined &&
+      !port.remote &&
+      port.network.switchId === sw.id &&
+      (port.compartment !== 0 || port.rec.SharedContainers.length > 0)
+    );
   }
 
   /** create_wmi_port: adopt a Hyper-V port of that name, else create a host vNIC; false without an OVS switch. */

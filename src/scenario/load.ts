@@ -451,6 +451,19 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
           );
       if (h.ovnKubernetes !== undefined) {
         if (h.antrea !== undefined) add(at('antrea'), 'a node runs Antrea or ovn-kubernetes, not both');
+        const native = h.ovnKubernetes.mode === 'native';
+        if (native && os === 'linux')
+          add(
+            at('ovnKubernetes', 'mode'),
+            "mode native is for Windows nodes (OVN on Linux is the hybrid overlay's here)",
+          );
+        if (native && h.ovnKubernetes.vxlanPort !== undefined)
+          add(
+            at('ovnKubernetes', 'vxlanPort'),
+            "vxlanPort is the hybrid overlay's: a native node tunnels with Geneve or STT",
+          );
+        if (!native && h.ovnKubernetes.encapType !== undefined)
+          add(at('ovnKubernetes', 'encapType'), 'encapType is for native nodes (mode: native)');
         for (const k of ['flannel', 'cni', 'runtime'] as const)
           if (h[k] !== undefined)
             add(

@@ -458,7 +458,7 @@ function digestEntries(host: Host): DigestEntry[] {
       : 'on-link';
     out.push({
       key: `route ${dest} ${via}`,
-      value: `host route ${dest} via ${via} (${r.iface === 'antrea-gw0' ? 'Antrea' : 'flannel host-gw'})`,
+      value: `host route ${dest} via ${via} (${r.iface === 'antrea-gw0' ? 'Antrea' : r.iface.startsWith('k8s-') ? 'ovnkube, the management port' : 'flannel host-gw'})`,
       section: 1,
     });
   }

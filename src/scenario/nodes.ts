@@ -15,6 +15,7 @@ import type { AzureVmSpec } from '../host/azure.js';
 import type { NsgSpec } from '../host/nsg.js';
 import { aksConflist } from '../cluster/azure.js';
 import { HYBRID_OVERLAY_NETWORK, linuxDrIp, linuxDrMac } from '../cluster/ovn-kubernetes.js';
+import { NATIVE_HNS_NETWORK } from '../cluster/ovn-kubernetes-native.js';
 import { formatMac } from '../addr/mac.js';
 import { cnsOptionsFromJson, startCns } from '../plugins/cns/index.js';
 import { writeSubnetEnv } from '../plugins/flanneld/index.js';
@@ -161,6 +162,7 @@ async function addOvnKubernetesNode(w: RunWorld, h: HostSpec, path: JsonPath): P
     ]);
     return;
   }
+  if (h.ovnKubernetes?.mode === 'native') return addOvnNativeNode(w, h, path);
   const { value: host, byNode } = w.clusterOp(path, () =>
     cl.addWindowsNode({
       name: h.name,
@@ -185,6 +187,43 @@ async function addOvnKubernetesNode(w: RunWorld, h: HostSpec, path: JsonPath): P
   ];
   w.nodes.set(h.name, { name: h.name, spec: h, os: 'windows', host, events: new NodeEvents(h.name, host) });
   w.step(`Node ${h.name} joins: Windows, ovn-kubernetes hybrid overlay`, notes);
+}
+
+/**
+ * A native (historical) ovn-kubernetes node (docs/ovn-kubernetes.md "Native (historical) node"):
+ * the Ansible role's Transparent network and br-int, ovnkube's management port, a Geneve or STT
+ * port to every other native node, and the stand-in for ovn-controller's flows.
+ */
+async function addOvnNativeNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise<void> {
+  const cl = w.cluster!;
+  const encap = h.ovnKubernetes?.encapType ?? 'geneve';
+  const { value: host, byNode } = w.clusterOp(path, () =>
+    cl.addWindowsNode({
+      name: h.name,
+      network: 'ovn-kubernetes',
+      ovnKubernetes: { mode: 'native', encapType: encap },
+      ...(h.segment ? { segment: h.segment } : {}),
+      ...(h.podSubnet ? { podSubnet: h.podSubnet } : {}),
+      ...(h.profile ? { profile: h.profile } : {}),
+      ...(h.macSpoofing !== undefined ? { macSpoofing: h.macSpoofing } : {}),
+    }),
+  );
+  byNode.delete(h.name);
+  const others = nodeLines(byNode);
+  const n = cl.nodeOf(h.name)!;
+  const ovn = n.kind === 'Windows' ? n.ovnNative : undefined;
+  const ports = host.ovs.vsctl('--columns=name,ofport list interface').stdout.trim().split(/\n\n/);
+  const notes = [
+    `HNS profile ${host.profile.name}: ${host.profile.description}.`,
+    ...adapterLines(host),
+    `The Ansible role and ovnkube set the node up: the Transparent network ${NATIVE_HNS_NETWORK} over Ethernet (${fmtPrefix(n.podSubnet)}, gateway .1), the Open vSwitch Extension, br-int, system-id ${ovn?.systemId ?? ''}, ovn-encap-type ${encap}, the management port ${ovn?.managementPort ?? ''} (.2, routes to the cluster and service CIDRs via .1), and br-int's ports:`,
+    ...ports.map((p) => `  ${p.replace(/\s+:\s+/g, ' ').replace(/\n/, ', ')}`),
+    `Flows: hnsim's stand-in for ovn-controller, ${host.ovs.bridge('br-int')!.flowCount} flows in 7 tables (not OVN's logical flows); ${encap.toUpperCase()} tunnels to the other native nodes.`,
+    ...[...digest(host).values()].map((v) => `  ${shorten(v)}`),
+    ...(others.length ? ['The other nodes learn of it:', ...others] : []),
+  ];
+  w.nodes.set(h.name, { name: h.name, spec: h, os: 'windows', host, events: new NodeEvents(h.name, host) });
+  w.step(`Node ${h.name} joins: Windows, ovn-kubernetes native (${encap}, historical)`, notes);
 }
 
 /** A node of an Azure cluster: an Azure VM on the VNet subnet, its pods through azure-vnet. */

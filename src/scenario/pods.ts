@@ -80,9 +80,11 @@ export async function addPod(w: RunWorld, p: PodSpec, path: JsonPath, title?: st
           ? `kubelet on ${p.node} (Linux) starts it: ${value.ip}.`
           : node.spec.antrea
             ? `Antrea's CNI server on ${p.node} attaches it (endpoint, namespace, OVS port, flows): ${value.ip}.`
-            : node.spec.ovnKubernetes
-              ? `The cluster programs its endpoint as win-overlay with WMCO's conflist would (no runtime on ${p.node}): ${value.ip}.`
-              : `The cluster programs its endpoint straight into HNS (no runtime on ${p.node}): ${value.ip}.`,
+            : node.spec.ovnKubernetes?.mode === 'native'
+              ? `ovn-k8s-cni-overlay (ovnkube's ConfigureInterface) on ${p.node} attaches it (endpoint <namespace>_<pod>, hot attach, OVS port with iface-id): ${value.ip}.`
+              : node.spec.ovnKubernetes
+                ? `The cluster programs its endpoint as win-overlay with WMCO's conflist would (no runtime on ${p.node}): ${value.ip}.`
+                : `The cluster programs its endpoint straight into HNS (no runtime on ${p.node}): ${value.ip}.`,
         ...lines,
       );
     } else {

@@ -231,6 +231,14 @@ const host = object(
       "Cluster: ovn-kubernetes instead of flannel (cni: ovn-kubernetes implies it). Windows: hybrid-overlay-node's Overlay network OVNKubernetesHybridOverlayNetwork (VNI 4097) and WMCO's win-overlay settings, pods programmed as win-overlay would; Linux: an OVN node whose br-ext reaches the Windows nodes by VXLAN VNI 4097",
       {
         vxlanPort: int('--hybrid-overlay-vxlan-port: the VXLAN UDP port (default 4789)', 1, 65535),
+        mode: oneOfStrings(
+          "Windows: hybrid-overlay (default, today) or native — the historical OVS-based node removed upstream in 2020 (Transparent network external, br-int, ovn-k8s-cni-overlay, Geneve or STT between native nodes; its flows are hnsim's stand-in for ovn-controller, docs/ovn-kubernetes.md)",
+          ['hybrid-overlay', 'native'],
+        ),
+        encapType: oneOfStrings('native: the tunnel between native nodes (ovn-encap-type, default geneve)', [
+          'geneve',
+          'stt',
+        ]),
       },
       [],
     ),

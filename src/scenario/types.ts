@@ -62,7 +62,11 @@ export interface HostSpec {
    * Cluster: ovn-kubernetes' hybrid overlay instead of flannel (`cni: ovn-kubernetes` sets it; docs/
    * ovn-kubernetes.md): a Windows node's hybrid overlay network, or a Linux OVN node in hybrid mode.
    */
-  readonly ovnKubernetes?: { readonly vxlanPort?: number };
+  readonly ovnKubernetes?: {
+    readonly vxlanPort?: number;
+    readonly mode?: 'hybrid-overlay' | 'native';
+    readonly encapType?: 'geneve' | 'stt';
+  };
 }
 
 export interface PortMappingSpec {
