@@ -301,7 +301,8 @@ export class HostPlane implements NetNode {
    */
   netState(): JsonObject | undefined {
     const routes = this.routeTable.userState();
-    if (!this.nats.size && !this.natMappings.length && !routes.length) return undefined;
+    if (!this.nats.size && !this.natMappings.length && !routes.length && !this.nextMappingId)
+      return undefined;
     return {
       netNats: [...this.nats.values()].map((n) => ({ name: n.name, internalPrefix: fmtPrefix(n.prefix) })),
       staticMappings: this.natMappings.map((m) => ({
@@ -384,6 +385,21 @@ export class HostPlane implements NetNode {
         internalIp,
         internalPort: port('internalPort'),
       };
+    });
+    // what Add-NetNatStaticMapping refuses, a snapshot may not hold either: one protocol and port
+    // on overlapping external addresses
+    mappings.forEach((m, i) => {
+      const clash = mappings.findIndex(
+        (o, j) =>
+          j < i &&
+          o.protocol === m.protocol &&
+          o.externalPort === m.externalPort &&
+          (o.externalIp === 0 || m.externalIp === 0 || o.externalIp === m.externalIp),
+      );
+      if (clash >= 0)
+        bad(
+          `staticMappings[${i}] maps ${m.protocol} port ${m.externalPort} as staticMappings[${clash}] does`,
+        );
     });
     const next = s['nextMappingId'];
     if (typeof next !== 'number' || !Number.isInteger(next) || next < 0 || [...ids].some((i) => i >= next))

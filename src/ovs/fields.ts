@@ -313,6 +313,25 @@ export function writeSubfield(flow: Flow, sf: Subfield, value: bigint): void {
   writeBig(flow, sf.field, value << BigInt(sf.ofs), subfieldMask(sf));
 }
 
+/** Whether a subfield's field is one word: its value is read and written as a number. */
+export const isWordSubfield = (sf: Subfield): boolean => sf.field.bits <= 32;
+
+/** readSubfield of a one-word field (isWordSubfield), without BigInt: the hot path's moves and outputs. */
+export function readWordSubfield(flow: Flow, sf: Subfield): number {
+  const f = sf.field;
+  const v = ((flow[f.word]! & wordMask(f)) >>> f.shift) >>> sf.ofs;
+  return sf.nBits >= 32 ? v >>> 0 : (v & ((1 << sf.nBits) - 1)) >>> 0;
+}
+
+/** writeSubfield of a one-word field (isWordSubfield), without BigInt. */
+export function writeWordSubfield(flow: Flow, sf: Subfield, value: number): void {
+  const f = sf.field;
+  const bits = sf.nBits >= 32 ? 0xffffffff : (1 << sf.nBits) - 1;
+  const m = ((bits << sf.ofs) << f.shift) >>> 0;
+  const v = (((value & bits) << sf.ofs) << f.shift) >>> 0;
+  flow[f.word] = ((flow[f.word]! & ~m) | (v & m)) >>> 0;
+}
+
 /** `NXM_NX_REG0[]`, `NXM_NX_REG0[5]`, `NXM_NX_REG0[0..3]` (mf_format_subfield). */
 export function formatSubfield(sf: Subfield): string {
   const name = sf.field.nxm;

@@ -26,6 +26,9 @@ import {
   newFlow,
   readBig,
   readSubfield,
+  readWordSubfield,
+  isWordSubfield,
+  writeWordSubfield,
   subfieldMask,
   writeSubfield,
 } from './fields.js';
@@ -173,6 +176,9 @@ class Arena {
     return f;
   }
 }
+
+/** The one carver: it holds no state of its own (the slab is module-wide). */
+const ARENA = new Arena();
 
 const NO_FLOWS: FlowEntry[] = [];
 const SCRATCH_BASE = newFlow();
@@ -640,6 +646,12 @@ function applySetField(ctx: Ctx, a: SetField): void {
   }
 }
 
+/** `move`: without BigInt when both fields are one word (registers, ct_mark, IPv4 addresses, ports). */
+function moveSubfield(flow: Flow, src: Subfield, dst: Subfield): void {
+  if (isWordSubfield(src) && isWordSubfield(dst)) writeWordSubfield(flow, dst, readWordSubfield(flow, src));
+  else writeSubfield(flow, dst, readSubfield(flow, src));
+}
+
 function doActions(ctx: Ctx, actions: readonly Action[], rule: FlowEntry | undefined): void {
   if (!actions.length) {
     ctx.report('action', 'drop');
@@ -653,8 +665,10 @@ function doActions(ctx: Ctx, actions: readonly Action[], rule: FlowEntry | undef
         output(ctx, a.port);
         break;
       case 'output_reg': {
-        const port = readSubfield(ctx.flow, a.src);
-        if (port > 0xffffn) ctx.report('warn', `output port ${port} is out of range`);
+        const port = isWordSubfield(a.src)
+          ? readWordSubfield(ctx.flow, a.src)
+          : readSubfield(ctx.flow, a.src);
+        if (port > 0xffff) ctx.report('warn', `output port ${port} is out of range`);
         else output(ctx, Number(port));
         break;
       }
@@ -662,8 +676,7 @@ function doActions(ctx: Ctx, actions: readonly Action[], rule: FlowEntry | undef
         applySetField(ctx, a);
         break;
       case 'move': {
-        const v = readSubfield(ctx.flow, a.src);
-        writeSubfield(ctx.flow, a.dst, v);
+        moveSubfield(ctx.flow, a.src, a.dst);
         if (ctx.trace) reportSubfield(ctx, a.dst);
         break;
       }
@@ -900,6 +913,8 @@ function moveWrites(dst: Parameters<typeof subfieldMask>[0]): { words: Int32Arra
 
 const NO_MARK = new Uint32Array(1);
 const NO_LABEL = new Uint32Array(4);
+const MARK_SCRATCH = new Uint32Array(1);
+const LABEL_SCRATCH = new Uint32Array(4);
 
 /** compose_conntrack_action. */
 function conntrack(ctx: Ctx, a: Extract<Action, { type: 'ct' }>): void {
@@ -909,8 +924,9 @@ function conntrack(ctx: Ctx, a: Extract<Action, { type: 'ct' }>): void {
   const markBefore = ctx.flow[W.CT_MARK]!;
   const hasExec = a.exec.length > 0;
   const labelBefore = hasExec ? ctx.flow.slice(W.CT_LABEL, W.CT_LABEL + 4) : NO_LABEL;
-  const markMask = hasExec ? new Uint32Array(1) : NO_MARK;
-  const labelMask = hasExec ? new Uint32Array(4) : NO_LABEL;
+  // (scratch: exec() holds no ct, so one ct is composed at a time; the closure below copies them)
+  const markMask = hasExec ? MARK_SCRATCH.fill(0) : NO_MARK;
+  const labelMask = hasExec ? LABEL_SCRATCH.fill(0) : NO_LABEL;
   ctx.natAction = a.nat;
   // the actions nested in ct() run (and trace) first: nat, then exec's
   if (a.nat && ctx.trace) ctx.report('action', formatNat(a.nat));
@@ -922,7 +938,7 @@ function conntrack(ctx: Ctx, a: Extract<Action, { type: 'ct' }>): void {
       applySetField(ctx, x);
       noteWrites(x.words, x.wordMasks, markMask, labelMask);
     } else if (x.type === 'move') {
-      writeSubfield(ctx.flow, x.dst, readSubfield(ctx.flow, x.src));
+      moveSubfield(ctx.flow, x.src, x.dst);
       const m = moveWrites(x.dst);
       noteWrites(m.words, m.wordMasks, markMask, labelMask);
     }
@@ -958,7 +974,7 @@ function conntrack(ctx: Ctx, a: Extract<Action, { type: 'ct' }>): void {
           nat: a.nat,
           setMark: markMask[0] ? { value: ctx.flow[W.CT_MARK]!, mask: markMask[0] } : undefined,
           setLabel: labelMask.some((x) => x)
-            ? { value: ctx.flow.slice(W.CT_LABEL, W.CT_LABEL + 4), mask: labelMask }
+            ? { value: ctx.flow.slice(W.CT_LABEL, W.CT_LABEL + 4), mask: labelMask.slice() }
             : undefined,
         },
         ctx.bridge.clock.now(),
@@ -1300,7 +1316,7 @@ export function translate(
     pickBuckets: opts.selectBuckets === 'pick',
     state: { nextRecirc: 1, packetIns: [], frozen: undefined, effects: opts.effects, conn: undefined },
     queue: [],
-    arena: new Arena(),
+    arena: ARENA,
     passes: [],
     outputs: [],
     text: '',

@@ -644,6 +644,14 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
           add(at(kind, 'pod'), `no pod ${d.pod} in this scenario`);
         break;
       }
+      case 'ovs': {
+        const o = body as Extract<Step, { ovs: unknown }>['ovs'];
+        // start/stop take nothing and print nothing: a key there would be checked by nobody
+        if (o.tool === 'start' || o.tool === 'stop')
+          for (const k of ['args', 'status', 'stdout'] as const)
+            if (o[k] !== undefined) add(at(kind, k), `${k} is for vsctl, ofctl and appctl, not ${o.tool}`);
+        break;
+      }
       case 'expect':
         expectations.push({ path: at(kind), e: body as NonNullable<ScenarioDoc['expect']> });
         break;

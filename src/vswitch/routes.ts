@@ -173,6 +173,19 @@ export class HostRoutes {
         nextHopText: nhText as string | undefined,
       };
     });
+    // what New-NetRoute refuses ("already exists"), a snapshot may not hold either
+    routes.forEach(({ route: r }, i) => {
+      const dup = routes.findIndex(
+        ({ route: o }, j) =>
+          j < i &&
+          o.dest.addr === r.dest.addr &&
+          o.dest.len === r.dest.len &&
+          o.nextHop === r.nextHop &&
+          o.iface.toLowerCase() === r.iface.toLowerCase() &&
+          o.metric === r.metric,
+      );
+      if (dup >= 0) bad(`[${i}] repeats [${dup}]`);
+    });
     return () => {
       this.userRoutes.length = 0;
       this.userRoutes.push(...routes);

@@ -129,6 +129,20 @@ describe('hostNet in host snapshots', () => {
     ],
     ['a route metric', (s: Snap) => (s.hostNet.routes[0]!.metric = -1), /metric/],
     ['not an object', (s: Snap) => ((s as { hostNet: unknown }).hostNet = []), /hostNet must be an object/],
+    [
+      'a second mapping of the same protocol and port (Add-NetNatStaticMapping refuses it)',
+      (s: Snap) => {
+        s.hostNet.staticMappings.push({ ...s.hostNet.staticMappings[0]!, id: 1, externalIp: '192.168.1.10' });
+      },
+      /staticMappings\[1\] maps TCP port 30080 as staticMappings\[0\] does/,
+    ],
+    [
+      'a repeated route (New-NetRoute refuses it)',
+      (s: Snap) => {
+        s.hostNet.routes.push({ ...s.hostNet.routes[0]! });
+      },
+      /routes: \[1\] repeats \[0\]/,
+    ],
   ])('%s: E_INVALIDARG naming it, and nothing restored', (_what, spoil, message) => {
     const a = withNet();
     const snap = JSON.parse(JSON.stringify(a.snapshot()));
@@ -143,5 +157,33 @@ describe('hostNet in host snapshots', () => {
       expect((e as { code?: string }).code).toBe('E_INVALIDARG');
     }
     expect(JSON.stringify(b.snapshot())).toBe(before);
+  });
+
+  it('the next mapping ID survives even when no NetNat is left (IDs are not reused)', () => {
+    const a = node();
+    a.addNetNat('n', '10.1.0.0/24');
+    a.addNetNatStaticMapping({
+      natName: 'n',
+      protocol: 'TCP',
+      externalIp: '0.0.0.0',
+      externalPort: 8080,
+      internalIp: '10.1.0.5',
+      internalPort: 80,
+    });
+    a.removeNetNat('n');
+    const b = node();
+    b.restore(JSON.parse(JSON.stringify(a.snapshot())));
+    for (const h of [a, b]) h.addNetNat('n', '10.1.0.0/24');
+    const next = (h: Host) =>
+      h.addNetNatStaticMapping({
+        natName: 'n',
+        protocol: 'TCP',
+        externalIp: '0.0.0.0',
+        externalPort: 8080,
+        internalIp: '10.1.0.5',
+        internalPort: 80,
+      }).staticMappingID;
+    // the original's first mapping had ID 0: both hosts give the next one ID 1
+    expect([next(a), next(b)]).toEqual([1, 1]);
   });
 });

@@ -93,6 +93,12 @@ describe('the ovs step', () => {
       /steps\[0\]\.ovs\.tool: must be one of vsctl, ofctl, appctl, start, stop/,
     );
     expect(problems('  - ovs: { node: nope, tool: start }').join('\n')).toMatch(/steps\[0\]\.ovs\.node/);
+    expect(problems('  - ovs: { node: h, tool: start, stdout: [x] }').join('\n')).toMatch(
+      /steps\[0\]\.ovs\.stdout: stdout is for vsctl, ofctl and appctl, not start/,
+    );
+    expect(problems('  - ovs: { node: h, tool: stop, status: 0 }').join('\n')).toMatch(
+      /steps\[0\]\.ovs\.status/,
+    );
     expect(problems('  - ovs: { node: h, tool: vsctl, args: [add-br, 7] }').join('\n')).toMatch(
       /steps\[0\]\.ovs\.args\[1\]/,
     );

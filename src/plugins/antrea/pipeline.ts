@@ -556,8 +556,8 @@ export function portMasks(lo: number, hi: number): string[] {
 /**
  * featureNetworkPolicy.initFlows on a K8s Node without OVS meters (network_policy_test.go
  * networkPolicyInitFlows): the Output table's packet-in flows for policy logging, the
- * IngressSecurityClassifier's skips (to the gateway, the tunnel, the uplink; Service SNATed
- * connections), and the established/related bypass at the head of the Antrea-native policy tables.
+ * IngressSecurityClassifier's skips (to the gateway, the tunnel, the uplink; hairpinned Service
+ * connections, HairpinCTMark `ct_mark=0x40/0x40`), and the established/related bypass at the head of the Antrea-native policy tables.
  */
 export function policyInitFlows(cfg: PipelineConfig): string[] {
   const c = cookieOf(cfg.round, 'NetworkPolicy');
