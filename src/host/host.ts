@@ -570,6 +570,9 @@ export class Host {
     }
     // (the kubeconfig came back with the files)
     this.#kube = kube;
+    // the processes serving named pipes (an Antrea agent's CNI server) are not in the snapshot: a
+    // restored node has none until an agent serves again (agents() may start some)
+    this.pipes.clear();
     agents();
     this.#ovs?.stop();
     this.#ovs = fresh;

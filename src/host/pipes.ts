@@ -61,6 +61,14 @@ export class NamedPipes {
     return this.servers.has(path.toLowerCase());
   }
 
+  /**
+   * Every server stops (the processes that held the pipes are gone: `host.restore` replaces the
+   * node's agents); a stop function handed out before does nothing afterwards.
+   */
+  clear(): void {
+    this.servers.clear();
+  }
+
   /** Connect to a pipe: its server's calls, or `PipeNotFound` when none holds it. */
   dial(path: string): PipeHandler {
     const handler = this.servers.get(path.toLowerCase());

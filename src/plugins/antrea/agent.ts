@@ -70,6 +70,11 @@ export const ANTREA_NAT = 'antrea-nat';
  * antreaNatNodePort; made at Initialize with proxyAll, internal prefix 169.254.0.252/32).
  */
 export const ANTREA_NAT_NODEPORT = 'antrea-nat-nodeport';
+/**
+ * The metric of the routes Antrea wants preferred (pkg/agent/util/winnet/net_windows.go
+ * `MetricHigh = 50`; `MetricDefault` is 256): the routes to 169.254.0.253 and 169.254.0.252.
+ */
+export const ANTREA_METRIC_HIGH = 50;
 
 export interface AntreaAgentOptions {
   /** The node's pod subnet (its Node's `spec.podCIDR`). */
@@ -298,9 +303,10 @@ export class AntreaAgent {
   /**
    * route_windows.go Initialize with proxyAll (§1.7): the on-link route to 169.254.0.253 on
    * antrea-gw0 (addVirtualServiceIPRoute), 169.254.0.252/32 via 169.254.0.253 there
-   * (addVirtualNodePortDNATIPRoute), and the NetNat `antrea-nat-nodeport` on 169.254.0.252/32.
-   * (The permanent neighbour 169.254.0.253 → aa:bb:cc:dd:ee:ff and the Service CIDR route are not
-   * modelled: OVS rewrites the MACs, and the cluster does not tell the agent its Service CIDR.)
+   * (addVirtualNodePortDNATIPRoute), both of metric 50 (generateRoute with winnet.MetricHigh), and
+   * the NetNat `antrea-nat-nodeport` on 169.254.0.252/32. (The permanent neighbour 169.254.0.253 →
+   * aa:bb:cc:dd:ee:ff and the Service CIDR route are not modelled: OVS rewrites the MACs, and the
+   * cluster does not tell the agent its Service CIDR.)
    */
   private initServiceHost(): void {
     const host = this.host;
@@ -308,9 +314,14 @@ export class AntreaAgent {
       [`${VIRTUAL_SERVICE_IP}/32`, undefined],
       [`${VIRTUAL_NODEPORT_DNAT_IP}/32`, VIRTUAL_SERVICE_IP],
     ] as const) {
-      // ReplaceNetRoute
+      // ReplaceNetRoute of generateRoute(…, winnet.MetricHigh)
       host.removeRoute(dest);
-      host.addRoute({ destinationPrefix: dest, interfaceAlias: GATEWAY, ...(nextHop ? { nextHop } : {}) });
+      host.addRoute({
+        destinationPrefix: dest,
+        interfaceAlias: GATEWAY,
+        metric: ANTREA_METRIC_HIGH,
+        ...(nextHop ? { nextHop } : {}),
+      });
     }
     const want = `${VIRTUAL_NODEPORT_DNAT_IP}/32`;
     const nat = host.netNats().find((n) => n.name === ANTREA_NAT_NODEPORT);
@@ -739,7 +750,11 @@ export class AntreaAgent {
 
   // ───────────── helpers ─────────────
 
-  /** host-local's choice: the lowest free address after the gateway, the broadcast address excluded. */
+  /**
+   * host-local's choice: the next free address after the last one it handed out (`#lastIp`, its
+   * `last_reserved_ip`; not reset by a failed ADD), wrapping to the first after the gateway; the
+   * broadcast address excluded.
+   */
   private allocate(): string {
     const used = new Set([...this.#pods.values()].map((p) => p.ip));
     const first = this.podCidr.addr + 2;

@@ -20,16 +20,22 @@ import type { CniDns, CniResult } from '../../cni/contracts.js';
 import {
   field,
   goAny,
+  goDecode,
   goInt,
+  goJsonKind,
   goMap,
   goPtr,
   goSlice,
   goString,
   goStruct,
   goUnmarshal,
+  type GoType,
 } from '../../cni/godecode.js';
+import { goCanonicalCIDR, goCidrError } from '../../cni/goip.js';
+import { GoError } from '../../cni/goscan.js';
+import { TYPES_DNS, typesRouteStruct } from '../../cni/gotypes.js';
 import { loadArgs } from '../../cni/loadargs.js';
-import { parseResult, resultText } from '../../cni/result.js';
+import { netIPType, parseResult, resultText } from '../../cni/result.js';
 import { VERSION_ALL, versionGte } from '../../cni/version.js';
 import { isJsonObject, type Json, type JsonObject } from '../../core/json.js';
 import { GrpcStatusError } from '../../host/pipes.js';
@@ -87,12 +93,56 @@ export class AntreaIpamError extends Error {
 /** The IPAM types with a driver on a Windows agent (ipam_delegator.go, antrea_ipam.go `init`). */
 const IPAM_TYPES: readonly string[] = ['host-local', 'antrea'];
 
-// pkg/agent/cniserver/types NetworkConfig, as json.Unmarshal reads it
-const DNS = goStruct('types.DNS', [
-  field('nameservers', goSlice(goString)),
-  field('domain', goString),
-  field('search', goSlice(goString)),
-  field('options', goSlice(goString)),
+// pkg/agent/cniserver/types NetworkConfig, as json.Unmarshal reads it (a value that does not
+// decode is DECODING_FAILURE): the CNI library's types (cni v1.3.0 pkg/types) where it uses them
+
+/** cni `types.IPNet` (UnmarshalJSON): a JSON string, then `types.ParseCIDR`. */
+const TYPES_IPNET: GoType = {
+  k: 'custom',
+  name: 'types.IPNet',
+  decode: (raw) => {
+    // (null: json.Unmarshal into a string leaves "", which ParseCIDR refuses)
+    const s = raw === null ? '' : raw;
+    if (typeof s !== 'string')
+      throw new GoError(`json: cannot unmarshal ${goJsonKind(s)} into Go value of type string`);
+    if (goCanonicalCIDR(s) === undefined) throw new GoError(goCidrError(s));
+    return s;
+  },
+};
+/** cni `types.Route` (UnmarshalJSON): the private `types.route` with `dst` a CIDR and `gw` a `net.IP`. */
+const TYPES_ROUTE_FIELDS = typesRouteStruct(TYPES_IPNET, netIPType);
+const TYPES_ROUTE: GoType = {
+  k: 'custom',
+  name: 'types.Route',
+  // (the raw value decoded as a document: a JSON string is never read as JSON text)
+  decode: (raw) => goDecode(raw, TYPES_ROUTE_FIELDS),
+};
+/** `net.IPMask` (a `[]byte`): a base64 string (encoding/base64 StdEncoding, CR and LF skipped) or bytes. */
+const NET_IPMASK: GoType = {
+  k: 'custom',
+  name: 'net.IPMask',
+  decode: (raw) => {
+    if (raw === null) return undefined;
+    if (typeof raw === 'string') {
+      const b64 = raw.replace(/[\r\n]/g, '');
+      if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(b64))
+        throw new GoError('illegal base64 data');
+      return raw;
+    }
+    if (
+      Array.isArray(raw) &&
+      raw.every((b) => typeof b === 'number' && Number.isInteger(b) && b >= 0 && b < 256)
+    )
+      return raw;
+    throw new GoError(`json: cannot unmarshal ${goJsonKind(raw)} into Go value of type net.IPMask`);
+  },
+};
+/** types.go `Address`: `gateway` a `net.IP`; the untagged `IPNet` (a `net.IPNet`) and `Version`. */
+const ADDRESS = goStruct('types.Address', [
+  field('address', goString),
+  field('gateway', netIPType),
+  field('IPNet', goStruct('net.IPNet', [field('IP', netIPType), field('Mask', NET_IPMASK)])),
+  field('Version', goString),
 ]);
 const NETWORK_CONFIG = goStruct('types.NetworkConfig', [
   field('cniVersion', goString),
@@ -100,7 +150,7 @@ const NETWORK_CONFIG = goStruct('types.NetworkConfig', [
   field('type', goString),
   field('deviceID', goString),
   field('mtu', goInt),
-  field('dns', DNS),
+  field('dns', TYPES_DNS),
   field(
     'ipam',
     goPtr(
@@ -110,9 +160,9 @@ const NETWORK_CONFIG = goStruct('types.NetworkConfig', [
           'ranges',
           goSlice(goSlice(goStruct('types.Range', [field('subnet', goString), field('gateway', goString)]))),
         ),
-        field('routes', goAny),
-        field('addresses', goAny),
-        field('dns', goAny),
+        field('routes', goSlice(goPtr(TYPES_ROUTE))),
+        field('addresses', goSlice(ADDRESS)),
+        field('dns', TYPES_DNS),
         field('ippools', goSlice(goString)),
       ]),
     ),
@@ -294,6 +344,10 @@ function cmdCheck(agent: AntreaAgent, c: CniConfig): CniCmdResponse {
   if (!versionGte(cniVersion, '0.4.0')) return { cniResult: '' };
   if (!c.conf.prevResult) return unsupportedField('prevResult', '');
   let prev: CniResult;
+  // parsePrevResultFromRequest: parsePrevResult (version.NewResult at the config's version) failing
+  // is DECODING_FAILURE; its `current.NewResultFromResult` (a conversion to 1.0.0, UNSUPPORTED_FIELD
+  // `…prevResult=<result>` when it fails) cannot fail here: only a 0.1.0/0.2.0 result without
+  // addresses fails to convert, and CHECK reads prevResult at a config version of 0.4.0 or later
   try {
     prev = parseResult(c.conf.prevResult, cniVersion);
   } catch {

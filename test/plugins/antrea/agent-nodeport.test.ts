@@ -101,6 +101,21 @@ describe('AntreaProxy NodePorts on a Windows node', () => {
     expect(mapped(host)).toEqual(['antrea-nat-nodeport TCP 0.0.0.0:30080 → 169.254.0.252:30080']);
   });
 
+  it('the routes to 169.254.0.253 and 169.254.0.252 have metric 50 (winnet.MetricHigh)', () => {
+    const { host } = node();
+    // route_windows.go addVirtualServiceIPRoute, addVirtualNodePortDNATIPRoute:
+    // generateRoute(…, winnet.MetricHigh); pkg/agent/util/winnet/net_windows.go: MetricHigh = 50
+    const svc = host
+      .routes()
+      .filter((r) => r.origin === 'User' && r.dest.len === 32)
+      .map((r) => ({ dest: r.dest.addr, iface: r.iface, nextHop: r.nextHop, metric: r.metric }));
+    const ip = (s: string) => s.split('.').reduce((a, o) => a * 256 + Number(o), 0);
+    expect(svc).toEqual([
+      { dest: ip('169.254.0.253'), iface: 'antrea-gw0', nextHop: 0, metric: 50 },
+      { dest: ip('169.254.0.252'), iface: 'antrea-gw0', nextHop: ip('169.254.0.253'), metric: 50 },
+    ]);
+  });
+
   it('a restarted agent reuses its NetNat, routes and mappings (nothing doubled)', () => {
     const { host, agent } = node();
     agent.updateService(web(30080));

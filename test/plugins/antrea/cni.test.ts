@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { pluginHost } from '../../../src/cni/host.js';
 import { runList, type CniListRequest } from '../../../src/cni/runner.js';
-import type { JsonObject } from '../../../src/core/json.js';
+import { isJsonObject, type JsonObject } from '../../../src/core/json.js';
 import { createHost, type Host } from '../../../src/host/host.js';
 import { GrpcStatusError } from '../../../src/host/pipes.js';
 import { AntreaAgent } from '../../../src/plugins/antrea/agent.js';
@@ -94,13 +94,32 @@ const conf = (extra: object = {}) => ({
   ...extra,
 });
 
-/** What a failed ADD must leave untouched: HNS endpoints, OVS ports, flows, the agent's pods. */
+/**
+ * What a failed ADD must leave as it was: the host's snapshot (HCN networks, endpoints and
+ * namespaces, the host's routes and NetNats, OVS's database and bridges), the bridge's flows as
+ * `ovs-ofctl dump-flows` prints them, and the agent's pods. Masked: the allocators a failed ADD moves
+ * on a real node too — HNS's MAC pool cursor (the MAC of the endpoint made and deleted again goes to
+ * its released queue), its object counter, GUID source and compartment counter, HCS's counter (a
+ * pod's run and removal); host-local's `last_reserved_ip` is the agent's own (`#lastIp`), not in
+ * the snapshot (docs/antrea.md, "The CNI plugin `antrea`").
+ */
 function nodeState(host: Host, agent?: AntreaAgent) {
-  const eps = host.api.HNSCall('GET', '/endpoints/', '');
+  const snap = JSON.parse(JSON.stringify(host.snapshot())) as JsonObject;
+  const networks = (snap['networks'] as JsonObject[]).map((n) =>
+    isJsonObject(n['macs']) ? { ...n, macs: { ...n['macs'], next: 'cursor', released: 'cursor' } } : n,
+  );
+  const hcs = { ...(snap['hcs'] as JsonObject), seq: 'compute system counter' };
   return {
-    endpoints: ((eps.ok ? eps.result['Output'] : []) as JsonObject[]).map((e) => e['Name']),
-    ports: host.ovs.vsctl(['list-ports', 'br-int']).stdout,
-    flows: agent?.flows().length,
+    snapshot: {
+      ...snap,
+      rng: 'GUID source',
+      seq: 'object counter',
+      nextCompartment: 'compartment counter',
+      hcs,
+      networks,
+    },
+    // (a node without an agent has no OVS: asking for its flows would install it)
+    flows: agent ? host.ovs.ofctl(['--no-stats', 'dump-flows', 'br-int']).stdout : undefined,
     pods: agent?.pods(),
   };
 }
@@ -181,8 +200,8 @@ describe('antrea: ADD, DEL through the conflist Antrea installs', () => {
 
   it('DEL removes the endpoint, the OVS port and the pod; a DEL of an unknown container succeeds', async () => {
     const { host, agent } = antreaNode();
-    const before = nodeState(host, agent);
     const netns = namespace(host);
+    const before = nodeState(host, agent);
     const req = { containerId: CONTAINER_ID, netns, args: k8sArgs() };
     expect((await list(host, { command: 'ADD', ...req })).ok).toBe(true);
     expect((await list(host, { command: 'DEL', ...req })).ok).toBe(true);
@@ -270,13 +289,9 @@ describe('antrea: CHECK (server.go CmdCheck, interface_configuration_windows.go)
 describe('antrea: errors, with the codes and texts of pkg/cni/client.go and server.go', () => {
   it('no agent on the node: TRY_AGAIN_LATER (11) with grpc-go’s dial failure; nothing changes', async () => {
     const host = newHost();
+    const netns = namespace(host);
     const before = nodeState(host);
-    const out = await list(host, {
-      command: 'ADD',
-      containerId: CONTAINER_ID,
-      netns: namespace(host),
-      args: k8sArgs(),
-    });
+    const out = await list(host, { command: 'ADD', containerId: CONTAINER_ID, netns, args: k8sArgs() });
     expect(out.error).toMatchObject({ code: 11, msg: NO_AGENT });
     expect(nodeState(host)).toEqual(before);
     // a stopped agent's node the same
@@ -284,6 +299,24 @@ describe('antrea: errors, with the codes and texts of pkg/cni/client.go and serv
     agent.stopCniServer();
     const del = await exec(h2, 'DEL', conf(), { CNI_NETNS: namespace(h2) });
     expect(errorDoc(del.stdout)).toEqual({ code: 11, msg: NO_AGENT });
+  });
+
+  it('a restored node: the agent is not in the snapshot, so no CNI server answers (11) as on a fresh host', async () => {
+    const { host, agent } = antreaNode();
+    const netns = namespace(host);
+    const snap = host.snapshot();
+    host.restore(snap);
+    const out = await exec(host, 'ADD', conf(), { CNI_NETNS: netns });
+    expect(errorDoc(out.stdout)).toEqual({ code: 11, msg: NO_AGENT });
+    expect(endpoint(host, ENDPOINT)).toBeUndefined();
+    // a fresh host's snapshot restored over it: the same
+    host.restore(newHost().snapshot());
+    const del = await exec(host, 'DEL', conf(), { CNI_NETNS: netns });
+    expect(errorDoc(del.stdout)).toEqual({ code: 11, msg: NO_AGENT });
+    // the agent started again serves the pipe again
+    host.restore(snap);
+    agent.start();
+    expect((await exec(host, 'ADD', conf(), { CNI_NETNS: netns })).exitCode).toBe(0);
   });
 
   it('a server without the method: INCOMPATIBLE_API_VERSION (202) with the client’s version 1.0.0-beta.1', async () => {
@@ -350,6 +383,48 @@ describe('antrea: errors, with the codes and texts of pkg/cni/client.go and serv
     expect(nodeState(host, agent)).toEqual(before);
   });
 
+  it('an IPAM routes/addresses/dns that Antrea’s types.IPAMConfig does not decode: 6; valid ones pass', async () => {
+    // pkg/agent/cniserver/types/types.go IPAMConfig: Routes []*cnitypes.Route (dst a types.IPNet),
+    // Addresses []Address (Gateway net.IP), DNS cnitypes.DNS; server.go validateRequestMessage:
+    // decodingFailureResponse("network config")
+    const { host, agent } = antreaNode();
+    const netns = namespace(host);
+    const before = nodeState(host, agent);
+    for (const ipam of [
+      { routes: 'x' },
+      { routes: [{ dst: 'not-a-cidr' }] },
+      { routes: [{ dst: '10.0.0.0/8', gw: 'zz' }] },
+      { routes: [{ dst: 10 }] },
+      { addresses: [{ address: '1.2.3.4/24', gateway: 'zz' }] },
+      { addresses: { address: '1.2.3.4/24' } },
+      { dns: { nameservers: '8.8.8.8' } },
+      { dns: 'x' },
+    ]) {
+      const out = await exec(host, 'ADD', conf({ ipam: { type: 'host-local', ...ipam } }), {
+        CNI_NETNS: netns,
+      });
+      expect(errorDoc(out.stdout), JSON.stringify(ipam)).toEqual({
+        code: 6,
+        msg: 'Failed to decode network config',
+      });
+    }
+    expect(nodeState(host, agent)).toEqual(before);
+    const ok = await exec(
+      host,
+      'ADD',
+      conf({
+        ipam: {
+          type: 'host-local',
+          routes: [{ dst: '0.0.0.0/0' }, { dst: '10.0.0.0/8', gw: '10.10.0.1' }, null],
+          addresses: [{ address: '10.10.0.9/24', gateway: '10.10.0.1' }],
+          dns: { nameservers: ['10.96.0.10'], search: ['svc.cluster.local'] },
+        },
+      }),
+      { CNI_NETNS: netns },
+    );
+    expect(ok.exitCode).toBe(0);
+  });
+
   it('Docker’s netns: the server’s Go error, as the gRPC status the shim reports (201)', async () => {
     const { host, agent } = antreaNode();
     const before = nodeState(host, agent);
@@ -368,6 +443,9 @@ describe('antrea: errors, with the codes and texts of pkg/cni/client.go and serv
     expect(out.exitCode).toBe(1);
     expect(errorDoc(out.stdout).code).toBe(102);
     expect(nodeState(host, agent)).toEqual(before);
+    // host-local's last_reserved_ip moved with the failed ADD (10.10.0.2): the next pod takes .3
+    const next = await exec(host, 'ADD', conf(), { CNI_NETNS: namespace(host) });
+    expect((JSON.parse(next.stdout) as { ips: { address: string }[] }).ips[0]!.address).toBe('10.10.0.3/24');
   });
 
   it('an exhausted pod subnet: host-local’s error as IPAM_FAILURE (101)', async () => {
@@ -376,11 +454,9 @@ describe('antrea: errors, with the codes and texts of pkg/cni/client.go and serv
     agent.start();
     const first = await exec(host, 'ADD', conf(), { CNI_NETNS: namespace(host) });
     expect(first.exitCode).toBe(0);
+    const netns = namespace(host);
     const before = nodeState(host, agent);
-    const out = await exec(host, 'ADD', conf(), {
-      CNI_NETNS: namespace(host),
-      CNI_CONTAINERID: 'b'.repeat(64),
-    });
+    const out = await exec(host, 'ADD', conf(), { CNI_NETNS: netns, CNI_CONTAINERID: 'b'.repeat(64) });
     expect(errorDoc(out.stdout)).toEqual({
       code: 101,
       msg: 'no IP addresses available in range set: 10.10.0.2-10.10.0.2',
