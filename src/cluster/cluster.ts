@@ -321,8 +321,10 @@ export class Cluster {
       proxy: new WinKernelProxy({
         name: base.name,
         host: base.host,
+        // syncProxyRules looks the network up at each sync: one a reboot removed (Flags 8) is not
+        // found, and kube-proxy waits for it as for one not made yet
         get networkId() {
-          return node.networkId;
+          return node.host.hns.store.networks.has(node.networkId) ? node.networkId : '';
         },
         sourceVip: base.sourceVip,
         overlay: base.spec.network === 'overlay' || base.spec.network === 'ovn-kubernetes',
@@ -415,11 +417,21 @@ export class Cluster {
     const podSubnet = this.podSubnetFor(spec.podSubnet);
     const podSubnetV6 = this.podSubnetV6For(this.nextNodeIndex, spec.name);
     const segment = spec.segment ?? 'nodes';
+    const before = this.segments.get(segment)?.next;
     const { ip, prefix: segPrefix, gateway: segGw } = this.takeNodeIp(segment);
     const index = this.nextNodeIndex++;
     const mac = 0x000d3a000000 + index;
-    const host = this.nodeHost(spec, index, { ip, prefix: segPrefix, gateway: segGw, mac });
-    const { networkId, drMac, sourceVip } = setUpWindowsNode(host, spec, podSubnet, ip, mac);
+    let host: Host;
+    let set: ReturnType<typeof setUpWindowsNode>;
+    try {
+      host = this.nodeHost(spec, index, { ip, prefix: segPrefix, gateway: segGw, mac });
+      set = setUpWindowsNode(host, spec, podSubnet, ip, mac);
+    } catch (e) {
+      this.segments.get(segment)!.next = before!;
+      this.nextNodeIndex = index;
+      throw e;
+    }
+    const { networkId, drMac, sourceVip } = set;
     const node = this.winNode({
       name: spec.name,
       segment,
@@ -433,11 +445,41 @@ export class Cluster {
       sourceVip,
       nextPod: 3,
     });
-    this.nodes.set(spec.name, node);
-    this.fabric.attach(segment, host.dataplane, ip, mac);
-    this.registerNode(spec.name, podSubnet, podSubnetV6, ip);
-    this.changed();
+    this.admit(node, host.dataplane, mac, podSubnetV6, { segmentNext: before!, index });
     return host;
+  }
+
+  /**
+   * The cluster takes a new node: its place on the segment, its record, its Node in the API server,
+   * then a sync of the cluster (the overlay's routes to it and its own, kube-proxy). If any of that
+   * fails the node is taken out again — off the segment, out of the cluster and the API server, its
+   * address and index given back — and the error is thrown: a failed add leaves no half-added node.
+   * What the sync had programmed on other nodes before it failed stays until a later sync (a retry
+   * gets the same address and pod subnet, so routes already made to them are right for it).
+   */
+  private admit(
+    node: AnyNode,
+    attach: Parameters<Fabric['attach']>[1],
+    mac: number,
+    podSubnetV6: string | undefined,
+    undo: { readonly segmentNext: number; readonly index: number },
+  ): void {
+    let attached = false;
+    try {
+      this.fabric.attach(node.segment, attach, node.ip, mac);
+      attached = true;
+      this.nodes.set(node.name, node);
+      this.registerNode(node.name, node.podSubnet, podSubnetV6, node.ip);
+      this.changed();
+    } catch (e) {
+      // (checkName: neither the cluster nor the API server had the name before)
+      this.nodes.delete(node.name);
+      this.kubeApi.removeNode(node.name.toLowerCase());
+      if (attached) this.fabric.detach(node.segment, node.ip);
+      this.segments.get(node.segment)!.next = undo.segmentNext;
+      this.nextNodeIndex = undo.index;
+      throw e;
+    }
   }
 
   /**
@@ -749,6 +791,7 @@ export class Cluster {
     const podSubnet = this.podSubnetFor(spec.podSubnet);
     const podSubnetV6 = this.podSubnetV6For(this.nextNodeIndex, spec.name);
     const segment = spec.segment ?? 'nodes';
+    const before = this.segments.get(segment)?.next;
     const { ip, gateway: segGw } = this.takeNodeIp(segment);
     const index = this.nextNodeIndex++;
     const mac = 0x005056000000 + index;
@@ -781,10 +824,16 @@ export class Cluster {
       (w, from, p, hop) => this.fabric.send(w, from, p, hop),
       ovn ? 4 : 2,
     );
-    this.nodes.set(spec.name, { kind: 'Linux', name: spec.name, segment, node, ip, spec, podSubnet });
-    this.fabric.attach(segment, node, ip, mac);
-    this.registerNode(spec.name, podSubnet, podSubnetV6, ip);
-    this.changed();
+    this.admit(
+      { kind: 'Linux', name: spec.name, segment, node, ip, spec, podSubnet },
+      node,
+      mac,
+      podSubnetV6,
+      {
+        segmentNext: before!,
+        index,
+      },
+    );
     return node;
   }
 

@@ -71,9 +71,14 @@ function syncHostRoutes(n: WinNode, peers: readonly AnyNode[]): void {
   }
 }
 
-/** flannel vxlan: a RemoteSubnetRoute per other VXLAN node (its DR MAC or VTEP MAC). */
+/**
+ * flannel vxlan: a RemoteSubnetRoute per other VXLAN node (its DR MAC or VTEP MAC). A node whose
+ * network is gone (a reboot removed a non-persistent one) is skipped: it gets no routes, and its
+ * peers keep theirs to it (our choice, docs/model.md).
+ */
 function syncRemoteSubnets(n: WinNode, nodes: readonly AnyNode[]): void {
-  const rec = n.host.hns.store.networks.get(n.networkId)!;
+  const rec = n.host.hns.store.networks.get(n.networkId);
+  if (!rec) return;
   const have = new Set(
     rec.Policies.filter((p) => p.type === 'RemoteSubnetRoute').map((p) =>
       fmtPrefix(parsePrefix4(String((p.settings as { destinationPrefix: string }).destinationPrefix))!),

@@ -34,6 +34,7 @@ import { hnsError, HnsError } from '../core/errors.js';
 import { isJsonObject, type JsonObject } from '../core/json.js';
 import { sha1Hex } from '../core/sha1.js';
 import { formatMac } from '../addr/mac.js';
+import { errorOf, type HcnResult } from '../api/flat.js';
 import type { Host } from '../host/host.js';
 import { fmt, fmtPrefix, ip4, type Prefix4 } from '../vswitch/v4.js';
 
@@ -283,9 +284,13 @@ export class OvnNativeNode {
   // ───────────── pods (ovn-k8s-cni-overlay → ovnkube's ConfigureInterface) ─────────────
 
   /**
-   * A pod's ADD: the address and MAC OVN would annotate (here: the next address of the node
-   * subnet from .3, `0a:58:<ip>`), the v1 endpoint, the sandbox container's hot attach, the OVS
-   * port, the MTU. Any failure deletes the endpoint (helper_windows.go's deferred delete).
+   * A pod's ADD: the runtime's sandbox container first (Docker creates and starts it, then calls the
+   * CNI plugin with its ID), then the address and MAC OVN would annotate (here: the next address of
+   * the node subnet from .3, `0a:58:<ip>`), the v1 endpoint, its hot attach to the sandbox, the OVS
+   * port, the MTU. A failure undoes what this call created and nothing else (helper_windows.go's
+   * deferred delete of the endpoint; the runtime's removal of the sandbox it made): a sandbox ID
+   * already in use fails HcsCreateComputeSystem (HCS_E_SYSTEM_ALREADY_EXISTS) before anything changes,
+   * and the container that holds it is left alone.
    */
   addPod(namespace: string, name: string, sandbox: string): NativePod {
     const epName = nativeEndpointName(namespace, name);
@@ -303,11 +308,13 @@ export class OvnNativeNode {
       prefixLength: this.options.podSubnet.len,
       dns,
     });
-    const ep = this.v1('POST', '/endpoints/', doc);
-    const endpointId = String(ep['ID']);
+    // what this call created, so that a failure undoes exactly that
+    let createdSandbox = false;
+    let endpointId: string | undefined;
     try {
-      // HotAttachEndpoint(sandboxID, endpointID): the (Docker, schema 1) sandbox container
+      // the (Docker, schema 1) sandbox container
       this.hcs(
+        'sandbox',
         this.host.api.HcsCreateComputeSystem(sandbox, {
           SystemType: 'Container',
           Name: sandbox,
@@ -315,22 +322,29 @@ export class OvnNativeNode {
           EndpointList: [],
         }),
       );
-      this.hcs(this.host.api.HcsStartComputeSystem(sandbox, ''));
+      createdSandbox = true;
+      this.hcs('sandbox', this.host.api.HcsStartComputeSystem(sandbox, ''));
+      endpointId = String(this.v1('POST', '/endpoints/', doc)['ID']);
+      // HotAttachEndpoint(sandboxID, endpointID)
       this.hcs(
+        'hot attach',
         this.host.api.HcsModifyComputeSystem(sandbox, {
           ResourceType: 'Network',
           RequestType: 'Add',
           Settings: endpointId,
         }),
       );
+      // one ovs-vsctl transaction, the last step that can fail: a failed one added no port
       this.vsctl(nativePortCommand(epName, mac, `${fmt(ip)}/${this.options.podSubnet.len}`));
       this.commands.push(
         `powershell Set-NetIPInterface -IncludeAllCompartments -InterfaceAlias "vEthernet (${epName})" -NlMtuBytes ${NATIVE_MTU}`,
       );
     } catch (e) {
-      this.host.ovs.vsctl(['--if-exists', 'del-port', NATIVE_BRIDGE, epName]);
-      this.host.api.HcsTerminateComputeSystem(sandbox, '');
-      this.host.api.HNSCall('DELETE', `/endpoints/${endpointId}`, '');
+      if (createdSandbox) {
+        this.host.api.HcsTerminateComputeSystem(sandbox, '');
+        this.host.api.HcsCloseComputeSystem(sandbox);
+      }
+      if (endpointId !== undefined) this.host.api.HNSCall('DELETE', `/endpoints/${endpointId}`, '');
       throw e;
     }
     this.#nextPod++;
@@ -340,7 +354,10 @@ export class OvnNativeNode {
     return pod;
   }
 
-  /** PlatformSpecificCleanup: `del-port br-int <ns>_<pod>`, then the endpoint by name. */
+  /**
+   * PlatformSpecificCleanup: `del-port br-int <ns>_<pod>`, then the endpoint by name; the runtime
+   * stops its sandbox and closes it (the ID is free again for the pod's next sandbox).
+   */
   removePod(namespace: string, name: string): void {
     const epName = nativeEndpointName(namespace, name);
     const pod = this.#pods.get(epName);
@@ -348,6 +365,7 @@ export class OvnNativeNode {
     this.#pods.delete(epName);
     this.host.ovs.vsctl(['del-port', NATIVE_BRIDGE, epName]);
     this.host.api.HcsTerminateComputeSystem(pod.sandbox, '');
+    this.host.api.HcsCloseComputeSystem(pod.sandbox);
     this.host.api.HNSCall('DELETE', `/endpoints/${pod.endpointId}`, '');
     this.program();
   }
@@ -511,8 +529,14 @@ export class OvnNativeNode {
     return isJsonObject(out) ? out : {};
   }
 
-  private hcs(r: { ok: boolean; hr?: number; message?: string }): void {
-    if (!r.ok) throw hnsError('E_FAIL', `ovn-kubernetes: hot attach: ${String(r.message ?? '')}`);
+  /**
+   * A failed HCS call keeps its HRESULT (HCS_E_SYSTEM_ALREADY_EXISTS, HCS_E_SYSTEM_NOT_FOUND, …) and
+   * its detail, said once.
+   */
+  private hcs(step: string, r: HcnResult<unknown>): void {
+    if (r.ok) return;
+    const e = errorOf(r);
+    throw new HnsError(e.hresult, `ovn-kubernetes: ${step}${e.detail === undefined ? '' : `: ${e.detail}`}`);
   }
 
   private vsctl(command: string | readonly string[]): string {

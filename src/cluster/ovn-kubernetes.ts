@@ -211,10 +211,13 @@ function peerDrMac(n: AnyNode): number | undefined {
 /**
  * hybrid-overlay-node's AddNode / DeleteNode on a Windows node: a RemoteSubnetRoute (IsolationId
  * 4097, the peer's node IP as ProviderAddress, its DR MAC) for each other ovn-kubernetes node's
- * subnet it lacks, and those of nodes no longer there removed.
+ * subnet it lacks, and those of nodes no longer there removed. A node whose network is gone (Flags
+ * 8: a reboot removed it) is skipped: it gets no routes, and its peers keep theirs to it (our choice,
+ * docs/model.md).
  */
 export function syncHybridOverlay(n: WinNode, nodes: readonly AnyNode[]): void {
-  const rec = n.host.hns.store.networks.get(n.networkId)!;
+  const rec = n.host.hns.store.networks.get(n.networkId);
+  if (!rec) return;
   const want = new Map<string, JsonObject>();
   for (const o of nodes) {
     const mac = o === n ? undefined : peerDrMac(o);

@@ -148,6 +148,11 @@ export class Fabric implements Underlay {
     this.generation++;
   }
 
+  /** Take an address off a segment again (a node the cluster could not take after all). */
+  detach(segment: string, ip: number): void {
+    if (this.segment(segment).members.delete(ip)) this.generation++;
+  }
+
   /**
    * Attach an Azure VM to a VNet subnet: its NIC's primary address and MAC, the secondary IP
    * configurations the VNet also routes to it, and its host's edge (platform addresses, the NIC's

@@ -13,6 +13,7 @@ import { Cluster } from '../../src/cluster/cluster.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { Host } from '../../src/host/host.js';
 import { nativeEndpointDoc } from '../../src/cluster/ovn-kubernetes-native.js';
+import { antreaSandbox } from '../../src/cluster/antrea.js';
 import { path, step, steps, tj } from '../dataplane/trace-kit.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
@@ -216,6 +217,55 @@ describe('a pod through ovn-k8s-cni-overlay (helper_windows.go ConfigureInterfac
     const eps = v1(h, 'GET', '/endpoints/') as unknown as JsonObject[];
     expect(eps.map((e) => e['Name'])).not.toContain('default_web');
     expect(eps.some((e) => e['ID'] === pod.endpointId)).toBe(false);
+  });
+
+  it('removePod closes the sandbox after terminating it: the same pod can be added again', () => {
+    const { c, hosts } = cluster('geneve', 1);
+    const h = hosts[0]!;
+    const sandbox = antreaSandbox('default', 'web');
+    c.addPod({ namespace: 'default', name: 'web', node: 'win-1' });
+    c.removePod('default', 'web');
+    // the compute system is gone, not just stopped
+    expect(h.api.HcsGetComputeSystemProperties(sandbox)).toMatchObject({
+      ok: false,
+      name: 'HCS_E_SYSTEM_NOT_FOUND',
+    });
+    const again = c.addPod({ namespace: 'default', name: 'web', node: 'win-1' });
+    const ep = v1(h, 'GET', `/endpoints/${again.endpointId!}`);
+    expect(ep['Name']).toBe('default_web');
+    expect(ep['SharedContainers']).toEqual([sandbox]);
+    expect(h.hcs.find(sandbox)?.state).toBe('Running');
+    expect(vsctl(h, 'list-ports', 'br-int').split('\n')).toContain('default_web');
+  });
+
+  it("a failed ADD undoes only what it made: a sandbox ID in use is refused, that container and the host's state untouched", () => {
+    const { c, hosts } = cluster('geneve', 1);
+    const h = hosts[0]!;
+    const sandbox = antreaSandbox('default', 'web');
+    // a container already holds the ID the pod's sandbox would get
+    const made = h.api.HcsCreateComputeSystem(sandbox, {
+      SystemType: 'Container',
+      Name: sandbox,
+      Owner: 'docker',
+      EndpointList: [],
+    });
+    expect(made.ok).toBe(true);
+    expect(h.api.HcsStartComputeSystem(sandbox, '').ok).toBe(true);
+    const before = h.snapshot();
+    let err: unknown;
+    try {
+      c.addPod({ namespace: 'default', name: 'web', node: 'win-1' });
+    } catch (e) {
+      err = e;
+    }
+    // hcs included: the container that was there still runs; no endpoint, port or sequence number taken
+    expect(h.snapshot()).toEqual(before);
+    expect(err).toMatchObject({
+      code: 'HCS_E_SYSTEM_ALREADY_EXISTS',
+      detail: `ovn-kubernetes: sandbox: ${sandbox}`,
+    });
+    expect(h.hcs.find(sandbox)?.state).toBe('Running');
+    expect(c.pod('default/web')).toBeUndefined();
   });
 });
 

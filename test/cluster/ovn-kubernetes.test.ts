@@ -13,9 +13,11 @@
  * Layout: win-1 10.0.0.10 (10.244.1.0/24), win-2 10.0.0.11 (10.244.2.0/24), lx-1 10.0.0.12
  * (10.244.3.0/24, OVN's pods from .4); WMCO's VIPEndpoint takes a Windows node's .2, pods from .3.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Cluster } from '../../src/cluster/cluster.js';
 import type { JsonObject } from '../../src/core/json.js';
+import { hnsError } from '../../src/core/errors.js';
+import { failureOf } from '../../src/api/flat.js';
 import { hybridOverlayConflist } from '../../src/cluster/ovn-kubernetes.js';
 import { execPlugin } from '../../src/plugins/index.js';
 import type { Host } from '../../src/host/host.js';
@@ -362,6 +364,57 @@ describe('nodes joining and leaving', () => {
         (p) => p['DestinationPrefix'],
       ),
     ).toEqual(['10.244.2.0/24']);
+  });
+});
+
+describe('after a reboot, and a failed join', () => {
+  const routes = (h: Host) =>
+    policies(network(h, 'OVNKubernetesHybridOverlayNetwork'), 'RemoteSubnetRoute').map(
+      (p) => p['DestinationPrefix'],
+    );
+
+  it('a node whose network a reboot removed (Flags 8) is skipped by the sync: other nodes still join', () => {
+    const c = new Cluster({ seed: 1 });
+    const h1 = c.addWindowsNode({ name: 'win-1', network: 'ovn-kubernetes' });
+    const h2 = c.addWindowsNode({ name: 'win-2', network: 'ovn-kubernetes' });
+    h1.reboot();
+    expect(() => network(h1, 'OVNKubernetesHybridOverlayNetwork')).toThrow(/no network/);
+    c.addLinuxNode({ name: 'lx-1', backend: 'ovn-kubernetes' });
+    c.addWindowsNode({ name: 'win-3', network: 'ovn-kubernetes' });
+    expect(c.nodeNames()).toEqual(['win-1', 'win-2', 'lx-1', 'win-3']);
+    // win-1 gets no routes (it has no network to hold them); its peers keep theirs to it
+    expect(() => network(h1, 'OVNKubernetesHybridOverlayNetwork')).toThrow(/no network/);
+    expect(routes(h2).sort()).toEqual(['10.244.1.0/24', '10.244.3.0/24', '10.244.4.0/24']);
+    expect(routes(c.host('win-3')).sort()).toEqual(['10.244.1.0/24', '10.244.2.0/24', '10.244.3.0/24']);
+    // a pod on win-1 is refused with HNS's code, not a TypeError
+    expect(() => c.addPod({ namespace: 'default', name: 'p', node: 'win-1' })).toThrow(
+      expect.objectContaining({ code: 'HCN_E_NETWORK_NOT_FOUND' }),
+    );
+  });
+
+  it('a join whose sync fails leaves no half-added node: not in the cluster nor the API server, its address free', () => {
+    const c = new Cluster({ seed: 1 });
+    const h1 = c.addWindowsNode({ name: 'win-1', network: 'ovn-kubernetes' });
+    // win-1's HNS refuses the RemoteSubnetRoute to the new node
+    const refuse = vi
+      .spyOn(h1.api, 'HcnModifyNetwork')
+      .mockReturnValue(failureOf(hnsError('E_ACCESSDENIED', 'refused by the test')));
+    let err: unknown;
+    try {
+      c.addWindowsNode({ name: 'win-2', network: 'ovn-kubernetes' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'E_ACCESSDENIED' });
+    expect(c.nodeNames()).toEqual(['win-1']);
+    expect(c.nodeOf('win-2')).toBeUndefined();
+    expect(c.kubeApi.node('win-2')).toBeUndefined();
+    refuse.mockRestore();
+    // the name, the address and the pod subnet are free again
+    const h2 = c.addWindowsNode({ name: 'win-2', network: 'ovn-kubernetes' });
+    expect(c.nodeOf('win-2')!.ip).toBe(0x0a00000b);
+    expect(routes(h1)).toEqual(['10.244.2.0/24']);
+    expect(routes(h2)).toEqual(['10.244.1.0/24']);
   });
 });
 
