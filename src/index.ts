@@ -375,6 +375,8 @@ export type { AzureVnetOptions, AzureCniRelease } from './plugins/azure-vnet/ind
 export * as flanneld from './plugins/flanneld/index.js';
 export {
   AntreaAgent,
+  antreaOf,
+  ANTREA_KIND,
   ANTREA_NETWORK,
   ANTREA_NAT_NODEPORT,
   type AntreaAgentOptions,
@@ -382,6 +384,7 @@ export {
   type AntreaCniResult,
   type AntreaPeer,
 } from './plugins/antrea/agent.js';
+export { antreaOptionsFromJson, type AntreaAgentState, type AntreaPodState } from './plugins/antrea/state.js';
 export * as antreaPipeline from './plugins/antrea/pipeline.js';
 export {
   serveCni as antreaServeCni,

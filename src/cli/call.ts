@@ -29,12 +29,15 @@ PARAM is JSON when it parses as JSON, else a string (so HNSCall POST /networks/ 
 works); --json takes the whole parameter array as one JSON argument instead. Every
 method of 'hnsim serve' is here, its CNI ones included: CnsStart starts Azure CNS on the
 state file's node, which keeps it (running or stopped, its NCs and assignments) for the
-'hnsim cni' runs after it (docs/cni.md shows cns.json).
+'hnsim cni' runs after it (docs/cni.md shows cns.json); AntreaStart starts an Antrea agent
+there, which the file keeps (its pods, peers, Services, policies) for the antrea plugin's
+'hnsim cni' runs (docs/antrea.md).
 
   hnsim call --state node.json HcnCreateNetwork null '{"Name":"nat","Type":"NAT"}'
   hnsim call --state node.json HNSCall GET /networks/ ''
   hnsim call --state node.json ListMethods
   hnsim call --state node.json CnsStart "$(cat cns.json)"
+  hnsim call --state node.json AntreaStart '{"podCidr":"10.10.0.0/24"}'
   hnsim call --connect 127.0.0.1:PORT FaultFail '{"method":"HcnCreateEndpoint","hresult":"E_ACCESSDENIED"}'
   hnsim call --connect 127.0.0.1:PORT ClockAdvance 30000
 

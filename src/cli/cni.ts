@@ -27,15 +27,15 @@ The plugin is --plugin, else the "type" of the config. Reference plugins: host-l
 win-bridge, win-overlay, sdnbridge, sdnoverlay, nat, flannel, azure-vnet,
 azure-vnet-ipam (on a host document with "azure" NICs) and azure-vnet-ipamv6 (on one with
 "kubernetes": the API server holding the node's IPv6 pod CIDR; docs/cni.md), and antrea
-(the antrea-cni shim: it needs the node's Antrea agent, which a state file does not hold, so
-here it answers code 11; docs/antrea.md); a path to an .exe runs that binary under Wine
-(docs/wine.md).
+(the antrea-cni shim: it calls the node's Antrea agent, which 'hnsim call --state FILE
+AntreaStart' starts; without one it answers code 11; docs/antrea.md); a path to an .exe
+runs that binary under Wine (docs/wine.md).
 
 The node lives in the state file (a snapshot: HNS objects, compute systems, the node's
-disk, where host-local and flannel keep their files, and Azure CNS once 'hnsim call
---state FILE CnsStart' started it): read before the call (a fresh host from the host
-options when the file does not exist yet) and written back after it, so an ADD and a DEL
-in two commands see one node. Prepare its networks and namespaces with 'hnsim call'
+disk, where host-local and flannel keep their files, Azure CNS once 'hnsim call --state
+FILE CnsStart' started it, an Antrea agent once AntreaStart did): read before the call (a
+fresh host from the host options when the file does not exist yet) and written back after
+it, so an ADD and a DEL in two commands see one node. Prepare its networks and namespaces with 'hnsim call'
 (docs/cni.md shows cbr0-network.json and win-bridge.conf, and azure-vnet through CNS):
 
   hnsim call --state node.json HcnCreateNetwork null "$(cat cbr0-network.json)"

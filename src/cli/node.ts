@@ -24,9 +24,11 @@ import {
 export const loadHost = () => import('../host/host.js');
 /**
  * The node agents a snapshot may hold (src/host/agents.ts): each kind registers itself when its
- * module loads, so a state file's Azure CNS (`agents.cns`) comes back with the node.
+ * module loads, so a state file's Azure CNS (`agents.cns`) and Antrea agent (`agents.antrea`) come
+ * back with the node.
  */
-export const loadNodeAgents = () => import('../plugins/cns/index.js');
+export const loadNodeAgents = () =>
+  Promise.all([import('../plugins/cns/index.js'), import('../plugins/antrea/agent.js')]);
 
 const ADAPTER_KEYS: Readonly<Record<string, keyof AdapterSpec>> = {
   name: 'name',

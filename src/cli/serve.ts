@@ -28,7 +28,9 @@ CniExec({plugin, env, stdin, cwd?}) → {exitCode, stdout, stderr} runs one plug
 CniExecList({conflist, command, containerId, netns, ifname, args?, capabilityArgs?}) runs
 a network config list as libcni does (ADD in order, DEL in reverse, its result cache);
 CnsStart({ncs?, multitenancy?, port?}), CnsStop, CnsState run Azure CNS on the node (a
-Snapshot carries it: running or not, its NCs and what it assigned).
+Snapshot carries it: running or not, its NCs and what it assigned); AntreaStart({podCidr,
+tunnelType?, trafficEncapMode?, proxyAll?, dnsServers?, dnsSearch?, adapter?}), AntreaStop,
+AntreaState run an Antrea agent on the node (a Snapshot carries it too).
 Faults and time: FaultFail({method|id|name|path, hresult, times}), FaultDelay({…, ms}),
 FaultHang({…}), FaultRelease({rule, one?}), FaultRemove({rule}), FaultList, FaultHeld,
 FaultClear, ClockNow, ClockAdvance(ms). Dataplane: Trace({from, to, protocol?,

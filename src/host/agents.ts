@@ -1,8 +1,9 @@
 /**
  * Node agents in the host's snapshot (issue 16): a service that runs on the node beside HNS — Azure
- * CNS (src/plugins/cns) — keeps its configuration and state under `agents.<kind>` of
- * `host.snapshot()`, and `host.restore()` brings it back, so a state file's node (`hnsim cni
- * --state`, `hnsim call --state`, JSON-RPC Snapshot/Restore) still runs it in the next process.
+ * CNS (src/plugins/cns), the Antrea agent (src/plugins/antrea/agent.ts) — keeps its configuration
+ * and state under `agents.<kind>` of `host.snapshot()`, and `host.restore()` brings it back, so a
+ * state file's node (`hnsim cni --state`, `hnsim call --state`, JSON-RPC Snapshot/Restore) still
+ * runs it in the next process.
  *
  * The host knows agents only through this contract (the agents live in plugins/, above host/): an
  * agent kind registers how its section is read back when its module loads, and the running agent
@@ -56,6 +57,13 @@ export class NodeAgents {
     const old = this.#byKind.get(kind);
     if (old && old !== agent) old.detach();
     this.#byKind.set(kind, agent);
+  }
+
+  /** Drop the node's agent of a kind (it lets go of the node): no longer in the snapshot. */
+  delete(kind: string): boolean {
+    const a = this.#byKind.get(kind);
+    a?.detach();
+    return this.#byKind.delete(kind);
   }
 
   /** The snapshot's `agents` section: each agent's state by kind; undefined when there are none. */

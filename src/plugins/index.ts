@@ -22,6 +22,9 @@ import { azureVnetIpam, azureVnetIpamV6 } from './azure-vnet-ipam/index.js';
 import { azureVnet, createAzureVnet } from './azure-vnet/index.js';
 import { cnsOf, cnsOptionsFromJson, startCns, type CnsOptions } from './cns/index.js';
 import { antrea } from './antrea/cni.js';
+import { ANTREA_KIND, AntreaAgent, antreaOf, type AntreaAgentOptions } from './antrea/agent.js';
+import { ANTREA_CNI_SOCKET } from './antrea/cniserver.js';
+import { antreaOptionsFromJson } from './antrea/state.js';
 import { errorMessage, isHnsError } from '../core/errors.js';
 
 export {
@@ -117,6 +120,15 @@ const LIST_KEYS = [
 ];
 
 const CNS_KEYS: readonly string[] = ['ncs', 'multitenancy', 'port'];
+const ANTREA_KEYS: readonly string[] = [
+  'podCidr',
+  'tunnelType',
+  'trafficEncapMode',
+  'proxyAll',
+  'dnsServers',
+  'dnsSearch',
+  'adapter',
+];
 
 function objectParam(method: string, v: Json | undefined, keys: readonly string[]): JsonObject {
   if (!isJsonObject(v)) throw invalidParams(`${method} takes one object: {${keys.join(', ')}}`);
@@ -142,6 +154,11 @@ function optString(method: string, o: JsonObject, k: string): string | undefined
  * (src/plugins/cns; with no parameter after a `CnsStop`, the same agent again), `CnsStop()`,
  * `CnsState()` → `{running, assigned: {<pod interface>: [addresses]}}`. They work on the host's CNS
  * (`cnsOf`), so a `Restore` (or a state file's node, `hnsim call --state`) brings its CNS with it.
+ * `AntreaStart({podCidr, tunnelType?, trafficEncapMode?, proxyAll?, dnsServers?, dnsSearch?,
+ * adapter?})` → `{pipe, nodeIp, gatewayIp}` starts an Antrea agent on the node (src/plugins/antrea:
+ * its HNS network, bridge and pipeline, its CNI server on `\\.\pipe\cnisock` for the `antrea`
+ * binary), `AntreaStop()` stops its CNI server and drops it from the node (and its snapshot),
+ * `AntreaState()` → `{running, ...its agents.antrea section}`; the same holds (`antreaOf`).
  */
 export function cniRpcMethods(
   host: Host,
@@ -268,6 +285,40 @@ export function cniRpcMethods(
         if (!cns) throw invalidParams('CnsStop: CNS was never started on this node');
         cns.stop();
         return Promise.resolve(null);
+      },
+    },
+    AntreaStart: {
+      arity: 1,
+      run(params) {
+        const m = 'AntreaStart';
+        const o = objectParam(m, params[0], ANTREA_KEYS);
+        if (antreaOf(host)?.running)
+          throw invalidParams(`${m}: an Antrea agent runs on this node already (AntreaStop first)`);
+        let agent: AntreaAgent;
+        try {
+          const options: AntreaAgentOptions = antreaOptionsFromJson(o, m);
+          agent = new AntreaAgent(host, options);
+        } catch (e) {
+          throw invalidParams(isHnsError(e) ? (e.detail ?? e.message) : errorMessage(e));
+        }
+        // the node's failures (no uplink, HNS refusing the network) as HNS errors
+        agent.start();
+        return Promise.resolve({ pipe: ANTREA_CNI_SOCKET, nodeIp: agent.nodeIp, gatewayIp: agent.gatewayIp });
+      },
+    },
+    AntreaStop: {
+      arity: 0,
+      run() {
+        if (!antreaOf(host)) throw invalidParams('AntreaStop: no Antrea agent runs on this node');
+        host.agents.delete(ANTREA_KIND);
+        return Promise.resolve(null);
+      },
+    },
+    AntreaState: {
+      arity: 0,
+      run() {
+        const agent = antreaOf(host);
+        return Promise.resolve(agent ? { running: agent.running, ...agent.toState() } : { running: false });
       },
     },
     CnsState: {

@@ -15,18 +15,22 @@
  * after the endpoint with Antrea's external IDs, made `internal` once the vNIC exists, and the pod's
  * flows; DEL undoes them in Antrea's order (flows, OVS port, detach, endpoint). Once started it
  * serves that CNI server on the node's named pipe `\\.\pipe\cnisock` (./cniserver.ts), where the
- * `antrea` CNI binary (./cni.ts) sends a runtime's requests.
+ * `antrea` CNI binary (./cni.ts) sends a runtime's requests. A started agent is the node's
+ * (`antreaOf(host)`) and in its snapshot (`agents.antrea`, src/host/agents.ts; `toState`, ./state.ts):
+ * a restored node has it again, rebuilt without `start()`'s side effects and serving the pipe.
  *
  *   const agent = new AntreaAgent(host, { podCidr: '10.10.0.0/24' });
  *   agent.start();
  *   agent.addPeer({ name: 'win-2', nodeIp: '192.168.77.101', podCidr: '10.10.1.0/24' });
  *   const r = agent.cmdAdd({ containerId, netns, podName: 'web', podNamespace: 'default' });
  */
-import { HnsError, hnsError } from '../../core/errors.js';
+import { errorMessage, HnsError, hnsError, isHnsError } from '../../core/errors.js';
 import { isJsonObject, type Json, type JsonObject } from '../../core/json.js';
 import type { Host } from '../../host/host.js';
+import { registerNodeAgentKind, type NodeAgent } from '../../host/agents.js';
 import type { Bridge } from '../../ovs/index.js';
-import { formatIp, parsePrefix } from '../../addr/ip.js';
+import { formatIp, parseIp, parsePrefix, prefixContains } from '../../addr/ip.js';
+import { parseAntreaState, type AntreaAgentState } from './state.js';
 
 type Prefix = { readonly family: 4; readonly addr: number; readonly len: number };
 import { containerInterfaceName } from './naming.js';
@@ -162,7 +166,10 @@ interface PodRec {
 
 const v1Tunnel: Readonly<Record<TunnelType, string>> = { geneve: 'geneve', vxlan: 'vxlan', stt: 'stt' };
 
-export class AntreaAgent {
+/** The node's Antrea agent (src/host/agents.ts's kind `antrea`). */
+export const ANTREA_KIND = 'antrea';
+
+export class AntreaAgent implements NodeAgent {
   readonly tunnelType: TunnelType;
   readonly encap: boolean;
   readonly proxyAll: boolean;
@@ -195,6 +202,8 @@ export class AntreaAgent {
   #stopCniServer: (() => void) | undefined;
   /** NodePort static mappings the host refused, by `<port>-<protocol>` (route_windows.go's cache key). */
   readonly #nodePortErrors = new Map<string, string>();
+  /** Replaced on the node (a restore, another agent started there, AntreaStop): it cannot start again. */
+  #detached = false;
 
   constructor(
     readonly host: Host,
@@ -221,6 +230,11 @@ export class AntreaAgent {
 
   /** Prepare the node and program the pipeline; idempotent (a restarted agent reuses what exists). */
   start(): void {
+    if (this.#detached)
+      throw hnsError(
+        'E_INVALIDARG',
+        'antrea: this agent was replaced on the node (antreaOf(host) is the one there)',
+      );
     const host = this.host;
     const uplink = this.uplinkAdapter();
     this.#nodeIp = uplink.ip;
@@ -279,9 +293,216 @@ export class AntreaAgent {
     for (const x of this.#services.values()) this.mapNodePort(x);
     // the CNI server listens once the pod network is ready (agent.go: podNetworkWait, cniServer.Run)
     this.#stopCniServer?.();
+    this.listen();
+    // the node's agent from now on: in the host's snapshot (`agents.antrea`)
+    host.agents.set(ANTREA_KIND, this);
+  }
+
+  private listen(): void {
     this.#stopCniServer = this.host.pipes.listen(ANTREA_CNI_SOCKET, (method, request) =>
       this.cniServer(method, request),
     );
+  }
+
+  /** Whether it serves its CNI server on the node's pipe now. */
+  get running(): boolean {
+    return this.#stopCniServer !== undefined;
+  }
+
+  /** Let go of the node for good (`NodeAgent`): a restore or another agent replaced it. */
+  detach(): void {
+    this.stopCniServer();
+    this.#detached = true;
+  }
+
+  /**
+   * Its section of the host snapshot (`agents.antrea`, ./state.ts): the options, whether it
+   * started, every pod's record with its CNI result, the peers, the Service ports as given with
+   * their group IDs and the allocator's free and next IDs, the NetworkPolicy rules and isolated
+   * pods, host-local's last reserved address and the refused NodePorts. The bridge, the HNS
+   * objects, the NetNats and routes are the snapshot's other sections.
+   */
+  toState(): JsonObject {
+    const o = this.options;
+    const ports = (r: AntreaPolicyRule) =>
+      r.ports?.map((p) => ({
+        protocol: p.protocol,
+        ...(p.port !== undefined ? { port: p.port } : {}),
+        ...(p.endPort !== undefined ? { endPort: p.endPort } : {}),
+      }));
+    const state: AntreaAgentState = {
+      options: {
+        podCidr: o.podCidr,
+        ...(o.adapter !== undefined ? { adapter: o.adapter } : {}),
+        ...(o.tunnelType !== undefined ? { tunnelType: o.tunnelType } : {}),
+        ...(o.trafficEncapMode !== undefined ? { trafficEncapMode: o.trafficEncapMode } : {}),
+        ...(o.proxyAll !== undefined ? { proxyAll: o.proxyAll } : {}),
+        ...(o.dnsServers !== undefined ? { dnsServers: [...o.dnsServers] } : {}),
+        ...(o.dnsSearch !== undefined ? { dnsSearch: [...o.dnsSearch] } : {}),
+      },
+      started: this.#started,
+      pods: [...this.#pods.values()].map((p) => ({
+        containerId: p.containerId,
+        name: p.name,
+        namespace: p.namespace,
+        endpointName: p.endpointName,
+        endpointId: p.endpointId,
+        ip: p.ip,
+        mac: p.mac,
+        ofport: p.ofport,
+        result: structuredClone(p.result),
+      })),
+      peers: [...this.#peers.values()].map((p) => ({ name: p.name, nodeIp: p.nodeIp, podCidr: p.podCidr })),
+      services: [...this.#services].map(([key, x]) => ({
+        key,
+        clusterIP: x.clusterIP,
+        port: x.port,
+        protocol: x.protocol,
+        ...(x.affinityTimeout !== undefined ? { affinityTimeout: x.affinityTimeout } : {}),
+        ...(x.nodePort !== undefined ? { nodePort: x.nodePort } : {}),
+        endpoints: x.endpoints.map((e) => ({ ip: e.ip, port: e.port, local: e.local })),
+        groupId: x.groupId,
+      })),
+      freeGroupIds: [...this.#freeGroupIds],
+      nextGroupId: this.#nextGroupId,
+      policies: {
+        rules: this.#policies.rules.map((r) => {
+          const p = ports(r);
+          return {
+            id: r.id,
+            ...(r.policy !== undefined ? { policy: r.policy } : {}),
+            direction: r.direction,
+            appliedTo: [...r.appliedTo],
+            ...(r.peers !== undefined ? { peers: [...r.peers] } : {}),
+            ...(p !== undefined ? { ports: p } : {}),
+          };
+        }),
+        isolated: { in: [...this.#policies.isolated.in], out: [...this.#policies.isolated.out] },
+      },
+      lastReservedIp: this.#lastIp === 0 ? '' : formatIp({ family: 4, value: this.#lastIp }),
+      nodePortErrors: Object.fromEntries(this.#nodePortErrors),
+    };
+    return state as unknown as JsonObject;
+  }
+
+  /**
+   * An agent rebuilt from its snapshot section (shapes checked by ./state.ts): the values checked
+   * against each other (E_INVALIDARG naming what is wrong), nothing on the node touched — it
+   * neither listens nor becomes the node's agent until `resume()`.
+   */
+  static fromState(host: Host, state: AntreaAgentState, what: string): AntreaAgent {
+    const bad = (why: string): never => {
+      throw hnsError('E_INVALIDARG', `${what}${why}`);
+    };
+    let agent: AntreaAgent;
+    try {
+      agent = new AntreaAgent(host, state.options);
+    } catch (e) {
+      return bad(`.options: ${isHnsError(e) ? (e.detail ?? e.message) : errorMessage(e)}`);
+    }
+    const cidr = agent.podCidr;
+    const inSubnet = (ip: string): boolean => {
+      const a = parseIp(ip);
+      return a?.family === 4 && prefixContains(cidr, a);
+    };
+    if (!state.started && state.pods.length > 0) bad(`: pods on an agent that never started`);
+    const ips = new Set<string>();
+    const names = new Set<string>();
+    for (const [i, p] of state.pods.entries()) {
+      const w = `.pods[${i}]`;
+      if (agent.#pods.has(p.containerId)) bad(`${w}: container "${p.containerId}" twice`);
+      if (!inSubnet(p.ip) || p.ip === agent.gatewayIp)
+        bad(`${w}.ip "${p.ip}" is not a pod address of ${state.options.podCidr}`);
+      if (ips.has(p.ip)) bad(`${w}.ip "${p.ip}" is another pod's`);
+      if (names.has(p.endpointName)) bad(`${w}.endpointName "${p.endpointName}" is another pod's`);
+      if (!/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(p.mac)) bad(`${w}.mac "${p.mac}" is not aa:bb:cc:dd:ee:ff`);
+      ips.add(p.ip);
+      names.add(p.endpointName);
+      agent.#pods.set(p.containerId, { ...p, result: structuredClone(p.result) });
+    }
+    for (const [i, p] of state.peers.entries()) {
+      const w = `.peers[${i}]`;
+      if (agent.#peers.has(p.name)) bad(`${w}: node "${p.name}" twice`);
+      if (parsePrefix(p.podCidr)?.family !== 4) bad(`${w}.podCidr "${p.podCidr}" is not an IPv4 subnet`);
+      if (parseIp(p.nodeIp)?.family !== 4) bad(`${w}.nodeIp "${p.nodeIp}" is not an IPv4 address`);
+      agent.#peers.set(p.name, { name: p.name, nodeIp: p.nodeIp, podCidr: p.podCidr });
+    }
+    const next = state.nextGroupId;
+    if (next < 5) bad(`.nextGroupId ${next}: Services' group IDs start at 5`);
+    const taken = new Set<number>();
+    for (const [i, x] of state.services.entries()) {
+      const w = `.services[${i}]`;
+      if (agent.#services.has(x.key)) bad(`${w}: key "${x.key}" twice`);
+      if (parseIp(x.clusterIP)?.family !== 4) bad(`${w}.clusterIP "${x.clusterIP}" is not an IPv4 address`);
+      for (const e of x.endpoints)
+        if (parseIp(e.ip)?.family !== 4) bad(`${w}: endpoint "${e.ip}" is not an IPv4 address`);
+      if (x.groupId < 5 || x.groupId >= next)
+        bad(`${w}.groupId ${x.groupId} is not one allocated (5..${next - 1})`);
+      if (taken.has(x.groupId)) bad(`${w}.groupId ${x.groupId} is another Service port's`);
+      taken.add(x.groupId);
+      const { key, groupId, ...rest } = x;
+      agent.#services.set(key, { ...rest, groupId });
+      agent.#groupIds.set(key, groupId);
+    }
+    for (const g of state.freeGroupIds) {
+      if (g < 5 || g >= next) bad(`.freeGroupIds: ${g} is not one allocated (5..${next - 1})`);
+      if (taken.has(g)) bad(`.freeGroupIds: ${g} is in use or free twice`);
+      taken.add(g);
+      agent.#freeGroupIds.push(g);
+    }
+    agent.#nextGroupId = next;
+    for (const [i, r] of state.policies.rules.entries()) {
+      const w = `.policies.rules[${i}]`;
+      for (const ip of r.appliedTo)
+        if (parseIp(ip) === undefined) bad(`${w}.appliedTo: "${ip}" is not an address`);
+      for (const pfx of r.peers ?? []) if (!parsePrefix(pfx)) bad(`${w}.peers: "${pfx}" is not a prefix`);
+    }
+    const { rules, isolated } = state.policies;
+    agent.#policies = { rules, isolated };
+    const last = state.lastReservedIp;
+    if (last !== '') {
+      if (!inSubnet(last)) bad(`.lastReservedIp "${last}" is not in ${state.options.podCidr}`);
+      agent.#lastIp = (parseIp(last) as { value: number }).value;
+    }
+    for (const [k, v] of Object.entries(state.nodePortErrors)) agent.#nodePortErrors.set(k, v);
+    agent.#started = state.started;
+    return agent;
+  }
+
+  /**
+   * A restored agent takes the node back (its section checked, the host's HNS, OVS and host-network
+   * sections restored): the node's address, the network's ID and antrea-gw0's MAC read from the
+   * node as `start()` reads them, the policy flows compiled for its pods, the count of objects
+   * needing each flow taken from `flows()` (what `program()` would have installed), and, started,
+   * its CNI server on the pipe. Nothing on the node changes but the pipe.
+   */
+  resume(): void {
+    if (this.#started) {
+      try {
+        this.#nodeIp = this.uplinkAdapter().ip;
+      } catch {
+        this.#nodeIp = '';
+      }
+      const nets = this.host.api.HNSCall('GET', '/networks/', '');
+      const list = nets.ok && Array.isArray(nets.result['Output']) ? nets.result['Output'] : [];
+      const net = list.find((n) => isJsonObject(n) && n['Name'] === ANTREA_NETWORK);
+      this.#networkId = isJsonObject(net) ? String(net['ID']) : '';
+      const gw = this.host.adapters().find((a) => a['Name'] === GATEWAY);
+      this.#gatewayMac = gw ? String(gw['MacAddress']).toLowerCase().replace(/-/g, ':') : '';
+    }
+    // the policy flows as the last reprogramPolicies() left them (not installed: they are on the bridge)
+    const started = this.#started;
+    this.#started = false;
+    this.reprogramPolicies();
+    this.#started = started;
+    this.#installed.clear();
+    if (started) {
+      for (const f of this.flows()) {
+        const k = flowIdentity(f);
+        this.#installed.set(k, (this.#installed.get(k) ?? 0) + 1);
+      }
+      this.listen();
+    }
   }
 
   /**
@@ -847,3 +1068,27 @@ function sameService(a: ServicePort, b: ServicePort): boolean {
     return e.ip === f.ip && e.port === f.port && e.local === f.local;
   });
 }
+
+/** The node's Antrea agent (started, or restored from a snapshot), serving or not. */
+export function antreaOf(host: Host): AntreaAgent | undefined {
+  const a = host.agents.get(ANTREA_KIND);
+  return a instanceof AntreaAgent ? a : undefined;
+}
+
+/**
+ * The snapshot section `agents.antrea` (`AntreaAgent.toState`) read back: checked whole — shapes
+ * (./state.ts), then the values against each other (`AntreaAgent.fromState`) — before anything
+ * changes (E_INVALIDARG `snapshot: antrea…`). The agent comes back without `start()`'s side
+ * effects: its HNS network and endpoints, its bridge, flows and groups, its NetNats and routes are
+ * the snapshot's other sections.
+ */
+function readAntreaState(host: Host, state: unknown): () => NodeAgent {
+  const what = 'snapshot: antrea';
+  const agent = AntreaAgent.fromState(host, parseAntreaState(state, what), what);
+  return () => {
+    agent.resume();
+    return agent;
+  };
+}
+
+registerNodeAgentKind({ kind: ANTREA_KIND, read: readAntreaState });

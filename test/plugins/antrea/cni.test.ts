@@ -11,7 +11,7 @@ import { runList, type CniListRequest } from '../../../src/cni/runner.js';
 import { isJsonObject, type JsonObject } from '../../../src/core/json.js';
 import { createHost, type Host } from '../../../src/host/host.js';
 import { GrpcStatusError } from '../../../src/host/pipes.js';
-import { AntreaAgent } from '../../../src/plugins/antrea/agent.js';
+import { AntreaAgent, antreaOf } from '../../../src/plugins/antrea/agent.js';
 import { DEFAULT_CNI_BIN_DIR, execPlugin, referenceRegistry } from '../../../src/plugins/index.js';
 import { ContainerdRuntime } from '../../../src/runtime/containerd.js';
 import { cniNetwork } from '../../../src/runtime/network.js';
@@ -100,8 +100,8 @@ const conf = (extra: object = {}) => ({
  * `ovs-ofctl dump-flows` prints them, and the agent's pods. Masked: the allocators a failed ADD moves
  * on a real node too — HNS's MAC pool cursor (the MAC of the endpoint made and deleted again goes to
  * its released queue), its object counter, GUID source and compartment counter, HCS's counter (a
- * pod's run and removal); host-local's `last_reserved_ip` is the agent's own (`#lastIp`), not in
- * the snapshot (docs/antrea.md, "The CNI plugin `antrea`").
+ * pod's run and removal), and host-local's `last_reserved_ip` (the agent's `lastReservedIp` in
+ * `agents.antrea`: a failed ADD moves it on, docs/antrea.md, "The CNI plugin `antrea`").
  */
 function nodeState(host: Host, agent?: AntreaAgent) {
   const snap = JSON.parse(JSON.stringify(host.snapshot())) as JsonObject;
@@ -109,9 +109,14 @@ function nodeState(host: Host, agent?: AntreaAgent) {
     isJsonObject(n['macs']) ? { ...n, macs: { ...n['macs'], next: 'cursor', released: 'cursor' } } : n,
   );
   const hcs = { ...(snap['hcs'] as JsonObject), seq: 'compute system counter' };
+  const agents = snap['agents'] as JsonObject | undefined;
+  const antrea = agents?.['antrea'] as JsonObject | undefined;
   return {
     snapshot: {
       ...snap,
+      ...(agents && antrea
+        ? { agents: { ...agents, antrea: { ...antrea, lastReservedIp: 'host-local cursor' } } }
+        : {}),
       rng: 'GUID source',
       seq: 'object counter',
       nextCompartment: 'compartment counter',
@@ -301,22 +306,26 @@ describe('antrea: errors, with the codes and texts of pkg/cni/client.go and serv
     expect(errorDoc(del.stdout)).toEqual({ code: 11, msg: NO_AGENT });
   });
 
-  it('a restored node: the agent is not in the snapshot, so no CNI server answers (11) as on a fresh host', async () => {
+  it('a restored node: the agent comes back with its snapshot and serves the pipe; a snapshot without it: no CNI server answers (11)', async () => {
     const { host, agent } = antreaNode();
     const netns = namespace(host);
     const snap = host.snapshot();
-    host.restore(snap);
-    const out = await exec(host, 'ADD', conf(), { CNI_NETNS: netns });
-    expect(errorDoc(out.stdout)).toEqual({ code: 11, msg: NO_AGENT });
-    expect(endpoint(host, ENDPOINT)).toBeUndefined();
-    // a fresh host's snapshot restored over it: the same
+    // a fresh host's snapshot restored over it: no agent, as on a fresh host
     host.restore(newHost().snapshot());
+    expect(antreaOf(host)).toBeUndefined();
     const del = await exec(host, 'DEL', conf(), { CNI_NETNS: netns });
     expect(errorDoc(del.stdout)).toEqual({ code: 11, msg: NO_AGENT });
-    // the agent started again serves the pipe again
+    // the agent it had was replaced: it cannot start on the node again
+    expect(() => agent.start()).toThrow(/replaced on the node/);
+    // the snapshot with the agent: a rebuilt agent serves the pipe
     host.restore(snap);
-    agent.start();
+    expect(antreaOf(host)).not.toBe(agent);
     expect((await exec(host, 'ADD', conf(), { CNI_NETNS: netns })).exitCode).toBe(0);
+    expect(
+      antreaOf(host)
+        ?.pods()
+        .map((p) => p.interface),
+    ).toEqual([ENDPOINT]);
   });
 
   it('a server without the method: INCOMPATIBLE_API_VERSION (202) with the client’s version 1.0.0-beta.1', async () => {
