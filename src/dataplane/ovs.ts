@@ -128,21 +128,26 @@ export function packetOfFlow(f: Flow, p: Packet): Packet {
     : withPacket(p, { ...h, ttl: f[W.NW_TTL]! });
 }
 
-/** A lookup as a trace step's rule: the bridge, table, priority, cookie and the flow as dump-flows shows it. */
+/**
+ * A lookup as a trace step's rule: the bridge, table, priority, cookie and the flow as dump-flows
+ * shows it — that text formatted only when read (a walk makes one per lookup; few are printed).
+ */
 function lookupRef(bridge: string, l: Lookup, tableName: string | undefined): RuleRef {
-  const cookie = l.cookie ?? 0n;
-  return {
+  const ref = {
     kind: 'OpenFlow',
     id: bridge,
     ...(tableName ? { policy: tableName } : {}),
     layer: `table=${l.table}`,
-    ...(l.miss
-      ? { rule: 'table miss' }
-      : {
-          priority: l.priority!,
-          ruleId: `0x${cookie.toString(16)}`,
-          rule: `${l.match ? `${l.match},` : ''}actions=${l.actions}`.replace(/^,/, ''),
-        }),
+  };
+  if (l.miss) return { ...ref, rule: 'table miss' };
+  let text: string | undefined;
+  return {
+    ...ref,
+    priority: l.priority!,
+    ruleId: `0x${(l.cookie ?? 0n).toString(16)}`,
+    get rule(): string {
+      return (text ??= `${l.match ? `${l.match},` : ''}actions=${l.actions}`.replace(/^,/, ''));
+    },
   };
 }
 
