@@ -418,6 +418,11 @@ export class HostPlane implements NetNode {
 
   // ───────────────────────────── host routes (src/vswitch/routes.ts) ─────────────────────────────
 
+  /** A number that moves whenever a user route is added, removed or restored. */
+  get userRoutesGeneration(): number {
+    return this.routeTable.userGeneration;
+  }
+
   /** Add a route to the host's default compartment; errors: bad prefix/next hop, no interface. */
   addRoute(spec: RouteSpec): HostRoute {
     return this.routeTable.add(spec);

@@ -504,9 +504,9 @@ export class LiveDigest {
     return this.byId.get(id)?.startsWith('remote ') === true;
   }
 
-  /** The host routes' own generation (the dataplane's less the store's). */
+  /** The host routes' own generation. */
   private userRoutesGen(): number {
-    return this.host.dataplane.generation() - this.host.hns.store.generation * 1024;
+    return this.host.dataplane.userRoutesGeneration;
   }
 
   /** The lines of what changed since the last call (the first call: everything, as `+`). */

@@ -194,7 +194,8 @@ describe('the node: Hyper-V ports become OVS ports by name', () => {
     expect(host.ovs.vsctl('get interface Ethernet0 ofport').stdout).toBe('[]\n');
     expect(host.ovs.bridge('br0')).toBeUndefined();
     v1(host, 'POST', `/networks/${net}`, { Extensions: [{ Id: OVS, IsEnabled: true }] });
-    expect(host.ovs.vsctl('get interface Ethernet0 ofport').stdout).not.toBe('-1\n');
+    // the datapath binds: the uplink gets its ofport
+    expect(host.ovs.vsctl('get interface Ethernet0 ofport').stdout).toBe('1\n');
   });
 });
 
