@@ -491,12 +491,9 @@ export class AntreaAgent implements NodeAgent {
       this.#gatewayMac = gw ? String(gw['MacAddress']).toLowerCase().replace(/-/g, ':') : '';
     }
     // the policy flows as the last reprogramPolicies() left them (not installed: they are on the bridge)
-    const started = this.#started;
-    this.#started = false;
-    this.reprogramPolicies();
-    this.#started = started;
+    this.#policyFlows = this.compilePolicies();
     this.#installed.clear();
-    if (started) {
+    if (this.#started) {
       for (const f of this.flows()) {
         const k = flowIdentity(f);
         this.#installed.set(k, (this.#installed.get(k) ?? 0) + 1);
@@ -703,12 +700,23 @@ export class AntreaAgent implements NodeAgent {
 
   /** The policy flows for the pods on the node now (their ofports): after a policy or a pod change. */
   private reprogramPolicies(): void {
+    const next = this.compilePolicies();
+    if (this.#started) {
+      // only the flows that changed (as Antrea's flow cache sends them): the others keep their counters
+      const stays = new Set(next);
+      const was = new Set(this.#policyFlows);
+      this.uninstall(this.#policyFlows.filter((f) => !stays.has(f)));
+      this.install(next.filter((f) => !was.has(f)));
+    }
+    this.#policyFlows = next;
+  }
+
+  /** The policy flows for the node's pods now (the rules' addresses resolved to their ofports). */
+  private compilePolicies(): string[] {
     const { rules, isolated } = this.#policies;
-    const local = (ips: readonly string[]) =>
-      ips.flatMap((ip) => {
-        const p = [...this.#pods.values()].find((x) => x.ip === ip && x.ofport > 0);
-        return p ? [{ ofport: p.ofport, ip: p.ip }] : [];
-      });
+    const byIp = new Map<string, { ofport: number; ip: string }>();
+    for (const p of this.#pods.values()) if (p.ofport > 0) byIp.set(p.ip, { ofport: p.ofport, ip: p.ip });
+    const local = (ips: readonly string[]) => ips.flatMap((ip) => byIp.get(ip) ?? []);
     const compiled: PolicyRule[] = rules.map((r) => ({
       id: r.id,
       direction: r.direction,
@@ -716,12 +724,7 @@ export class AntreaAgent implements NodeAgent {
       ...(r.peers ? { peers: r.peers } : {}),
       ...(r.ports ? { ports: r.ports } : {}),
     }));
-    const next = policyFlows(this.config(), compiled, { in: local(isolated.in), out: local(isolated.out) });
-    if (this.#started) {
-      this.uninstall(this.#policyFlows);
-      this.install(next);
-    }
-    this.#policyFlows = next;
+    return policyFlows(this.config(), compiled, { in: local(isolated.in), out: local(isolated.out) });
   }
 
   /** The groups the agent programs now (AntreaProxy's), in Antrea's printed form. */
