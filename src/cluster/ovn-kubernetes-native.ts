@@ -36,16 +36,15 @@ import { sha1Hex } from '../core/sha1.js';
 import { formatMac } from '../addr/mac.js';
 import { errorOf, type HcnResult } from '../api/flat.js';
 import type { Host } from '../host/host.js';
-import { fmt, fmtPrefix, ip4, type Prefix4 } from '../vswitch/v4.js';
+import { fmt, fmtPrefix, ip4, maskOf, type Prefix4 } from '../vswitch/v4.js';
+import { OVS_EXTENSION_ID } from '../hns/extensions.js';
 
 /** The HNS network the Ansible role creates (`vars/windows.yml` `sdn_info.sdn_network_name`). */
 export const NATIVE_HNS_NETWORK = 'external';
 /** OVN's integration bridge (helper_windows.go adds pods to `br-int`). */
-export const NATIVE_BRIDGE = 'br-int';
-/** The Open vSwitch Extension (`Enable-OVSOnHNSNetwork`). */
-const OVS_EXTENSION_ID = '583CC151-73EC-4A6A-8B47-578297AD7623';
+const NATIVE_BRIDGE = 'br-int';
 /** `config.Default.MTU` (1400; management-port_windows_test.go `mtu`). */
-export const NATIVE_MTU = 1400;
+const NATIVE_MTU = 1400;
 /** The tunnel types of the historical Windows nodes (setup_ovs_hns.yml; ovn-kubernetes#297). */
 export type OvnEncapType = 'geneve' | 'stt';
 
@@ -54,7 +53,7 @@ export type OvnEncapType = 'geneve' | 'stt';
  * switch's conntrack zone, Services, routing (switch + cluster router), the gateway's SNAT, the
  * gateway's un-SNAT of replies from the uplink, and the way out to the uplink.
  */
-export const NATIVE_TABLES = [
+const NATIVE_TABLES = [
   'PhysicalIn',
   'ConntrackIn',
   'ServiceLB',
@@ -66,8 +65,8 @@ export const NATIVE_TABLES = [
 type Table = (typeof NATIVE_TABLES)[number];
 const T = (t: Table): number => NATIVE_TABLES.indexOf(t);
 /** Conntrack zones of the stand-in (ours): the node switch's, and the gateway router's SNAT. */
-export const ZONE_SWITCH = 1;
-export const ZONE_GATEWAY = 2;
+const ZONE_SWITCH = 1;
+const ZONE_GATEWAY = 2;
 
 /** `<namespace>_<pod>`: the endpoint, OVS port and `iface-id` (helper_windows.go). */
 export function nativeEndpointName(namespace: string, pod: string): string {
@@ -75,7 +74,7 @@ export function nativeEndpointName(namespace: string, pod: string): string {
 }
 
 /** `util.K8sPrefix + node` (management-port_windows_test.go `mgtPort`; before 264bc9419). */
-export function managementPortName(node: string): string {
+function managementPortName(node: string): string {
   return `k8s-${node.toLowerCase()}`;
 }
 
@@ -87,7 +86,7 @@ function routerMac(ip: number): string {
 }
 
 /** A pod's MAC (OVN's annotation in reality): `0a:58:` + its address, as ovn-kubernetes allocates. */
-export function nativePodMac(ip: number): string {
+function nativePodMac(ip: number): string {
   return routerMac(ip);
 }
 
@@ -131,13 +130,13 @@ export interface NativeNodeOptions {
 }
 
 /** A chassis' system-id: a GUID (setup_ovs_hns.yml `New-Guid`), derived from the node name here. */
-export function nativeSystemId(node: string): string {
+function nativeSystemId(node: string): string {
   const h = sha1Hex(`ovn-chassis/${node}`);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /** ovn-controller's tunnel port name for a chassis (encaps.c `tunnel_create_name`). */
-export function tunnelPortName(systemId: string): string {
+function tunnelPortName(systemId: string): string {
   return `ovn-${systemId.slice(0, 6)}-0`;
 }
 
@@ -248,7 +247,7 @@ export class OvnNativeNode {
     for (const p of [this.options.clusterCidr, this.options.serviceCidr]) {
       this.commands.push(`route print -4 ${fmt(p.addr)}`);
       this.commands.push(
-        `route -p add ${fmt(p.addr)} mask ${maskOf(p.len)} ${fmt(this.routerIp)} METRIC 2 IF ${String(idx ?? '?')}`,
+        `route -p add ${fmt(p.addr)} mask ${fmt(maskOf(p.len))} ${fmt(this.routerIp)} METRIC 2 IF ${String(idx ?? '?')}`,
       );
       this.host.removeRoute(fmtPrefix(p));
       this.host.addRoute({
@@ -381,8 +380,9 @@ export class OvnNativeNode {
 
   // ───────────── the stand-in for ovn-controller's flows ─────────────
 
+  /** An interface's ofport as ovs-vswitchd bound it (-1: not bound), from the bridge, not an ovs-vsctl call per port. */
   private ofport(name: string): number {
-    return Number(this.host.ovs.vsctl(['get', 'interface', name, 'ofport']).stdout.trim());
+    return this.host.ovs.bridge(NATIVE_BRIDGE)?.portByName(name) ?? -1;
   }
 
   /** The stand-in pipeline's flows now (`table=<number>`; `NATIVE_TABLES` names them). */
@@ -577,7 +577,7 @@ export function nativeEndpointDoc(a: {
 }
 
 /** helper_windows.go's `ovs-vsctl` for a pod's port (its arguments in order). */
-export function nativePortCommand(name: string, mac: string, ipWithLen: string): string[] {
+function nativePortCommand(name: string, mac: string, ipWithLen: string): string[] {
   return [
     '--may-exist',
     'add-port',
@@ -596,8 +596,4 @@ export function nativePortCommand(name: string, mac: string, ipWithLen: string):
     `external_ids:iface-id=${name}`,
     `external_ids:ip_address=${ipWithLen}`,
   ];
-}
-
-function maskOf(len: number): string {
-  return fmt(len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0);
 }

@@ -24,6 +24,7 @@
  *   agent.addPeer({ name: 'win-2', nodeIp: '192.168.77.101', podCidr: '10.10.1.0/24' });
  *   const r = agent.cmdAdd({ containerId, netns, podName: 'web', podNamespace: 'default' });
  */
+import { OVS_EXTENSION_ID } from '../../hns/extensions.js';
 import { errorMessage, HnsError, hnsError, isHnsError } from '../../core/errors.js';
 import { isJsonObject, type Json, type JsonObject } from '../../core/json.js';
 import type { Host } from '../../host/host.js';
@@ -62,8 +63,6 @@ import {
 
 /** The HNS network Antrea makes (pkg/agent/util/net_windows.go LocalHNSNetwork). */
 export const ANTREA_NETWORK = 'antrea-hnsnetwork';
-/** The Open vSwitch Extension (winnet OVSExtensionID). */
-export const OVS_EXTENSION_ID = '583CC151-73EC-4A6A-8B47-578297AD7623';
 export const BRIDGE = 'br-int';
 export const GATEWAY = 'antrea-gw0';
 export const TUNNEL = 'antrea-tun0';
@@ -163,8 +162,6 @@ interface PodRec {
   ofport: number;
   readonly result: AntreaCniResult;
 }
-
-const v1Tunnel: Readonly<Record<TunnelType, string>> = { geneve: 'geneve', vxlan: 'vxlan', stt: 'stt' };
 
 /** The node's Antrea agent (src/host/agents.ts's kind `antrea`). */
 export const ANTREA_KIND = 'antrea';
@@ -274,7 +271,7 @@ export class AntreaAgent implements NodeAgent {
     ];
     if (this.encap)
       cmds.push(
-        `--may-exist add-port ${BRIDGE} ${TUNNEL} -- set interface ${TUNNEL} type=${v1Tunnel[this.tunnelType]} ofport_request=${ANTREA_PORTS.tunnel} options:key=flow options:remote_ip=flow options:local_ip=${uplink.ip} external_ids:antrea-type=tunnel`,
+        `--may-exist add-port ${BRIDGE} ${TUNNEL} -- set interface ${TUNNEL} type=${this.tunnelType} ofport_request=${ANTREA_PORTS.tunnel} options:key=flow options:remote_ip=flow options:local_ip=${uplink.ip} external_ids:antrea-type=tunnel`,
       );
     for (const c of cmds) this.vsctl(c);
     const gw = host.adapters().find((a) => a['Name'] === GATEWAY);
@@ -794,8 +791,7 @@ export class AntreaAgent implements NodeAgent {
       } else this.#installed.set(k, n - 1);
     }
     const br = this.bridge();
-    for (const f of realize(del, windowsTables(this)))
-      br.delFlows(f.replace(/^cookie=0x[0-9a-f]+, /, '').replace(/ actions=.*$/, ''), { strict: true });
+    for (const f of realize(del, windowsTables(this))) br.delFlows(flowIdentity(f), { strict: true });
   }
 
   /** Another node (its Node object): its pod subnet through the tunnel, and the host route to it. */
