@@ -13,6 +13,7 @@ import { parsePacket } from '../src/ovs/flowmod.js';
 import { median, quantile, sampleOps, type Report } from './harness.js';
 import { createHost, type Host } from '../src/host/host.js';
 import { AntreaAgent, type AntreaService } from '../src/plugins/antrea/agent.js';
+import { windowsTables } from '../src/plugins/antrea/pipeline.js';
 import type { TraceRequest } from '../src/dataplane/trace.js';
 import { buildHost, missRequest } from './trace.bench.js';
 
@@ -214,7 +215,8 @@ export function buildAntreaNode(): {
     clusterIP: ip(VIP(i)),
     port: 80,
     protocol: 'TCP',
-    endpoints: [pods[i % ANTREA_PODS]!, pods[(i * 7 + 3) % ANTREA_PODS]!].map((p, k) => ({
+    // (never the pod that traces to it: packet i comes from pod i, and 7i+3 ≢ i mod 300, 6i+3 being odd)
+    endpoints: [pods[(i + 1) % ANTREA_PODS]!, pods[(i * 7 + 3) % ANTREA_PODS]!].map((p, k) => ({
       ip: p.ip,
       port: 8000 + ((i + k) % 10),
       local: true,
@@ -233,15 +235,9 @@ async function antrea(report: Report, opts: { quick: boolean }): Promise<void> {
     .replace(/-/g, ':');
   const batch = opts.quick ? 200 : 1000;
   const samples = opts.quick ? 5 : 15;
-  const macOf = (p: (typeof pods)[number]) =>
-    String(
-      host.api.HNSCall('GET', `/endpoints/${p.endpointId}`, '').ok
-        ? (host.hns.store.endpoints.get(p.endpointId)?.MacAddress ?? '')
-        : '',
-    )
-      .toLowerCase()
-      .replace(/-/g, ':');
-  const macs = pods.map(macOf);
+  const macs = pods.map((p) =>
+    String(host.hns.store.endpoints.get(p.endpointId)!.MacAddress).toLowerCase().replace(/-/g, ':'),
+  );
   const packets = Array.from({ length: batch }, (_, i) => {
     const p = pods[i % pods.length]!;
     return parsePacket(
@@ -252,15 +248,19 @@ async function antrea(report: Report, opts: { quick: boolean }): Promise<void> {
   // the traced packet walks Antrea's pipeline: ServiceLB and EndpointDNAT hit the Service's flows,
   // L3 and L2 forwarding the endpoint's, and it leaves on the endpoint pod's port
   const check = trace(br, packets[0]!, { selectBuckets: 'pick' });
+  const tables = windowsTables(agent);
   const hits = check.passes.flatMap((ps) =>
-    ps.lookups.filter((l) => !l.miss && (l.priority ?? 0) > 0).map((l) => l.table),
+    ps.lookups.filter((l) => !l.miss && (l.priority ?? 0) > 0).map((l) => tables[l.table]),
   );
-  for (const t of [11, 12, 17, 21])
+  for (const t of ['ServiceLB', 'EndpointDNAT', 'L3Forwarding', 'L2ForwardingCalc'])
     if (!hits.includes(t))
-      throw new Error(`the traced packet hits no flow in table ${t} (hits: ${hits.join(',')})`);
+      throw new Error(`the traced packet hits no flow in ${t} (hits: ${hits.join(',')})`);
+  // the ordinary path (not a hairpin: no SNAT pass, not back out of its own port)
   const eps = new Set(services[0]!.endpoints.map((e) => pods.find((p) => p.ip === e.ip)!.ofport));
-  if (check.outputs.length !== 1 || !eps.has(check.outputs[0]!.port))
-    throw new Error(`the traced packet is not output to an endpoint's port: ${check.datapathActions}`);
+  if (check.outputs.length !== 1 || !eps.has(check.outputs[0]!.port) || eps.has(pods[0]!.ofport))
+    throw new Error(`the traced packet is not output to another endpoint's port: ${check.datapathActions}`);
+  if (check.passes.length !== 4)
+    throw new Error(`the traced packet takes ${check.passes.length} passes, not the ordinary 4`);
   const structured = await sampleOps({
     samples,
     batch,
@@ -294,6 +294,32 @@ async function antrea(report: Report, opts: { quick: boolean }): Promise<void> {
     value: us(median(vfpS.wall)),
     unit: 'µs',
     note: `host.trace, uncached, ${vfp.lbCount} load balancers and 1,000 ACLs (bench/trace.bench.ts's host): the figure beside OVS's`,
+  });
+  // the same question through the node's dataplane (host.trace: the Hyper-V port, OVS's walk with
+  // its steps and NAT, delivery), uncached: the figure to set beside VFP's row
+  let h = 0;
+  const dataplane = await sampleOps({
+    samples,
+    batch: opts.quick ? 50 : 200,
+    warmup: 1,
+    prepare: () => host.flowTable.clear(),
+    op: () => {
+      const i = h++;
+      const p = pods[i % pods.length]!;
+      void host.trace({
+        from: p.interface,
+        to: ip(VIP(i % ANTREA_SERVICES)),
+        protocol: 'tcp',
+        sourcePort: 20000 + (i % 40000),
+        destinationPort: 80,
+      });
+    },
+  });
+  report({
+    name: 'host.trace pod→ClusterIP on the Antrea node median',
+    value: us(median(dataplane.wall)),
+    unit: 'µs',
+    note: 'the whole walk through the node (trace steps for every OpenFlow lookup, NAT, delivery), uncached: what the VFP row times on its host',
   });
   // one Service changed (an endpoint moves): the agent removes its flows and group and adds the new ones
   let j = 0;
