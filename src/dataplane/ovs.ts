@@ -31,13 +31,12 @@ import {
   type RuleRef,
 } from '../vswitch/contracts.js';
 import type { HostInterfaceView, PortView, SwitchView } from '../vswitch/view.js';
-import { contains, fmt } from '../vswitch/v4.js';
+import { contains, fmt, ip4 } from '../vswitch/v4.js';
 import type { SwitchDatapath, SwitchIngress } from './extension.js';
 import type { HostPlane } from './plane.js';
 import { mix } from './lb.js';
 import { wire } from './uplink.js';
 import type { Walk } from './walk.js';
-import { parseIp } from '../addr/ip.js';
 
 /** The tunnel vport types of the Windows datapath and their default destination ports (§2.4). */
 const TUNNEL_PORTS: ReadonlyMap<string, number> = new Map([
@@ -91,7 +90,7 @@ function effectsOf(w: Walk, br: Bridge): Effects {
 }
 
 /** Packet → OVS flow (IPv4; an encapsulated packet is seen by its outer header). */
-export function flowOfPacket(p: Packet, inPort: number): Flow {
+function flowOfPacket(p: Packet, inPort: number): Flow {
   const f = newFlow();
   f[W.IN_PORT] = inPort;
   const o = p.outer;
@@ -114,7 +113,7 @@ export function flowOfPacket(p: Packet, inPort: number): Flow {
 const macOf = (f: Flow, w: number): number => f[w]! * 0x100000000 + f[w + 1]!;
 
 /** OVS flow → packet (`p` gives what the flow does not carry: the outer header). */
-export function packetOfFlow(f: Flow, p: Packet): Packet {
+function packetOfFlow(f: Flow, p: Packet): Packet {
   const h = {
     srcMac: macOf(f, W.DL_SRC),
     dstMac: macOf(f, W.DL_DST),
@@ -404,7 +403,7 @@ export class OvsDatapath implements SwitchDatapath {
       const proto = i.type === 'stt' ? 6 : 17;
       // a port with a fixed remote_ip (OVN's, one per chassis) takes only its peer's packets
       const remote = i.options.get('remote_ip');
-      if (remote !== undefined && remote !== 'flow' && parseV4(remote) !== o.srcIp) continue;
+      if (remote !== undefined && remote !== 'flow' && ip4(remote) !== o.srcIp) continue;
       if (dport === o.dstPort && proto === (o.proto ?? 17)) return i;
     }
     return undefined;
@@ -418,7 +417,7 @@ export class OvsDatapath implements SwitchDatapath {
     const host = plane.name;
     const ref: RuleRef = { kind: 'OpenFlow', id: vport.bridge, rule: `${vport.name} (${vport.type})` };
     const localText = vport.options.get('local_ip');
-    const local = localText === undefined ? undefined : parseV4(localText);
+    const local = localText === undefined ? undefined : ip4(localText);
     if (local === undefined) {
       return w.stop(
         host,
@@ -431,7 +430,7 @@ export class OvsDatapath implements SwitchDatapath {
       );
     }
     const remoteOpt = vport.options.get('remote_ip');
-    const dst = remoteOpt === undefined || remoteOpt === 'flow' ? f[W.TUN_DST]! : (parseV4(remoteOpt) ?? 0);
+    const dst = remoteOpt === undefined || remoteOpt === 'flow' ? f[W.TUN_DST]! : (ip4(remoteOpt) ?? 0);
     if (!dst) return w.stop(host, 'Encap', 'Dropped', p, 'NoRoute', `${vport.name}: no tun_dst set`, ref);
     const keyOpt = vport.options.get('key');
     const vni = keyOpt === undefined || keyOpt === 'flow' ? f[W.TUN_ID + 1]! : Number(keyOpt);
@@ -485,7 +484,3 @@ function portLabel(br: Bridge, ofport: number): string {
   return ofport === OFPP.LOCAL ? 'LOCAL' : `${br.nameOfPort(ofport) ?? '?'}(${ofport})`;
 }
 
-function parseV4(s: string): number | undefined {
-  const a = parseIp(s);
-  return a?.family === 4 ? a.value : undefined;
-}

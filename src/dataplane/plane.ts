@@ -84,6 +84,21 @@ export interface NetNatStaticMapping {
   readonly internalPort: number;
 }
 
+/**
+ * Whether two static mappings take the same traffic, which Add-NetNatStaticMapping refuses: one
+ * protocol and external port on overlapping external addresses (0.0.0.0 overlaps every one).
+ */
+function mappingsClash(
+  a: Pick<NetNatStaticMapping, 'protocol' | 'externalPort' | 'externalIp'>,
+  b: Pick<NetNatStaticMapping, 'protocol' | 'externalPort' | 'externalIp'>,
+): boolean {
+  return (
+    a.protocol === b.protocol &&
+    a.externalPort === b.externalPort &&
+    (a.externalIp === 0 || b.externalIp === 0 || a.externalIp === b.externalIp)
+  );
+}
+
 export class HostPlane implements NetNode {
   readonly kind = 'Windows' as const;
   private cached: HostView | undefined;
@@ -223,11 +238,8 @@ export class HostPlane implements NetNode {
         'E_INVALIDARG',
         `InternalIPAddress ${spec.internalIp} is outside ${nat.name}'s internal prefix ${fmtPrefix(nat.prefix)}`,
       );
-    const taken = this.natMappings.find(
-      (m) =>
-        m.protocol === proto &&
-        m.externalPort === spec.externalPort &&
-        (m.externalIp === 0 || externalIp === 0 || m.externalIp === externalIp),
+    const taken = this.natMappings.find((m) =>
+      mappingsClash(m, { protocol: proto, externalPort: spec.externalPort, externalIp }),
     );
     if (taken)
       throw hnsError(
@@ -389,13 +401,7 @@ export class HostPlane implements NetNode {
     // what Add-NetNatStaticMapping refuses, a snapshot may not hold either: one protocol and port
     // on overlapping external addresses
     mappings.forEach((m, i) => {
-      const clash = mappings.findIndex(
-        (o, j) =>
-          j < i &&
-          o.protocol === m.protocol &&
-          o.externalPort === m.externalPort &&
-          (o.externalIp === 0 || m.externalIp === 0 || o.externalIp === m.externalIp),
-      );
+      const clash = mappings.findIndex((o, j) => j < i && mappingsClash(o, m));
       if (clash >= 0)
         bad(
           `staticMappings[${i}] maps ${m.protocol} port ${m.externalPort} as staticMappings[${clash}] does`,

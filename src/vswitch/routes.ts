@@ -41,6 +41,17 @@ export interface RouteSpec {
   readonly metric?: number;
 }
 
+/** Whether two routes are one to New-NetRoute (its "already exists"): prefix, next hop, interface, metric. */
+function sameRoute(a: HostRoute, b: HostRoute): boolean {
+  return (
+    a.dest.addr === b.dest.addr &&
+    a.dest.len === b.dest.len &&
+    a.nextHop === b.nextHop &&
+    a.iface.toLowerCase() === b.iface.toLowerCase() &&
+    a.metric === b.metric
+  );
+}
+
 /** A route a user added, validated: the route, and its next hop as given (RemoveRoute matches the text). */
 interface UserRoute {
   readonly route: HostRoute;
@@ -88,15 +99,7 @@ export class HostRoutes {
       metric: spec.metric ?? 256,
       origin: 'User',
     };
-    const dup = this.all().some(
-      (r) =>
-        r.origin === 'User' &&
-        r.dest.addr === dest.addr &&
-        r.dest.len === dest.len &&
-        r.nextHop === nh &&
-        r.iface === iface.name &&
-        r.metric === route.metric,
-    );
+    const dup = this.all().some((r) => r.origin === 'User' && sameRoute(r, route));
     // New-NetRoute: "Instance MSFT_NetRoute already exists"
     if (dup)
       throw hnsError(
@@ -175,15 +178,7 @@ export class HostRoutes {
     });
     // what New-NetRoute refuses ("already exists"), a snapshot may not hold either
     routes.forEach(({ route: r }, i) => {
-      const dup = routes.findIndex(
-        ({ route: o }, j) =>
-          j < i &&
-          o.dest.addr === r.dest.addr &&
-          o.dest.len === r.dest.len &&
-          o.nextHop === r.nextHop &&
-          o.iface.toLowerCase() === r.iface.toLowerCase() &&
-          o.metric === r.metric,
-      );
+      const dup = routes.findIndex(({ route: o }, j) => j < i && sameRoute(o, r));
       if (dup >= 0) bad(`[${i}] repeats [${dup}]`);
     });
     return () => {
