@@ -1156,8 +1156,7 @@ export class Cluster {
     checkNetworkPolicy(spec);
     const key = `${spec.namespace}/${spec.name}`;
     if (this.networkPolicies.has(key)) throw hnsError('E_INVALIDARG', `NetworkPolicy "${key}" exists`);
-    // compiled first: a spec that cannot be is refused with nothing stored
-    compileNetworkPolicies([spec], [...this.pods.values()]);
+    // (a spec checkNetworkPolicy passes always compiles: nothing to refuse after it)
     this.networkPolicies.set(key, spec);
     this.changed([]);
   }

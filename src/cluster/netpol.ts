@@ -8,6 +8,7 @@
  *   cluster.addNetworkPolicy({ namespace: 'default', name: 'db', podSelector: { app: 'db' },
  *     ingress: [{ from: [{ podSelector: { app: 'web' } }], ports: [{ port: 5432 }] }] });
  */
+import { isJsonObject } from '../core/json.js';
 import { hnsError } from '../core/errors.js';
 import { contains, fmtPrefix, parsePrefix4, prefix4, type Prefix4 } from '../vswitch/v4.js';
 import type { AntreaPolicyRule } from '../plugins/antrea/agent.js';
@@ -66,9 +67,6 @@ export function policyTypesOf(
     : ['Ingress', ...(p.egress?.length ? (['Egress'] as const) : [])];
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Check a spec's shape and values (E_INVALIDARG naming what is wrong); nothing else is trusted later. */
 export function checkNetworkPolicy(p: NetworkPolicySpec): void {
   const bad = (what: string): never => {
@@ -77,7 +75,7 @@ export function checkNetworkPolicy(p: NetworkPolicySpec): void {
   if (typeof p.namespace !== 'string' || !p.namespace || typeof p.name !== 'string' || !p.name)
     bad('namespace and name are required');
   const labels = (v: unknown, what: string): void => {
-    if (!isObj(v)) bad(`${what} must be a map of labels`);
+    if (!isJsonObject(v)) bad(`${what} must be a map of labels`);
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
       if (k === 'matchLabels' || k === 'matchExpressions')
         bad(`${what}: give the labels themselves (${k} is not modelled: ${what}: {app: web})`);
@@ -97,25 +95,23 @@ export function checkNetworkPolicy(p: NetworkPolicySpec): void {
     ...(p.ingress ?? []).map((r) => ['from', r] as const),
     ...(p.egress ?? []).map((r) => ['to', r] as const),
   ]) {
-    if (!isObj(r)) bad('a rule must be a map');
+    if (!isJsonObject(r)) bad('a rule must be a map');
     list((r as Record<string, unknown>)[k], k);
     list(r.ports, 'ports');
     for (const peer of ((r as Record<string, unknown>)[k] as unknown[] | undefined) ?? [])
-      if (!isObj(peer)) bad(`a ${k} peer must be a map`);
+      if (!isJsonObject(peer)) bad(`a ${k} peer must be a map`);
   }
-  for (const [pi, sel] of [
-    ['podSelector', 'podSelector'],
-    ['namespaceSelector', 'namespaceSelector'],
-  ] as const)
-    for (const r of [
-      ...(p.ingress ?? []).flatMap((r) => r.from ?? []),
-      ...(p.egress ?? []).flatMap((r) => r.to ?? []),
-    ])
-      if (r[pi] !== undefined) labels(r[pi], sel);
   const rules = [...(p.ingress ?? []).map((r) => r.from), ...(p.egress ?? []).map((r) => r.to)];
   for (const peers of rules)
     for (const peer of peers ?? []) {
-      if (peer.ipBlock) {
+      if (peer.podSelector !== undefined) labels(peer.podSelector, 'podSelector');
+      if (peer.namespaceSelector !== undefined) labels(peer.namespaceSelector, 'namespaceSelector');
+      if (peer.ipBlock !== undefined) {
+        const b: unknown = peer.ipBlock;
+        if (!isJsonObject(b) || typeof b['cidr'] !== 'string') bad('ipBlock must be a map with a cidr');
+        list((b as Record<string, unknown>)['except'], 'ipBlock except');
+        for (const e of (peer.ipBlock.except ?? []) as unknown[])
+          if (typeof e !== 'string') bad('ipBlock except must be a list of CIDRs');
         if (peer.podSelector || peer.namespaceSelector) bad('ipBlock cannot be combined with a selector');
         const c = parsePrefix4(peer.ipBlock.cidr);
         if (!c) bad(`ipBlock cidr "${peer.ipBlock.cidr}"`);

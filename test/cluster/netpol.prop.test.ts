@@ -219,6 +219,10 @@ describe('NetworkPolicy on Antrea nodes = the Kubernetes semantics', () => {
         podSelector: {},
         ingress: [{ from: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.0.0.0/8'] } }] }],
       },
+      // malformed ipBlocks: refused by shape, not a TypeError
+      ...[{ ipBlock: 'x' }, { ipBlock: { cidr: 5 } }, { ipBlock: { cidr: '10.0.0.0/8', except: 3 } }].map(
+        (peer, i) => ({ namespace: 'prod', name: `b${i}`, podSelector: {}, ingress: [{ from: [peer] }] }),
+      ),
     ] as NetworkPolicySpec[])
       expect(() => c.addNetworkPolicy(bad)).toThrow(expect.objectContaining({ code: 'E_INVALIDARG' }));
     expect(c.trace(req).disposition).toBe('DeniedIn');
