@@ -631,11 +631,12 @@ export class RpcServer {
             `${method} takes the command's arguments as an array of strings${method === 'OvsVsctl' ? ' (or one command line)' : ''}`,
           );
         const r =
-          method === 'OvsVsctl'
+          typeof words === 'string'
             ? host.ovs.vsctl(words)
-            : method === 'OvsOfctl'
-              ? host.ovs.ofctl(words as string[])
-              : host.ovs.appctl(words as string[]);
+            : host.ovs.run(
+                method === 'OvsVsctl' ? 'vsctl' : method === 'OvsOfctl' ? 'ofctl' : 'appctl',
+                words,
+              );
         return { status: r.status, stdout: r.stdout, stderr: r.stderr };
       }
     }

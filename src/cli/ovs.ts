@@ -14,7 +14,7 @@ import {
   type CliIo,
 } from './args.js';
 import { stateHost } from './node.js';
-import type { NodeOvs } from '../host/ovs.js';
+import { OVS_TOOLS, type OvsTool } from '../host/ovs.js';
 
 export const OVS_USAGE = `Usage: hnsim ovs --state FILE [host options] TOOL [ARG]…
 
@@ -48,9 +48,6 @@ Exit status: the tool's (0, 1 on its error; ovs-vsctl 2 for br-exists of a missi
 bridge); 2 for a bad command line.
 `;
 
-const TOOLS = ['vsctl', 'ofctl', 'appctl', 'start', 'stop'] as const;
-type Tool = (typeof TOOLS)[number];
-
 /** Options that take a value (the word after them is not TOOL). */
 const VALUED = new Set(['--state', '--seed', '--profile', '--adapter', '--host']);
 
@@ -62,39 +59,18 @@ export async function cmdOvs(args: string[], io: CliIo): Promise<number> {
   const { flags } = parse('ovs', args.slice(0, k), 0);
   if (flags.help) return write(io.stdout, OVS_USAGE).then(() => EXIT_OK);
   const tool = args[k];
-  if (tool === undefined) throw new UsageError(`ovs: a TOOL is required (${TOOLS.join(', ')})`, 'ovs');
-  if (!(TOOLS as readonly string[]).includes(tool))
-    throw new UsageError(`ovs: unknown TOOL "${tool}" (${TOOLS.join(', ')})`, 'ovs');
+  if (tool === undefined) throw new UsageError(`ovs: a TOOL is required (${OVS_TOOLS.join(', ')})`, 'ovs');
+  if (!(OVS_TOOLS as readonly string[]).includes(tool))
+    throw new UsageError(`ovs: unknown TOOL "${tool}" (${OVS_TOOLS.join(', ')})`, 'ovs');
   const rest = args.slice(k + 1);
   if ((tool === 'start' || tool === 'stop') && rest.length)
     throw new UsageError(`ovs: ${tool} takes no arguments`, 'ovs');
   if (flags.state === undefined) throw new UsageError('ovs: --state FILE is required', 'ovs');
   const node = await stateHost('ovs', flags);
   const ovs = node.host.ovs;
-  const r = run(tool as Tool, rest, ovs);
+  const r = ovs.run(tool as OvsTool, rest);
   node.save();
   if (r.stdout) await write(io.stdout, r.stdout);
   if (r.stderr) await write(io.stderr, r.stderr);
   return r.status;
-}
-
-function run(
-  tool: Tool,
-  rest: readonly string[],
-  ovs: NodeOvs,
-): { status: number; stdout: string; stderr: string } {
-  switch (tool) {
-    case 'start':
-      ovs.start();
-      return { status: 0, stdout: '', stderr: '' };
-    case 'stop':
-      ovs.stop();
-      return { status: 0, stdout: '', stderr: '' };
-    case 'vsctl':
-      return ovs.vsctl(rest);
-    case 'ofctl':
-      return ovs.ofctl(rest);
-    case 'appctl':
-      return ovs.appctl(rest);
-  }
 }

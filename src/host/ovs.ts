@@ -33,6 +33,10 @@ export interface OvsCommandResult {
   readonly stderr: string;
 }
 
+/** Open vSwitch's commands on a node as `hnsim ovs`, the `ovs` scenario step and JSON-RPC name them. */
+export const OVS_TOOLS = ['vsctl', 'ofctl', 'appctl', 'start', 'stop'] as const;
+export type OvsTool = (typeof OVS_TOOLS)[number];
+
 export class NodeOvs {
   readonly db: Ovsdb;
   #running = false;
@@ -190,6 +194,24 @@ export class NodeOvs {
     } catch (e) {
       if (e instanceof OvsError) return fail(`ovs-ofctl: ${e.message}`);
       throw e;
+    }
+  }
+
+  /** One tool with its arguments (start/stop take none): its exit status and output. */
+  run(tool: OvsTool, args: readonly string[]): OvsCommandResult {
+    switch (tool) {
+      case 'start':
+        this.start();
+        return { status: 0, stdout: '', stderr: '' };
+      case 'stop':
+        this.stop();
+        return { status: 0, stdout: '', stderr: '' };
+      case 'vsctl':
+        return this.vsctl(args);
+      case 'ofctl':
+        return this.ofctl(args);
+      case 'appctl':
+        return this.appctl(args);
     }
   }
 

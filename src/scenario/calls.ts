@@ -148,15 +148,9 @@ export function ovsStep(
   let status = 0;
   let out = '';
   const cap = n.events.captureSync(() => {
-    const ovs = n.host.ovs;
-    if (o.tool === 'start') ovs.start();
-    else if (o.tool === 'stop') ovs.stop();
-    else {
-      const r =
-        o.tool === 'vsctl' ? ovs.vsctl(args) : o.tool === 'ofctl' ? ovs.ofctl(args) : ovs.appctl(args);
-      status = r.status;
-      out = r.stdout + r.stderr;
-    }
+    const r = n.host.ovs.run(o.tool, args);
+    status = r.status;
+    out = r.stdout + r.stderr;
   });
   if (cap.error !== undefined) {
     status = 1;

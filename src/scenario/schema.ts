@@ -9,6 +9,7 @@
  * (an address with a prefix length), `ipv6-prefix` (an IPv6 address with a prefix length), `mac`, `hresult` (a registered HRESULT name or 0x…),
  * `profile` (ws2019, ws2022, ws2025 or an HNS version like 13.1).
  */
+import { OVS_TOOLS } from '../host/ovs.js';
 import { RESTART_CHOICES } from '../hns/lifecycle.js';
 import { DISPOSITIONS } from '../vswitch/contracts.js';
 
@@ -628,7 +629,7 @@ export const SCENARIO_SCHEMA = {
             'Run an Open vSwitch command on a node (hnsim ovs): ovs-vsctl, ovs-ofctl, ovs-appctl, or start/stop ovs-vswitchd',
             {
               node: name('The node'),
-              tool: oneOfStrings('The tool', ['vsctl', 'ofctl', 'appctl', 'start', 'stop']),
+              tool: oneOfStrings('The tool', OVS_TOOLS),
               args: list(text('One argument'), 200, "The tool's arguments, as on its command line"),
               status: int('The exit status it must have (default 0)', 0, 255),
               stdout: list(text('A piece of text'), 50, 'Pieces of text its output must contain'),

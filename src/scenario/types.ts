@@ -3,6 +3,7 @@
  * the schema (src/scenario/schema.ts) and the checks after it, typed. Field meanings are the
  * schema's descriptions and docs/scenarios.md.
  */
+import type { OvsTool } from '../host/ovs.js';
 import type { JsonObject } from '../core/json.js';
 import type { Disposition } from '../vswitch/contracts.js';
 import type { AUDIT_KINDS, DELETE_KINDS, HNS_KINDS, KEEP_CHOICES, SCENARIO_FORMAT } from './schema.js';
@@ -205,9 +206,6 @@ export type Step = { readonly title?: string } & (
   | { readonly renameAdapter: { readonly node: string; readonly name: string; readonly to: string } }
   | { readonly expect: Expectations }
 );
-
-/** The `ovs` step's tools: Open vSwitch's commands on the node, as `hnsim ovs` runs them. */
-export type OvsTool = 'vsctl' | 'ofctl' | 'appctl' | 'start' | 'stop';
 
 export interface ScenarioDoc {
   readonly hnsim: typeof SCENARIO_FORMAT;
