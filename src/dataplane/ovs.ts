@@ -483,4 +483,3 @@ function holds(t: Target, ip: number): boolean {
 function portLabel(br: Bridge, ofport: number): string {
   return ofport === OFPP.LOCAL ? 'LOCAL' : `${br.nameOfPort(ofport) ?? '?'}(${ofport})`;
 }
-
