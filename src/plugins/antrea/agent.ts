@@ -189,8 +189,7 @@ export class AntreaAgent implements NodeAgent {
   #lastIp = 0;
   /** The flows on the bridge (printed form) and how many objects need each. */
   readonly #installed = new Map<string, number>();
-  /** AntreaProxy's group IDs by service key; released IDs are reused first (the allocator's rule). */
-  readonly #groupIds = new Map<string, number>();
+  /** AntreaProxy's released group IDs, reused first (the allocator's rule). */
   readonly #freeGroupIds: number[] = [];
   /** NetworkPolicy takes the first group IDs at start (derived from pkg/agent/openflow): Services start at 5. */
   #nextGroupId = 5;
@@ -439,7 +438,6 @@ export class AntreaAgent implements NodeAgent {
       taken.add(x.groupId);
       const { key, groupId, ...rest } = x;
       agent.#services.set(key, { ...rest, groupId });
-      agent.#groupIds.set(key, groupId);
     }
     for (const g of state.freeGroupIds) {
       if (g < 5 || g >= next) bad(`.freeGroupIds: ${g} is not one allocated (5..${next - 1})`);
@@ -625,11 +623,9 @@ export class AntreaAgent implements NodeAgent {
    * exists), ServiceLB flow and endpoint flows replaced when anything of it changed.
    */
   updateService(x: AntreaService): void {
-    let id = this.#groupIds.get(x.key);
-    if (id === undefined) {
-      id = this.#freeGroupIds.pop() ?? this.#nextGroupId++;
-      this.#groupIds.set(x.key, id);
-    }
+    const old = this.#services.get(x.key);
+    // (a port keeps its group's ID while it exists: Antrea's allocator)
+    const id = old?.groupId ?? this.#freeGroupIds.pop() ?? this.#nextGroupId++;
     const next: ServicePort = {
       clusterIP: x.clusterIP,
       port: x.port,
@@ -639,7 +635,6 @@ export class AntreaAgent implements NodeAgent {
       ...(x.affinityTimeout !== undefined ? { affinityTimeout: x.affinityTimeout } : {}),
       ...(x.nodePort !== undefined ? { nodePort: x.nodePort } : {}),
     };
-    const old = this.#services.get(x.key);
     if (old && sameService(old, next)) return;
     this.#services.set(x.key, next);
     if (!this.#started) return;
@@ -654,7 +649,6 @@ export class AntreaAgent implements NodeAgent {
     const old = this.#services.get(key);
     if (!old) return false;
     this.#services.delete(key);
-    this.#groupIds.delete(key);
     this.#freeGroupIds.push(old.groupId);
     if (this.#started) this.unprogramService(old);
     return true;
