@@ -565,23 +565,15 @@ export class Cluster {
       nextPod: 3,
       ovnNative: ovn,
     });
-    this.nodes.set(spec.name, node);
-    const all = [...natives, node];
-    for (const n of all)
-      n.ovnNative!.setPeers(
-        all
-          .filter((o) => o !== n)
-          .map((o) => ({
-            name: o.name,
-            nodeIp: o.ip,
-            podSubnet: o.podSubnet,
-            systemId: o.ovnNative!.systemId,
-            datapathKey: o.ovnNative!.options.datapathKey,
-          })),
-      );
-    this.fabric.attach(segment, host.dataplane, ip, mac);
-    this.registerNode(spec.name, podSubnet, podSubnetV6, ip);
-    this.changed();
+    // every native node tunnels to every other: the new one to all, all to it
+    meshOvnNative([...natives, node]);
+    try {
+      this.admit(node, host.dataplane, mac, podSubnetV6, { segmentNext: before!, index });
+    } catch (e) {
+      // the others' tunnel ports to it go again (admit took it out of the cluster)
+      meshOvnNative(natives);
+      throw e;
+    }
     return host;
   }
 
@@ -634,15 +626,22 @@ export class Cluster {
       nextPod: 0,
       antrea: agent,
     });
-    for (const other of this.nodes.values()) {
-      if (other.kind !== 'Windows' || !other.antrea) continue;
-      other.antrea.addPeer({ name: spec.name, nodeIp: fmt(ip), podCidr: fmtPrefix(podSubnet) });
+    const others = [...this.nodes.values()].flatMap((o) =>
+      o.kind === 'Windows' && o.antrea
+        ? [{ name: o.name, ip: o.ip, podSubnet: o.podSubnet, agent: o.antrea }]
+        : [],
+    );
+    for (const other of others) {
+      other.agent.addPeer({ name: spec.name, nodeIp: fmt(ip), podCidr: fmtPrefix(podSubnet) });
       agent.addPeer({ name: other.name, nodeIp: fmt(other.ip), podCidr: fmtPrefix(other.podSubnet) });
     }
-    this.nodes.set(spec.name, node);
-    this.fabric.attach(segment, host.dataplane, ip, mac);
-    this.registerNode(spec.name, podSubnet, podSubnetV6, ip);
-    this.changed();
+    try {
+      this.admit(node, host.dataplane, mac, podSubnetV6, { segmentNext: before!, index });
+    } catch (e) {
+      // the others' routes and tunnel flows to it go again (admit took it out of the cluster)
+      for (const other of others) other.agent.removePeer(spec.name);
+      throw e;
+    }
     return host;
   }
 
@@ -1202,4 +1201,20 @@ export class Cluster {
   send(request: SendRequest): TraceResult {
     return runSend(this.scope, request);
   }
+}
+
+/** Native ovn-kubernetes nodes: each gets a tunnel port to every other one of `natives` (and only those). */
+function meshOvnNative(natives: readonly WinNode[]): void {
+  for (const n of natives)
+    n.ovnNative!.setPeers(
+      natives
+        .filter((o) => o !== n)
+        .map((o) => ({
+          name: o.name,
+          nodeIp: o.ip,
+          podSubnet: o.podSubnet,
+          systemId: o.ovnNative!.systemId,
+          datapathKey: o.ovnNative!.options.datapathKey,
+        })),
+    );
 }

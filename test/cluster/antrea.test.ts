@@ -3,8 +3,9 @@
  * by its agent, the agents told of each other (tunnels, routes), pods attached by the agent; traces
  * cross the cluster's underlay in Geneve (or VXLAN, STT) through both nodes' OVS bridges.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Cluster } from '../../src/cluster/cluster.js';
+import { hnsError } from '../../src/core/errors.js';
 import { traceflowResults } from '../../src/render/traceflow.js';
 import { fmt as fmtIp } from '../../src/vswitch/v4.js';
 
@@ -303,5 +304,43 @@ describe('Traceflow’s view of a trace (packetin.go’s observations)', () => {
       expect(t.observations.some((o) => o.action === 'Encapsulated')).toBe(false);
       expect(t.host).toBe('router');
     }
+  });
+});
+
+/** A host's route destinations. */
+const dests = (h: ReturnType<Cluster['host']>) =>
+  h.routes().map((r) => `${fmtIp(r.dest.addr)}/${r.dest.len}`);
+
+describe('a join that fails', () => {
+  it('leaves no half-added Antrea node: not in the cluster nor the API server, no peer route or tunnel flow to it on the others, its address free', () => {
+    const c = new Cluster({ seed: 5 });
+    const ha = c.addWindowsNode({ name: 'win-a', network: 'antrea' });
+    const a = c.nodeOf('win-a');
+    if (a?.kind !== 'Windows' || !a.antrea) throw new Error('win-a is not an Antrea node');
+    const flowsBefore = a.antrea.flows();
+    const routesBefore = dests(ha);
+    expect(routesBefore).not.toContain('10.244.2.0/24');
+    // the cluster's sync after the join fails on win-a's agent
+    const refuse = vi.spyOn(a.antrea, 'setNetworkPolicies').mockImplementation(() => {
+      throw hnsError('E_ACCESSDENIED', 'refused by the test');
+    });
+    expect(() => c.addWindowsNode({ name: 'win-b', network: 'antrea' })).toThrow(
+      expect.objectContaining({ code: 'E_ACCESSDENIED' }),
+    );
+    expect(c.nodeNames()).toEqual(['win-a']);
+    expect(c.kubeApi.node('win-b')).toBeUndefined();
+    // win-a is as it was: no route to 10.244.2.0/24, no tunnel flow to 10.0.0.11
+    expect(dests(ha)).toEqual(routesBefore);
+    expect(a.antrea.flows()).toEqual(flowsBefore);
+    refuse.mockRestore();
+    // the name, the address and the pod subnet are free again
+    c.addWindowsNode({ name: 'win-b', network: 'antrea' });
+    expect(fmtIp(c.nodeOf('win-b')!.ip)).toBe('10.0.0.11');
+    expect(dests(ha)).toContain('10.244.2.0/24');
+    c.addPod({ namespace: 'default', name: 'client', node: 'win-a' });
+    c.addPod({ namespace: 'default', name: 'db', node: 'win-b' });
+    expect(c.trace({ from: 'default/client', to: 'default/db', destinationPort: 80 }).disposition).toBe(
+      'Delivered',
+    );
   });
 });

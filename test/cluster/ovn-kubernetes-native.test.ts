@@ -8,7 +8,8 @@
  * openvswitch/ovs @ 0c4caeb114 `ovn/controller/encaps.c` (tunnel ports); reference ovs-windows.md
  * §1.5, §2.4 (STT TCP 7471, Geneve UDP 6081), §6.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { hnsError } from '../../src/core/errors.js';
 import { Cluster } from '../../src/cluster/cluster.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { Host } from '../../src/host/host.js';
@@ -484,5 +485,43 @@ describe('in scenarios: ovnKubernetes { mode: native, encapType }', () => {
         doc('  - { name: w1, cni: ovn-kubernetes, ovnKubernetes: { mode: native, encapType: vxlan } }'),
       ),
     ).not.toEqual([]);
+  });
+});
+
+describe('a join that fails', () => {
+  it('leaves no half-added native node: not in the cluster nor the API server, no tunnel port to it on the others, its address free', () => {
+    const { c, hosts } = cluster('geneve', 1);
+    const h1 = hosts[0]!;
+    const n1 = c.nodeOf('win-1');
+    if (n1?.kind !== 'Windows' || !n1.ovnNative) throw new Error('win-1 is not a native node');
+    const portsBefore = vsctl(h1, 'list-ports', 'br-int');
+    // the cluster's sync after the join (OVN's load balancers on every native node) fails on win-1
+    const refuse = vi.spyOn(n1.ovnNative, 'setServices').mockImplementation(() => {
+      throw hnsError('E_ACCESSDENIED', 'refused by the test');
+    });
+    let err: unknown;
+    try {
+      c.addWindowsNode({ name: 'win-2', network: 'ovn-kubernetes', ovnKubernetes: { mode: 'native' } });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'E_ACCESSDENIED' });
+    expect(c.nodeNames()).toEqual(['win-1']);
+    expect(c.kubeApi.node('win-2')).toBeUndefined();
+    expect(vsctl(h1, 'list-ports', 'br-int')).toBe(portsBefore);
+    refuse.mockRestore();
+    // the name and the address are free again; the retry's tunnel carries pods' packets
+    const h2 = c.addWindowsNode({
+      name: 'win-2',
+      network: 'ovn-kubernetes',
+      ovnKubernetes: { mode: 'native' },
+    });
+    expect(c.nodeOf('win-2')!.ip).toBe(0x0a00000b);
+    const sys2 = vsctl(h2, 'get', 'Open_vSwitch', '.', 'external_ids:system-id').replace(/"/g, '');
+    expect(vsctl(h1, 'list-ports', 'br-int').split('\n')).toContain(`ovn-${sys2.slice(0, 6)}-0`);
+    c.addPod({ namespace: 'default', name: 'a', node: 'win-1' });
+    c.addPod({ namespace: 'default', name: 'b', node: 'win-2' });
+    const t = tj(c.trace({ from: 'default/a', to: 'default/b', destinationPort: 80 }));
+    expect(t.disposition, path(t)).toBe('Delivered');
   });
 });
