@@ -108,44 +108,82 @@ function syncRemoteSubnets(n: WinNode, nodes: readonly AnyNode[]): void {
     );
 }
 
-/** Overlay settings that do not agree between nodes (VNI, UDP port, MTU, backends). */
+/**
+ * Overlay settings that do not agree between nodes (VNI, UDP port, MTU, tunnel type, backends):
+ * flannel's VXLAN settings, the hybrid overlay's UDP port between ovn-kubernetes' Windows nodes and
+ * its Linux node, Antrea's tunnel type, native ovn-kubernetes' encapsulation, and plugins whose
+ * nodes have no route between their pods (flannel overlay and host-gw; Antrea and flannel).
+ */
 export function checkOverlays(nodes: Iterable<AnyNode>): ClusterFinding[] {
   const out: ClusterFinding[] = [];
   const overlay: { name: string; kind: AnyNode['kind']; vni: number; port: number; mtu: number }[] = [];
   const hostgw: string[] = [];
+  const hybrid: { name: string; port: number }[] = [];
+  const antrea: { name: string; tunnel: string }[] = [];
+  const native: { name: string; encap: string }[] = [];
   for (const n of nodes) {
     const { name, kind } = n;
-    // (ovn-kubernetes nodes: the hybrid overlay's VNI and port are its own, src/cluster/ovn-kubernetes.ts)
-    if (isOvnKubernetes(n)) continue;
-    if (isHostGw(n)) hostgw.push(name);
+    if (n.kind === 'Windows' && n.antrea) antrea.push({ name, tunnel: n.spec.tunnelType ?? 'geneve' });
+    else if (n.kind === 'Windows' && n.ovnNative)
+      native.push({ name, encap: n.spec.ovnKubernetes?.encapType ?? 'geneve' });
+    // (the hybrid overlay's VNI is the constant 4097: only its port can differ)
+    else if (isOvnKubernetes(n))
+      hybrid.push({ name, port: n.kind === 'Windows' ? (n.spec.vxlanPort ?? 4789) : n.node.vxlan!.port });
+    else if (isHostGw(n)) hostgw.push(name);
     else if (n.kind === 'Windows')
       overlay.push({ name, kind, vni: n.spec.vni ?? 4096, port: n.spec.vxlanPort ?? 4789, mtu: 1450 });
     else overlay.push({ name, kind, ...n.node.vxlan! });
   }
-  const differ = (key: 'vni' | 'port' | 'mtu', setting: ClusterFinding['setting'], why: string) => {
-    const values = new Map<number, string[]>();
-    for (const o of overlay) values.set(o[key], [...(values.get(o[key]) ?? []), o.name]);
-    if (values.size > 1) {
-      const desc = [...values].map(([v, ns]) => `${v} on ${ns.join(', ')}`).join('; ');
+  /** A finding when the nodes' values of one setting are not all the same. */
+  const differ = (
+    values: readonly (readonly [name: string, value: string | number])[],
+    setting: ClusterFinding['setting'],
+    why: string,
+    severity: ClusterFinding['severity'] = 'error',
+  ) => {
+    const by = new Map<string | number, string[]>();
+    for (const [name, v] of values) by.set(v, [...(by.get(v) ?? []), name]);
+    if (by.size > 1) {
+      const desc = [...by].map(([v, ns]) => `${v} on ${ns.join(', ')}`).join('; ');
       out.push({
-        severity: key === 'mtu' ? 'warning' : 'error',
-        nodes: overlay.map((o) => o.name),
+        severity,
+        nodes: values.map(([name]) => name),
         setting,
-        message: `${setting} differs: ${desc} — ${why}`,
+        message: `${setting === 'tunnel' ? 'tunnel type' : setting} differs: ${desc} — ${why}`,
       });
     }
   };
   differ(
-    'vni',
+    overlay.map((o) => [o.name, o.vni]),
     'VNI',
     'VXLAN packets with another VNI are dropped at decapsulation (Windows needs 4096 or more)',
   );
   differ(
-    'port',
+    overlay.map((o) => [o.name, o.port]),
     'UDP port',
     'a node drops VXLAN on a port it does not listen on (Windows flannel supports only 4789)',
   );
-  differ('mtu', 'MTU', 'pods on the larger-MTU side send packets the other side fragments or drops');
+  differ(
+    overlay.map((o) => [o.name, o.mtu]),
+    'MTU',
+    'pods on the larger-MTU side send packets the other side fragments or drops',
+    'warning',
+  );
+  differ(
+    hybrid.map((o) => [o.name, o.port]),
+    'UDP port',
+    "the hybrid overlay's VXLAN reaches a node only on the port its network listens on",
+  );
+  differ(
+    antrea.map((o) => [o.name, o.tunnel]),
+    'tunnel',
+    "Antrea's tunnel type is one for the cluster: a node takes only its own tunnel's packets",
+  );
+  differ(
+    native.map((o) => [o.name, o.encap]),
+    'tunnel',
+    'OVN encapsulates to a chassis in the type it registered: a node takes only its own',
+  );
   const windowsOverlay = overlay.some((o) => o.kind === 'Windows');
   for (const o of overlay) {
     if (o.vni < 4096 && o.kind === 'Linux' && windowsOverlay)
@@ -162,6 +200,14 @@ export function checkOverlays(nodes: Iterable<AnyNode>): ClusterFinding[] {
       nodes: [...overlay.map((o) => o.name), ...hostgw],
       setting: 'backend',
       message: `overlay nodes (${overlay.map((o) => o.name).join(', ')}) and host-gw nodes (${hostgw.join(', ')}) have no route between their pods`,
+    });
+  const flannel = [...overlay.map((o) => o.name), ...hostgw];
+  if (antrea.length && flannel.length)
+    out.push({
+      severity: 'error',
+      nodes: [...antrea.map((o) => o.name), ...flannel],
+      setting: 'backend',
+      message: `Antrea nodes (${antrea.map((o) => o.name).join(', ')}) and flannel nodes (${flannel.join(', ')}) have no route between their pods`,
     });
   return out;
 }

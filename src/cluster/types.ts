@@ -256,6 +256,6 @@ export interface ServiceRec {
 export interface ClusterFinding {
   readonly severity: 'error' | 'warning';
   readonly nodes: readonly string[];
-  readonly setting: 'VNI' | 'UDP port' | 'MTU' | 'backend';
+  readonly setting: 'VNI' | 'UDP port' | 'MTU' | 'tunnel' | 'backend';
   readonly message: string;
 }
