@@ -317,3 +317,15 @@ export function renderTable(rows: readonly Row[]): string {
   }
   return out.join('\n');
 }
+
+/** mulberry32: a small seeded generator, so that every run builds the same rules and objects. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

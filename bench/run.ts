@@ -6,7 +6,7 @@
  *   npm run bench                      # the table
  *   npm run bench -- --json            # machine-readable rows on stdout
  *   npm run bench -- --strict --quick  # smoke run (10k instead of 100k), non-zero on a MISS
- *   npm run bench -- --only=addr       # some modules, comma-separated (hns, addr, trace, ovs, hcs, cni, startup, wine, scenario, suite)
+ *   npm run bench -- --only=addr       # some modules, comma-separated (hns, addr, trace, ovs, hcs, cni, startup, wine, scenario, analysis, suite)
  *   npm run bench -- --all             # every module, the opt-in ones (suite: minutes of npm test) included
  */
 import { existsSync } from 'node:fs';
@@ -41,6 +41,7 @@ const MODULES: readonly { readonly group: string; readonly file: string; readonl
   { group: 'startup', file: './startup.bench.ts' },
   { group: 'wine', file: './wine.bench.ts' },
   { group: 'scenario', file: './scenario.bench.ts' },
+  { group: 'analysis', file: './analysis.bench.ts' },
   { group: 'suite', file: './suite.bench.ts', optIn: true },
 ];
 

@@ -19,6 +19,7 @@ import {
   median,
   quantile,
   sampleOps,
+  seeded,
   tick,
   timeNs,
   type Report,
@@ -57,18 +58,6 @@ const NS_PER_US = 1000;
 const us = (ns: number): number => ns / NS_PER_US;
 
 // ───────────────────────────── set-up ─────────────────────────────
-
-/** mulberry32: a small seeded generator, so every run builds the same rules and load balancers. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randInt(rnd: () => number, lo: number, hi: number): number {
   return lo + Math.floor(rnd() * (hi - lo + 1));
