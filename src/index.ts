@@ -478,5 +478,18 @@ export {
   type ShowKind,
 } from './render/objects.js';
 export { explainTrace, renderExplanation, type Explanation, type ExplainContext } from './render/explain.js';
+export {
+  analyzeAcls,
+  type AclAnalysis,
+  type AclAnalysisOptions,
+  type AclDirectionAnalysis,
+  type AclOutcome,
+  type AclRuleAnalysis,
+  type AclTie,
+  type PacketSet,
+} from './analysis/acl.js';
+export { analyzePort, type PortAnalysis } from './analysis/port.js';
+export { AclSpace, type AclPacket, type WitnessPacket } from './analysis/space.js';
+export { analysisJson, renderAnalysis } from './render/analysis.js';
 export { Diagram, addHost, toDot, toMermaid, type HostDiagramOptions } from './render/diagram.js';
 export { dotToSvg } from './render/svg.js';

@@ -1,6 +1,7 @@
 /**
  * The `hnsim` command (DESIGN: cli/, "What a user runs"): the dispatcher. Each command is a module of
- * its own (quickstart, run, serve, show, trace, explain, diagram, cni, call, wine, version) with its
+ * its own (quickstart, run, serve, show, trace, explain, diagram, cni, call, wine, ovs, analyze,
+ * version) with its
  * help text; what they share is src/cli/args.ts (I/O, exit codes, option parsing) and
  * src/cli/node.ts (the host from the host options). A usage error prints one line to stderr and
  * exits 2, a runtime failure exits 1. Help, version and usage errors answer without loading the model.
@@ -27,7 +28,7 @@ import { SERVE_USAGE, cmdServe } from './serve.js';
 import { SHOW_USAGE, cmdShow } from './show.js';
 import { TRACE_USAGE, cmdTrace } from './trace.js';
 import { VERSION_USAGE, cmdVersion } from './version.js';
-import { DIAGRAM_USAGE, EXPLAIN_USAGE } from './views.js';
+import { ANALYZE_USAGE, DIAGRAM_USAGE, EXPLAIN_USAGE } from './views.js';
 import { cmdWine, WINE_USAGE } from './wine.js';
 import { OVS_USAGE } from './ovs.js';
 
@@ -47,6 +48,7 @@ const COMMANDS = [
   'call',
   'wine',
   'ovs',
+  'analyze',
   'version',
   'help',
 ] as const;
@@ -82,6 +84,8 @@ Commands:
                with hnsim's computenetwork.dll and vmcompute.dll, against a simulated node
   ovs          Run Open vSwitch's commands (ovs-vsctl, ovs-ofctl, ovs-appctl ofproto/trace)
                on a state file's node, whose ovs-vswitchd forwards the OVS-enabled switch
+  analyze      Every packet of a port's ACLs at once: each rule's exact packets, shadowed
+               and redundant rules, overlapping ties, in a scenario or a state file
   version      Print the hnsim version and the host profiles it simulates
   help [cmd]   Show this help, or a command's
 
@@ -105,6 +109,7 @@ const USAGE: Readonly<Record<Exclude<Command, 'help'>, string>> = {
   call: CALL_USAGE,
   wine: WINE_USAGE,
   ovs: OVS_USAGE,
+  analyze: ANALYZE_USAGE,
   version: VERSION_USAGE,
 };
 
@@ -156,6 +161,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         return await cmdWine(rest, io, wineNode);
       case 'ovs':
         return await (await import('./ovs.js')).cmdOvs(rest, io);
+      case 'analyze':
+        return await (await import('./views.js')).cmdAnalyze(rest, io);
       case 'version':
         return await cmdVersion(rest, io);
     }

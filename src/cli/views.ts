@@ -70,6 +70,31 @@ ${SCENARIO_FLAGS_HELP}
 ${EXIT_HELP('the diagram was written', 'an unknown node, an unwritable -o file')}
 `;
 
+export const ANALYZE_USAGE = `Usage: hnsim analyze FILE --port PORT [--node NAME] [--format text|json] [--at N] [--seed N]
+
+Every packet of a port's ACLs at once, once a scenario (or a state file) has run: for each ACL
+rule of the port (its ACL and TierAcl policies and its network's NetworkACLs), in each
+direction, the exact set of packets whose verdict it gives — after the rules that come before
+it, the tiers' Pass, the VFP default and the WFP stage of Host rules, as the packet path
+decides — written compactly ("TCP to 10.244.1.2 port 80 from 10.244.0.0/16 except
+10.244.3.7"); the rules that decide nothing (shadowed), with the rules that decide their
+packets instead; the rules whose removal would change no verdict (redundant); Allow and Block
+rules of one priority that overlap, with the one that wins there; and what the defaults
+decide. The packets are those of the port: its own address on the endpoint's side. JSON adds
+counts and a witness packet per set ('hnsim trace FILE' replays it).
+
+  hnsim analyze scenarios/acl-analysis.yaml --port default/web
+
+Options:
+  --port PORT       The port: a pod (namespace/name, or name), or an endpoint's ID or name
+  --node NAME       The node whose endpoint it is (default: the one that has it)
+  --format FORMAT   text (default) or json
+${SCENARIO_FLAGS_HELP}
+  -h, --help        Show this help
+
+${EXIT_HELP('the analysis was written', 'no such port, an unknown --node')}
+`;
+
 export const EXPLAIN_USAGE = `Usage: hnsim explain FILE --from SOURCE --to TARGET [--proto tcp|udp|icmp] [--port N]
                      [--sport N] [--format text|json] [--at N] [--seed N]
 
@@ -630,6 +655,69 @@ async function showFileRules(io: CliIo, file: string, v: Record<string, unknown>
     });
   await write(io.stdout, text.join('\n\n') + '\n');
   return VIEW_OK;
+}
+
+// ───────────────────────────── analyze ─────────────────────────────
+
+/** `hnsim analyze FILE --port PORT`: a port's ACL analysis. */
+export async function cmdAnalyze(args: string[], io: CliIo): Promise<number> {
+  return guard(io, 'analyze', async () => {
+    const { values: v, positionals } = parse('analyze', args, {
+      port: { type: 'string' },
+      node: { type: 'string' },
+      format: { type: 'string' },
+      at: { type: 'string' },
+      seed: { type: 'string' },
+    });
+    if (v.help) return write(io.stdout, ANALYZE_USAGE).then(() => VIEW_OK);
+    if (positionals.length === 0) throw usage('analyze', 'a scenario or state FILE is required');
+    if (positionals.length > 1) throw usage('analyze', `unexpected argument "${positionals[1]}"`);
+    const want = v.port as string | undefined;
+    if (want === undefined || want === '') throw usage('analyze', '--port is required');
+    const format = (v.format as string | undefined) ?? 'text';
+    if (format !== 'text' && format !== 'json')
+      throw usage('analyze', `--format must be text or json, got "${format}"`);
+    const t = await loadTarget(
+      'analyze',
+      positionals[0]!,
+      io,
+      scenarioOpts('analyze', v, io, format === 'text'),
+    );
+    const node = v.node as string | undefined;
+    const hosts = selectHosts('analyze', t, node === undefined ? undefined : [node]);
+    // a pod names its endpoint (namespace/name, or name in default); else an endpoint reference
+    const pods = [...(t.scenario?.world.pods.values() ?? [])];
+    const pod = pods.find((p) => p.key === want) ?? pods.find((p) => p.key === `default/${want}`);
+    const refs = [...(pod?.endpointId ? [pod.endpointId] : []), want];
+    const [{ analyzePort }, { analysisJson, renderAnalysis }] = await Promise.all([
+      import('../analysis/port.js'),
+      import('../render/analysis.js'),
+    ]);
+    for (const [, host] of hosts) {
+      const view = host.dataplane.view();
+      const ref = refs.find((r) => {
+        const p = view.portByRef.get(r.toLowerCase()) ?? view.portByRef.get(r);
+        return p !== undefined && !p.remote;
+      });
+      if (ref === undefined) continue;
+      let a;
+      try {
+        a = analyzePort(host, ref);
+      } catch (e) {
+        throw new ViewError(
+          VIEW_FAILURE,
+          `analyze: ${(e as { detail?: string }).detail ?? (e as Error).message}`,
+          'analyze',
+        );
+      }
+      await write(
+        io.stdout,
+        format === 'json' ? JSON.stringify(analysisJson(a), null, 2) + '\n' : renderAnalysis(a),
+      );
+      return VIEW_OK;
+    }
+    throw new ViewError(VIEW_FAILURE, `analyze: no port "${want}" in ${t.title}`, 'analyze');
+  });
 }
 
 // ───────────────────────────── diagram ─────────────────────────────

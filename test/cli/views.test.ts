@@ -265,6 +265,8 @@ describe('every command', () => {
     'cni',
     'call',
     'wine',
+    'ovs',
+    'analyze',
     'version',
   ];
 

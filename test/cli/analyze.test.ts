@@ -1,0 +1,152 @@
+// `hnsim analyze FILE --port PORT` (src/cli/views.ts, src/render/analysis.ts): a port's ACL
+// analysis in a shipped scenario and in a state file, text and JSON, and the command line's
+// errors with their exit codes. The expected lines are written from the scenario's rules
+// (scenarios/acl-analysis.yaml): web is 10.244.2.3 on win-2.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createHost } from '../../src/host/host.js';
+import { addL2Bridge } from '../../src/testing/commands.js';
+import { root, runHnsim } from './hnsim.js';
+
+const SCENARIO = join(root, 'scenarios/acl-analysis.yaml');
+const dir = mkdtempSync(join(tmpdir(), 'hnsim-analyze-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('hnsim analyze on a scenario', () => {
+  it('names each rule with the packets it decides, the shadowed one with what takes its packets', async () => {
+    const r = await runHnsim(['analyze', SCENARIO, '--port', 'web']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(/^ACL analysis of web_cbr0 \(10\.244\.2\.3, [0-9A-F-]{36}\)$/);
+    const after = (head: string) => lines[lines.findIndex((l) => l.startsWith(head)) + 1];
+    expect(after('  block-web  Block VFP priority 500  [decides]')).toBe(
+      '      TCP to 10.244.2.3 port 80 from 10.244.0.0/16 except 10.244.3.7',
+    );
+    expect(after('  allow-sub  Allow VFP priority 600  [shadowed, redundant]')).toBe(
+      '      its packets are decided by block-web (VFP)',
+    );
+    expect(after('  allow-dns  Allow VFP priority 900  [decides, redundant]')).toBe(
+      '      UDP to port 53 from 10.244.2.3',
+    );
+  });
+
+  it('--format json: counts as strings, a witness per set, the pod found by namespace/name too', async () => {
+    const r = await runHnsim([
+      'analyze',
+      SCENARIO,
+      '--port',
+      'default/web',
+      '--node',
+      'win-2',
+      '--format',
+      'json',
+    ]);
+    expect(r.status).toBe(0);
+    const doc = JSON.parse(r.stdout) as {
+      endpoint: { ip: string };
+      In: {
+        rules: { rule: { ruleId: string }; status: string; decides: { count: string; witness?: object } }[];
+      };
+    };
+    expect(doc.endpoint.ip).toBe('10.244.2.3');
+    const probe = doc.In.rules.find((x) => x.rule.ruleId === 'allow-probe')!;
+    expect(probe.status).toBe('decides');
+    // one peer, any of its 65,536 source ports
+    expect(probe.decides.count).toBe('65536');
+    expect(probe.decides.witness).toEqual({
+      protocol: 6,
+      srcIp: '10.244.3.7',
+      srcPort: 49152,
+      dstIp: '10.244.2.3',
+      dstPort: 80,
+    });
+  });
+
+  it("docs/analysis.md's fix: allow-sub at 450 decides its /24, block-web keeps the rest", async () => {
+    const text = readFileSync(SCENARIO, 'utf8');
+    const at = text.indexOf('Priority: 600', text.indexOf('Id: allow-sub'));
+    const fixed = join(dir, 'fixed.yaml');
+    writeFileSync(fixed, text.slice(0, at) + 'Priority: 450' + text.slice(at + 'Priority: 600'.length));
+    const r = await runHnsim(['analyze', fixed, '--port', 'web']);
+    expect(r.stdout).toContain(
+      [
+        '  allow-sub  Allow VFP priority 450  [decides]',
+        '      TCP to 10.244.2.3 port 80 from 10.244.2.0/24',
+        '  block-web  Block VFP priority 500  [decides]',
+        '      TCP to 10.244.2.3 port 80 from 10.244.0.0/16 except 10.244.2.0/24, 10.244.3.7',
+      ].join('\n'),
+    );
+  });
+
+  it('refuses a missing --port (2), a bad --format (2), an unknown port (1) or node (1)', async () => {
+    const noPort = await runHnsim(['analyze', SCENARIO]);
+    expect([noPort.status, noPort.stderr]).toEqual([
+      2,
+      "hnsim: analyze: --port is required (see 'hnsim analyze --help')\n",
+    ]);
+    const fmt = await runHnsim(['analyze', SCENARIO, '--port', 'web', '--format', 'yaml']);
+    expect(fmt.status).toBe(2);
+    const unknown = await runHnsim(['analyze', SCENARIO, '--port', 'nope']);
+    expect([unknown.status, unknown.stderr]).toEqual([1, 'hnsim: analyze: no port "nope" in acl-analysis\n']);
+    const node = await runHnsim(['analyze', SCENARIO, '--port', 'web', '--node', 'win-1']);
+    expect(node.status).toBe(1);
+  });
+});
+
+describe('hnsim analyze on a state file', () => {
+  it('analyses an endpoint by name; one without ACLs allows every packet', async () => {
+    const host = createHost({
+      seed: 2,
+      adapters: [{ name: 'Ethernet', ipAddress: '10.0.0.4/24', gateway: '10.0.0.1' }],
+    });
+    const net = addL2Bridge(host);
+    for (const [name, ip, policies] of [
+      ['open', '10.244.1.5', []],
+      [
+        'locked',
+        '10.244.1.6',
+        [
+          {
+            Type: 'ACL',
+            Settings: {
+              Id: 'only-dns',
+              Action: 'Allow',
+              Direction: 'Out',
+              Protocols: '17',
+              RemotePorts: '53',
+              Priority: 100,
+            },
+          },
+        ],
+      ],
+    ] as const) {
+      const r = host.api.HcnCreateEndpoint(net, null, {
+        Name: name,
+        HostComputeNetwork: net,
+        IpConfigurations: [{ IpAddress: ip, PrefixLength: 24 }],
+        Policies: [...policies],
+        SchemaVersion: { Major: 2, Minor: 0 },
+      });
+      if (!r.ok) throw new Error(r.message);
+    }
+    const file = join(dir, 'node.json');
+    writeFileSync(file, JSON.stringify(host.snapshot()));
+    const open = await runHnsim(['analyze', file, '--port', 'open']);
+    expect(open.status).toBe(0);
+    expect(open.stdout).toContain('Inbound (In):\n  no ACL: every packet allowed\n');
+    const locked = await runHnsim(['analyze', file, '--port', 'locked']);
+    expect(locked.stdout).toContain(
+      [
+        'Outbound (Out):',
+        '  only-dns  Allow VFP priority 100  [decides]',
+        '      UDP to port 53 from 10.244.1.6',
+        '  VFP default-deny:',
+        '      any protocol except UDP from 10.244.1.6',
+        '      UDP to port 0-52, 54-65535 from 10.244.1.6',
+      ].join('\n'),
+    );
+  });
+});
