@@ -489,6 +489,7 @@ export {
   type PacketSet,
 } from './analysis/acl.js';
 export { analyzePort, type PortAnalysis } from './analysis/port.js';
+export { analysisRpcMethods } from './analysis/rpc.js';
 export { AclSpace, type AclPacket, type WitnessPacket } from './analysis/space.js';
 export { analysisJson, renderAnalysis } from './render/analysis.js';
 export { Diagram, addHost, toDot, toMermaid, type HostDiagramOptions } from './render/diagram.js';

@@ -215,6 +215,18 @@ export function invalidParams(message: string): RpcProtocolError {
   return new RpcProtocolError(RpcErrorCode.InvalidParams, `Invalid params: ${message}`);
 }
 
+/**
+ * The one object parameter of an extra method (CNI, CNS, Antrea, the analysis), with only the
+ * given keys.
+ */
+export function objectParam(method: string, v: Json | undefined, keys: readonly string[]): JsonObject {
+  if (!isJsonObject(v)) throw invalidParams(`${method} takes one object: {${keys.join(', ')}}`);
+  for (const k of Object.keys(v)) {
+    if (!keys.includes(k)) throw invalidParams(`${method}: unknown key "${k}" (${keys.join(', ')})`);
+  }
+  return v;
+}
+
 /** The single object parameter of a fault or clock method. */
 function ruleParam(method: string, v: Json | undefined, allowed: readonly string[]): JsonObject {
   if (!isJsonObject(v)) throw invalidParams(`${method} takes one object parameter`);

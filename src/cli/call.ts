@@ -89,12 +89,15 @@ export async function cmdCall(args: string[], io: CliIo): Promise<number> {
     throw new UsageError('call: --state FILE or --connect ADDR:PORT is required', 'call');
   if (flags.connect !== undefined) return callConnected(flags.connect, method, params, io, hostFlagOf(flags));
   const node = await stateHost('call', flags);
-  const [{ RpcServer }, { cniRpcMethods }, { wineRegistry }] = await Promise.all([
+  const [{ RpcServer }, { cniRpcMethods }, { wineRegistry }, { analysisRpcMethods }] = await Promise.all([
     import('../api/rpc.js'),
     import('../plugins/index.js'),
     import('../wine/plugin.js'),
+    import('../analysis/rpc.js'),
   ]);
-  const server = new RpcServer(node.host, { methods: cniRpcMethods(node.host, wineRegistry(node.host)) });
+  const server = new RpcServer(node.host, {
+    methods: { ...cniRpcMethods(node.host, wineRegistry(node.host)), ...analysisRpcMethods(node.host) },
+  });
   const answer = await server.request({ jsonrpc: '2.0', id: 1, method, params });
   node.save();
   return printAnswer(answer, io);

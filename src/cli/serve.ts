@@ -30,7 +30,8 @@ a network config list as libcni does (ADD in order, DEL in reverse, its result c
 CnsStart({ncs?, multitenancy?, port?}), CnsStop, CnsState run Azure CNS on the node (a
 Snapshot carries it: running or not, its NCs and what it assigned); AntreaStart({podCidr,
 tunnelType?, trafficEncapMode?, proxyAll?, dnsServers?, dnsSearch?, adapter?}), AntreaStop,
-AntreaState run an Antrea agent on the node (a Snapshot carries it too).
+AntreaState run an Antrea agent on the node (a Snapshot carries it too). Analysis:
+AnalyzePort({endpoint}) → every packet of that port's ACLs at once (docs/analysis.md).
 Faults and time: FaultFail({method|id|name|path, hresult, times}), FaultDelay({…, ms}),
 FaultHang({…}), FaultRelease({rule, one?}), FaultRemove({rule}), FaultList, FaultHeld,
 FaultClear, ClockNow, ClockAdvance(ms). Dataplane: Trace({from, to, protocol?,
@@ -107,17 +108,24 @@ export async function cmdServe(args: string[], io: CliIo): Promise<number> {
   if (flags.help) return write(io.stdout, SERVE_USAGE).then(() => EXIT_OK);
   const listen = flags.listen === undefined ? undefined : readLoopback('serve', 'listen', flags.listen);
   const { options } = hostOptions('serve', flags);
-  const [{ createHost }, { serveStdio, serveTcp }, { cniRpcMethods }, { wineRegistry }, { registerFace }] =
-    await Promise.all([
-      loadHost(),
-      import('../api/rpc.js'),
-      import('../plugins/index.js'),
-      import('../wine/plugin.js'),
-      import('../wine/sim.js'),
-    ]);
+  const [
+    { createHost },
+    { serveStdio, serveTcp },
+    { cniRpcMethods },
+    { wineRegistry },
+    { registerFace },
+    { analysisRpcMethods },
+  ] = await Promise.all([
+    loadHost(),
+    import('../api/rpc.js'),
+    import('../plugins/index.js'),
+    import('../wine/plugin.js'),
+    import('../wine/sim.js'),
+    import('../analysis/rpc.js'),
+  ]);
   const host = buildHost(createHost, options);
   // CniExec and CniExecList also run real plugin binaries of this machine under Wine (docs/wine.md)
-  const methods = cniRpcMethods(host, wineRegistry(host));
+  const methods = { ...cniRpcMethods(host, wineRegistry(host)), ...analysisRpcMethods(host) };
   if (!listen) {
     // until the end of stdin, or the end of the client that holds it when stdin stays open
     // (npx's shell killed, a client that shares its own stdin): then stop reading, so nothing

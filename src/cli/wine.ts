@@ -357,12 +357,16 @@ export async function cmdWine(
       : undefined;
 
   if (node) {
-    const [{ cniRpcMethods }, { wineRegistry }] = await Promise.all([
+    const [{ cniRpcMethods }, { wineRegistry }, { analysisRpcMethods }] = await Promise.all([
       import('../plugins/index.js'),
       import('../wine/plugin.js'),
+      import('../analysis/rpc.js'),
     ]);
     face = await sim.serveSimulator(node.host, {
-      methods: cniRpcMethods(node.host, wineRegistry(node.host, { prefix: prefixDir })),
+      methods: {
+        ...cniRpcMethods(node.host, wineRegistry(node.host, { prefix: prefixDir })),
+        ...analysisRpcMethods(node.host),
+      },
     });
   }
   if (!face) throw new Error('unreachable: no simulator face');

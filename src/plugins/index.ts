@@ -5,7 +5,7 @@
  *
  *   const out = await execPlugin(host, 'win-bridge', { env: { CNI_COMMAND: 'VERSION' }, stdin: '{}' });
  */
-import { invalidParams, type RpcMethod } from '../api/rpc.js';
+import { invalidParams, objectParam, type RpcMethod } from '../api/rpc.js';
 import type { Json, JsonObject } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
 import type { Host } from '../host/host.js';
@@ -129,14 +129,6 @@ const ANTREA_KEYS: readonly string[] = [
   'dnsSearch',
   'adapter',
 ];
-
-function objectParam(method: string, v: Json | undefined, keys: readonly string[]): JsonObject {
-  if (!isJsonObject(v)) throw invalidParams(`${method} takes one object: {${keys.join(', ')}}`);
-  for (const k of Object.keys(v)) {
-    if (!keys.includes(k)) throw invalidParams(`${method}: unknown key "${k}" (${keys.join(', ')})`);
-  }
-  return v;
-}
 
 function optString(method: string, o: JsonObject, k: string): string | undefined {
   const v = o[k];

@@ -96,6 +96,53 @@ describe('hnsim analyze on a scenario', () => {
   });
 });
 
+describe('JSON-RPC AnalyzePort (hnsim call --state)', () => {
+  it('answers the analysis as --format json prints it; bad params and unknown ports are errors', async () => {
+    const host = createHost({
+      seed: 2,
+      adapters: [{ name: 'Ethernet', ipAddress: '10.0.0.4/24', gateway: '10.0.0.1' }],
+    });
+    const net = addL2Bridge(host);
+    const r = host.api.HcnCreateEndpoint(net, null, {
+      Name: 'pod',
+      HostComputeNetwork: net,
+      IpConfigurations: [{ IpAddress: '10.244.1.7', PrefixLength: 24 }],
+      Policies: [
+        {
+          Type: 'ACL',
+          Settings: {
+            Id: 'no-ssh',
+            Action: 'Block',
+            Direction: 'In',
+            Protocols: '6',
+            LocalPorts: '22',
+            Priority: 100,
+          },
+        },
+      ],
+      SchemaVersion: { Major: 2, Minor: 0 },
+    });
+    if (!r.ok) throw new Error(r.message);
+    const file = join(dir, 'rpc.json');
+    writeFileSync(file, JSON.stringify(host.snapshot()));
+    const call = await runHnsim(['call', '--state', file, 'AnalyzePort', '{"endpoint":"pod"}']);
+    expect(call.stderr).toBe('');
+    const viaCli = await runHnsim(['analyze', file, '--port', 'pod', '--format', 'json']);
+    expect(JSON.parse(call.stdout)).toEqual(JSON.parse(viaCli.stdout));
+    const doc = JSON.parse(call.stdout) as { In: { rules: { decides: { text: string[] } }[] } };
+    expect(doc.In.rules[0]!.decides.text).toEqual(['TCP to 10.244.1.7 port 22']);
+    const bad = await runHnsim(['call', '--state', file, 'AnalyzePort', '{"port":"pod"}']);
+    expect(bad.status).toBe(1);
+    expect(JSON.parse(bad.stderr)).toEqual({
+      code: -32602,
+      message: 'Invalid params: AnalyzePort: unknown key "port" (endpoint)',
+    });
+    const none = await runHnsim(['call', '--state', file, 'AnalyzePort', '{"endpoint":"nope"}']);
+    expect(none.status).toBe(1);
+    expect(none.stderr).toContain('ERROR_NOT_FOUND');
+  });
+});
+
 describe('hnsim analyze on a state file', () => {
   it('analyses an endpoint by name; one without ACLs allows every packet', async () => {
     const host = createHost({

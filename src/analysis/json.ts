@@ -1,0 +1,80 @@
+/**
+ * A port's ACL analysis as JSON: what `hnsim analyze --format json` prints and JSON-RPC
+ * `AnalyzePort` returns. Each set is `{count, text, witness?}`: the count as a decimal string (it
+ * passes 2^53), the compact human form (at most eight lines), a packet of the set.
+ */
+import type { JsonObject } from '../core/json.js';
+import type { RuleRef } from '../vswitch/contracts.js';
+import type { AclDirectionAnalysis, AclOutcome, AclRuleAnalysis, AclTie, PacketSet } from './acl.js';
+import type { PortAnalysis } from './port.js';
+
+/** At most this many lines of a set's human form. */
+const LINES = 8;
+
+/** A rule as people name it: its Id, else its policy and index (ACL #3, TierAcl t1/r2). */
+export function ruleName(r: RuleRef): string {
+  if (r.ruleId) return r.ruleId;
+  if (r.rule) return r.rule;
+  return `${r.policy ?? 'policy'} #${r.index ?? '?'}`;
+}
+
+function setJson(s: PacketSet): JsonObject {
+  const w = s.witness();
+  return {
+    count: s.count.toString(),
+    text: s.describe(LINES),
+    ...(w ? { witness: { ...w } } : {}),
+  };
+}
+
+function refJson(r: RuleRef): JsonObject {
+  return JSON.parse(JSON.stringify(r)) as JsonObject;
+}
+
+function outcomeJson(o: AclOutcome): JsonObject {
+  return o.kind === 'rule'
+    ? { kind: 'rule', stage: o.stage, rule: refJson(o.rule) }
+    : { kind: o.kind, stage: o.stage };
+}
+
+function ruleJson(r: AclRuleAnalysis): JsonObject {
+  return {
+    rule: refJson(r.rule),
+    stage: r.stage,
+    action: r.action,
+    priority: r.priority,
+    ...(r.tier !== undefined ? { tier: r.tier } : {}),
+    status: r.status,
+    matches: setJson(r.matches),
+    decides: setJson(r.decides),
+    ...(r.shadowedBy.length ? { shadowedBy: r.shadowedBy.map(outcomeJson) } : {}),
+    redundant: r.redundant,
+    ...(r.redundant ? {} : { removalChanges: setJson(r.removalChanges) }),
+  };
+}
+
+function tieJson(t: AclTie): JsonObject {
+  return {
+    priority: t.priority,
+    ...(t.tier !== undefined ? { tier: t.tier } : {}),
+    allow: refJson(t.allow),
+    block: refJson(t.block),
+    winner: refJson(t.winner),
+    overlap: setJson(t.overlap),
+  };
+}
+
+function directionJson(d: AclDirectionAnalysis): JsonObject {
+  return {
+    rules: d.rules.map(ruleJson),
+    defaults: d.defaults.map((x) => ({ ...outcomeJson(x.outcome), decides: setJson(x.decides) })),
+    ties: d.ties.map(tieJson),
+    allowed: setJson(d.allowed),
+    denied: setJson(d.denied),
+  };
+}
+
+/** The analysis as JSON. */
+export function analysisJson(a: PortAnalysis): JsonObject {
+  return { endpoint: { ...a.endpoint }, In: directionJson(a.In), Out: directionJson(a.Out) };
+}
