@@ -24,7 +24,7 @@ function renderDirection(d: AclDirectionAnalysis): string[] {
     out.push('  no ACL: every packet allowed');
   for (const r of d.rules) {
     const head = `  ${ruleName(r.rule)}  ${r.action} ${r.stage}${r.tier !== undefined ? ` tier ${r.tier}` : ''} priority ${r.priority}`;
-    const notes = [r.status, ...(r.redundant && r.status !== 'matches-nothing' ? ['redundant'] : [])];
+    const notes = [r.status, ...(r.redundant ? ['redundant'] : [])];
     out.push(`${head}  [${notes.join(', ')}]`);
     if (r.status === 'decides') out.push(...indent(r.decides.describe(LINES), '      '));
     if (r.status === 'pass') out.push(...indent(r.matches.describe(LINES), '      passes on '));

@@ -7,6 +7,8 @@ import type { Json, JsonObject } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
 import { packetChanges } from '../cluster/flows.js';
 import type { TraceResult } from '../dataplane/trace.js';
+import { analyzePort } from '../analysis/port.js';
+import { ruleName } from '../analysis/json.js';
 import { collectListing, type HnsListing } from '../render/listing.js';
 import { renderTrace, traceNames } from '../render/trace.js';
 import { shorten } from './narrate.js';
@@ -14,7 +16,7 @@ import type { ExpectationResult, TraceOutcome } from './results.js';
 import { checkReachability } from './truth.js';
 import type { Expectations, TraceSpec } from './types.js';
 import type { JsonPath } from './validate.js';
-import type { RunWorld } from './world.js';
+import { errorText, type RunWorld } from './world.js';
 
 /** Whether `actual` has everything `expected` has (objects: its keys; arrays: same length, element by element). */
 function partialMatch(actual: Json | undefined, expected: Json, path = ''): string | undefined {
@@ -50,6 +52,7 @@ export function checkpoint(w: RunWorld, title: string, e: Expectations, path: Js
   e.reachability?.forEach((r, i) => results.push(checkReachability(w, r, [...path, 'reachability', i])));
   e.hns?.forEach((h, i) => results.push(checkHns(w, h, [...path, 'hns', i])));
   e.audit?.forEach((a, i) => results.push(...checkAudit(w, a, [...path, 'audit', i])));
+  e.acls?.forEach((a, i) => results.push(checkAcls(w, a, [...path, 'acls', i])));
   w.checkpoints.push({ title, at: w.where(path), results });
   w.step(title, [checkedHere(results)]);
 }
@@ -60,6 +63,7 @@ const KIND_WORDS: Readonly<Record<ExpectationResult['kind'], readonly [string, s
   reachability: ['truth table', 'truth tables'],
   hns: ['HNS query', 'HNS queries'],
   audit: ['audit', 'audits'],
+  acls: ['ACL analysis', 'ACL analyses'],
   call: ['call', 'calls'],
   step: ['step', 'steps'],
 };
@@ -214,4 +218,65 @@ function checkAudit(
       problems,
     };
   });
+}
+
+/** A pod's ACLs analysed whole: exactly these rules shadowed (and, if given, redundant). */
+function checkAcls(
+  w: RunWorld,
+  a: NonNullable<Expectations['acls']>[number],
+  path: JsonPath,
+): ExpectationResult {
+  const want = {
+    shadowed: [...a.shadowed].sort(),
+    redundant: a.redundant ? [...a.redundant].sort() : undefined,
+  };
+  const label = `${a.pod}: ${want.shadowed.length ? `shadowed ${want.shadowed.join(', ')}` : 'no shadowed rule'}${
+    want.redundant
+      ? `; ${want.redundant.length ? `redundant ${want.redundant.join(', ')}` : 'no redundant rule'}`
+      : ''
+  }`;
+  const result = (problems: string[]) => ({
+    kind: 'acls' as const,
+    label,
+    ok: !problems.length,
+    at: w.where(path),
+    problems,
+  });
+  const pod = w.pods.get(a.pod);
+  if (!pod?.endpointId || pod.phase !== 'Running')
+    return result([`pod ${a.pod} is ${pod?.phase ?? 'Absent'}: no port to analyse`]);
+  let analysis;
+  try {
+    analysis = analyzePort(w.winNode(pod.node).host, pod.endpointId);
+  } catch (e) {
+    return result([`the analysis could not run: ${errorText(e)}`]);
+  }
+  const rules = [...analysis.In.rules, ...analysis.Out.rules];
+  const problems: string[] = [];
+  const compare = (what: 'shadowed' | 'redundant', expected: readonly string[], got: typeof rules) => {
+    const names = [...new Set(got.map((r) => ruleName(r.rule)))].sort();
+    if (JSON.stringify(names) === JSON.stringify(expected)) return;
+    problems.push(
+      `expected ${what} ${expected.length ? expected.join(', ') : 'none'}, found ${names.length ? names.join(', ') : 'none'}:`,
+    );
+    for (const r of got)
+      if (!expected.includes(ruleName(r.rule)))
+        problems.push(
+          what === 'shadowed'
+            ? `${ruleName(r.rule)} (${r.action} ${r.rule.priority ?? ''}) decides nothing: ${r.shadowedBy.map((o) => (o.kind === 'rule' ? ruleName(o.rule) : `${o.stage} ${o.kind}`)).join(', ')} take(s) its packets`
+            : `${ruleName(r.rule)} (${r.action} ${r.rule.priority ?? ''}) could go: no verdict would change`,
+        );
+  };
+  compare(
+    'shadowed',
+    want.shadowed,
+    rules.filter((r) => r.status === 'shadowed'),
+  );
+  if (want.redundant)
+    compare(
+      'redundant',
+      want.redundant,
+      rules.filter((r) => r.redundant),
+    );
+  return result(problems);
 }

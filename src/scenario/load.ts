@@ -720,6 +720,9 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
     e.audit?.forEach((a, i) => {
       if (a.node !== undefined) needNode([...path, 'audit', i, 'node'], a.node);
     });
+    e.acls?.forEach((a, i) => {
+      if (!allPods.has(a.pod)) add([...path, 'acls', i, 'pod'], `no pod ${a.pod} in this scenario`);
+    });
   }
   if (traces > LIMITS.traces) add(['expect'], `${traces} traces in all; at most ${LIMITS.traces}`);
   if (cells > LIMITS.cells) add(['expect'], `${cells} reachability cells in all; at most ${LIMITS.cells}`);

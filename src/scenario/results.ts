@@ -10,7 +10,7 @@ import type { Host } from '../host/host.js';
 import type { Walkthrough } from '../render/narration.js';
 import type { DispositionName } from './types.js';
 
-export type ResultKind = 'pod' | 'trace' | 'reachability' | 'hns' | 'audit' | 'call' | 'step';
+export type ResultKind = 'pod' | 'trace' | 'reachability' | 'hns' | 'audit' | 'acls' | 'call' | 'step';
 
 /** Where something is in the scenario file. */
 export interface FileLocation {

@@ -420,6 +420,27 @@ const expectations = object('Expectations, checked where they appear', {
     200,
     'HNS state assertions',
   ),
+  acls: list(
+    object(
+      "A pod's ACLs analysed whole, every packet at once (docs/analysis.md)",
+      {
+        pod: podRef('namespace/name'),
+        shadowed: list(
+          text('A rule: its Id (else its VFP rule name)'),
+          1000,
+          'The rules that decide no packet though they match some, in any order; [] = none',
+        ),
+        redundant: list(
+          text('A rule: its Id (else its VFP rule name)'),
+          1000,
+          'The rules whose removal would change no verdict, in any order; [] = none',
+        ),
+      },
+      ['pod', 'shadowed'],
+    ),
+    100,
+    'ACL analyses of pods',
+  ),
   audit: list(
     object(
       "The node's leak audit (host.audit())",

@@ -155,6 +155,11 @@ export interface Expectations {
     readonly has?: JsonObject;
   }[];
   readonly audit?: readonly { readonly node?: string; readonly findings: readonly AuditKindName[] }[];
+  readonly acls?: readonly {
+    readonly pod: string;
+    readonly shadowed: readonly string[];
+    readonly redundant?: readonly string[];
+  }[];
 }
 
 export type Step = { readonly title?: string } & (

@@ -15,6 +15,7 @@ import type { Json, JsonObject } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
 import type { AuditOptions } from '../host/audit.js';
 import type { Host } from '../host/host.js';
+import { analysisMatchers } from './analysis.js';
 import { flowMatchers, type FlowOptions, type MatcherResult, type RuleMatcher } from './flows.js';
 
 export interface CanonicalState {
@@ -157,8 +158,9 @@ const stateMatchers = {
  *   least those fields (`expect.objectContaining` semantics, nested).
  * - `toMatchHnsState(state)`: `canonicalState(host)` equals `state` (taken earlier, or built).
  * - `toReach(target, options?)` and `toBeDeniedBy(rule)`: over a trace (src/testing/flows.ts).
+ * - `toHaveNoShadowedRules()`: over an ACL analysis (src/testing/analysis.ts).
  */
-export const hnsimMatchers = { ...stateMatchers, ...flowMatchers };
+export const hnsimMatchers = { ...stateMatchers, ...flowMatchers, ...analysisMatchers };
 
 /**
  * The matchers' types, for vitest's `Assertion` (or jest's `Matchers`):
@@ -173,6 +175,7 @@ export interface HnsimMatchers<R = unknown> {
   toMatchHnsState(state: CanonicalState): R;
   toReach(target?: string, options?: FlowOptions): R;
   toBeDeniedBy(rule: RuleMatcher): R;
+  toHaveNoShadowedRules(): R;
 }
 
 /** `fields` ⊆ `doc`: objects key by key, arrays element by element, else the context's equality. */

@@ -42,6 +42,7 @@ const EXPECTED = [
   'acl',
   'cluster',
   'matchers',
+  'analysis',
   'fixtures',
   'commands',
   'weights',
