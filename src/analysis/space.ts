@@ -157,16 +157,20 @@ export class AclSpace {
    */
   describe(set: number, dir: 'In' | 'Out', max = 12): string[] {
     if (set === FALSE) return ['no packet'];
-    const boxes = this.boxes(set);
+    const { boxes, complete } = this.boxes(set);
     const lines = boxes.slice(0, max).map((b) => renderBox(b, dir));
-    if (boxes.length > max) lines.push(`… and ${boxes.length - max} more`);
+    if (boxes.length > max) lines.push(`… and ${complete ? '' : 'more than '}${boxes.length - max} more`);
     return lines;
   }
 
-  /** The set as disjoint boxes: per field, the intervals of its values. */
-  boxes(set: number): Box[] {
+  /**
+   * The set as disjoint boxes: per field, the intervals of its values — at most `limit` of them
+   * (`complete` false when the set has more: a set that scattered reads as a list, not a form).
+   */
+  boxes(set: number, limit = BOX_LIMIT): { boxes: Box[]; complete: boolean } {
     const out: Box[] = [];
     const walk = (u: number, k: number, acc: Partial<Record<FieldName, Interval[]>>) => {
+      if (out.length > limit) return;
       if (k === ORDER.length) {
         out.push(acc as Box);
         return;
@@ -176,7 +180,8 @@ export class AclSpace {
         walk(target, k + 1, { ...acc, [name]: intervals });
     };
     walk(set, 0, {});
-    return mergeBoxes(out.map(portless));
+    const complete = out.length <= limit;
+    return { boxes: mergeBoxes(out.slice(0, limit).map(portless)), complete };
   }
 
   /**
@@ -257,6 +262,8 @@ function unionIntervals(a: readonly Interval[], b: readonly Interval[]): Interva
 }
 
 const MERGE_MAX = 256;
+/** Boxes a set's human form is worked out from, at most. */
+const BOX_LIMIT = 4096;
 
 /** Boxes that differ in one field only become one (until no two do): fewer lines, same packets. */
 function mergeBoxes(boxes: Box[]): Box[] {
