@@ -263,17 +263,22 @@ function analyzeDirection(
       });
   }
 
-  // ── redundancy: the packets whose allowed-or-denied removing the rule changes
+  // ── redundancy: the packets whose allowed-or-denied removing the rule changes — of those it
+  // takes first, the ones the rest of the order would judge otherwise (an Allow's: those the rest
+  // denies; a Block's: those it allows; a Pass's: where its tier's end and the rest disagree)
+  const differs = (s: Slot, next: number, passTo: number) =>
+    s.r.action === 'Allow'
+      ? b.diff(s.first, next)
+      : s.r.action === 'Block'
+        ? b.and(s.first, next)
+        : b.and(s.first, xor(b, passTo, next));
   for (let t = 0; t < tiers.length; t++)
     tiers[t]!.forEach((s, k) => {
-      const next = tierNext[t]![k + 1]!;
-      const out = s.r.action === 'Allow' ? TRUE : s.r.action === 'Block' ? FALSE : fromTier[t + 1]!;
-      s.changes = b.and(b.and(s.first, xor(b, out, next)), wfpPass);
+      s.changes = b.and(differs(s, tierNext[t]![k + 1]!, fromTier[t + 1]!), wfpPass);
     });
   flat.forEach((s, k) => {
-    if (s.r.action === 'Pass') return;
-    const next = allowedFromFlat[k + 1]!;
-    s.changes = b.and(b.and(s.first, s.r.action === 'Allow' ? b.not(next) : next), wfpPass);
+    // (a flat Pass hands its packets to the next rule: removing it changes nothing)
+    if (s.r.action !== 'Pass') s.changes = b.and(differs(s, allowedFromFlat[k + 1]!, FALSE), wfpPass);
   });
   const others = (list: readonly Slot[]) => {
     // the union of every other slot's match, by prefix and suffix unions
