@@ -50,21 +50,38 @@ export interface AclRuleAnalysis {
   /** The packets whose verdict is this rule's (as `evaluateAcls` names it). */
   readonly decides: PacketSet;
   /**
-   * `decides`: it decides some packet; `pass`: a Pass rule (it never decides: it hands on);
-   * `shadowed`: it matches packets but other rules or a default decide them all;
-   * `matches-nothing`: no packet of this port meets its conditions (an address list without
-   * IPv4, ports on a protocol without them, a local address that is not the endpoint's).
+   * `decides`: it decides some packet; `pass`: a Pass rule that packets reach (it never decides: it
+   * hands them on, `passes`); `permits`: a Host (WFP) Allow that decides nothing by name but lets
+   * packets through WFP that a Switch rule allowed (the verdict names the Switch rule; without it
+   * they would be denied: `removalChanges`); `shadowed`: it matches packets but other rules or a
+   * default decide them all (a Pass rule: none reaches it); `matches-nothing`: no packet of this
+   * port meets its conditions (an address list without IPv4, ports on a protocol without them, a
+   * local address that is not the endpoint's).
    */
-  readonly status: 'decides' | 'pass' | 'shadowed' | 'matches-nothing';
+  readonly status: 'decides' | 'pass' | 'permits' | 'shadowed' | 'matches-nothing';
   /** For a shadowed rule: what decides its packets instead, in evaluation order. */
   readonly shadowedBy: readonly AclOutcome[];
-  /** Whether removing the rule changes no packet's verdict (allowed or denied). */
+  /** For a Pass rule: the packets that reach it and that it hands on. */
+  readonly passes?: PacketSet;
+  /**
+   * Whether removing the rule changes no packet's verdict (allowed or denied), in either
+   * direction.
+   */
   readonly redundant: boolean;
-  /** For a rule that is not redundant: the packets whose verdict its removal would change. */
+  /** The packets of the rule's direction whose verdict its removal would change. */
   readonly removalChanges: PacketSet;
+  /**
+   * The rule is the port's only ACL policy: removing it also lifts the other direction's default
+   * deny (`AclOptions.defaultDeny` `both`), so it is not redundant even when `removalChanges` is
+   * empty.
+   */
+  readonly liftsDefaultDeny?: true;
 }
 
-/** Two rules of one priority and group, Allow and Block, that match common packets. */
+/**
+ * Two rules of one priority and group, Allow and Block, that both match packets reaching them: the
+ * overlap is those packets (the ones an earlier rule takes are left out).
+ */
 export interface AclTie {
   readonly priority: number;
   readonly tier?: number;
@@ -93,24 +110,27 @@ export interface AclAnalysis {
 
 export interface AclAnalysisOptions {
   /**
-   * The host's `AclOptions.defaultDeny` (default `both`): what removing a direction's last rule
-   * does to that direction's posture.
-   */
-  readonly defaultDeny?: 'both' | 'direction';
-  /**
    * The endpoint's own addresses: the packets of the port have one of them on the local side (an
    * `In` packet's destination after DNAT, an `Out` packet's source before SNAT). Default: any.
    */
   readonly localAddresses?: readonly Prefix4[];
+  /**
+   * The space to build the sets in (default a new one): analyses sharing one have comparable sets
+   * (`PacketSet.node`), as a before/after comparison needs.
+   */
+  readonly space?: AclSpace;
 }
 
-/** Analyse both directions of a port's compiled ACLs. */
+/**
+ * Analyse both directions of a port's compiled ACLs (their `defaultDenyScope` says what removing a
+ * direction's last rule does).
+ */
 export function analyzeAcls(acls: CompiledAcls, opts: AclAnalysisOptions = {}): AclAnalysis {
-  const space = new AclSpace();
+  const space = opts.space ?? new AclSpace();
   const scope = opts.localAddresses
     ? space.bdd.and(space.universe, space.addresses('localIp', opts.localAddresses))
     : space.universe;
-  const mode = opts.defaultDeny ?? 'both';
+  const mode = acls.defaultDenyScope;
   return {
     space,
     In: analyzeDirection(space, scope, acls, 'In', mode),
@@ -125,6 +145,8 @@ interface Slot {
   /** Index of its tier in `rules.tiers`; -1 for a flat rule. */
   readonly tier: number;
   readonly match: number;
+  /** Its fields' hull (hullOf), for skipping rules that share no packet with it. */
+  readonly hull: Float64Array;
   /** VFP: the packets that reach it and meet it first (within its tier; in the flat rules). */
   first: number;
   /** The final verdict's packets. */
@@ -165,6 +187,7 @@ function analyzeDirection(
     stage,
     tier,
     match: matchOf(r),
+    hull: hullOf(r),
     first: FALSE,
     decides: FALSE,
     changes: FALSE,
@@ -205,18 +228,18 @@ function analyzeDirection(
   }
   const fromTier: number[] = new Array<number>(tiers.length + 1);
   fromTier[tiers.length] = allowedFromFlat[0]!;
-  const tierNext: number[][] = tiers.map(() => []);
+  const tierNext = new Array<number[]>(tiers.length);
   for (let t = tiers.length - 1; t >= 0; t--) {
     const tier = tiers[t]!;
     const after = fromTier[t + 1]!;
     let g = after;
-    tierNext[t] = new Array<number>(tier.length + 1);
-    tierNext[t]![tier.length] = g;
+    const next = (tierNext[t] = new Array<number>(tier.length + 1));
+    next[tier.length] = g;
     for (let k = tier.length - 1; k >= 0; k--) {
       const s = tier[k]!;
       const out = s.r.action === 'Allow' ? TRUE : s.r.action === 'Block' ? FALSE : after;
       g = b.or(b.and(s.match, out), b.diff(g, s.match));
-      tierNext[t]![k] = g;
+      next[k] = g;
     }
     fromTier[t] = g;
   }
@@ -304,7 +327,9 @@ function analyzeDirection(
   // (policies, not rules: a TierAcl without rules still is one, and still puts the port in default-deny)
   const total = policies(acls.In) + policies(acls.Out);
   const here = policies(rules);
-  let otherDirection = false;
+  // the port's only ACL policy (not a TierAcl's rule: the tier stays): without it the other
+  // direction's default deny goes too
+  const lifts = (s: Slot) => s.tier === -1 && total === 1 && mode === 'both';
   for (const s of all) {
     const own = s.tier === -1;
     const structural =
@@ -321,8 +346,6 @@ function analyzeDirection(
         ? scope
         : allowedBy(space, scope, tiers.map(without), without(flat), without(wfp), denyAfter);
     s.changes = xor(b, finalAllowed, after);
-    // the port's only ACL: without it the other direction's default-deny goes too
-    if (total === 1 && mode === 'both') otherDirection = true;
   }
 
   // ── the faces
@@ -332,7 +355,7 @@ function analyzeDirection(
       .map((s) => ({
         outcome: { kind: 'rule', rule: s.r.ref, stage: s.stage } as AclOutcome,
         node: s.decides,
-        hull: hullOf(s.r),
+        hull: s.hull,
       })),
     ...defaults,
   ];
@@ -340,10 +363,9 @@ function analyzeDirection(
   const deciders = (s: Slot): AclOutcome[] => {
     const out: AclOutcome[] = [];
     let left = s.match;
-    const hull = hullOf(s.r);
     for (const o of outcomes) {
       // (rules whose fields' hulls are apart share no packet: most of them, skipped cheaply)
-      if (o.hull && !hullsMeet(o.hull, hull)) continue;
+      if (o.hull && !hullsMeet(o.hull, s.hull)) continue;
       if (!b.intersects(o.node, left)) continue;
       out.push(o.outcome);
       left = b.diff(left, o.node);
@@ -351,15 +373,14 @@ function analyzeDirection(
     }
     return out;
   };
+  const statusOf = (s: Slot): AclRuleAnalysis['status'] => {
+    if (s.match === FALSE) return 'matches-nothing';
+    if (s.r.action === 'Pass') return s.first === FALSE ? 'shadowed' : 'pass';
+    if (s.decides !== FALSE) return 'decides';
+    return s.stage === 'WFP' && s.r.action === 'Allow' && s.changes !== FALSE ? 'permits' : 'shadowed';
+  };
   const analysed = all.map((s): AclRuleAnalysis => {
-    const status =
-      s.match === FALSE
-        ? 'matches-nothing'
-        : s.r.action === 'Pass'
-          ? 'pass'
-          : s.decides === FALSE
-            ? 'shadowed'
-            : 'decides';
+    const status = statusOf(s);
     return {
       rule: s.r.ref,
       stage: s.stage,
@@ -370,8 +391,10 @@ function analyzeDirection(
       decides: set(s.decides),
       status,
       shadowedBy: status === 'shadowed' ? deciders(s) : [],
-      redundant: s.changes === FALSE && !otherDirection,
+      ...(status === 'pass' ? { passes: set(s.first) } : {}),
+      redundant: s.changes === FALSE && !lifts(s),
       removalChanges: set(s.changes),
+      ...(lifts(s) ? { liftsDefaultDeny: true as const } : {}),
     };
   });
   return {
@@ -494,10 +517,10 @@ function ties(
       for (const a of allows) {
         if (!b.intersects(a.match, anyBlock)) continue;
         for (const k of blocks) {
-          const overlap = b.and(a.match, k.match);
-          if (overlap === FALSE) continue;
-          // the group is sorted: of the two, the one first in it wins
+          // the group is sorted: of the two, the one first in it wins — where packets reach it
           const winner = list.indexOf(a) < list.indexOf(k) ? a : k;
+          const overlap = b.and(b.and(a.match, k.match), winner.first);
+          if (overlap === FALSE) continue;
           out.push({
             priority,
             ...(a.tier >= 0 ? { tier: rules.tiers[a.tier]!.order } : {}),

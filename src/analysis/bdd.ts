@@ -249,7 +249,8 @@ export class Bdd {
       memo.set(x, r);
       return r;
     };
-    return go(u) << BigInt(this.#v[u]! === this.vars ? (u === FALSE ? 0 : this.vars) : this.#v[u]!);
+    // (the variables above the root are free: a terminal's variable is `vars`, all of them)
+    return go(u) << BigInt(this.#v[u]!);
   }
 
   /**

@@ -9,7 +9,7 @@ import type { AclDirectionAnalysis, AclOutcome, AclRuleAnalysis, AclTie, PacketS
 import type { PortAnalysis } from './port.js';
 
 /** At most this many lines of a set's human form. */
-const LINES = 8;
+export const SET_LINES = 8;
 
 /** A rule as people name it: its Id, else its policy and index (ACL #3, TierAcl t1/r2). */
 export function ruleName(r: RuleRef): string {
@@ -22,7 +22,7 @@ function setJson(s: PacketSet): JsonObject {
   const w = s.witness();
   return {
     count: s.count.toString(),
-    text: s.describe(LINES),
+    text: s.describe(SET_LINES),
     ...(w ? { witness: { ...w } } : {}),
   };
 }
@@ -48,7 +48,9 @@ function ruleJson(r: AclRuleAnalysis): JsonObject {
     matches: setJson(r.matches),
     decides: setJson(r.decides),
     ...(r.shadowedBy.length ? { shadowedBy: r.shadowedBy.map(outcomeJson) } : {}),
+    ...(r.passes ? { passes: setJson(r.passes) } : {}),
     redundant: r.redundant,
+    ...(r.liftsDefaultDeny ? { liftsDefaultDeny: true } : {}),
     ...(r.redundant ? {} : { removalChanges: setJson(r.removalChanges) }),
   };
 }

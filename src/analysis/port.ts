@@ -24,9 +24,6 @@ export function analyzePort(host: Host, endpoint: string): PortAnalysis {
   if (!port || port.remote)
     throw hnsError('ERROR_NOT_FOUND', `no local endpoint "${endpoint}" on ${host.name}`);
   if (!port.ip) throw hnsError('E_INVALIDARG', `endpoint "${port.name}" has no IPv4 address`);
-  const a = analyzeAcls(port.acls(), {
-    localAddresses: [prefix4(port.ip, 32)],
-    defaultDeny: host.dataplane.options.acl?.defaultDeny ?? 'both',
-  });
+  const a = analyzeAcls(port.acls(), { localAddresses: [prefix4(port.ip, 32)] });
   return { ...a, endpoint: { id: port.id, name: port.name, ip: fmt(port.ip) } };
 }

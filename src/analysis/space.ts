@@ -369,7 +369,9 @@ function renderAddresses(list: readonly Interval[]): string {
   const holes = complement(list, 32, base, top);
   if (!holes.length) return plain;
   const encl = len === 0 ? 'any' : len === 32 ? fmt(base) : `${fmt(base)}/${len}`;
-  const except = `${encl} except ${holes.map(renderInterval).join(', ')}`;
+  // (more than one hole in parentheses: "A except (B, C)", never read as "(A except B), C")
+  const hole = holes.map(renderInterval).join(', ');
+  const except = `${encl} except ${hole.includes(', ') ? `(${hole})` : hole}`;
   return except.length < plain.length ? except : plain;
 }
 

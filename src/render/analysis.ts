@@ -4,13 +4,10 @@
  * then the ties and what the defaults decide. Its JSON form is src/analysis/json.ts.
  */
 import type { AclDirectionAnalysis, AclOutcome } from '../analysis/acl.js';
-import { ruleName } from '../analysis/json.js';
+import { ruleName, SET_LINES as LINES } from '../analysis/json.js';
 import type { PortAnalysis } from '../analysis/port.js';
 
 export { analysisJson, ruleName } from '../analysis/json.js';
-
-/** At most this many lines of a set's human form. */
-const LINES = 8;
 
 function outcomeName(o: AclOutcome): string {
   return o.kind === 'rule' ? `${ruleName(o.rule)} (${o.stage})` : `${o.stage} ${o.kind}`;
@@ -20,17 +17,25 @@ const indent = (lines: readonly string[], pad: string) => lines.map((l) => pad +
 
 function renderDirection(d: AclDirectionAnalysis): string[] {
   const out: string[] = [`${d.direction === 'In' ? 'Inbound' : 'Outbound'} (${d.direction}):`];
-  if (!d.rules.length && d.defaults.every((x) => x.outcome.kind === 'default-allow'))
-    out.push('  no ACL: every packet allowed');
+  // (no rule in this direction and nothing denied: one line says it all)
+  const open = !d.rules.length && d.denied.empty;
+  if (open) out.push('  no ACL rule: every packet allowed');
   for (const r of d.rules) {
     const head = `  ${ruleName(r.rule)}  ${r.action} ${r.stage}${r.tier !== undefined ? ` tier ${r.tier}` : ''} priority ${r.priority}`;
     const notes = [r.status, ...(r.redundant ? ['redundant'] : [])];
     out.push(`${head}  [${notes.join(', ')}]`);
     if (r.status === 'decides') out.push(...indent(r.decides.describe(LINES), '      '));
-    if (r.status === 'pass') out.push(...indent(r.matches.describe(LINES), '      passes on '));
+    if (r.status === 'pass') out.push(...indent(r.passes!.describe(LINES), '      passes on '));
+    if (r.status === 'permits')
+      out.push(
+        '      the verdict names the Switch rule that allowed; without it WFP would deny',
+        ...indent(r.removalChanges.describe(LINES), '      '),
+      );
     if (r.status === 'shadowed')
       out.push(`      its packets are decided by ${r.shadowedBy.map(outcomeName).join(', ')}`);
     if (r.status === 'matches-nothing') out.push('      no packet of this port meets its conditions');
+    if (r.liftsDefaultDeny)
+      out.push("      the port's only ACL: without it both directions allow everything");
   }
   for (const t of d.ties) {
     out.push(
@@ -38,7 +43,7 @@ function renderDirection(d: AclDirectionAnalysis): string[] {
     );
     out.push(...indent(t.overlap.describe(LINES), '      '));
   }
-  for (const x of d.defaults) {
+  for (const x of open ? [] : d.defaults) {
     out.push(`  ${x.outcome.stage} ${x.outcome.kind}:`);
     out.push(...indent(x.decides.describe(LINES), '      '));
   }

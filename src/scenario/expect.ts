@@ -259,13 +259,26 @@ function checkAcls(
     problems.push(
       `expected ${what} ${expected.length ? expected.join(', ') : 'none'}, found ${names.length ? names.join(', ') : 'none'}:`,
     );
+    const head = (r: (typeof rules)[number]) => `${ruleName(r.rule)} (${r.action} ${r.rule.priority ?? ''})`;
     for (const r of got)
       if (!expected.includes(ruleName(r.rule)))
         problems.push(
           what === 'shadowed'
-            ? `${ruleName(r.rule)} (${r.action} ${r.rule.priority ?? ''}) decides nothing: ${r.shadowedBy.map((o) => (o.kind === 'rule' ? ruleName(o.rule) : `${o.stage} ${o.kind}`)).join(', ')} take(s) its packets`
-            : `${ruleName(r.rule)} (${r.action} ${r.rule.priority ?? ''}) could go: no verdict would change`,
+            ? `${head(r)} decides nothing: ${r.shadowedBy.map((o) => (o.kind === 'rule' ? ruleName(o.rule) : `${o.stage} ${o.kind}`)).join(', ')} take(s) its packets`
+            : `${head(r)} could go: no verdict would change`,
         );
+    // an expected rule the analysis does not find so: what it does instead
+    for (const name of expected) {
+      if (names.includes(name)) continue;
+      const r = rules.find((x) => ruleName(x.rule) === name);
+      problems.push(
+        !r
+          ? `${name}: the port has no such rule`
+          : what === 'shadowed'
+            ? `${head(r)} is not shadowed: ${r.status === 'decides' ? `it decides ${r.decides.describe(2).join('; ')}` : `it is ${r.status}`}`
+            : `${head(r)} is needed: removing it changes ${r.removalChanges.empty ? "the other direction (the port's only ACL)" : r.removalChanges.describe(2).join('; ')}`,
+      );
+    }
   };
   compare(
     'shadowed',

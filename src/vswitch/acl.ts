@@ -164,6 +164,8 @@ export interface CompiledAcls {
   readonly Out: AclDirectionRules;
   readonly defaultDenyIn: boolean;
   readonly defaultDenyOut: boolean;
+  /** The AclOptions.defaultDeny these were compiled with (what removing a direction's last rule does). */
+  readonly defaultDenyScope: 'both' | 'direction';
 }
 
 /** A source policy for the compiler: the parsed settings and where they live. */
@@ -284,6 +286,7 @@ export function compileAcls(
     Out: finish('Out'),
     defaultDenyIn: denyWhen('In'),
     defaultDenyOut: denyWhen('Out'),
+    defaultDenyScope: opts.defaultDeny ?? 'both',
   };
 }
 

@@ -217,6 +217,14 @@ describe('a small space, packet by packet', () => {
       'any protocol except UDP to 10.244.1.2 from 10.0.0.3',
       'UDP to 10.244.1.2 from 10.0.0.3 port 0-80, 82-65535',
     ]);
-    expect(d('g').status).toBe('shadowed');
+    // g names no verdict (the VFP rule that allowed does) but it is what lets TCP through WFP
+    // (WFP denies what no Host rule allows once there are Host rules): removing it denies those
+    expect(d('g').status).toBe('permits');
+    expect(d('g').removalChanges.describe()).toEqual([
+      'TCP to 10.244.1.2 port 0-78, 81-65535 from 10.0.0.0/31, 10.0.0.2',
+      'TCP to 10.244.1.2 port 79-80 from 10.0.0.0, 10.0.0.2',
+    ]);
+    // without h, TCP from 10.0.0.3 gets through (g allows it); the rest from there stays denied
+    expect(d('h').removalChanges.describe()).toEqual(['TCP to 10.244.1.2 from 10.0.0.3']);
   });
 });

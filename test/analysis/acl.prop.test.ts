@@ -138,7 +138,7 @@ describe('ACL analysis against evaluateAcls', () => {
     'every packet lies in exactly one outcome’s set: the rule or default evaluateAcls names; allowed as it allows',
     (port, packets) => {
       const acls = compilePort(port);
-      const a = analyzeAcls(acls, { defaultDeny: port.opts.defaultDeny ?? 'both' });
+      const a = analyzeAcls(acls);
       for (const dir of ['In', 'Out'] as const) {
         const d = a[dir];
         for (const p of probes(a, d, packets)) {
@@ -158,7 +158,7 @@ describe('ACL analysis against evaluateAcls', () => {
     'a redundant rule’s removal changes no verdict; another’s changes the verdict of its removalChanges witness',
     (port, packets) => {
       const acls = compilePort(port);
-      const a = analyzeAcls(acls, { defaultDeny: port.opts.defaultDeny ?? 'both' });
+      const a = analyzeAcls(acls);
       for (const dir of ['In', 'Out'] as const) {
         const d = a[dir];
         const ps = probes(a, d, packets);
@@ -185,10 +185,33 @@ describe('ACL analysis against evaluateAcls', () => {
   );
 
   test.prop([portArb], { numRuns: runs(80, 800) })(
+    'removalChanges is exactly where the allowed sets with and without the rule differ (one space for both analyses)',
+    (port) => {
+      const a = analyzeAcls(compilePort(port));
+      const b = a.space.bdd;
+      const xor = (x: number, y: number) => b.or(b.diff(x, y), b.diff(y, x));
+      for (const dir of ['In', 'Out'] as const) {
+        const other = dir === 'In' ? 'Out' : 'In';
+        for (const r of a[dir].rules) {
+          const w = analyzeAcls(compilePort(port, r.rule.ruleId!), { space: a.space });
+          const id = r.rule.ruleId!;
+          expect(r.removalChanges.node, id).toBe(xor(a[dir].allowed.node, w[dir].allowed.node));
+          // the other direction changes only when the port's only ACL goes (then it allows everything)
+          if (r.liftsDefaultDeny) expect(w[other].allowed.node, id).toBe(a.space.universe);
+          else expect(w[other].allowed.node, id).toBe(a[other].allowed.node);
+          expect(r.redundant, id).toBe(
+            r.removalChanges.empty && (!r.liftsDefaultDeny || a[other].allowed.node === a.space.universe),
+          );
+        }
+      }
+    },
+  );
+
+  test.prop([portArb], { numRuns: runs(80, 800) })(
     'a shadowed rule matches packets, decides none, and the outcomes it names decide all of them',
     (port) => {
       const acls = compilePort(port);
-      const a = analyzeAcls(acls, { defaultDeny: port.opts.defaultDeny ?? 'both' });
+      const a = analyzeAcls(acls);
       const b = a.space.bdd;
       for (const dir of ['In', 'Out'] as const) {
         const d = a[dir];

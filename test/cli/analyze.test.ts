@@ -76,7 +76,7 @@ describe('hnsim analyze on a scenario', () => {
         '  allow-sub  Allow VFP priority 450  [decides]',
         '      TCP to 10.244.2.3 port 80 from 10.244.2.0/24',
         '  block-web  Block VFP priority 500  [decides]',
-        '      TCP to 10.244.2.3 port 80 from 10.244.0.0/16 except 10.244.2.0/24, 10.244.3.7',
+        '      TCP to 10.244.2.3 port 80 from 10.244.0.0/16 except (10.244.2.0/24, 10.244.3.7)',
       ].join('\n'),
     );
   });
@@ -183,13 +183,19 @@ describe('hnsim analyze on a state file', () => {
     writeFileSync(file, JSON.stringify(host.snapshot()));
     const open = await runHnsim(['analyze', file, '--port', 'open']);
     expect(open.status).toBe(0);
-    expect(open.stdout).toContain('Inbound (In):\n  no ACL: every packet allowed\n');
+    expect(open.stdout).toContain('Inbound (In):\n  no ACL rule: every packet allowed\n');
     const locked = await runHnsim(['analyze', file, '--port', 'locked']);
     expect(locked.stdout).toContain(
       [
+        // the other direction: no rule of its own, the default deny of a port with ACLs
+        'Inbound (In):',
+        '  VFP default-deny:',
+        '      any protocol to 10.244.1.6',
+        '',
         'Outbound (Out):',
         '  only-dns  Allow VFP priority 100  [decides]',
         '      UDP to port 53 from 10.244.1.6',
+        "      the port's only ACL: without it both directions allow everything",
         '  VFP default-deny:',
         '      any protocol except UDP from 10.244.1.6',
         '      UDP to port 0-52, 54-65535 from 10.244.1.6',

@@ -41,6 +41,22 @@ describe('expect.acls', () => {
     ]);
   });
 
+  it('expecting the wrong rules: says what each expected one does instead', async () => {
+    const [r] = await results(
+      TEXT.replace(WANT, '- { pod: default/web, shadowed: [block-web, nope], redundant: [allow-all-in] }'),
+    );
+    expect(r!.problems).toEqual([
+      'expected shadowed block-web, nope, found allow-sub:',
+      'allow-sub (Allow 600) decides nothing: block-web take(s) its packets',
+      'block-web (Block 500) is not shadowed: it decides TCP to 10.244.2.3 port 80 from 10.244.0.0/16 except 10.244.3.7',
+      'nope: the port has no such rule',
+      'expected redundant allow-all-in, found allow-dns, allow-sub:',
+      'allow-sub (Allow 600) could go: no verdict would change',
+      'allow-dns (Allow 900) could go: no verdict would change',
+      'allow-all-in (Allow 1000) is needed: removing it changes any protocol except TCP to 10.244.2.3; TCP to 10.244.2.3 port 0-79, 81-65535; … and 1 more',
+    ]);
+  });
+
   it('a pod the file does not have is refused when the file is loaded', () => {
     expect(() =>
       loadScenario(TEXT.replace(WANT, '- { pod: default/nope, shadowed: [] }'), 'acl-analysis.yaml'),
