@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { analyzePort } from '../../src/analysis/port.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { Host } from '../../src/host/host.js';
-import { endpointJson, l2bridgeJson, newHost, ok } from '../dataplane/prop-kit.js';
+import { createHost } from '../../src/host/host.js';
+import { ADAPTER, endpointJson, l2bridgeJson, newHost, ok } from '../dataplane/prop-kit.js';
 import { holders, key, outcomeOf, verdictOf } from './acl-oracle.js';
 
 const POD = '10.244.1.2';
@@ -226,5 +227,91 @@ describe('a small space, packet by packet', () => {
     ]);
     // without h, TCP from 10.0.0.3 gets through (g allows it); the rest from there stays denied
     expect(d('h').removalChanges.describe()).toEqual(['TCP to 10.244.1.2 from 10.0.0.3']);
+  });
+});
+
+describe('statuses and ties, written out', () => {
+  it('matches-nothing: a local address that is not the endpoint’s, ports on ICMP, an IPv6-only list', () => {
+    const { host } = node([
+      rule('other-pod', 'Allow', 'In', 100, { LocalAddresses: '10.244.1.99' }),
+      rule('icmp-port', 'Allow', 'In', 110, { Protocols: '1', LocalPorts: '80' }),
+      rule('v6-only', 'Allow', 'In', 120, { RemoteAddresses: 'fd00::/64' }),
+      rule('rest', 'Allow', 'In', 1000),
+    ]);
+    const a = analyzePort(host, 'web');
+    expect(a.In.rules.map((r) => [r.rule.ruleId, r.status, r.redundant])).toEqual([
+      ['other-pod', 'matches-nothing', true],
+      ['icmp-port', 'matches-nothing', true],
+      ['v6-only', 'matches-nothing', true],
+      ['rest', 'decides', false],
+    ]);
+  });
+
+  it('with tieBreak Allow the Allow of a tie wins it, and decides the overlap', () => {
+    const host = createHost({
+      seed: 7,
+      adapters: [{ ...ADAPTER }],
+      dataplane: { acl: { tieBreak: 'Allow' } },
+    });
+    const net = ok(host.api.HcnCreateNetwork(null, l2bridgeJson()), 'HcnCreateNetwork');
+    ok(
+      host.api.HcnCreateEndpoint(
+        net.ID,
+        null,
+        endpointJson(net.ID, 'web', {
+          ip: POD,
+          policies: [
+            rule('tie-allow', 'Allow', 'In', 700, { Protocols: '6', LocalPorts: '443' }),
+            rule('tie-block', 'Block', 'In', 700, { Protocols: '6', LocalPorts: '443-444' }),
+          ],
+        }),
+      ),
+      'HcnCreateEndpoint',
+    );
+    const a = analyzePort(host, 'web');
+    const [allow, block] = a.In.rules;
+    expect(a.In.ties.map((t) => [t.winner, t.overlap.describe()])).toEqual([
+      [allow!.rule, ['TCP to 10.244.1.2 port 443']],
+    ]);
+    expect(allow!.decides.describe()).toEqual(['TCP to 10.244.1.2 port 443']);
+    expect(block!.decides.describe()).toEqual(['TCP to 10.244.1.2 port 444']);
+  });
+
+  it('tiers: a Pass hands its packets to the next tier; a Pass no packet reaches is shadowed', () => {
+    const tier = (Name: string, Order: number, TierAclRules: JsonObject[]) => ({
+      Type: 'TierAcl',
+      Settings: { Name, Direction: 'In', Order, TierAclRules },
+    });
+    const { host } = node([
+      tier('admin', 1001, [
+        { Id: 'pass-web', TierAclRuleAction: 'Pass', Protocols: '6', LocalPorts: '80', Priority: 100 },
+        { Id: 'block-rest', TierAclRuleAction: 'Block', Priority: 200 },
+      ]),
+      tier('dev', 1002, [
+        { Id: 'late-pass', TierAclRuleAction: 'Pass', Protocols: '17', Priority: 100 },
+        {
+          Id: 'allow-web',
+          TierAclRuleAction: 'Allow',
+          Protocols: '6',
+          LocalPorts: '80',
+          RemoteAddresses: '10.244.0.0/16',
+          Priority: 200,
+        },
+      ]),
+    ]);
+    const a = analyzePort(host, 'web');
+    const r = (id: string) => a.In.rules.find((x) => x.rule.ruleId === id)!;
+    expect(r('pass-web').status).toBe('pass');
+    expect(r('pass-web').passes!.describe()).toEqual(['TCP to 10.244.1.2 port 80']);
+    // UDP never reaches tier dev: admin's block-rest takes it
+    expect(r('late-pass').status).toBe('shadowed');
+    expect(r('late-pass').shadowedBy.map((o) => (o.kind === 'rule' ? o.rule.ruleId : o.kind))).toEqual([
+      'block-rest',
+    ]);
+    expect(r('allow-web').decides.describe()).toEqual(['TCP to 10.244.1.2 port 80 from 10.244.0.0/16']);
+    // what tier dev does not allow of what admin passed falls to the default deny
+    expect(a.In.defaults.map((d) => [d.outcome.kind, d.decides.describe()])).toEqual([
+      ['default-deny', ['TCP to 10.244.1.2 port 80 from any except 10.244.0.0/16']],
+    ]);
   });
 });
