@@ -490,7 +490,8 @@ export {
 } from './analysis/acl.js';
 export { analyzePort, type PortAnalysis } from './analysis/port.js';
 export { analysisRpcMethods } from './analysis/rpc.js';
+export { diffAcls, diffPorts, type AclChange, type AclDiff, type AclDirectionDiff } from './analysis/diff.js';
 export { AclSpace, type AclPacket, type WitnessPacket } from './analysis/space.js';
-export { analysisJson, renderAnalysis } from './render/analysis.js';
+export { analysisJson, diffJson, renderAnalysis, renderDiff } from './render/analysis.js';
 export { Diagram, addHost, toDot, toMermaid, type HostDiagramOptions } from './render/diagram.js';
 export { dotToSvg } from './render/svg.js';

@@ -536,7 +536,8 @@ function ties(
   return out;
 }
 
-function packetSet(space: AclSpace, node: number, dir: AclDirectionName): PacketSet {
+/** A set of the space with its faces. */
+export function packetSet(space: AclSpace, node: number, dir: AclDirectionName): PacketSet {
   let count: bigint | undefined;
   return {
     node,

@@ -6,6 +6,7 @@
 import type { JsonObject } from '../core/json.js';
 import type { RuleRef } from '../vswitch/contracts.js';
 import type { AclDirectionAnalysis, AclOutcome, AclRuleAnalysis, AclTie, PacketSet } from './acl.js';
+import type { AclChange, AclDiff } from './diff.js';
 import type { PortAnalysis } from './port.js';
 
 /** At most this many lines of a set's human form. */
@@ -79,4 +80,20 @@ function directionJson(d: AclDirectionAnalysis): JsonObject {
 /** The analysis as JSON. */
 export function analysisJson(a: PortAnalysis): JsonObject {
   return { endpoint: { ...a.endpoint }, In: directionJson(a.In), Out: directionJson(a.Out) };
+}
+
+function changeJson(c: AclChange): JsonObject {
+  return {
+    ...setJson(c.packets),
+    by: c.by.map((x) => ({ ...outcomeJson(x.outcome), packets: setJson(x.packets) })),
+  };
+}
+
+/** A before/after comparison as JSON: per direction the newly allowed and newly denied packets. */
+export function diffJson(d: AclDiff): JsonObject {
+  const dir = (x: AclDiff['In']) => ({
+    newlyAllowed: changeJson(x.newlyAllowed),
+    newlyDenied: changeJson(x.newlyDenied),
+  });
+  return { unchanged: d.unchanged, In: dir(d.In), Out: dir(d.Out) };
 }

@@ -70,7 +70,8 @@ ${SCENARIO_FLAGS_HELP}
 ${EXIT_HELP('the diagram was written', 'an unknown node, an unwritable -o file')}
 `;
 
-export const ANALYZE_USAGE = `Usage: hnsim analyze FILE --port PORT [--node NAME] [--format text|json] [--at N] [--seed N]
+export const ANALYZE_USAGE = `Usage: hnsim analyze FILE --port PORT [--node NAME] [--diff OTHER] [--format text|json]
+                     [--at N] [--seed N]
 
 Every packet of a port's ACLs at once, once a scenario (or a state file) has run: for each ACL
 rule of the port (its ACL and TierAcl policies and its network's NetworkACLs), in each
@@ -81,18 +82,22 @@ decides — written compactly ("TCP to 10.244.1.2 port 80 from 10.244.0.0/16 exc
 packets instead; the rules whose removal would change no verdict (redundant); Allow and Block
 rules of one priority that overlap, with the one that wins there; and what the defaults
 decide. The packets are those of the port: its own address on the endpoint's side. JSON adds
-counts and a witness packet per set ('hnsim trace FILE' replays it).
+counts and a witness packet per set ('hnsim trace FILE' replays it). With --diff, the same port
+in another scenario or state file: per direction the packets the change newly allows and newly
+denies, each part with the rule that decides it there.
 
   hnsim analyze scenarios/acl-analysis.yaml --port default/web
 
 Options:
   --port PORT       The port: a pod (namespace/name, or name), or an endpoint's ID or name
   --node NAME       The node whose endpoint it is (default: the one that has it)
+  --diff OTHER      Compare with the same port in OTHER (a scenario or state file; the port's
+                    address must be the same)
   --format FORMAT   text (default) or json
 ${SCENARIO_FLAGS_HELP}
   -h, --help        Show this help
 
-${EXIT_HELP('the analysis was written', 'no such port, an unknown --node')}
+${EXIT_HELP('the analysis was written', 'no such port, an unknown --node, another address in OTHER')}
 `;
 
 export const EXPLAIN_USAGE = `Usage: hnsim explain FILE --from SOURCE --to TARGET [--proto tcp|udp|icmp] [--port N]
@@ -665,6 +670,7 @@ export async function cmdAnalyze(args: string[], io: CliIo): Promise<number> {
     const { values: v, positionals } = parse('analyze', args, {
       port: { type: 'string' },
       node: { type: 'string' },
+      diff: { type: 'string' },
       format: { type: 'string' },
       at: { type: 'string' },
       seed: { type: 'string' },
@@ -677,47 +683,75 @@ export async function cmdAnalyze(args: string[], io: CliIo): Promise<number> {
     const format = (v.format as string | undefined) ?? 'text';
     if (format !== 'text' && format !== 'json')
       throw usage('analyze', `--format must be text or json, got "${format}"`);
-    const t = await loadTarget(
-      'analyze',
-      positionals[0]!,
-      io,
-      scenarioOpts('analyze', v, io, format === 'text'),
-    );
+    const opts = scenarioOpts('analyze', v, io, format === 'text');
     const node = v.node as string | undefined;
-    const hosts = selectHosts('analyze', t, node === undefined ? undefined : [node]);
-    // a pod names its endpoint (namespace/name, or name in default); else an endpoint reference
-    const pods = [...(t.scenario?.world.pods.values() ?? [])];
-    const pod = pods.find((p) => p.key === want) ?? pods.find((p) => p.key === `default/${want}`);
-    const refs = [...(pod?.endpointId ? [pod.endpointId] : []), want];
-    const [{ analyzePort }, { analysisJson, renderAnalysis }] = await Promise.all([
-      import('../analysis/port.js'),
-      import('../render/analysis.js'),
-    ]);
-    for (const [, host] of hosts) {
-      const view = host.dataplane.view();
-      const ref = refs.find((r) => {
-        const p = view.portByRef.get(r.toLowerCase()) ?? view.portByRef.get(r);
-        return p !== undefined && !p.remote;
-      });
-      if (ref === undefined) continue;
-      let a;
+    const t = await loadTarget('analyze', positionals[0]!, io, opts);
+    const here = analyzedPort(t, want, node);
+    const fail = (e: unknown) =>
+      new ViewError(
+        VIEW_FAILURE,
+        `analyze: ${(e as { detail?: string }).detail ?? (e as Error).message}`,
+        'analyze',
+      );
+    const [{ analyzePort }, { diffPorts }, { analysisJson, diffJson, renderAnalysis, renderDiff }] =
+      await Promise.all([
+        import('../analysis/port.js'),
+        import('../analysis/diff.js'),
+        import('../render/analysis.js'),
+      ]);
+    if (v.diff !== undefined) {
+      // the same port of another scenario or state file (--at and --seed apply to both)
+      const other = await loadTarget('analyze', v.diff as string, io, opts);
+      const there = analyzedPort(other, want, node);
+      let d;
       try {
-        a = analyzePort(host, ref);
+        d = diffPorts(here, there);
       } catch (e) {
-        throw new ViewError(
-          VIEW_FAILURE,
-          `analyze: ${(e as { detail?: string }).detail ?? (e as Error).message}`,
-          'analyze',
-        );
+        throw fail(e);
       }
+      const title = `ACL changes of ${want}: ${positionals[0]!} → ${String(v.diff)}`;
       await write(
         io.stdout,
-        format === 'json' ? JSON.stringify(analysisJson(a), null, 2) + '\n' : renderAnalysis(a),
+        format === 'json' ? JSON.stringify(diffJson(d), null, 2) + '\n' : renderDiff(d, title),
       );
       return VIEW_OK;
     }
-    throw new ViewError(VIEW_FAILURE, `analyze: no port "${want}" in ${t.title}`, 'analyze');
+    let a;
+    try {
+      a = analyzePort(here.host, here.endpoint);
+    } catch (e) {
+      throw fail(e);
+    }
+    await write(
+      io.stdout,
+      format === 'json' ? JSON.stringify(analysisJson(a), null, 2) + '\n' : renderAnalysis(a),
+    );
+    return VIEW_OK;
   });
+}
+
+/**
+ * The node and endpoint a port reference names in a view: a pod (namespace/name, or name in
+ * default) names its endpoint, else an endpoint's ID or name, on `node` or the first node that has it.
+ */
+function analyzedPort(
+  t: ViewTarget,
+  want: string,
+  node: string | undefined,
+): { host: Host; endpoint: string } {
+  const hosts = selectHosts('analyze', t, node === undefined ? undefined : [node]);
+  const pods = [...(t.scenario?.world.pods.values() ?? [])];
+  const pod = pods.find((p) => p.key === want) ?? pods.find((p) => p.key === `default/${want}`);
+  const refs = [...(pod?.endpointId ? [pod.endpointId] : []), want];
+  for (const [, host] of hosts) {
+    const view = host.dataplane.view();
+    const endpoint = refs.find((r) => {
+      const p = view.portByRef.get(r.toLowerCase()) ?? view.portByRef.get(r);
+      return p !== undefined && !p.remote;
+    });
+    if (endpoint !== undefined) return { host, endpoint };
+  }
+  throw new ViewError(VIEW_FAILURE, `analyze: no port "${want}" in ${t.title}`, 'analyze');
 }
 
 // ───────────────────────────── diagram ─────────────────────────────

@@ -4,10 +4,11 @@
  * then the ties and what the defaults decide. Its JSON form is src/analysis/json.ts.
  */
 import type { AclDirectionAnalysis, AclOutcome } from '../analysis/acl.js';
+import type { AclChange, AclDiff } from '../analysis/diff.js';
 import { ruleName, SET_LINES as LINES } from '../analysis/json.js';
 import type { PortAnalysis } from '../analysis/port.js';
 
-export { analysisJson, ruleName } from '../analysis/json.js';
+export { analysisJson, diffJson, ruleName } from '../analysis/json.js';
 
 function outcomeName(o: AclOutcome): string {
   return o.kind === 'rule' ? `${ruleName(o.rule)} (${o.stage})` : `${o.stage} ${o.kind}`;
@@ -54,4 +55,26 @@ function renderDirection(d: AclDirectionAnalysis): string[] {
 export function renderAnalysis(a: PortAnalysis): string {
   const head = `ACL analysis of ${a.endpoint.name} (${a.endpoint.ip}, ${a.endpoint.id})`;
   return [head, '', ...renderDirection(a.In), '', ...renderDirection(a.Out)].join('\n') + '\n';
+}
+
+/** A before/after comparison as text: per direction what is newly allowed and newly denied, and by what. */
+export function renderDiff(d: AclDiff, title: string): string {
+  const out = [title, ''];
+  if (d.unchanged) return [...out, 'No packet changes verdict, in either direction.'].join('\n') + '\n';
+  const change = (what: string, c: AclChange) => {
+    if (c.packets.empty) return;
+    out.push(`  ${what}:`);
+    for (const x of c.by) {
+      out.push(`    now by ${outcomeName(x.outcome)}:`);
+      out.push(...indent(x.packets.describe(LINES), '      '));
+    }
+  };
+  for (const x of [d.In, d.Out]) {
+    out.push(`${x.direction === 'In' ? 'Inbound' : 'Outbound'} (${x.direction}):`);
+    if (x.newlyAllowed.packets.empty && x.newlyDenied.packets.empty) out.push('  unchanged');
+    change('newly allowed', x.newlyAllowed);
+    change('newly denied', x.newlyDenied);
+    out.push('');
+  }
+  return out.join('\n');
 }

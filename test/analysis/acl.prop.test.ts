@@ -10,6 +10,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { analyzeAcls, type AclAnalysis, type AclDirectionAnalysis } from '../../src/analysis/acl.js';
+import { diffAcls } from '../../src/analysis/diff.js';
 import type { AclPacket } from '../../src/analysis/space.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { AclOptions } from '../../src/vswitch/acl.js';
@@ -234,6 +235,40 @@ describe('ACL analysis against evaluateAcls', () => {
           expect([t.allow, t.block]).toContain(t.winner);
         }
       }
+    },
+  );
+
+  test.prop([portArb, portArb, fc.array(packetArb, { minLength: 10, maxLength: 20 })], {
+    numRuns: runs(80, 800),
+  })(
+    'a diff of two ports: newly allowed / denied exactly where evaluateAcls’ verdicts part, each part by the rule that decides it after',
+    (before, after, packets) => {
+      const x = compilePort(before);
+      const y = compilePort(after);
+      const d = diffAcls(x, y);
+      for (const dir of ['In', 'Out'] as const) {
+        const c = d[dir];
+        const ps = [...packets];
+        for (const set of [c.newlyAllowed, c.newlyDenied]) {
+          const w = d.space.pick(set.packets.node);
+          if (w) ps.push(w);
+          for (const part of set.by) ps.push(d.space.pick(part.packets.node)!);
+        }
+        for (const p of ps) {
+          const [vx, vy] = [verdictOf(x, dir, p), verdictOf(y, dir, p)];
+          expect(c.newlyAllowed.packets.has(p), JSON.stringify({ dir, p })).toBe(!vx.allowed && vy.allowed);
+          expect(c.newlyDenied.packets.has(p)).toBe(vx.allowed && !vy.allowed);
+          const parts = [...c.newlyAllowed.by, ...c.newlyDenied.by].filter((b) => b.packets.has(p));
+          expect(parts.map((b) => key(b.outcome))).toEqual(
+            vx.allowed === vy.allowed ? [] : [key(outcomeOf(vy))],
+          );
+        }
+      }
+      expect(d.unchanged).toBe(
+        ['In', 'Out'].every(
+          (k) => d[k as 'In'].newlyAllowed.packets.empty && d[k as 'In'].newlyDenied.packets.empty,
+        ),
+      );
     },
   );
 });

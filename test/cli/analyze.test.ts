@@ -81,6 +81,52 @@ describe('hnsim analyze on a scenario', () => {
     );
   });
 
+  it('--diff: the fix against the original, the packets it newly allows and the rule that does it', async () => {
+    const text = readFileSync(SCENARIO, 'utf8');
+    const at = text.indexOf('Priority: 600', text.indexOf('Id: allow-sub'));
+    const fixed = join(dir, 'fixed-diff.yaml');
+    writeFileSync(fixed, text.slice(0, at) + 'Priority: 450' + text.slice(at + 'Priority: 600'.length));
+    const r = await runHnsim(['analyze', SCENARIO, '--port', 'web', '--diff', fixed]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        `ACL changes of web: ${SCENARIO} → ${fixed}`,
+        '',
+        'Inbound (In):',
+        '  newly allowed:',
+        '    now by allow-sub (VFP):',
+        '      TCP to 10.244.2.3 port 80 from 10.244.2.0/24',
+        '',
+        'Outbound (Out):',
+        '  unchanged',
+        '',
+      ].join('\n'),
+    );
+    const json = await runHnsim(['analyze', fixed, '--port', 'web', '--diff', SCENARIO, '--format', 'json']);
+    const doc = JSON.parse(json.stdout) as {
+      unchanged: boolean;
+      In: { newlyDenied: { count: string; by: { rule: { ruleId: string } }[] } };
+    };
+    // the other way round: those packets are denied again, by block-web; 256 peers × 2^16 ports
+    expect(doc.unchanged).toBe(false);
+    expect(doc.In.newlyDenied.count).toBe(String(256 * 65536));
+    expect(doc.In.newlyDenied.by.map((b) => b.rule.ruleId)).toEqual(['block-web']);
+    const same = await runHnsim(['analyze', SCENARIO, '--port', 'web', '--diff', SCENARIO]);
+    expect(same.stdout).toContain('No packet changes verdict, in either direction.');
+  });
+
+  it('--diff refuses a port whose address differs (exit 1)', async () => {
+    const text = readFileSync(SCENARIO, 'utf8');
+    // client first on win-2 too: web gets the next address there
+    const moved = join(dir, 'moved.yaml');
+    writeFileSync(moved, text.replace('- { name: client, node: win-1 }', '- { name: client, node: win-2 }'));
+    const r = await runHnsim(['analyze', SCENARIO, '--port', 'web', '--diff', moved]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      "hnsim: analyze: the port's address differs: 10.244.2.3 before, 10.244.2.4 after (its rules are judged against it)\n",
+    );
+  });
+
   it('refuses a missing --port (2), a bad --format (2), an unknown port (1) or node (1)', async () => {
     const noPort = await runHnsim(['analyze', SCENARIO]);
     expect([noPort.status, noPort.stderr]).toEqual([
