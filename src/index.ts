@@ -492,6 +492,14 @@ export { analyzePort, type PortAnalysis } from './analysis/port.js';
 export { analysisRpcMethods } from './analysis/rpc.js';
 export { diffAcls, diffPorts, type AclChange, type AclDiff, type AclDirectionDiff } from './analysis/diff.js';
 export { AclSpace, type AclPacket, type WitnessPacket } from './analysis/space.js';
-export { analysisJson, diffJson, renderAnalysis, renderDiff } from './render/analysis.js';
+export {
+  analysisJson,
+  diffJson,
+  portSummary,
+  renderAnalysis,
+  renderDiff,
+  renderPortSummaries,
+  type PortSummary,
+} from './render/analysis.js';
 export { Diagram, addHost, toDot, toMermaid, type HostDiagramOptions } from './render/diagram.js';
 export { dotToSvg } from './render/svg.js';

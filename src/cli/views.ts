@@ -72,6 +72,7 @@ ${EXIT_HELP('the diagram was written', 'an unknown node, an unwritable -o file')
 
 export const ANALYZE_USAGE = `Usage: hnsim analyze FILE --port PORT [--node NAME] [--diff OTHER] [--format text|json]
                      [--at N] [--seed N]
+       hnsim analyze FILE [--node NAME] [--format text|json] [--at N] [--seed N]
 
 Every packet of a port's ACLs at once, once a scenario (or a state file) has run: for each ACL
 rule of the port (its ACL and TierAcl policies and its network's NetworkACLs), in each
@@ -84,12 +85,16 @@ rules of one priority that overlap, with the one that wins there; and what the d
 decide. The packets are those of the port: its own address on the endpoint's side. JSON adds
 counts and a witness packet per set ('hnsim trace FILE' replays it). With --diff, the same port
 in another scenario or state file: per direction the packets the change newly allows and newly
-denies, each part with the rule that decides it there.
+denies, each part with the rule that decides it there. Without --port, every local endpoint
+port of the nodes (or of --node) in a line each: its rules, the shadowed ones with what takes
+their packets, the redundant ones and the ties.
 
   hnsim analyze scenarios/acl-analysis.yaml --port default/web
+  hnsim analyze scenarios/acl-analysis.yaml --node win-2
 
 Options:
   --port PORT       The port: a pod (namespace/name, or name), or an endpoint's ID or name
+                    (without it: every port, a line each)
   --node NAME       The node whose endpoint it is (default: the one that has it)
   --diff OTHER      Compare with the same port in OTHER (a scenario or state file; the port's
                     address must be the same)
@@ -679,13 +684,15 @@ export async function cmdAnalyze(args: string[], io: CliIo): Promise<number> {
     if (positionals.length === 0) throw usage('analyze', 'a scenario or state FILE is required');
     if (positionals.length > 1) throw usage('analyze', `unexpected argument "${positionals[1]}"`);
     const want = v.port as string | undefined;
-    if (want === undefined || want === '') throw usage('analyze', '--port is required');
+    if (want === '') throw usage('analyze', '--port must not be empty');
+    if (want === undefined && v.diff !== undefined) throw usage('analyze', '--diff goes with --port');
     const format = (v.format as string | undefined) ?? 'text';
     if (format !== 'text' && format !== 'json')
       throw usage('analyze', `--format must be text or json, got "${format}"`);
     const opts = scenarioOpts('analyze', v, io, format === 'text');
     const node = v.node as string | undefined;
     const t = await loadTarget('analyze', positionals[0]!, io, opts);
+    if (want === undefined) return analyzeAllPorts(io, t, node, format);
     const here = analyzedPort(t, want, node);
     const fail = (e: unknown) =>
       new ViewError(
@@ -728,6 +735,29 @@ export async function cmdAnalyze(args: string[], io: CliIo): Promise<number> {
     );
     return VIEW_OK;
   });
+}
+
+/** `hnsim analyze FILE` without --port: every local endpoint port of the nodes, its findings in a line. */
+async function analyzeAllPorts(
+  io: CliIo,
+  t: ViewTarget,
+  node: string | undefined,
+  format: string,
+): Promise<number> {
+  const hosts = selectHosts('analyze', t, node === undefined ? undefined : [node]);
+  const [{ analyzePort }, { portSummary, renderPortSummaries }] = await Promise.all([
+    import('../analysis/port.js'),
+    import('../render/analysis.js'),
+  ]);
+  const byNode = hosts.map(([name, host]) => {
+    const ports = [...host.dataplane.view().ports.values()].filter((p) => !p.remote && p.ip !== 0);
+    return [name, ports.map((p) => portSummary(analyzePort(host, p.id)))] as const;
+  });
+  if (format === 'json') {
+    const doc = Object.fromEntries(byNode.map(([name, list]) => [name, list]));
+    await write(io.stdout, JSON.stringify(doc, null, 2) + '\n');
+  } else await write(io.stdout, renderPortSummaries(byNode));
+  return VIEW_OK;
 }
 
 /**

@@ -78,3 +78,54 @@ export function renderDiff(d: AclDiff, title: string): string {
   }
   return out.join('\n');
 }
+
+/** A port's findings in brief (`hnsim analyze FILE` without --port; its JSON too). */
+export interface PortSummary {
+  readonly endpoint: string;
+  readonly ip: string;
+  /** Rules in both directions. */
+  readonly rules: number;
+  /** Each shadowed rule with what decides its packets instead. */
+  readonly shadowed: readonly { readonly rule: string; readonly by: readonly string[] }[];
+  readonly redundant: readonly string[];
+  readonly ties: number;
+}
+
+export function portSummary(a: PortAnalysis): PortSummary {
+  const rules = [...a.In.rules, ...a.Out.rules];
+  return {
+    endpoint: a.endpoint.name,
+    ip: a.endpoint.ip,
+    rules: rules.length,
+    shadowed: rules
+      .filter((r) => r.status === 'shadowed')
+      .map((r) => ({ rule: ruleName(r.rule), by: r.shadowedBy.map(outcomeName) })),
+    redundant: rules.filter((r) => r.redundant).map((r) => ruleName(r.rule)),
+    ties: a.In.ties.length + a.Out.ties.length,
+  };
+}
+
+/** Per node, a line per port: its rules and findings. */
+export function renderPortSummaries(byNode: readonly (readonly [string, readonly PortSummary[]])[]): string {
+  const out: string[] = [];
+  for (const [node, ports] of byNode) {
+    out.push(`== ${node} ==`);
+    if (!ports.length) out.push('  no endpoint port');
+    for (const p of ports) {
+      const findings = [
+        ...(p.shadowed.length
+          ? [`shadowed: ${p.shadowed.map((x) => `${x.rule} (by ${x.by.join(', ')})`).join('; ')}`]
+          : []),
+        ...(p.redundant.length ? [`redundant: ${p.redundant.join(', ')}`] : []),
+        ...(p.ties ? [`ties: ${p.ties}`] : []),
+      ];
+      const what =
+        p.rules === 0
+          ? 'no ACL'
+          : `${p.rules} rule${p.rules === 1 ? '' : 's'}${findings.length ? `; ${findings.join('; ')}` : ', nothing to say'}`;
+      out.push(`  ${p.endpoint} (${p.ip}): ${what}`);
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}

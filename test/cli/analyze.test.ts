@@ -81,6 +81,37 @@ describe('hnsim analyze on a scenario', () => {
     );
   });
 
+  it('without --port: every port of every node in a line, its findings; --node and JSON', async () => {
+    const r = await runHnsim(['analyze', SCENARIO]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        '== win-1 ==',
+        '  cbr0_ep (10.244.1.2): no ACL',
+        '  client_cbr0 (10.244.1.3): no ACL',
+        '',
+        '== win-2 ==',
+        '  cbr0_ep (10.244.2.2): no ACL',
+        '  web_cbr0 (10.244.2.3): 6 rules; shadowed: allow-sub (by block-web (VFP)); redundant: allow-sub, allow-dns',
+        '',
+      ].join('\n'),
+    );
+    const fixed = await runHnsim([
+      'analyze',
+      join(root, 'scenarios/acl-analysis-fixed.yaml'),
+      '--node',
+      'win-2',
+      '--format',
+      'json',
+    ]);
+    expect(JSON.parse(fixed.stdout)).toEqual({
+      'win-2': [
+        { endpoint: 'cbr0_ep', ip: '10.244.2.2', rules: 0, shadowed: [], redundant: [], ties: 0 },
+        { endpoint: 'web_cbr0', ip: '10.244.2.3', rules: 6, shadowed: [], redundant: ['allow-dns'], ties: 0 },
+      ],
+    });
+  });
+
   it('--diff: the fix against the original, the packets it newly allows and the rule that does it', async () => {
     const text = readFileSync(SCENARIO, 'utf8');
     const at = text.indexOf('Priority: 600', text.indexOf('Id: allow-sub'));
@@ -127,11 +158,16 @@ describe('hnsim analyze on a scenario', () => {
     );
   });
 
-  it('refuses a missing --port (2), a bad --format (2), an unknown port (1) or node (1)', async () => {
-    const noPort = await runHnsim(['analyze', SCENARIO]);
-    expect([noPort.status, noPort.stderr]).toEqual([
+  it('refuses an empty --port (2), --diff without --port (2), a bad --format (2), an unknown port (1) or node (1)', async () => {
+    const empty = await runHnsim(['analyze', SCENARIO, '--port', '']);
+    expect([empty.status, empty.stderr]).toEqual([
       2,
-      "hnsim: analyze: --port is required (see 'hnsim analyze --help')\n",
+      "hnsim: analyze: --port must not be empty (see 'hnsim analyze --help')\n",
+    ]);
+    const diffAlone = await runHnsim(['analyze', SCENARIO, '--diff', SCENARIO]);
+    expect([diffAlone.status, diffAlone.stderr]).toEqual([
+      2,
+      "hnsim: analyze: --diff goes with --port (see 'hnsim analyze --help')\n",
     ]);
     const fmt = await runHnsim(['analyze', SCENARIO, '--port', 'web', '--format', 'yaml']);
     expect(fmt.status).toBe(2);
