@@ -197,21 +197,9 @@ function analyzeDirection(
   const wfp = rules.wfp.map((r) => slot(r, 'WFP', -1));
 
   // ── VFP, forward: what reaches each rule and meets it first
-  let rest = scope;
-  for (const tier of tiers) {
-    let inTier = rest;
-    for (const s of tier) {
-      s.first = b.and(s.match, inTier);
-      inTier = b.diff(inTier, s.first);
-      if (s.r.action !== 'Pass') rest = b.diff(rest, s.first);
-    }
-  }
-  for (const s of flat) {
-    s.first = b.and(s.match, rest);
-    if (s.r.action !== 'Pass') rest = b.diff(rest, s.first);
-  }
+  const { rest } = forwardPass(b, scope, tiers, flat, (s, first) => (s.first = first));
   const vfpHasRules = tiers.length > 0 || flat.length > 0;
-  const defaultAllowed = !deny || (!vfpHasRules && wfp.length > 0);
+  const defaultAllowed = vfpDefaultAllows(deny, vfpHasRules, wfp.length > 0);
   const vfpDefault: AclOutcome = {
     kind: deny && (vfpHasRules || wfp.length === 0) ? 'default-deny' : 'default-allow',
     stage: 'VFP',
@@ -250,8 +238,7 @@ function analyzeDirection(
   const allows = wfp.filter((s) => s.r.action === 'Allow');
   const anyBlock = b.orAll(blocks.map((s) => s.match));
   const anyAllow = b.orAll(allows.map((s) => s.match));
-  /** The packets the WFP stage lets through when VFP allowed them. */
-  const wfpPass = wfp.length === 0 ? TRUE : b.diff(deny ? anyAllow : TRUE, anyBlock);
+  const wfpPass = wfpGate(b, wfp.length > 0, anyBlock, anyAllow, deny);
 
   // ── each rule's final packets
   const vfpDefaultSet = rest;
@@ -454,9 +441,60 @@ function policies(d: AclDirectionRules): number {
 }
 
 /**
- * The packets a direction's rules allow, evaluated as `evaluateAcls` does: the tiers, the flat
- * Switch rules, the VFP default, then the Host rules' WFP stage. (The straightforward form, for the
- * few removals that change the posture; the analysis itself shares its passes.)
+ * VFP's rules in evaluation order — the tiers by Order (first match within each; a Pass goes on to
+ * the next tier), then the flat Switch rules (first match that is not a Pass) — from `scope`:
+ * `visit` hears what reaches each rule and meets it first; returns what the rules allow and what
+ * none of them decides (the VFP default's packets).
+ */
+function forwardPass(
+  b: AclSpace['bdd'],
+  scope: number,
+  tiers: readonly (readonly Slot[])[],
+  flat: readonly Slot[],
+  visit?: (s: Slot, first: number) => void,
+): { allowed: number; rest: number } {
+  let rest = scope;
+  let allowed = FALSE;
+  const meet = (s: Slot, first: number) => {
+    visit?.(s, first);
+    if (s.r.action === 'Pass') return;
+    if (s.r.action === 'Allow') allowed = b.or(allowed, first);
+    rest = b.diff(rest, first);
+  };
+  for (const tier of tiers) {
+    let inTier = rest;
+    for (const s of tier) {
+      const first = b.and(s.match, inTier);
+      inTier = b.diff(inTier, first);
+      meet(s, first);
+    }
+  }
+  for (const s of flat) meet(s, b.and(s.match, rest));
+  return { allowed, rest };
+}
+
+/** Whether the VFP default allows: no default deny, or a direction whose rules are all Host rules. */
+function vfpDefaultAllows(deny: boolean, vfpHasRules: boolean, hasWfp: boolean): boolean {
+  return !deny || (!vfpHasRules && hasWfp);
+}
+
+/**
+ * The packets the WFP stage lets through of what VFP allowed: everything without Host rules; else
+ * none a Host Block matches and, under the default deny, only those a Host Allow matches.
+ */
+function wfpGate(
+  b: AclSpace['bdd'],
+  hasWfp: boolean,
+  anyBlock: number,
+  anyAllow: number,
+  deny: boolean,
+): number {
+  return hasWfp ? b.diff(deny ? anyAllow : TRUE, anyBlock) : TRUE;
+}
+
+/**
+ * The packets a direction's rules allow, evaluated as `evaluateAcls` does — the VFP rules, the VFP
+ * default, then the WFP stage (for the few removals that change the posture).
  */
 function allowedBy(
   space: AclSpace,
@@ -467,30 +505,12 @@ function allowedBy(
   deny: boolean,
 ): number {
   const b = space.bdd;
-  let rest = scope;
-  let allowed = FALSE;
-  for (const tier of tiers) {
-    let inTier = rest;
-    for (const s of tier) {
-      const first = b.and(s.match, inTier);
-      inTier = b.diff(inTier, first);
-      if (s.r.action === 'Pass') continue;
-      if (s.r.action === 'Allow') allowed = b.or(allowed, first);
-      rest = b.diff(rest, first);
-    }
-  }
-  for (const s of flat) {
-    if (s.r.action === 'Pass') continue;
-    const first = b.and(s.match, rest);
-    if (s.r.action === 'Allow') allowed = b.or(allowed, first);
-    rest = b.diff(rest, first);
-  }
-  const vfpHasRules = tiers.length > 0 || flat.length > 0;
-  if (!deny || (!vfpHasRules && wfp.length > 0)) allowed = b.or(allowed, rest);
-  if (!wfp.length) return allowed;
-  const blocks = b.orAll(wfp.filter((s) => s.r.action === 'Block').map((s) => s.match));
-  const allows = b.orAll(wfp.filter((s) => s.r.action === 'Allow').map((s) => s.match));
-  return b.and(allowed, b.diff(deny ? allows : TRUE, blocks));
+  const { allowed, rest } = forwardPass(b, scope, tiers, flat);
+  const vfp = vfpDefaultAllows(deny, tiers.length > 0 || flat.length > 0, wfp.length > 0)
+    ? b.or(allowed, rest)
+    : allowed;
+  const union = (action: string) => b.orAll(wfp.filter((s) => s.r.action === action).map((s) => s.match));
+  return b.and(vfp, wfpGate(b, wfp.length > 0, union('Block'), union('Allow'), deny));
 }
 
 function xor(b: AclSpace['bdd'], x: number, y: number): number {

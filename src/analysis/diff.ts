@@ -10,6 +10,7 @@ import type { AclDirectionName, CompiledAcls } from '../vswitch/acl.js';
 import { fmt, prefix4 } from '../vswitch/v4.js';
 import { analyzeAcls, packetSet, type AclDirectionAnalysis, type AclOutcome, type PacketSet } from './acl.js';
 import { FALSE } from './bdd.js';
+import { localPortOf } from './port.js';
 import { AclSpace } from './space.js';
 
 /** Changed packets, and what decides each part of them after the change. */
@@ -56,14 +57,7 @@ export function diffPorts(
   before: { host: Host; endpoint: string },
   after: { host: Host; endpoint: string },
 ): AclDiff {
-  const portOf = (x: { host: Host; endpoint: string }) => {
-    const view = x.host.dataplane.view();
-    const p = view.portByRef.get(x.endpoint.toLowerCase()) ?? view.portByRef.get(x.endpoint);
-    if (!p || p.remote)
-      throw hnsError('ERROR_NOT_FOUND', `no local endpoint "${x.endpoint}" on ${x.host.name}`);
-    if (!p.ip) throw hnsError('E_INVALIDARG', `endpoint "${p.name}" has no IPv4 address`);
-    return p;
-  };
+  const portOf = (x: { host: Host; endpoint: string }) => localPortOf(x.host, x.endpoint);
   const p = portOf(before);
   const q = portOf(after);
   if (p.ip !== q.ip)

@@ -4,7 +4,9 @@
  * those with the endpoint's own IPv4 address on the local side — under the node's ACL options.
  */
 import { hnsError } from '../core/errors.js';
+import { findPort } from '../dataplane/host-scope.js';
 import type { Host } from '../host/host.js';
+import type { PortView } from '../vswitch/view.js';
 import { fmt, prefix4 } from '../vswitch/v4.js';
 import { analyzeAcls, type AclAnalysis } from './acl.js';
 
@@ -19,11 +21,16 @@ export interface PortAnalysis extends AclAnalysis {
  * endpoint without an IPv4 address: no packet of this space crosses it).
  */
 export function analyzePort(host: Host, endpoint: string): PortAnalysis {
-  const view = host.dataplane.view();
-  const port = view.portByRef.get(endpoint.toLowerCase()) ?? view.portByRef.get(endpoint);
+  const port = localPortOf(host, endpoint);
+  const a = analyzeAcls(port.acls(), { localAddresses: [prefix4(port.ip, 32)] });
+  return { ...a, endpoint: { id: port.id, name: port.name, ip: fmt(port.ip) } };
+}
+
+/** The local endpoint port a reference names, with an IPv4 address (the errors of analyzePort). */
+export function localPortOf(host: Host, endpoint: string): PortView {
+  const port = findPort(host.dataplane, endpoint);
   if (!port || port.remote)
     throw hnsError('ERROR_NOT_FOUND', `no local endpoint "${endpoint}" on ${host.name}`);
   if (!port.ip) throw hnsError('E_INVALIDARG', `endpoint "${port.name}" has no IPv4 address`);
-  const a = analyzeAcls(port.acls(), { localAddresses: [prefix4(port.ip, 32)] });
-  return { ...a, endpoint: { id: port.id, name: port.name, ip: fmt(port.ip) } };
+  return port;
 }

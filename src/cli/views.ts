@@ -693,23 +693,28 @@ export async function cmdAnalyze(args: string[], io: CliIo): Promise<number> {
     const node = v.node as string | undefined;
     const t = await loadTarget('analyze', positionals[0]!, io, opts);
     if (want === undefined) return analyzeAllPorts(io, t, node, format);
-    const here = analyzedPort(t, want, node);
     const fail = (e: unknown) =>
       new ViewError(
         VIEW_FAILURE,
         `analyze: ${(e as { detail?: string }).detail ?? (e as Error).message}`,
         'analyze',
       );
-    const [{ analyzePort }, { diffPorts }, { analysisJson, diffJson, renderAnalysis, renderDiff }] =
-      await Promise.all([
-        import('../analysis/port.js'),
-        import('../analysis/diff.js'),
-        import('../render/analysis.js'),
-      ]);
+    const [
+      { analyzePort },
+      { diffPorts },
+      { analysisJson, diffJson, renderAnalysis, renderDiff },
+      { findPort },
+    ] = await Promise.all([
+      import('../analysis/port.js'),
+      import('../analysis/diff.js'),
+      import('../render/analysis.js'),
+      import('../dataplane/host-scope.js'),
+    ]);
+    const here = analyzedPort(t, want, node, findPort);
     if (v.diff !== undefined) {
       // the same port of another scenario or state file (--at and --seed apply to both)
       const other = await loadTarget('analyze', v.diff as string, io, opts);
-      const there = analyzedPort(other, want, node);
+      const there = analyzedPort(other, want, node, findPort);
       let d;
       try {
         d = diffPorts(here, there);
@@ -768,17 +773,14 @@ function analyzedPort(
   t: ViewTarget,
   want: string,
   node: string | undefined,
+  findPort: (plane: Host['dataplane'], ref: string) => { readonly remote: boolean } | undefined,
 ): { host: Host; endpoint: string } {
   const hosts = selectHosts('analyze', t, node === undefined ? undefined : [node]);
   const pods = [...(t.scenario?.world.pods.values() ?? [])];
   const pod = pods.find((p) => p.key === want) ?? pods.find((p) => p.key === `default/${want}`);
   const refs = [...(pod?.endpointId ? [pod.endpointId] : []), want];
   for (const [, host] of hosts) {
-    const view = host.dataplane.view();
-    const endpoint = refs.find((r) => {
-      const p = view.portByRef.get(r.toLowerCase()) ?? view.portByRef.get(r);
-      return p !== undefined && !p.remote;
-    });
+    const endpoint = refs.find((r) => findPort(host.dataplane, r)?.remote === false);
     if (endpoint !== undefined) return { host, endpoint };
   }
   throw new ViewError(VIEW_FAILURE, `analyze: no port "${want}" in ${t.title}`, 'analyze');
