@@ -19,6 +19,13 @@ export function ruleName(r: RuleRef): string {
   return `${r.policy ?? 'policy'} #${r.index ?? '?'}`;
 }
 
+/** What decided: a rule by its name (with its stage, "block-web (VFP)", if asked), a default as "VFP default-deny". */
+export function outcomeLabel(o: AclOutcome, withStage = false): string {
+  return o.kind === 'rule'
+    ? `${ruleName(o.rule)}${withStage ? ` (${o.stage})` : ''}`
+    : `${o.stage} ${o.kind}`;
+}
+
 function setJson(s: PacketSet): JsonObject {
   const w = s.witness();
   return {
@@ -96,4 +103,30 @@ export function diffJson(d: AclDiff): JsonObject {
     newlyDenied: changeJson(x.newlyDenied),
   });
   return { unchanged: d.unchanged, In: dir(d.In), Out: dir(d.Out) };
+}
+
+/** A port's findings in brief (`hnsim analyze FILE` without --port; its JSON too). */
+export interface PortSummary {
+  readonly endpoint: string;
+  readonly ip: string;
+  /** Rules in both directions. */
+  readonly rules: number;
+  /** Each shadowed rule with what decides its packets instead. */
+  readonly shadowed: readonly { readonly rule: string; readonly by: readonly string[] }[];
+  readonly redundant: readonly string[];
+  readonly ties: number;
+}
+
+export function portSummary(a: PortAnalysis): PortSummary {
+  const rules = [...a.In.rules, ...a.Out.rules];
+  return {
+    endpoint: a.endpoint.name,
+    ip: a.endpoint.ip,
+    rules: rules.length,
+    shadowed: rules
+      .filter((r) => r.status === 'shadowed')
+      .map((r) => ({ rule: ruleName(r.rule), by: r.shadowedBy.map((o) => outcomeLabel(o, true)) })),
+    redundant: rules.filter((r) => r.redundant).map((r) => ruleName(r.rule)),
+    ties: a.In.ties.length + a.Out.ties.length,
+  };
 }

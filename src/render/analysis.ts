@@ -5,14 +5,13 @@
  */
 import type { AclDirectionAnalysis, AclOutcome } from '../analysis/acl.js';
 import type { AclChange, AclDiff } from '../analysis/diff.js';
-import { ruleName, SET_LINES as LINES } from '../analysis/json.js';
+import { outcomeLabel, ruleName, SET_LINES as LINES, type PortSummary } from '../analysis/json.js';
 import type { PortAnalysis } from '../analysis/port.js';
 
-export { analysisJson, diffJson, ruleName } from '../analysis/json.js';
+export { analysisJson, diffJson, portSummary, ruleName, type PortSummary } from '../analysis/json.js';
 
-function outcomeName(o: AclOutcome): string {
-  return o.kind === 'rule' ? `${ruleName(o.rule)} (${o.stage})` : `${o.stage} ${o.kind}`;
-}
+/** A rule with its stage ("block-web (VFP)"), a default as "VFP default-deny". */
+const outcomeName = (o: AclOutcome): string => outcomeLabel(o, true);
 
 const indent = (lines: readonly string[], pad: string) => lines.map((l) => pad + l);
 
@@ -77,32 +76,6 @@ export function renderDiff(d: AclDiff, title: string): string {
     out.push('');
   }
   return out.join('\n');
-}
-
-/** A port's findings in brief (`hnsim analyze FILE` without --port; its JSON too). */
-export interface PortSummary {
-  readonly endpoint: string;
-  readonly ip: string;
-  /** Rules in both directions. */
-  readonly rules: number;
-  /** Each shadowed rule with what decides its packets instead. */
-  readonly shadowed: readonly { readonly rule: string; readonly by: readonly string[] }[];
-  readonly redundant: readonly string[];
-  readonly ties: number;
-}
-
-export function portSummary(a: PortAnalysis): PortSummary {
-  const rules = [...a.In.rules, ...a.Out.rules];
-  return {
-    endpoint: a.endpoint.name,
-    ip: a.endpoint.ip,
-    rules: rules.length,
-    shadowed: rules
-      .filter((r) => r.status === 'shadowed')
-      .map((r) => ({ rule: ruleName(r.rule), by: r.shadowedBy.map(outcomeName) })),
-    redundant: rules.filter((r) => r.redundant).map((r) => ruleName(r.rule)),
-    ties: a.In.ties.length + a.Out.ties.length,
-  };
 }
 
 /** Per node, a line per port: its rules and findings. */

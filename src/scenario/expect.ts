@@ -8,7 +8,7 @@ import { isJsonObject } from '../core/json.js';
 import { packetChanges } from '../cluster/flows.js';
 import type { TraceResult } from '../dataplane/trace.js';
 import { analyzePort } from '../analysis/port.js';
-import { ruleName } from '../analysis/json.js';
+import { outcomeLabel, ruleName } from '../analysis/json.js';
 import { collectListing, type HnsListing } from '../render/listing.js';
 import { renderTrace, traceNames } from '../render/trace.js';
 import { shorten } from './narrate.js';
@@ -264,7 +264,7 @@ function checkAcls(
       if (!expected.includes(ruleName(r.rule)))
         problems.push(
           what === 'shadowed'
-            ? `${head(r)} decides nothing: ${r.shadowedBy.map((o) => (o.kind === 'rule' ? ruleName(o.rule) : `${o.stage} ${o.kind}`)).join(', ')} take(s) its packets`
+            ? `${head(r)} decides nothing: ${r.shadowedBy.map((o) => outcomeLabel(o)).join(', ')} take(s) its packets`
             : `${head(r)} could go: no verdict would change`,
         );
     // an expected rule the analysis does not find so: what it does instead

@@ -7,7 +7,7 @@
  *   expect(analyzePort(host, 'web')).toHaveNoShadowedRules();
  */
 import type { AclAnalysis, AclOutcome } from '../analysis/acl.js';
-import { ruleName } from '../analysis/json.js';
+import { outcomeLabel, ruleName } from '../analysis/json.js';
 import type { MatcherResult } from './flows.js';
 
 function isAnalysis(v: unknown): v is AclAnalysis {
@@ -15,7 +15,7 @@ function isAnalysis(v: unknown): v is AclAnalysis {
   return typeof o === 'object' && o !== null && Array.isArray(o.In?.rules) && Array.isArray(o.Out?.rules);
 }
 
-const outcomeText = (o: AclOutcome) => (o.kind === 'rule' ? ruleName(o.rule) : `the ${o.stage} ${o.kind}`);
+const outcomeText = (o: AclOutcome) => (o.kind === 'rule' ? '' : 'the ') + outcomeLabel(o);
 
 export const analysisMatchers = {
   toHaveNoShadowedRules(received: unknown): MatcherResult {
