@@ -132,10 +132,12 @@ describe('a pod port with a NetworkPolicy-like ACL set', () => {
   });
 
   it('every witness, traced through the node, meets the rule the analysis names', () => {
+    const traced: string[] = [];
     for (const dir of ['In', 'Out'] as const)
       for (const r of a[dir].rules) {
         const w = r.decides.witness();
         if (!w) continue;
+        traced.push(r.rule.ruleId!);
         const t = host.trace({
           from: w.srcIp,
           to: w.dstIp,
@@ -147,6 +149,18 @@ describe('a pod port with a NetworkPolicy-like ACL set', () => {
         expect(acl?.rule?.ruleId, `${r.rule.ruleId}: ${JSON.stringify(w)}`).toBe(r.rule.ruleId);
         expect(acl?.action).toBe(r.action === 'Allow' ? 'Allowed' : 'Denied');
       }
+    // every rule but the shadowed allow-sub has a witness
+    expect(traced.sort()).toEqual(
+      [
+        'allow-all-in',
+        'allow-all-out',
+        'allow-dns',
+        'allow-probe',
+        'block-web',
+        'tie-allow',
+        'tie-block',
+      ].sort(),
+    );
   });
 });
 
