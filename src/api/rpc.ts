@@ -219,8 +219,14 @@ export function invalidParams(message: string): RpcProtocolError {
  * The one object parameter of an extra method (CNI, CNS, Antrea, the analysis), with only the
  * given keys.
  */
-export function objectParam(method: string, v: Json | undefined, keys: readonly string[]): JsonObject {
-  if (!isJsonObject(v)) throw invalidParams(`${method} takes one object: {${keys.join(', ')}}`);
+export function objectParam(
+  method: string,
+  v: Json | undefined,
+  keys: readonly string[],
+  /** How the refusal of a non-object names what the method takes. */
+  takes = `one object: {${keys.join(', ')}}`,
+): JsonObject {
+  if (!isJsonObject(v)) throw invalidParams(`${method} takes ${takes}`);
   for (const k of Object.keys(v)) {
     if (!keys.includes(k)) throw invalidParams(`${method}: unknown key "${k}" (${keys.join(', ')})`);
   }
@@ -229,11 +235,7 @@ export function objectParam(method: string, v: Json | undefined, keys: readonly 
 
 /** The single object parameter of a fault or clock method. */
 function ruleParam(method: string, v: Json | undefined, allowed: readonly string[]): JsonObject {
-  if (!isJsonObject(v)) throw invalidParams(`${method} takes one object parameter`);
-  for (const k of Object.keys(v)) {
-    if (!allowed.includes(k)) throw invalidParams(`${method}: unknown key "${k}" (${allowed.join(', ')})`);
-  }
-  return v;
+  return objectParam(method, v, allowed, 'one object parameter');
 }
 
 function matcherOf(o: JsonObject): CallMatcher {
