@@ -8,11 +8,30 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHost } from '../../src/host/host.js';
 import { addL2Bridge } from '../../src/testing/commands.js';
+import type { JsonObject } from '../../src/core/json.js';
+import { endpointJson, ok } from '../dataplane/prop-kit.js';
 import { root, runHnsim } from './hnsim.js';
 
 const SCENARIO = join(root, 'scenarios/acl-analysis.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'hnsim-analyze-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A state file of one node whose pods (name, address, policies) sit on the L2Bridge network cbr0. */
+function stateFile(
+  file: string,
+  pods: readonly (readonly [string, string, readonly JsonObject[]])[],
+): string {
+  const host = createHost({
+    seed: 2,
+    adapters: [{ name: 'Ethernet', ipAddress: '10.0.0.4/24', gateway: '10.0.0.1' }],
+  });
+  const net = addL2Bridge(host);
+  for (const [name, ip, policies] of pods)
+    ok(host.api.HcnCreateEndpoint(net, null, endpointJson(net, name, { ip, policies })), 'HcnCreateEndpoint');
+  const path = join(dir, file);
+  writeFileSync(path, JSON.stringify(host.snapshot()));
+  return path;
+}
 
 describe('hnsim analyze on a scenario', () => {
   it('names each rule with the packets it decides, the shadowed one with what takes its packets', async () => {
@@ -180,33 +199,25 @@ describe('hnsim analyze on a scenario', () => {
 
 describe('JSON-RPC AnalyzePort (hnsim call --state)', () => {
   it('answers the analysis as --format json prints it; bad params and unknown ports are errors', async () => {
-    const host = createHost({
-      seed: 2,
-      adapters: [{ name: 'Ethernet', ipAddress: '10.0.0.4/24', gateway: '10.0.0.1' }],
-    });
-    const net = addL2Bridge(host);
-    const r = host.api.HcnCreateEndpoint(net, null, {
-      Name: 'pod',
-      HostComputeNetwork: net,
-      IpConfigurations: [{ IpAddress: '10.244.1.7', PrefixLength: 24 }],
-      Policies: [
-        {
-          Type: 'ACL',
-          Settings: {
-            Id: 'no-ssh',
-            Action: 'Block',
-            Direction: 'In',
-            Protocols: '6',
-            LocalPorts: '22',
-            Priority: 100,
+    const file = stateFile('rpc.json', [
+      [
+        'pod',
+        '10.244.1.7',
+        [
+          {
+            Type: 'ACL',
+            Settings: {
+              Id: 'no-ssh',
+              Action: 'Block',
+              Direction: 'In',
+              Protocols: '6',
+              LocalPorts: '22',
+              Priority: 100,
+            },
           },
-        },
+        ],
       ],
-      SchemaVersion: { Major: 2, Minor: 0 },
-    });
-    if (!r.ok) throw new Error(r.message);
-    const file = join(dir, 'rpc.json');
-    writeFileSync(file, JSON.stringify(host.snapshot()));
+    ]);
     const call = await runHnsim(['call', '--state', file, 'AnalyzePort', '{"endpoint":"pod"}']);
     expect(call.stderr).toBe('');
     const viaCli = await runHnsim(['analyze', file, '--port', 'pod', '--format', 'json']);
@@ -227,12 +238,7 @@ describe('JSON-RPC AnalyzePort (hnsim call --state)', () => {
 
 describe('hnsim analyze on a state file', () => {
   it('analyses an endpoint by name; one without ACLs allows every packet', async () => {
-    const host = createHost({
-      seed: 2,
-      adapters: [{ name: 'Ethernet', ipAddress: '10.0.0.4/24', gateway: '10.0.0.1' }],
-    });
-    const net = addL2Bridge(host);
-    for (const [name, ip, policies] of [
+    const file = stateFile('node.json', [
       ['open', '10.244.1.5', []],
       [
         'locked',
@@ -251,18 +257,7 @@ describe('hnsim analyze on a state file', () => {
           },
         ],
       ],
-    ] as const) {
-      const r = host.api.HcnCreateEndpoint(net, null, {
-        Name: name,
-        HostComputeNetwork: net,
-        IpConfigurations: [{ IpAddress: ip, PrefixLength: 24 }],
-        Policies: [...policies],
-        SchemaVersion: { Major: 2, Minor: 0 },
-      });
-      if (!r.ok) throw new Error(r.message);
-    }
-    const file = join(dir, 'node.json');
-    writeFileSync(file, JSON.stringify(host.snapshot()));
+    ]);
     const open = await runHnsim(['analyze', file, '--port', 'open']);
     expect(open.status).toBe(0);
     expect(open.stdout).toContain('Inbound (In):\n  no ACL rule: every packet allowed\n');

@@ -8,6 +8,7 @@ import { analyzePort } from '../../src/analysis/port.js';
 import { createHost } from '../../src/host/host.js';
 import type { JsonObject } from '../../src/core/json.js';
 import { addL2Bridge, hnsimMatchers } from '../../src/testing/index.js';
+import { endpointJson, ok } from '../dataplane/prop-kit.js';
 
 declare module 'vitest' {
   interface Assertion<T> {
@@ -19,14 +20,10 @@ expect.extend(hnsimMatchers);
 function port(policies: readonly JsonObject[]) {
   const host = createHost({ seed: 5 });
   const net = addL2Bridge(host);
-  const r = host.api.HcnCreateEndpoint(net, null, {
-    Name: 'web',
-    HostComputeNetwork: net,
-    IpConfigurations: [{ IpAddress: '10.244.1.9', PrefixLength: 24 }],
-    Policies: [...policies],
-    SchemaVersion: { Major: 2, Minor: 0 },
-  });
-  if (!r.ok) throw new Error(r.message);
+  ok(
+    host.api.HcnCreateEndpoint(net, null, endpointJson(net, 'web', { ip: '10.244.1.9', policies })),
+    'HcnCreateEndpoint',
+  );
   return analyzePort(host, 'web');
 }
 
