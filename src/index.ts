@@ -493,12 +493,31 @@ export { analysisRpcMethods } from './analysis/rpc.js';
 export { diffAcls, diffPorts, type AclChange, type AclDiff, type AclDirectionDiff } from './analysis/diff.js';
 export { AclSpace, type AclPacket, type WitnessPacket } from './analysis/space.js';
 export {
+  analyzeReach,
+  analyzeReachAll,
+  flowSet,
+  ReachContext,
+  type ReachBranch,
+  type ReachOptions,
+  type ReachOutcome,
+  type ReachQuery,
+  type Reachability,
+} from './analysis/reach.js';
+export { diffReach, diffReachAll, type ReachChange, type ReachDiff } from './analysis/reach-diff.js';
+export { flowSpecSet } from './analysis/flowspec.js';
+export { portCuts, type Network, type PortCuts } from './analysis/cuts.js';
+export { analyze, type AnalyzeQuery, type PortQuery } from './analysis/analyze.js';
+export {
   analysisJson,
   diffJson,
   portSummary,
+  reachDiffJson,
+  reachJson,
   renderAnalysis,
   renderDiff,
   renderPortSummaries,
+  renderReach,
+  renderReachDiff,
   type PortSummary,
 } from './render/analysis.js';
 export { Diagram, addHost, toDot, toMermaid, type HostDiagramOptions } from './render/diagram.js';

@@ -138,6 +138,52 @@ export function analyzeAcls(acls: CompiledAcls, opts: AclAnalysisOptions = {}): 
   };
 }
 
+/**
+ * The packets a direction's compiled ACLs allow, as `evaluateAcls` decides them (without the
+ * per-rule analysis): what reachability composes along a path. `scope` defaults to every packet
+ * of the space.
+ */
+export function aclAllowedSet(
+  acls: CompiledAcls,
+  dir: AclDirectionName,
+  space: AclSpace,
+  scope = space.universe,
+): number {
+  if (!acls.any) return scope;
+  const rules = acls[dir];
+  const slot = (r: CompiledRule, stage: 'VFP' | 'WFP', tier: number): Slot => ({
+    r,
+    stage,
+    tier,
+    match: matchOf(space, scope, r),
+    hull: NO_HULL,
+    first: FALSE,
+    decides: FALSE,
+    changes: FALSE,
+  });
+  const deny = dir === 'In' ? acls.defaultDenyIn : acls.defaultDenyOut;
+  return allowedBy(
+    space,
+    scope,
+    rules.tiers.map((t, k) => t.rules.map((r) => slot(r, 'VFP', k))),
+    rules.vfp.map((r) => slot(r, 'VFP', -1)),
+    rules.wfp.map((r) => slot(r, 'WFP', -1)),
+    deny,
+  );
+}
+
+const NO_HULL = new Float64Array(0);
+
+/** The packets of `scope` a rule's conditions match. */
+function matchOf(space: AclSpace, scope: number, r: CompiledRule): number {
+  const b = space.bdd;
+  let u = b.and(scope, space.protocols(r.protocols));
+  u = b.and(u, space.addresses('localIp', r.local));
+  u = b.and(u, space.addresses('remoteIp', r.remote));
+  u = b.and(u, space.ports('localPort', r.localPorts));
+  return b.and(u, space.ports('remotePort', r.remotePorts));
+}
+
 /** A rule in evaluation order: where it sits and what it matches. */
 interface Slot {
   readonly r: CompiledRule;
@@ -175,18 +221,11 @@ function analyzeDirection(
       ties: [],
     };
   const deny = dir === 'In' ? acls.defaultDenyIn : acls.defaultDenyOut;
-  const matchOf = (r: CompiledRule) => {
-    let u = b.and(scope, space.protocols(r.protocols));
-    u = b.and(u, space.addresses('localIp', r.local));
-    u = b.and(u, space.addresses('remoteIp', r.remote));
-    u = b.and(u, space.ports('localPort', r.localPorts));
-    return b.and(u, space.ports('remotePort', r.remotePorts));
-  };
   const slot = (r: CompiledRule, stage: 'VFP' | 'WFP', tier: number): Slot => ({
     r,
     stage,
     tier,
-    match: matchOf(r),
+    match: matchOf(space, scope, r),
     hull: hullOf(r),
     first: FALSE,
     decides: FALSE,

@@ -276,6 +276,67 @@ export class Bdd {
     return bits;
   }
 
+  /**
+   * The set with the `width`-bit field at `first` fixed to `value` (the cofactor): the points whose
+   * other variables, with that field set to `value`, are in `u` — a set that no longer depends on
+   * the field.
+   */
+  restrict(u: number, first: number, width: number, value: number): number {
+    const end = first + width;
+    const memo = new Map<number, number>();
+    const go = (x: number): number => {
+      if (x <= TRUE) return x;
+      const v = this.#v[x]!;
+      if (v >= end) return x;
+      const m = memo.get(x);
+      if (m !== undefined) return m;
+      let r: number;
+      if (v >= first) {
+        const bit = Math.floor(value / 2 ** (end - 1 - v)) % 2;
+        r = go(bit ? this.#hi[x]! : this.#lo[x]!);
+      } else r = this.mk(v, go(this.#lo[x]!), go(this.#hi[x]!));
+      memo.set(x, r);
+      return r;
+    };
+    return go(u);
+  }
+
+  /**
+   * The set with its variables renamed by `to` (variable → variable, one to one over the
+   * variables `u` depends on): any renaming, order-preserving or not (the diagram is rebuilt).
+   */
+  rename(u: number, to: (v: number) => number): number {
+    const memo = new Map<number, number>();
+    const go = (x: number): number => {
+      if (x <= TRUE) return x;
+      const m = memo.get(x);
+      if (m !== undefined) return m;
+      const nv = to(this.#v[x]!);
+      const lo = go(this.#lo[x]!);
+      const hi = go(this.#hi[x]!);
+      // (nv ? hi : lo) over diagrams that may test variables above nv
+      const r = this.or(this.and(this.mk(nv, FALSE, TRUE), hi), this.and(this.mk(nv, TRUE, FALSE), lo));
+      memo.set(x, r);
+      return r;
+    };
+    return go(u);
+  }
+
+  /** Whether the set tests any variable in [first, first + width). */
+  dependsOn(u: number, first: number, width: number): boolean {
+    const end = first + width;
+    const seen = new Set<number>();
+    const go = (x: number): boolean => {
+      if (x <= TRUE || seen.has(x)) return false;
+      seen.add(x);
+      const v = this.#v[x]!;
+      if (v >= end) return false;
+      if (v >= first) return true;
+      return go(this.#lo[x]!) || go(this.#hi[x]!);
+    };
+    return go(u);
+  }
+
   /** Whether the point (one bit per variable) is in the set. */
   has(u: number, bits: ArrayLike<number>): boolean {
     let x = u;

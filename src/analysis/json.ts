@@ -8,6 +8,8 @@ import type { RuleRef } from '../vswitch/contracts.js';
 import type { AclDirectionAnalysis, AclOutcome, AclRuleAnalysis, AclTie, PacketSet } from './acl.js';
 import type { AclChange, AclDiff } from './diff.js';
 import type { PortAnalysis } from './port.js';
+import type { Reachability } from './reach.js';
+import type { ReachDiff } from './reach-diff.js';
 
 /** At most this many lines of a set's human form. */
 export const SET_LINES = 8;
@@ -128,5 +130,67 @@ export function portSummary(a: PortAnalysis): PortSummary {
       .map((r) => ({ rule: ruleName(r.rule), by: r.shadowedBy.map((o) => outcomeLabel(o, true)) })),
     redundant: rules.filter((r) => r.redundant).map((r) => ruleName(r.rule)),
     ties: a.In.ties.length + a.Out.ties.length,
+  };
+}
+
+/**
+ * A set of the source's packets with the trace request its witness is (`hnsim trace` replays it:
+ * `--from` the source, `--to` the witness's destination address).
+ */
+function flowJson(s: PacketSet, from: string): JsonObject {
+  const o = setJson(s);
+  const w = s.witness();
+  if (w)
+    o['trace'] = {
+      from,
+      to: w.dstIp,
+      protocol: w.protocol,
+      ...(w.protocol === 6 || w.protocol === 17 ? { sourcePort: w.srcPort, destinationPort: w.dstPort } : {}),
+    };
+  return o;
+}
+
+/** Reachability as JSON: `Analyze({from, to})` over JSON-RPC, `hnsim analyze --from --to --format json`. */
+export function reachJson(r: Reachability): JsonObject {
+  const byDisposition = (m: Reachability['dispositions']): JsonObject => {
+    const o: JsonObject = {};
+    for (const [d, s] of Object.entries(m)) if (s) o[d] = flowJson(s, r.from);
+    return o;
+  };
+  const o: JsonObject = {
+    from: r.from,
+    to: r.to,
+    source: r.source,
+    destination: r.destination,
+    exact: r.exact,
+    classes: r.classes,
+    walks: r.walks,
+    dispositions: byDisposition(r.dispositions),
+  };
+  const forked = r.outcomes.some((x) => x.dispositions.length > 1);
+  if (forked) o['possible'] = byDisposition(r.possible);
+  if (r.branches.length)
+    o['branches'] = r.branches.map((br) => ({
+      choices: br.choices.map((c) => ({ ...c })),
+      dispositions: byDisposition(br.dispositions),
+    }));
+  if (r.notes.length) o['notes'] = [...r.notes];
+  return o;
+}
+
+/** A reachability differential as JSON. */
+export function reachDiffJson(d: ReachDiff): JsonObject {
+  return {
+    from: d.from,
+    to: d.to,
+    unchanged: d.unchanged,
+    exact: d.exact,
+    changes: d.changes.map((c) => ({
+      before: [...c.before],
+      after: [...c.after],
+      ...flowJson(c.set, d.from),
+    })),
+    ...(d.missing ? { missing: d.missing } : {}),
+    ...(d.notes.length ? { notes: [...d.notes] } : {}),
   };
 }

@@ -56,8 +56,10 @@ import { createHost, type Host } from '../host/host.js';
 import { Conntrack } from '../dataplane/conntrack.js';
 import {
   FlowTable,
+  runProbe,
   runSend,
   runTrace,
+  type Probe,
   type SendRequest,
   type TraceRequest,
   type TraceResult,
@@ -1151,6 +1153,11 @@ export class Cluster {
    * cluster's Antrea nodes (other nodes' plugins do not enforce NetworkPolicy here). Errors:
    * E_INVALIDARG (a bad spec, a name taken).
    */
+  /** The NetworkPolicies (as given). */
+  networkPolicyList(): NetworkPolicySpec[] {
+    return [...this.networkPolicies.values()];
+  }
+
   addNetworkPolicy(spec: NetworkPolicySpec): void {
     checkNetworkPolicy(spec);
     const key = `${spec.namespace}/${spec.name}`;
@@ -1196,6 +1203,14 @@ export class Cluster {
 
   trace(request: TraceRequest): TraceResult {
     return runTrace(this.scope, request, this.flowTable);
+  }
+
+  /**
+   * Walk a packet as the reachability analysis does (src/dataplane/trace.ts `runProbe`): a new
+   * connection, each HNS ACL stage recorded and passed; `forced` picks a backend per `node|lb`.
+   */
+  probe(request: TraceRequest, forced?: ReadonlyMap<string, number>): Probe {
+    return runProbe(this.scope, request, forced);
   }
 
   send(request: SendRequest): TraceResult {

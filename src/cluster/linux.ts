@@ -111,8 +111,15 @@ export class LinuxNode implements NetNode {
   private kubeProxy(w: Walk, p: Packet): Packet {
     const svc = this.services.get(serviceKey(p.proto, p.dstIp, p.dstPort));
     if (!svc || !svc.targets.length) return p;
-    const t =
-      svc.targets[mix(w.world.seed, p.srcIp, p.srcPort, p.dstIp, p.dstPort, p.proto) % svc.targets.length]!;
+    // (a trace's allBranches and the analysis force each backend by `node|service`)
+    const forced = w.forced.get(`${this.name}|${svc.name}`);
+    const n = svc.targets.length;
+    const i =
+      forced !== undefined
+        ? forced % n
+        : mix(w.world.seed, p.srcIp, p.srcPort, p.dstIp, p.dstPort, p.proto) % n;
+    w.lbChoices.push({ host: this.name, lb: svc.name, count: n, chosen: i });
+    const t = svc.targets[i]!;
     const after = withPacket(p, { dstIp: t.ip, dstPort: t.port });
     const rule = {
       kind: 'Node',

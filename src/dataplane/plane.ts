@@ -181,6 +181,11 @@ export class HostPlane implements NetNode {
   private nextMappingId = 0;
   private natGeneration = 0;
 
+  /** The NetNats' static mappings (`Get-NetNatStaticMapping`), in creation order. */
+  staticMappings(): readonly NetNatStaticMapping[] {
+    return this.natMappings;
+  }
+
   /**
    * `New-NetNat -Name name -InternalIPInterfaceAddressPrefix prefix`: what the host forwards from
    * that prefix out of an interface outside it is SNATed to that interface's address (WinNAT), and

@@ -78,6 +78,12 @@ function hopAfter(port: PortView, before: Packet, after: Packet, nextHop: number
  */
 function aclStage(plane: HostPlane, w: Walk, port: PortView, dir: 'In' | 'Out', p: Packet): boolean {
   const host = plane.name;
+  if (w.checks) {
+    w.checks.push({ host, port, dir, packet: p, at: w.observations.length });
+    w.step(host, 'ACL', 'Probed', p, p, undefined, `${dir}: every verdict is followed (analysis)`);
+    w.ct.establish(flowKey(host, port.id, dir === 'In' ? 'Out' : 'In', replyOf(p)));
+    return true;
+  }
   const acls = port.acls();
   const v = evaluateAcls(acls, dir, p.proto, p.srcIp, p.srcPort, p.dstIp, p.dstPort);
   if (acls.any) {

@@ -23,7 +23,8 @@ import {
 import { fmt, ip4 } from '../vswitch/v4.js';
 import { formatMac } from '../addr/mac.js';
 import type { JsonObject } from '../core/json.js';
-import { Walk, type LbChoice, type WalkEnd, type World } from './walk.js';
+import { Conntrack } from './conntrack.js';
+import { Walk, type AclCheck, type LbChoice, type WalkEnd, type World } from './walk.js';
 
 /** What a trace or send is asked. */
 export interface TraceRequest {
@@ -245,9 +246,10 @@ function walkOnce(
   dst: number,
   forced?: ReadonlyMap<string, number>,
   ct = scope.world.conntrack.child(),
+  checks?: AclCheck[],
 ): { res: TraceResult; w: Walk } {
   const { src, n, dns } = r;
-  const w = new Walk(scope.world, ct, forced);
+  const w = new Walk(scope.world, ct, forced, checks);
   const first = packet({
     srcIp: src.ipFor ? src.ipFor(dst) : src.ip,
     dstIp: dst,
@@ -451,6 +453,26 @@ export function runTrace(scope: TraceScope, req: TraceRequest, table?: FlowTable
   const { res } = full(scope, resolveRequest(scope, req));
   table?.set(key, res);
   return res;
+}
+
+/** A probe walk: its result and the HNS ACL stages it passed (each let the packet on). */
+export interface Probe {
+  readonly result: TraceResult;
+  readonly checks: readonly AclCheck[];
+}
+
+/**
+ * Walk a packet as a new connection (an empty flow state: no committed flow makes it a reply)
+ * with every HNS ACL stage recorded and passed, not evaluated (src/analysis/reach.ts works out the
+ * verdicts for every packet). `forced`: a backend index per `host|lb`. Errors as `runTrace`.
+ */
+export function runProbe(scope: TraceScope, req: TraceRequest, forced?: ReadonlyMap<string, number>): Probe {
+  checkRequest(req, 'trace');
+  const r = resolveRequest(scope, req);
+  if (r.dst === undefined) return { result: unresolved(r.n, r.src, r.dns!), checks: [] };
+  const checks: AclCheck[] = [];
+  const { res } = walkOnce(scope, r, r.dst, forced, new Conntrack(), checks);
+  return { result: res, checks };
 }
 
 export interface SendRequest extends TraceRequest {

@@ -8,6 +8,7 @@
  */
 import type { Component, Disposition, Observation, Packet, RuleRef } from '../vswitch/contracts.js';
 import type { Conntrack } from './conntrack.js';
+import type { PortView } from '../vswitch/view.js';
 
 /** A node of the modelled network: something a packet on the underlay can be handed to. */
 export interface NetNode {
@@ -71,6 +72,18 @@ export interface CounterUpdate {
   readonly field: 'sent' | 'received' | 'droppedIn' | 'droppedOut';
 }
 
+/**
+ * An HNS ACL stage a probe walk passed (src/analysis reachability): the port, the direction and
+ * the packet as the stage saw it; `at` is how many observations came before it.
+ */
+export interface AclCheck {
+  readonly host: string;
+  readonly port: PortView;
+  readonly dir: 'In' | 'Out';
+  readonly packet: Packet;
+  readonly at: number;
+}
+
 const MAX_STEPS = 512;
 const NONE_FORCED: ReadonlyMap<string, number> = new Map();
 
@@ -87,6 +100,11 @@ export class Walk {
     readonly ct: Conntrack,
     /** Forced backend index per `host|lb` (allBranches re-runs). */
     readonly forced: ReadonlyMap<string, number> = NONE_FORCED,
+    /**
+     * A probe (the analysis' path finding): every HNS ACL stage is recorded here and lets the
+     * packet on, whatever its rules say — the analysis works out their verdicts for all packets.
+     */
+    readonly checks?: AclCheck[],
   ) {}
 
   step(

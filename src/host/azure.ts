@@ -383,8 +383,8 @@ export function platformRequest(
   throw new PlatformUnreachable(u.href, u.hostPort, method);
 }
 
-const WIRESERVER_V4 = parseIPv4(WIRESERVER_IP)!;
-const IMDS_V4 = parseIPv4(IMDS_IP)!;
+export const WIRESERVER_V4 = parseIPv4(WIRESERVER_IP)!;
+export const IMDS_V4 = parseIPv4(IMDS_IP)!;
 const TCP = 6;
 const UDP = 17;
 

@@ -73,8 +73,10 @@ import { HostScope } from '../dataplane/host-scope.js';
 import { HcsService, type HcsOptions } from '../hcs/service.js';
 import {
   FlowTable,
+  runProbe,
   runSend,
   runTrace,
+  type Probe,
   type SendRequest,
   type TraceRequest,
   type TraceResult,
@@ -476,6 +478,14 @@ export class Host {
    */
   trace(request: TraceRequest): TraceResult {
     return runTrace(this.scope, request, this.flowTable);
+  }
+
+  /**
+   * Walk a packet as the reachability analysis does (src/dataplane/trace.ts `runProbe`): a new
+   * connection, each HNS ACL stage recorded and passed; `forced` picks a backend per `node|lb`.
+   */
+  probe(request: TraceRequest, forced?: ReadonlyMap<string, number>): Probe {
+    return runProbe(this.scope, request, forced);
   }
 
   /** Send traffic: like a trace, but its flow state is kept and the endpoint counters move. */

@@ -7,8 +7,18 @@ import type { AclDirectionAnalysis, AclOutcome } from '../analysis/acl.js';
 import type { AclChange, AclDiff } from '../analysis/diff.js';
 import { outcomeLabel, ruleName, SET_LINES as LINES, type PortSummary } from '../analysis/json.js';
 import type { PortAnalysis } from '../analysis/port.js';
+import type { Reachability } from '../analysis/reach.js';
+import type { ReachDiff } from '../analysis/reach-diff.js';
 
-export { analysisJson, diffJson, portSummary, ruleName, type PortSummary } from '../analysis/json.js';
+export {
+  analysisJson,
+  diffJson,
+  portSummary,
+  reachDiffJson,
+  reachJson,
+  ruleName,
+  type PortSummary,
+} from '../analysis/json.js';
 
 /** A rule with its stage ("block-web (VFP)"), a default as "VFP default-deny". */
 const outcomeName = (o: AclOutcome): string => outcomeLabel(o, true);
@@ -101,4 +111,61 @@ export function renderPortSummaries(byNode: readonly (readonly [string, readonly
     out.push('');
   }
   return out.join('\n');
+}
+
+/** A witness as the trace command that replays it. */
+function traceLine(from: string, w: ReturnType<Reachability['outcomes'][number]['set']['witness']>): string {
+  if (!w) return '';
+  const ported = w.protocol === 6 || w.protocol === 17;
+  const proto =
+    w.protocol === 6 ? 'TCP' : w.protocol === 17 ? 'UDP' : w.protocol === 1 ? 'ICMP' : String(w.protocol);
+  return `e.g. --from ${from} --to ${w.dstIp} --protocol ${proto}${ported ? ` --sport ${w.srcPort} --dport ${w.dstPort}` : ''}`;
+}
+
+/** Reachability as text: per outcome its packets (human form) and a witness a trace replays. */
+export function renderReach(r: Reachability): string {
+  const out: string[] = [`${r.from} (${r.source}) → ${r.to} (${r.destination || 'unresolved'})`];
+  out.push(`  ${r.classes} classes, ${r.walks} walks${r.exact ? '' : '; NOT exact (see the notes)'}`);
+  for (const o of r.outcomes) {
+    const head =
+      o.dispositions.length > 1
+        ? `${o.dispositions.join(' or ')} (the load balancer's choice decides)`
+        : o.dispositions[0]!;
+    out.push(`${head}: ${o.set.count} packets`);
+    out.push(...indent(o.set.describe(LINES), '    '));
+    const w = traceLine(r.from, o.set.witness());
+    if (w) out.push(`    ${w}`);
+  }
+  for (const br of r.branches) {
+    const via = br.choices
+      .map((c) => `${c.lb} on ${c.host} → backend ${c.backend + 1} of ${c.of} (${c.to})`)
+      .join(', ');
+    out.push(`branch: ${via}`);
+    for (const [d, s] of Object.entries(br.dispositions)) {
+      if (!s) continue;
+      out.push(`  ${d}:`, ...indent(s.describe(LINES), '    '));
+    }
+  }
+  for (const n of r.notes) out.push(`note: ${n}`);
+  return out.join('\n') + '\n';
+}
+
+/** A reachability differential as text: per change the packets and their before → after. */
+export function renderReachDiff(diffs: readonly ReachDiff[]): string {
+  const out: string[] = [];
+  const changed = diffs.filter((d) => !d.unchanged);
+  out.push(`${diffs.length} pairs compared, ${changed.length} changed`);
+  for (const d of changed) {
+    out.push(
+      `${d.from} → ${d.to}${d.missing ? ` (exists ${d.missing === 'before' ? 'after' : 'before'} only)` : ''}`,
+    );
+    for (const c of d.changes) {
+      out.push(`  ${c.before.join(' or ')} → ${c.after.join(' or ')}: ${c.set.count} packets`);
+      out.push(...indent(c.set.describe(LINES), '      '));
+      const w = traceLine(d.from, c.set.witness());
+      if (w) out.push(`      ${w}`);
+    }
+    for (const n of d.notes) out.push(`  note: ${n}`);
+  }
+  return out.join('\n') + '\n';
 }
