@@ -495,7 +495,8 @@ export { AclSpace, type AclPacket, type WitnessPacket } from './analysis/space.j
 export {
   analyzeReach,
   analyzeReachAll,
-  flowSet,
+  freeOf,
+  pairSet,
   ReachContext,
   type ReachBranch,
   type ReachOptions,

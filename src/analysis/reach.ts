@@ -18,11 +18,11 @@
  * port, destination address and port, source address. They print as "TCP to 10.0.0.2 port 80
  * from 10.0.0.1 port 1024-65535" and their witnesses are trace requests.
  */
-import { FALSE } from './bdd.js';
+import { FALSE, TRUE, type Bdd } from './bdd.js';
 import { ACL_FIELDS, AclSpace, type FieldName } from './space.js';
-import { aclAllowedSet, packetSet, type PacketSet } from './acl.js';
+import { aclAllowedSet, type PacketSet } from './acl.js';
 import type { AclPacket } from './space.js';
-import { intervals, portCuts, type Network } from './cuts.js';
+import { CutIndex, portGroups, type Cuts, type Network, type PortCuts } from './cuts.js';
 import { hnsError } from '../core/errors.js';
 import type { CompiledAcls } from '../vswitch/acl.js';
 import { DISPOSITIONS, type Disposition, type Packet } from '../vswitch/contracts.js';
@@ -116,6 +116,25 @@ export class ReachContext {
     return (e[dir] ??= aclAllowedSet(acls, dir, this.space));
   }
 
+  readonly #classes = new WeakMap<PortCuts, Class[]>();
+  readonly #cuts = new WeakMap<Network, { generation: number; index: CutIndex }>();
+
+  /** The network's port cuts (indexed once per state of it). */
+  cuts(net: Network): CutIndex {
+    const generation = 'allNodes' in net ? net.generation() : net.dataplane.generation();
+    let e = this.#cuts.get(net);
+    if (!e || e.generation !== generation)
+      this.#cuts.set(net, (e = { generation, index: new CutIndex(net) }));
+    return e.index;
+  }
+
+  /** The classes of packets the cuts make (without addresses: every pair's). */
+  classes(cuts: PortCuts): readonly Class[] {
+    let c = this.#classes.get(cuts);
+    if (!c) this.#classes.set(cuts, (c = classesOf(this.space, cuts)));
+    return c;
+  }
+
   /** Memo of a stage's set of these ACLs for one address pair and port mapping (keyed by the caller). */
   staged(acls: CompiledAcls, key: string, make: () => number): number {
     let m = this.#staged.get(acls);
@@ -155,63 +174,86 @@ export function analyzeReach(net: Network, query: ReachQuery, opts: ReachOptions
   checkQuery(query);
   const ctx = opts.context ?? new ReachContext();
   const space = ctx.space;
-  const b = space.bdd;
-  const maxBranches = opts.maxBranches ?? 64;
-  const notes: string[] = [];
-  let exact = true;
-  const note = (text: string, inexact = false) => {
-    if (!notes.includes(text)) notes.push(text);
-    if (inexact) exact = false;
-  };
+  const run = new PairRun(net, ctx, query.from, opts.maxBranches ?? 64);
 
   // where the packets go: the source's address and the destination's (a name resolved once)
-  const first = net.probe({ from: query.from, to: query.to, protocol: 'TCP' });
-  const srcIp = first.result.packet.srcIp;
-  if (first.result.disposition === 'NameNotResolved') {
-    const all = b.and(space.universe, space.value('localIp', srcIp));
-    return answer(query, fmt(srcIp), '', space, new Map([['NameNotResolved', all]]), [], [], true, [
-      `"${query.to}" did not resolve: ${first.result.dns?.reason ?? 'no address'}`,
+  const first = net.probeAddresses({ from: query.from, to: query.to });
+  const srcIp = first.source;
+  if (first.destination === undefined) {
+    const pair = { src: srcIp, dst: undefined };
+    return answer(query, pair, space, [[['NameNotResolved'], space.universe]], [], true, [
+      `"${query.to}" did not resolve: ${first.dns?.reason ?? 'no address'}`,
     ]);
   }
-  const dstIp = first.result.packet.dstIp;
-  if (first.result.dns?.fqdn)
-    note(`${query.to} resolved to ${first.result.dns.fqdn} = ${fmt(dstIp)}; the packets analysed go there`);
-  const to = fmt(dstIp);
+  const dstIp = first.destination;
+  if (first.dns?.fqdn)
+    run.note(`${query.to} resolved to ${first.dns.fqdn} = ${fmt(dstIp)}; the packets analysed go there`);
+  run.to = fmt(dstIp);
 
-  const cuts = portCuts(net, dstIp);
-  const pair = b.and(b.and(space.universe, space.value('localIp', srcIp)), space.value('remoteIp', dstIp));
-  const classes = classesOf(space, pair, cuts.src, cuts.dst);
+  // (the classes and the stages' sets leave the addresses out — they are the pair's constants —
+  // so that pairs share their diagrams; the answer's sets get them back)
+  const classes = ctx.classes(ctx.cuts(net).for(dstIp));
+  for (const cls of classes) run.classify(cls);
+  const sigParts: (readonly [readonly Disposition[], number])[] = [];
+  for (const [sig, node] of run.parts) sigParts.push([sig.split(',') as Disposition[], node]);
+  return answer(
+    query,
+    { src: srcIp, dst: dstIp },
+    space,
+    sigParts,
+    [...run.branches.values()],
+    run.exact,
+    run.notes,
+    classes.length,
+    run.walks,
+  );
+}
 
-  const parts = new Map<string, number>();
-  const branches = new Map<string, { choices: ReachBranch['choices']; sets: Map<Disposition, number> }>();
-  let walks = 0;
-  for (const cls of classes) {
+const OVS_NOTE =
+  'Open vSwitch forwards on this path: its flow tables were followed for one packet per class, not worked out for every packet';
+
+/** One pair's analysis in progress: its classes' parts, branches, notes and walks. */
+class PairRun {
+  to = '';
+  readonly notes: string[] = [];
+  exact = true;
+  walks = 0;
+  /** Disposition signature → the packets (without addresses) that get it. */
+  readonly parts = new Map<string, number>();
+  readonly branches = new Map<string, { choices: ReachBranch['choices']; sets: Map<Disposition, number> }>();
+  readonly #b: Bdd;
+
+  constructor(
+    readonly net: Network,
+    readonly ctx: ReachContext,
+    readonly from: string,
+    readonly maxBranches: number,
+  ) {
+    this.#b = ctx.space.bdd;
+  }
+
+  note(text: string, inexact = false): void {
+    if (!this.notes.includes(text)) this.notes.push(text);
+    if (inexact) this.exact = false;
+  }
+
+  /** A class: its walks (one per load-balancer branch), then its packets by signature. */
+  classify(cls: Class): void {
+    const b = this.#b;
     const leaves: Leaf[] = [];
-    const explore = (forced: Map<string, number>) => {
-      const probe = net.probe(
-        {
-          from: query.from,
-          to,
-          protocol: cls.proto,
-          sourcePort: cls.srcPort,
-          destinationPort: cls.dstPort,
-        },
-        forced,
-      );
-      walks++;
-      const fork = probe.result.lbChoices.find((c) => c.count > 1 && !forced.has(choiceKey(c)));
-      if (fork && leaves.length + fork.count <= maxBranches) {
-        for (let i = 0; i < fork.count; i++) explore(new Map([...forced, [choiceKey(fork), i]]));
-        return;
-      }
-      if (fork)
-        note(
-          `${fork.lb} on ${fork.host} has ${fork.count} backends: more branches than ${maxBranches}; the rest follow the hash's choice`,
-          true,
-        );
-      leaves.push({ probe, sets: dispositionsOf(ctx, cls, probe, note) });
-    };
-    explore(new Map());
+    this.explore(cls, NO_FORCE, leaves);
+    for (const leaf of leaves) {
+      const obs = leaf.probe.result.observations;
+      for (let i = 0; i < obs.length; i++)
+        if (obs[i]!.component === 'OVS') {
+          this.note(OVS_NOTE, true);
+          break;
+        }
+    }
+    if (leaves.length === 1) {
+      for (const [d, s] of leaves[0]!.sets) this.parts.set(d, b.or(this.parts.get(d) ?? FALSE, s));
+      return;
+    }
     // the class's packets by the dispositions they get over its branches
     let local = new Map<string, number>([['', cls.set]]);
     for (const leaf of leaves) {
@@ -225,36 +267,92 @@ export function analyzeReach(net: Network, query: ReachQuery, opts: ReachOptions
         }
       local = next;
     }
-    for (const [sig, node] of local) parts.set(sig, b.or(parts.get(sig) ?? FALSE, node));
-    if (leaves.length > 1)
-      for (const leaf of leaves) {
-        const choices = choicesOf(leaf.probe);
-        const key = choices.map((c) => `${c.host}|${c.lb}#${c.backend}`).join(',');
-        let e = branches.get(key);
-        if (!e) branches.set(key, (e = { choices, sets: new Map() }));
-        for (const [d, s] of leaf.sets) e.sets.set(d, b.or(e.sets.get(d) ?? FALSE, b.and(s, cls.set)));
-      }
-    for (const leaf of leaves)
-      if (leaf.probe.result.observations.some((o) => o.component === 'OVS'))
-        note(
-          'Open vSwitch forwards on this path: its flow tables were followed for one packet per class, not worked out for every packet',
-          true,
-        );
+    for (const [sig, node] of local) this.parts.set(sig, b.or(this.parts.get(sig) ?? FALSE, node));
+    for (const leaf of leaves) {
+      const choices = choicesOf(leaf.probe);
+      let key = '';
+      for (const c of choices) key += `${c.host}|${c.lb}#${c.backend},`;
+      let e = this.branches.get(key);
+      if (!e) this.branches.set(key, (e = { choices, sets: new Map() }));
+      for (const [d, s] of leaf.sets) e.sets.set(d, b.or(e.sets.get(d) ?? FALSE, b.and(s, cls.set)));
+    }
   }
-  const sigParts = [...parts].map(([sig, node]) => [sig.split(',') as Disposition[], node] as const);
-  return answer(
-    query,
-    fmt(srcIp),
-    to,
-    space,
-    undefined,
-    sigParts,
-    [...branches.values()],
-    exact,
-    notes,
-    classes.length,
-    walks,
-  );
+
+  /**
+   * The hash's own choice at a fork: its walk is that branch's (with the choice forced it would be
+   * the same walk); a later load balancer on it forks again.
+   */
+  forkLeaf(
+    cls: Class,
+    forced: ReadonlyMap<string, number>,
+    fork: LbChoice,
+    probe: Probe,
+    leaves: Leaf[],
+  ): void {
+    const now = forcing(forced, fork, fork.chosen);
+    for (const c of probe.result.lbChoices)
+      if (c.count > 1 && !now.has(choiceKey(c))) {
+        // (a second fork: walk again with this choice forced, which forks there)
+        this.explore(cls, now, leaves);
+        return;
+      }
+    leaves.push({ probe, sets: dispositionsOf(this, cls, probe) });
+  }
+
+  /** Walk the class's packet with `forced` choices; fork at the first load balancer not forced. */
+  explore(cls: Class, forced: ReadonlyMap<string, number>, leaves: Leaf[]): void {
+    const probe = this.net.probe(
+      {
+        from: this.from,
+        to: this.to,
+        protocol: cls.proto,
+        sourcePort: cls.srcPort,
+        destinationPort: cls.dstPort,
+      },
+      forced,
+    );
+    this.walks++;
+    let fork: LbChoice | undefined;
+    for (const c of probe.result.lbChoices)
+      if (c.count > 1 && !forced.has(choiceKey(c))) {
+        fork = c;
+        break;
+      }
+    if (fork && leaves.length + fork.count <= this.maxBranches) {
+      // (the walk made is the branch the hash chose; the others are walked forced)
+      for (let i = 0; i < fork.count; i++)
+        if (i === fork.chosen) this.forkLeaf(cls, forced, fork, probe, leaves);
+        else explore2(this, cls, forced, fork, i, leaves);
+      return;
+    }
+    if (fork)
+      this.note(
+        `${fork.lb} on ${fork.host} has ${fork.count} backends: more branches than ${this.maxBranches}; the rest follow the hash's choice`,
+        true,
+      );
+    leaves.push({ probe, sets: dispositionsOf(this, cls, probe) });
+  }
+}
+
+const NO_FORCE: ReadonlyMap<string, number> = new Map();
+
+/** Force a choice in a map of forced choices (a copy). */
+function forcing(forced: ReadonlyMap<string, number>, fork: LbChoice, i: number): Map<string, number> {
+  const next = new Map(forced);
+  next.set(choiceKey(fork), i);
+  return next;
+}
+
+/** A branch: the walk again with the fork's choice forced to `i`. */
+function explore2(
+  run: PairRun,
+  cls: Class,
+  forced: ReadonlyMap<string, number>,
+  fork: LbChoice,
+  i: number,
+  leaves: Leaf[],
+): void {
+  run.explore(cls, forcing(forced, fork, i), leaves);
 }
 
 function checkQuery(q: unknown): asserts q is ReachQuery {
@@ -300,60 +398,65 @@ function choicesOf(probe: Probe): ReachBranch['choices'] {
  * The classes: TCP and UDP split by the port cuts (source × destination intervals), ICMP, and every
  * other protocol (ports 0), each with the packet its probe walks with.
  */
-function classesOf(
-  space: AclSpace,
-  pair: number,
-  srcCuts: ReadonlySet<number>,
-  dstCuts: ReadonlySet<number>,
-): Class[] {
+function classesOf(space: AclSpace, cuts: PortCuts): Class[] {
   const b = space.bdd;
+  const all = space.universe;
   const out: Class[] = [];
-  const srcI = intervals(srcCuts);
-  const dstI = intervals(dstCuts);
-  const inside = (hint: number, [lo, hi]: [number, number]) => (hint >= lo && hint <= hi ? hint : lo);
-  for (const proto of [TCP, UDP]) {
-    const p = b.and(pair, space.value('proto', proto));
-    for (const si of srcI) {
-      const ps = b.and(p, b.range(F.srcPort.first, 16, si[0], si[1]));
-      for (const di of dstI)
+  for (const [proto, c] of [
+    [TCP, cuts.tcp],
+    [UDP, cuts.udp],
+  ] as [number, Cuts][]) {
+    const p = b.and(all, space.value('proto', proto));
+    const dstG = portGroups(c.dst);
+    for (const sg of portGroups(c.src)) {
+      const ps = b.and(p, portsSet(space, F.srcPort.first, sg));
+      for (const dg of dstG)
         out.push({
-          set: b.and(ps, b.range(F.dstPort.first, 16, di[0], di[1])),
+          set: b.and(ps, portsSet(space, F.dstPort.first, dg)),
           proto,
-          srcPort: inside(SOURCE_PORT_HINT, si),
-          dstPort: inside(DESTINATION_PORT_HINT, di),
+          srcPort: pickPort(SOURCE_PORT_HINT, sg),
+          dstPort: pickPort(DESTINATION_PORT_HINT, dg),
         });
     }
   }
-  out.push({ set: b.and(pair, space.value('proto', ICMP)), proto: ICMP, srcPort: 0, dstPort: 0 });
+  out.push({ set: b.and(all, space.value('proto', ICMP)), proto: ICMP, srcPort: 0, dstPort: 0 });
   const special = b.orAll([ICMP, TCP, UDP].map((x) => space.value('proto', x)));
-  out.push({ set: b.diff(pair, special), proto: OTHER, srcPort: 0, dstPort: 0 });
+  out.push({ set: b.diff(all, special), proto: OTHER, srcPort: 0, dstPort: 0 });
   return out;
+}
+
+/** A port field's values in the intervals of a group. */
+function portsSet(space: AclSpace, first: number, group: readonly (readonly [number, number])[]): number {
+  return space.bdd.orAll(group.map(([lo, hi]) => space.bdd.range(first, 16, lo, hi)));
+}
+
+/** The port a class's walk uses: the hint when the group holds it, else the group's first. */
+function pickPort(hint: number, group: readonly (readonly [number, number])[]): number {
+  for (const [lo, hi] of group) if (hint >= lo && hint <= hi) return hint;
+  return group[0]![0];
 }
 
 /**
  * A class's packets by disposition along one probe's path: each ACL stage in turn keeps what it
  * allows; the rest of a stage is DeniedOut/DeniedIn; what passes them all ends as the walk did.
  */
-function dispositionsOf(
-  ctx: ReachContext,
-  cls: Class,
-  probe: Probe,
-  note: (text: string, inexact?: boolean) => void,
-): Map<Disposition, number> {
-  const b = ctx.space.bdd;
+function dispositionsOf(run: PairRun, cls: Class, probe: Probe): Map<Disposition, number> {
+  const b = run.ctx.space.bdd;
   const sets = new Map<Disposition, number>();
-  const add = (d: Disposition, x: number) => {
-    if (x !== FALSE) sets.set(d, b.or(sets.get(d) ?? FALSE, x));
-  };
   let rest = cls.set;
   const start = probe.result.packet;
   for (const c of probe.checks) {
     if (rest === FALSE) break;
-    const allowed = stageSet(ctx, c, start, probe, note);
-    add(c.dir === 'In' ? 'DeniedIn' : 'DeniedOut', b.diff(rest, allowed));
+    const allowed = stageSet(run, c, start, probe);
+    const denied = b.diff(rest, allowed);
+    if (denied !== FALSE) {
+      const d: Disposition = c.dir === 'In' ? 'DeniedIn' : 'DeniedOut';
+      sets.set(d, b.or(sets.get(d) ?? FALSE, denied));
+    }
     rest = b.and(rest, allowed);
   }
-  add(probe.result.disposition, rest);
+  const end = probe.result.disposition;
+  if (rest !== FALSE) sets.set(end, b.or(sets.get(end) ?? FALSE, rest));
   return sets;
 }
 
@@ -375,15 +478,12 @@ function rewritten(probe: Probe, c: AclCheck): { src: boolean; dst: boolean } {
  * words) with the addresses it saw fixed and each of its two ports either fixed (a NAT rewrote
  * it) or renamed to the source's port it is (in `In`, the port's local side is the destination).
  */
-function stageSet(
-  ctx: ReachContext,
-  c: AclCheck,
-  start: Packet,
-  probe: Probe,
-  note: (text: string, inexact?: boolean) => void,
-): number {
-  const space = ctx.space;
-  const b = space.bdd;
+function stageSet(run: PairRun, c: AclCheck, start: Packet, probe: Probe): number {
+  const ctx = run.ctx;
+  const acls = c.port.acls();
+  // (a port without ACLs lets every packet through)
+  if (!acls.any) return TRUE;
+  const b = ctx.space.bdd;
   const q = c.packet;
   const inbound = c.dir === 'In';
   const nat = rewritten(probe, c);
@@ -397,7 +497,6 @@ function stageSet(
   const remote = inbound
     ? { ip: q.srcIp, port: q.srcPort, fixed: srcFixed, from: 'srcPort' as const }
     : { ip: q.dstIp, port: q.dstPort, fixed: dstFixed, from: 'dstPort' as const };
-  const acls = c.port.acls();
   const key = `${c.dir}|${local.ip}|${remote.ip}|${local.fixed ? local.port : '*'}|${remote.fixed ? remote.port : '*'}`;
   let snatDependent = false;
   const set = ctx.staged(acls, key, () => {
@@ -429,20 +528,22 @@ function stageSet(
     snatDependent = b.dependsOn(b.restrict(u, ACL_FIELDS.proto.first, 8, q.proto), field.first, 16);
   }
   if (snatDependent)
-    note(
+    run.note(
       `the ${c.dir} ACLs of ${c.port.name || c.port.id} on ${c.host} decide on the source port a NAT picks per flow: counted with the port the walk got (${q.srcPort})`,
       true,
     );
   return set;
 }
 
+/**
+ * The answer from the sets without addresses (`parts`: per signature; `branches`: per choice);
+ * its sets get the pair's addresses when they are read.
+ */
 function answer(
   query: ReachQuery,
-  source: string,
-  destination: string,
+  pair: { readonly src: number; readonly dst: number | undefined },
   space: AclSpace,
-  single: Map<Disposition, number> | undefined,
-  parts: readonly (readonly [readonly Disposition[], number])[],
+  list: readonly (readonly [readonly Disposition[], number])[],
   branches: readonly { choices: ReachBranch['choices']; sets: Map<Disposition, number> }[],
   exact: boolean,
   notes: readonly string[],
@@ -450,28 +551,38 @@ function answer(
   walks = 1,
 ): Reachability {
   const b = space.bdd;
-  const list = single ? [...single].map(([d, node]) => [[d], node] as const) : parts;
-  const set = (node: number) => flowSet(space, node);
+  const set = (node: number) => pairSet(space, node, pair.src, pair.dst);
   const order = (x: readonly Disposition[], y: readonly Disposition[]) =>
     DISPOSITIONS.indexOf(x[0]!) - DISPOSITIONS.indexOf(y[0]!) || x.length - y.length;
   const sorted = [...list].filter(([, n]) => n !== FALSE).sort(([x], [y]) => order(x, y));
+  const outcomes = sorted.map(([dispositions, node]) => ({ dispositions, set: set(node) }));
+  // (one part per signature: a disposition's certain set is its one-disposition outcome's)
   const certain: Partial<Record<Disposition, PacketSet>> = {};
-  const possible: Partial<Record<Disposition, PacketSet>> = {};
-  for (const d of DISPOSITIONS) {
-    const only = sorted.filter(([ds]) => ds.length === 1 && ds[0] === d).map(([, n]) => n);
-    const some = sorted.filter(([ds]) => ds.includes(d)).map(([, n]) => n);
-    if (only.length) certain[d] = set(b.orAll(only));
-    if (some.length) possible[d] = set(b.orAll(some));
-  }
+  let forked = false;
+  for (const o of outcomes)
+    if (o.dispositions.length === 1) certain[o.dispositions[0]!] = o.set;
+    else forked = true;
+  let possible: Partial<Record<Disposition, PacketSet>> | undefined = forked ? undefined : certain;
+  const possibleSets = () => {
+    const p: Partial<Record<Disposition, PacketSet>> = {};
+    for (const d of DISPOSITIONS) {
+      const some = outcomes.filter((o) => o.dispositions.includes(d));
+      if (some.length === 1) p[d] = some[0]!.set;
+      else if (some.length) p[d] = set(b.orAll(some.map((o) => freeOf(o.set)!)));
+    }
+    return p;
+  };
   return {
     from: query.from,
     to: query.to,
-    source,
-    destination,
+    source: fmt(pair.src),
+    destination: pair.dst === undefined ? '' : fmt(pair.dst),
     space,
-    outcomes: sorted.map(([dispositions, node]) => ({ dispositions, set: set(node) })),
+    outcomes,
     dispositions: certain,
-    possible,
+    get possible() {
+      return (possible ??= possibleSets());
+    },
     branches: branches.map((br) => {
       const d: Partial<Record<Disposition, PacketSet>> = {};
       for (const x of DISPOSITIONS) {
@@ -496,19 +607,46 @@ const FLOW_HINT: AclPacket = {
   remoteIp: 0,
 };
 
-/** A set of the source's packets with its faces (words and witness the source's way). */
-export function flowSet(space: AclSpace, node: number): PacketSet {
-  const base = packetSet(space, node, 'Out');
-  return {
-    node,
-    empty: base.empty,
-    get count() {
-      return base.count;
+/** Where a pair's set keeps its set without addresses (see pairSet). */
+const FREE = Symbol('free');
+
+/**
+ * A set of one pair's packets: `free` is the set over protocol and ports (any address), `src`/`dst`
+ * the pair's addresses. Its node (the set with the addresses) is built when asked for: an
+ * all-pairs analysis that only counts and compares never builds it.
+ */
+export function pairSet(space: AclSpace, free: number, src: number, dst: number | undefined): PacketSet {
+  const b = space.bdd;
+  let bound: number | undefined;
+  let count: bigint | undefined;
+  const node = () =>
+    (bound ??= b.and(
+      b.and(free, space.value('localIp', src)),
+      dst === undefined ? TRUE : space.value('remoteIp', dst),
+    ));
+  const s: PacketSet & { [FREE]: number } = {
+    [FREE]: free,
+    get node() {
+      return node();
     },
-    describe: base.describe,
-    has: base.has,
-    witness: () => space.witness(node, 'Out', FLOW_HINT),
+    empty: free === FALSE,
+    // (free leaves both addresses, 64 bits, or the source's, 32, to any value)
+    get count() {
+      return (count ??= space.count(free) >> (dst === undefined ? 32n : 64n));
+    },
+    describe: (max?: number) => space.describe(node(), 'Out', max),
+    witness: () => space.witness(node(), 'Out', FLOW_HINT),
+    has: (p) =>
+      p.localIp >>> 0 === src >>> 0 &&
+      (dst === undefined || p.remoteIp >>> 0 === dst >>> 0) &&
+      space.has(free, p),
   };
+  return s;
+}
+
+/** A pair's set without its addresses (protocol and ports), when it is one of pairSet's. */
+export function freeOf(s: PacketSet): number | undefined {
+  return (s as PacketSet & { [FREE]?: number })[FREE];
 }
 
 /**

@@ -56,10 +56,12 @@ import { createHost, type Host } from '../host/host.js';
 import { Conntrack } from '../dataplane/conntrack.js';
 import {
   FlowTable,
+  resolveProbe,
   runProbe,
   runSend,
   runTrace,
   type Probe,
+  type ProbeAddresses,
   type SendRequest,
   type TraceRequest,
   type TraceResult,
@@ -1211,6 +1213,11 @@ export class Cluster {
    */
   probe(request: TraceRequest, forced?: ReadonlyMap<string, number>): Probe {
     return runProbe(this.scope, request, forced);
+  }
+
+  /** The addresses a probe of `request` would start from and go to, nothing walked. */
+  probeAddresses(request: TraceRequest): ProbeAddresses {
+    return resolveProbe(this.scope, request);
   }
 
   send(request: SendRequest): TraceResult {

@@ -475,6 +475,23 @@ export function runProbe(scope: TraceScope, req: TraceRequest, forced?: Readonly
   return { result: res, checks };
 }
 
+/** Where a request's packet would start and go, without walking it (names resolved as a trace does). */
+export interface ProbeAddresses {
+  readonly source: number;
+  /** Undefined when `to` is a name that did not resolve (`dns` says why). */
+  readonly destination?: number;
+  readonly dns?: DnsOutcome;
+}
+
+/** The addresses of a request (`runProbe`'s first packet), nothing walked. Errors as `runTrace`. */
+export function resolveProbe(scope: TraceScope, req: TraceRequest): ProbeAddresses {
+  checkRequest(req, 'trace');
+  const r = resolveRequest(scope, req);
+  if (r.dst === undefined) return { source: r.src.ip, ...(r.dns ? { dns: r.dns } : {}) };
+  const source = r.src.ipFor ? r.src.ipFor(r.dst) : r.src.ip;
+  return { source, destination: r.dst, ...(r.dns ? { dns: r.dns } : {}) };
+}
+
 export interface SendRequest extends TraceRequest {
   /** Packets of the flow (default 1); each counts on the endpoints it crosses. */
   readonly packets?: number;

@@ -186,6 +186,31 @@ function encNetwork(hns: HnsService, n: NetworkRec): Json {
   });
 }
 
+/**
+ * The tables packets are forwarded by, besides endpoints and load balancers (which a comparison
+ * reads record by record), encoded as a snapshot encodes them: networks (without their address
+ * pools), routes, policy lists, the adapters — not namespaces, allocation state, the RNG or the
+ * clock (for comparing two states: src/analysis/reach-diff.ts).
+ */
+export function forwardingTables(hns: HnsService): JsonObject {
+  const s = hns.store;
+  return {
+    networks: [...s.networks.values()].map((n) =>
+      enc({
+        ...n,
+        Policies: encPolicies(n.Policies),
+        Ipams: n.Ipams.map((i) => ({
+          ...i,
+          Subnets: i.Subnets.map((sb) => ({ ...sb, Policies: encPolicies(sb.Policies) })),
+        })),
+      }),
+    ),
+    routes: [...s.routes.values()].map(enc),
+    policyLists: [...s.policyLists.values()].map(enc),
+    nics: s.nics.toJSON(),
+  };
+}
+
 export function takeSnapshot(hns: HnsService): HnsSnapshot {
   const s = hns.store;
   return {

@@ -41,6 +41,7 @@ import {
   REBOOT_DEFAULT,
   restoreSnapshot,
   SERVICE_RESTART_DEFAULT,
+  forwardingTables,
   takeSnapshot,
   type HnsSnapshot,
   type RestartPolicy,
@@ -73,10 +74,12 @@ import { HostScope } from '../dataplane/host-scope.js';
 import { HcsService, type HcsOptions } from '../hcs/service.js';
 import {
   FlowTable,
+  resolveProbe,
   runProbe,
   runSend,
   runTrace,
   type Probe,
+  type ProbeAddresses,
   type SendRequest,
   type TraceRequest,
   type TraceResult,
@@ -488,6 +491,11 @@ export class Host {
     return runProbe(this.scope, request, forced);
   }
 
+  /** The addresses a probe of `request` would start from and go to, nothing walked. */
+  probeAddresses(request: TraceRequest): ProbeAddresses {
+    return resolveProbe(this.scope, request);
+  }
+
   /** Send traffic: like a trace, but its flow state is kept and the endpoint counters move. */
   send(request: SendRequest): TraceResult {
     return runSend(this.scope, request);
@@ -517,6 +525,21 @@ export class Host {
   private seed: number;
 
   /** The HNS state, and the seed its load-balancer choices depend on. */
+  /**
+   * What the host forwards by besides its endpoints and load balancers, as JSON (for comparing two
+   * states: src/analysis/reach-diff.ts): HNS's networks, routes and policy lists, the host's own
+   * networking (NetNat, routes added by hand) and OVS — not HCS, files, agents, namespaces, address
+   * pools or the RNG.
+   */
+  forwardingState(): JsonObject {
+    const hostNet = this.dataplane.netState();
+    return {
+      ...forwardingTables(this.hns),
+      ...(this.#ovs ? { ovs: this.#ovs.toState() } : {}),
+      ...(hostNet ? { hostNet } : {}),
+    };
+  }
+
   snapshot(): HnsSnapshot {
     const agents = this.agents.toState();
     const hostNet = this.dataplane.netState();
