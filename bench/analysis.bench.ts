@@ -1,5 +1,7 @@
 /**
- * The ACL analysis (src/analysis, issue 19): one pod's port carrying 1,000 ACL rules, analysed
+ * The analysis (src/analysis, issue 19).
+ *
+ * ACLs: one pod's port carrying 1,000 ACL rules, analysed
  * whole (every rule's exact set in both directions, shadowing, redundancy, ties) — target ≤ 100 ms.
  * The rules are what a NetworkPolicy controller writes (Calico's and NPM's shapes, reference
  * vfp-dataplane.md §2.4): allows of peer pods (/32) and namespaces (/24) on service ports, blocks
@@ -7,13 +9,26 @@
  * HcnCreateEndpoint. Beside it, for the choice of representation (docs/analysis.md): the first
  * step of the analysis — each rule's packets after the rules before it — done with interval cubes
  * (lists of disjoint boxes, a box minus a box in at most ten pieces), on the same rules.
+ *
+ * Reachability: every ordered pair of the trace benchmark's 100 pods on two nodes (their ACLs,
+ * bench/trace.bench.ts `buildPairs`) plus every pod to each of 10 services, exactly — target ≤ 2 s —
+ * beside the all-pairs sampling figure (30,000 traces) of the same cluster in the same run. And the
+ * differential of the 50-node scenario (bench/scenario.bench.ts `scaleScenarioYaml`: 2,500 pods,
+ * 500 services) before and after one service change (svc-7's port 80 → 8080), the delta found by
+ * comparing the two states and every pair it can touch analysed in both — target ≤ 5 s.
  */
 import { analyzePort } from '../src/analysis/port.js';
+import { analyzeReachAll, ReachContext } from '../src/analysis/reach.js';
+import { diffReachChanged } from '../src/analysis/reach-diff.js';
+import type { Cluster } from '../src/cluster/cluster.js';
+import { loadScenario, runScenario } from '../src/scenario/index.js';
+import { scaleScenarioYaml } from './scenario.bench.js';
+import { allPairs, buildPairs, PAIR_PODS, pairRequests } from './trace.bench.js';
 import type { JsonObject } from '../src/core/json.js';
 import { createHost, type Host } from '../src/host/host.js';
 import { addL2Bridge } from '../src/testing/commands.js';
 import type { CompiledRule } from '../src/vswitch/acl.js';
-import { median, sampleOps, seeded, type Report } from './harness.js';
+import { cpuNs, median, sampleOps, seeded, tick, timeNs, type Report } from './harness.js';
 
 const RULES = 1000;
 const POD = '10.244.1.2';
@@ -142,6 +157,100 @@ function cubeFirstMatches(rules: readonly CompiledRule[]): number {
 }
 
 export async function run(report: Report, opts: { quick: boolean }): Promise<void> {
+  await aclBench(report, opts);
+  await reachBench(report, opts);
+  await differentialBench(report, opts);
+}
+
+const SERVICES = 10;
+
+/** Every pod to every pod and service of the 2-node cluster, exactly; the sampling figure beside it. */
+async function reachBench(report: Report, opts: { quick: boolean }): Promise<void> {
+  const { cluster, pods } = buildPairs(1, 2);
+  const services: string[] = [];
+  for (let k = 0; k < SERVICES; k++) {
+    cluster.addService({
+      namespace: 'default',
+      name: `svc-${k}`,
+      selector: { app: `app-${k}` },
+      ports: [{ port: 80, targetPort: 80, protocol: 'TCP' }],
+    });
+    services.push(`svc:default/svc-${k}`);
+  }
+  const destinations = [...pods, ...services];
+  const runs = opts.quick ? 1 : 3;
+  let answers = analyzeReachAll(cluster, pods, destinations); // warm-up
+  await tick();
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const c0 = cpuNs();
+    wall.push(timeNs(() => (answers = analyzeReachAll(cluster, pods, destinations))));
+    cpu.push(cpuNs() - c0);
+    await tick();
+  }
+  const walks = answers.reduce((n, a) => n + a.walks, 0);
+  const inexact = answers.filter((a) => !a.exact).length;
+  const delivered = answers.filter((a) => a.dispositions.Delivered && !a.dispositions.Delivered.empty).length;
+  report({
+    name: `reachability all pairs, ${PAIR_PODS} pods + ${SERVICES} services (2 nodes)`,
+    value: median(wall) / 1e6,
+    unit: 'ms',
+    target: { max: 2000 },
+    note: `${answers.length} pairs (pod → pod, pod → service), every packet of each: ${walks} probe walks, ${delivered} pairs deliver something, ${inexact} inexact; a fresh context per run, median of ${runs}; cpu ${(median(cpu) / 1e6).toFixed(0)} ms`,
+  });
+  const reqs = pairRequests(pods);
+  allPairs(cluster, reqs);
+  const sampled: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    sampled.push(allPairs(cluster, reqs).wall);
+    await tick();
+  }
+  report({
+    name: `  beside it: all-pairs sampling of the same cluster`,
+    value: median(sampled) / 1e6,
+    unit: 'ms',
+    note: `${reqs.length} traces (pod → pod × 3 ports), one packet each`,
+  });
+}
+
+/** The 50-node scenario, before and after one service change: the differential. */
+async function differentialBench(report: Report, opts: { quick: boolean }): Promise<void> {
+  const nodes = opts.quick ? 10 : 50;
+  const yaml = scaleScenarioYaml({ nodes, pods: nodes * 50, services: nodes * 10, cni: false });
+  const from = '- { name: svc-7, ports: [{ port: 80, targetPort: 8080 }]';
+  const changed = yaml.replace(from, '- { name: svc-7, ports: [{ port: 8080, targetPort: 8080 }]');
+  if (changed === yaml) throw new Error('the scenario has no svc-7 to change');
+  const state = async (text: string, name: string): Promise<Cluster> => {
+    const run = await runScenario(loadScenario(text, name));
+    if (!run.world.cluster) throw new Error(`${name} made no cluster`);
+    return run.world.cluster;
+  };
+  const before = await state(yaml, 'before.yaml');
+  const after = await state(changed, 'after.yaml');
+  const pods = [...before.podRecs()].map((p) => `${p.namespace}/${p.name}`);
+  const services = Array.from({ length: nodes * 10 }, (_, k) => `svc:default/svc-${k}`);
+  const destinations = [...pods, ...services];
+  await tick();
+  let result: ReturnType<typeof diffReachChanged> | undefined;
+  const c0 = cpuNs();
+  const wall = timeNs(() => {
+    result = diffReachChanged(before, after, pods, destinations, { context: new ReachContext() });
+  });
+  const cpu = cpuNs() - c0;
+  const r = result!;
+  const changedPairs = r.diffs.filter((d) => !d.unchanged).length;
+  if (changedPairs === 0) throw new Error('the service change changed no pair');
+  report({
+    name: `reachability differential, ${nodes}-node scenario, one service changed`,
+    value: wall / 1e6,
+    unit: 'ms',
+    ...(opts.quick ? {} : { target: { max: 5000 } }),
+    note: `${pods.length} pods × ${destinations.length} destinations: the two states compared (${r.delta.global ? 'a global change' : `${r.delta.endpoints.size} endpoints, ${r.delta.destinations.size} VIPs changed`}), ${r.pairs} pairs analysed in both, ${changedPairs} changed; cpu ${(cpu / 1e6).toFixed(0)} ms; one run (scenario set-up without CNI, untimed)`,
+  });
+}
+
+async function aclBench(report: Report, opts: { quick: boolean }): Promise<void> {
   const host = node(policyRules(RULES));
   const first = analyzePort(host, 'web');
   // (the figure is of the whole port: every rule made it through HNS and into the analysis)

@@ -410,8 +410,8 @@ function reportOp(report: Report, name: string, s: Samples, target: number | und
 
 // ───────────────────────────── all pairs ─────────────────────────────
 
-const PAIR_PODS = 100;
-const PAIR_PORTS = [80, 443, 8080] as const;
+export const PAIR_PODS = 100;
+export const PAIR_PORTS = [80, 443, 8080] as const;
 
 /**
  * The ACLs of the all-pairs pods, by pod index mod 4: none (allow all); In 80 from anywhere, 443
@@ -510,7 +510,7 @@ export function buildPairs(seed: number, nodes: 1 | 2): { cluster: Cluster; pods
 }
 
 /** Every ordered pair × every port, the flow table cleared first (untimed): wall and CPU nanoseconds. */
-function allPairs(c: Cluster, reqs: readonly TraceRequest[]): { wall: number; cpu: number } {
+export function allPairs(c: Cluster, reqs: readonly TraceRequest[]): { wall: number; cpu: number } {
   c.flowTable.clear();
   const hits0 = c.flowTable.hits;
   const c0 = process.cpuUsage();
