@@ -10,6 +10,7 @@ import type { AclChange, AclDiff } from './diff.js';
 import type { PortAnalysis } from './port.js';
 import type { Reachability } from './reach.js';
 import type { ReachDiff } from './reach-diff.js';
+import type { WitnessPacket } from './space.js';
 
 /** At most this many lines of a set's human form. */
 export const SET_LINES = 8;
@@ -131,6 +132,15 @@ export function portSummary(a: PortAnalysis): PortSummary {
     redundant: rules.filter((r) => r.redundant).map((r) => ruleName(r.rule)),
     ties: a.In.ties.length + a.Out.ties.length,
   };
+}
+
+const PROTOCOL_WORDS: Readonly<Record<number, string>> = { 1: 'ICMP', 6: 'TCP', 17: 'UDP' };
+
+/** A witness as the `hnsim trace` options that replay it (`--from X --to ADDR --protocol TCP --sport … --dport …`). */
+export function witnessTrace(from: string, w: WitnessPacket): string {
+  const ported = w.protocol === 6 || w.protocol === 17;
+  const proto = PROTOCOL_WORDS[w.protocol] ?? String(w.protocol);
+  return `--from ${from} --to ${w.dstIp} --protocol ${proto}${ported ? ` --sport ${w.srcPort} --dport ${w.dstPort}` : ''}`;
 }
 
 /**

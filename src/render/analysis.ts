@@ -5,7 +5,13 @@
  */
 import type { AclDirectionAnalysis, AclOutcome } from '../analysis/acl.js';
 import type { AclChange, AclDiff } from '../analysis/diff.js';
-import { outcomeLabel, ruleName, SET_LINES as LINES, type PortSummary } from '../analysis/json.js';
+import {
+  outcomeLabel,
+  ruleName,
+  SET_LINES as LINES,
+  witnessTrace,
+  type PortSummary,
+} from '../analysis/json.js';
 import type { PortAnalysis } from '../analysis/port.js';
 import type { Reachability } from '../analysis/reach.js';
 import type { ReachDiff } from '../analysis/reach-diff.js';
@@ -115,11 +121,7 @@ export function renderPortSummaries(byNode: readonly (readonly [string, readonly
 
 /** A witness as the trace command that replays it. */
 function traceLine(from: string, w: ReturnType<Reachability['outcomes'][number]['set']['witness']>): string {
-  if (!w) return '';
-  const ported = w.protocol === 6 || w.protocol === 17;
-  const proto =
-    w.protocol === 6 ? 'TCP' : w.protocol === 17 ? 'UDP' : w.protocol === 1 ? 'ICMP' : String(w.protocol);
-  return `e.g. --from ${from} --to ${w.dstIp} --protocol ${proto}${ported ? ` --sport ${w.srcPort} --dport ${w.dstPort}` : ''}`;
+  return w ? `e.g. ${witnessTrace(from, w)}` : '';
 }
 
 /** Reachability as text: per outcome its packets (human form) and a witness a trace replays. */
@@ -154,7 +156,7 @@ export function renderReach(r: Reachability): string {
 export function renderReachDiff(diffs: readonly ReachDiff[]): string {
   const out: string[] = [];
   const changed = diffs.filter((d) => !d.unchanged);
-  out.push(`${diffs.length} pairs compared, ${changed.length} changed`);
+  out.push(`${diffs.length} pair${diffs.length === 1 ? '' : 's'} compared, ${changed.length} changed`);
   for (const d of changed) {
     out.push(
       `${d.from} → ${d.to}${d.missing ? ` (exists ${d.missing === 'before' ? 'after' : 'before'} only)` : ''}`,

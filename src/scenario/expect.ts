@@ -9,12 +9,15 @@ import { packetChanges } from '../cluster/flows.js';
 import type { TraceResult } from '../dataplane/trace.js';
 import { analyzePort } from '../analysis/port.js';
 import { outcomeLabel, ruleName } from '../analysis/json.js';
+import { checkReachExactly, diffNamed, reachNamed } from '../analysis/reach-check.js';
+import { renderReachDiff } from '../render/analysis.js';
 import { collectListing, type HnsListing } from '../render/listing.js';
 import { renderTrace, traceNames } from '../render/trace.js';
+import { sinceSteps } from './load.js';
 import { shorten } from './narrate.js';
 import type { ExpectationResult, TraceOutcome } from './results.js';
 import { checkReachability } from './truth.js';
-import type { Expectations, TraceSpec } from './types.js';
+import type { Expectations, ReachExactSpec, ReachUnchangedSpec, TraceSpec } from './types.js';
 import type { JsonPath } from './validate.js';
 import { errorText, type RunWorld } from './world.js';
 
@@ -45,7 +48,8 @@ function partialMatch(actual: Json | undefined, expected: Json, path = ''): stri
 }
 
 /** Check an `expect` block now; its results become a checkpoint and a narrated step. */
-export function checkpoint(w: RunWorld, title: string, e: Expectations, path: JsonPath): void {
+export async function checkpoint(w: RunWorld, title: string, e: Expectations, path: JsonPath): Promise<void> {
+  if (!w.checks) return;
   const results: ExpectationResult[] = [];
   e.pods?.forEach((p, i) => results.push(checkPod(w, p, [...path, 'pods', i])));
   e.traces?.forEach((t, i) => results.push(checkTrace(w, t, [...path, 'traces', i])));
@@ -53,6 +57,9 @@ export function checkpoint(w: RunWorld, title: string, e: Expectations, path: Js
   e.hns?.forEach((h, i) => results.push(checkHns(w, h, [...path, 'hns', i])));
   e.audit?.forEach((a, i) => results.push(...checkAudit(w, a, [...path, 'audit', i])));
   e.acls?.forEach((a, i) => results.push(checkAcls(w, a, [...path, 'acls', i])));
+  e.reach?.forEach((r, i) => results.push(checkReach(w, r, [...path, 'reach', i])));
+  for (const [i, r] of (e.reachUnchanged ?? []).entries())
+    results.push(await checkReachUnchanged(w, r, path, [...path, 'reachUnchanged', i]));
   w.checkpoints.push({ title, at: w.where(path), results });
   w.step(title, [checkedHere(results)]);
 }
@@ -64,6 +71,8 @@ const KIND_WORDS: Readonly<Record<ExpectationResult['kind'], readonly [string, s
   hns: ['HNS query', 'HNS queries'],
   audit: ['audit', 'audits'],
   acls: ['ACL analysis', 'ACL analyses'],
+  reach: ['exact reachability', 'exact reachabilities'],
+  reachUnchanged: ['reachability differential', 'reachability differentials'],
   call: ['call', 'calls'],
   step: ['step', 'steps'],
 };
@@ -292,4 +301,66 @@ function checkAcls(
       rules.filter((r) => r.redundant),
     );
   return result(problems);
+}
+
+/** Reach exactly: the packets delivered whatever a load balancer picks are the spec's, no more, no fewer. */
+function checkReach(w: RunWorld, r: ReachExactSpec, path: JsonPath): ExpectationResult {
+  const label = r.name ?? `${r.from} → ${r.to} delivers exactly ${r.exactly}`;
+  const result = (problems: string[], errors = false): ExpectationResult => ({
+    kind: 'reach',
+    label,
+    ok: !problems.length,
+    at: w.where(path),
+    problems,
+    ...(errors ? { errors: 1 } : {}),
+  });
+  try {
+    return result([...checkReachExactly(reachNamed(w.named(), r.from, r.to), r.exactly).problems]);
+  } catch (e) {
+    return result([`the analysis could not run: ${w.traceError(e, r.from, r.to)}`], true);
+  }
+}
+
+/** Both lists, the first's order then what the second adds. */
+const union = (a: readonly string[], b: readonly string[]) => [...new Set([...a, ...b])];
+
+/**
+ * Unchanged reachability: the differential of the pairs (default every running pod to every pod
+ * and service, of either state) between this point and an earlier one (`since`); a miss is the
+ * differential's text — per changed pair, the packets, what they got and what they get.
+ */
+async function checkReachUnchanged(
+  w: RunWorld,
+  r: ReachUnchangedSpec,
+  where: JsonPath,
+  path: JsonPath,
+): Promise<ExpectationResult> {
+  const steps = sinceSteps(w.doc, r.since, where) as number;
+  const point = typeof r.since === 'number' ? `step ${r.since}` : r.since;
+  const result = (label: string, problems: string[], errors = false): ExpectationResult => ({
+    kind: 'reachUnchanged',
+    label: r.name ?? label,
+    ok: !problems.length,
+    at: w.where(path),
+    problems,
+    ...(errors ? { errors: 1 } : {}),
+  });
+  try {
+    const before = await w.earlier(steps);
+    const from = r.from ?? union(before.runningPods(), w.runningPods());
+    const to =
+      r.to ?? union([...before.runningPods(), ...before.services()], [...w.runningPods(), ...w.services()]);
+    const diffs = diffNamed(before.named(), w.named(), from, to);
+    const changed = diffs.some((d) => !d.unchanged);
+    return result(
+      `reachability unchanged since ${point} (${diffs.length} pairs)`,
+      changed ? renderReachDiff(diffs).trimEnd().split('\n') : [],
+    );
+  } catch (e) {
+    return result(
+      `reachability unchanged since ${point}`,
+      [`the analysis could not run: ${errorText(e)}`],
+      true,
+    );
+  }
 }

@@ -12,6 +12,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import type { Document, LineCounter, Node as YamlNode, ParsedNode } from 'yaml';
+import { flowSpecSet } from '../analysis/flowspec.js';
+import { AclSpace } from '../analysis/space.js';
 import { confListFromBytes } from '../cni/conf.js';
 import { errorMessage } from '../core/errors.js';
 import { checkNetworkPolicy, type NetworkPolicySpec } from '../cluster/netpol.js';
@@ -359,6 +361,40 @@ export function expandPod(p: PodSpec): { readonly key: string; readonly name: st
 }
 
 /** "SOURCE -> TARGET" as its two ends. */
+/**
+ * Where a `reachUnchanged` expectation at `path` (`['expect']` or `['steps', i, 'expect']`) compares
+ * from: the number of steps run by then (0: just after the set-up) — `previous` is the previous
+ * `expect` step (else the set-up), `setup` the set-up, a title the last earlier step of that title
+ * (once it ran), a number that many steps (as `--at N`). A string says why it cannot be.
+ */
+export function sinceSteps(doc: ScenarioDoc, since: string | number, path: JsonPath): number | string {
+  const steps = doc.steps ?? [];
+  const at = path[0] === 'steps' ? Number(path[1]) : steps.length;
+  if (typeof since === 'number')
+    return since <= at ? since : `${since} steps: only ${at} run before this expectation`;
+  if (since === 'setup') return 0;
+  for (let i = at - 1; i >= 0; i--) {
+    const st = steps[i]!;
+    if (since === 'previous' ? Object.hasOwn(st, 'expect') : st.title === since)
+      return since === 'previous' ? i : i + 1;
+  }
+  if (since === 'previous') return 0;
+  return `no step titled "${since}" before this expectation (or previous, setup, a step count)`;
+}
+
+let specSpace: AclSpace | undefined;
+
+/** Why a flow spec does not read (undefined when it does). */
+function flowSpecProblem(spec: string): string | undefined {
+  specSpace ??= new AclSpace();
+  try {
+    flowSpecSet(specSpace, spec, specSpace.universe);
+    return undefined;
+  } catch (e) {
+    return (e as { detail?: string }).detail ?? errorMessage(e);
+  }
+}
+
 export function parseCell(s: string): [string, string] | undefined {
   const i = s.indexOf('->');
   if (i < 0) return undefined;
@@ -722,6 +758,23 @@ function checkScenario(doc: ScenarioDoc): Issue[] {
     });
     e.acls?.forEach((a, i) => {
       if (!allPods.has(a.pod)) add([...path, 'acls', i, 'pod'], `no pod ${a.pod} in this scenario`);
+    });
+    e.reach?.forEach((r, i) => {
+      for (const k of ['from', 'to'] as const) {
+        const msg = refOk(r[k]);
+        if (msg) add([...path, 'reach', i, k], msg);
+      }
+      const bad = flowSpecProblem(r.exactly);
+      if (bad) add([...path, 'reach', i, 'exactly'], bad);
+    });
+    e.reachUnchanged?.forEach((r, i) => {
+      const since = sinceSteps(doc, r.since, path);
+      if (typeof since === 'string') add([...path, 'reachUnchanged', i, 'since'], since);
+      for (const k of ['from', 'to'] as const)
+        r[k]?.forEach((ref, j) => {
+          const msg = refOk(ref);
+          if (msg) add([...path, 'reachUnchanged', i, k, j], msg);
+        });
     });
   }
   if (traces > LIMITS.traces) add(['expect'], `${traces} traces in all; at most ${LIMITS.traces}`);

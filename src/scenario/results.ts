@@ -4,13 +4,15 @@
  * the views; or, when the simulator refuses what the file describes, a ScenarioSetupError saying
  * where and why.
  */
+import type { NamedNetwork } from '../analysis/reach-check.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { TraceRequest, TraceResult } from '../dataplane/trace.js';
 import type { Host } from '../host/host.js';
 import type { Walkthrough } from '../render/narration.js';
 import type { DispositionName } from './types.js';
 
-export type ResultKind = 'pod' | 'trace' | 'reachability' | 'hns' | 'audit' | 'acls' | 'call' | 'step';
+export type ResultKind =
+  'pod' | 'trace' | 'reachability' | 'hns' | 'audit' | 'acls' | 'reach' | 'reachUnchanged' | 'call' | 'step';
 
 /** Where something is in the scenario file. */
 export interface FileLocation {
@@ -123,6 +125,12 @@ export interface ScenarioWorld {
   ref(r: string): string;
   /** Trace through the cluster (or the standalone host). */
   trace(req: TraceRequest): TraceResult;
+  /** The network reachability is asked of (the cluster, else the standalone host), its names read as traces read them. */
+  named(): NamedNetwork;
+  /** The running pods (`ns/name`), in the order the run made them. */
+  runningPods(): string[];
+  /** The services there now, as `svc:ns/name`. */
+  services(): string[];
 }
 
 export interface RunOptions {

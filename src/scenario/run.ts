@@ -38,12 +38,25 @@ async function setup(w: RunWorld): Promise<void> {
     addNetworkPolicy(w, np, ['networkPolicies', i]);
 }
 
-/** Run a loaded scenario. Throws ScenarioSetupError when the simulator refuses what the file describes. */
-export async function runScenario(s: Scenario, options: RunOptions = {}): Promise<RunReport> {
-  const w = new RunWorld(s, options);
+/**
+ * The set-up and the steps (to `until`); a run that only rebuilds an earlier state for
+ * `reachUnchanged` (`checks` false) checks nothing on the way.
+ */
+async function runWorld(s: Scenario, options: RunOptions, checks: boolean): Promise<RunWorld> {
+  const w = new RunWorld(s, options, {
+    checks,
+    earlier: (steps) => runWorld(s, { until: steps }, false),
+  });
   await setup(w);
   await runSteps(w, options.until);
-  if (s.doc.expect && options.until === undefined) checkpoint(w, 'Expectations', s.doc.expect, ['expect']);
+  return w;
+}
+
+/** Run a loaded scenario. Throws ScenarioSetupError when the simulator refuses what the file describes. */
+export async function runScenario(s: Scenario, options: RunOptions = {}): Promise<RunReport> {
+  const w = await runWorld(s, options, true);
+  if (s.doc.expect && options.until === undefined)
+    await checkpoint(w, 'Expectations', s.doc.expect, ['expect']);
   if (w.actions.length)
     w.checkpoints.unshift({ title: 'What the pods and steps expect', at: w.where([]), results: w.actions });
   const results = w.checkpoints.flatMap((c) => c.results);

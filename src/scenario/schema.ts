@@ -441,6 +441,43 @@ const expectations = object('Expectations, checked where they appear', {
     100,
     'ACL analyses of pods',
   ),
+  reach: list(
+    object(
+      'Reach exactly: every packet from a source to a destination at once (docs/analysis.md)',
+      {
+        name: text('A label (default from → to)'),
+        from: endpointRef,
+        to: endpointRef,
+        exactly: text(
+          'The packets delivered whatever a load balancer picks, as a flow spec: "TCP port 80, 443; UDP port 53; ICMP", "TCP port 8000-8080 from port 1024-65535", "any protocol" or "nothing"',
+          { minLength: 1 },
+        ),
+      },
+      ['from', 'to', 'exactly'],
+    ),
+    200,
+    'Reachability, exactly',
+  ),
+  reachUnchanged: list(
+    object(
+      'Unchanged reachability: every packet of these pairs gets what it got at an earlier point of the run (docs/analysis.md)',
+      {
+        name: text('A label'),
+        since: {
+          description:
+            'previous (the previous expect step, else the set-up), setup, the title of an earlier step (the state once it ran), or a step count (the state after that many steps, as --at N)',
+          oneOf: [text('previous, setup or an earlier step title', { minLength: 1 }), int('Steps', 0, 500)],
+        },
+        from: list(endpointRef, 200, 'Sources (default: every running pod)', { minItems: 1 }),
+        to: list(endpointRef, 200, 'Destinations (default: every running pod and every service)', {
+          minItems: 1,
+        }),
+      },
+      ['since'],
+    ),
+    50,
+    'Differential reachability against an earlier point',
+  ),
   audit: list(
     object(
       "The node's leak audit (host.audit())",

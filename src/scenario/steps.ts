@@ -129,7 +129,7 @@ async function runStep(w: RunWorld, st: Step, path: JsonPath): Promise<void> {
       renameAdapter(w, (st as Extract<Step, { renameAdapter: unknown }>).renameAdapter, at, st.title);
       return;
     case 'expect':
-      checkpoint(
+      await checkpoint(
         w,
         st.title ?? `Expectations (step ${Number(path[1]) + 1})`,
         (st as { expect: Expectations }).expect,

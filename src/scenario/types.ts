@@ -138,6 +138,26 @@ export interface ReachabilitySpec {
   readonly ignoreLoopback?: boolean;
 }
 
+/** "Reach exactly": the packets `from` delivers to `to` whatever a load balancer picks are `exactly`. */
+export interface ReachExactSpec {
+  readonly name?: string;
+  readonly from: string;
+  readonly to: string;
+  /** A flow spec (src/analysis/flowspec.ts): `TCP port 80, 443; UDP port 53`, `nothing`, `any protocol`. */
+  readonly exactly: string;
+}
+
+/** "Unchanged reachability": every packet of these pairs gets what it got at an earlier point of the run. */
+export interface ReachUnchangedSpec {
+  readonly name?: string;
+  /** `previous` (the previous expect step, else the set-up), `setup`, a step's title, or a step count. */
+  readonly since: string | number;
+  /** Default: every running pod. */
+  readonly from?: readonly string[];
+  /** Default: every running pod and every service. */
+  readonly to?: readonly string[];
+}
+
 export interface Expectations {
   readonly pods?: readonly {
     readonly pod: string;
@@ -160,6 +180,8 @@ export interface Expectations {
     readonly shadowed: readonly string[];
     readonly redundant?: readonly string[];
   }[];
+  readonly reach?: readonly ReachExactSpec[];
+  readonly reachUnchanged?: readonly ReachUnchangedSpec[];
 }
 
 export type Step = { readonly title?: string } & (

@@ -6,6 +6,7 @@
  * node, and a trace through the cluster or the standalone host.
  */
 import { formatHResult, isHnsError } from '../core/errors.js';
+import type { NamedNetwork } from '../analysis/reach-check.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { TraceRequest, TraceResult } from '../dataplane/trace.js';
 import type { Host } from '../host/host.js';
@@ -23,7 +24,7 @@ import {
   type RunOptions,
   type ScenarioWorld,
 } from './results.js';
-import type { HostSpec, Scenario, ScenarioDoc } from './types.js';
+import type { HostSpec, Scenario, ScenarioDoc, ServiceSpec } from './types.js';
 import type { JsonPath } from './validate.js';
 
 export type Runtime = ContainerdRuntime | DockershimRuntime;
@@ -80,11 +81,60 @@ export class RunWorld {
   /** Each Windows node's digest, kept up to date from its events. */
   private readonly digests = new Map<string, LiveDigest>();
 
+  /** Whether `expect` blocks are checked (not in a run that only rebuilds an earlier state). */
+  readonly checks: boolean;
+  readonly #earlier: ((steps: number) => Promise<RunWorld>) | undefined;
+  readonly #runs = new Map<number, Promise<RunWorld>>();
+
   constructor(
     readonly s: Scenario,
     readonly options: RunOptions,
+    more: { readonly checks?: boolean; readonly earlier?: (steps: number) => Promise<RunWorld> } = {},
   ) {
     this.doc = s.doc;
+    this.checks = more.checks ?? true;
+    this.#earlier = more.earlier;
+  }
+
+  /**
+   * The state of this file after its set-up and `steps` steps, for `reachUnchanged`: a cluster
+   * cannot be copied, so it is the same file run again that far (runs are deterministic), once.
+   */
+  earlier(steps: number): Promise<RunWorld> {
+    if (!this.#earlier) throw new Error('scenario: no earlier state in this run');
+    let r = this.#runs.get(steps);
+    if (!r) this.#runs.set(steps, (r = this.#earlier(steps)));
+    return r;
+  }
+
+  /** The network reachability is asked of (the cluster, else the standalone host), its names as traces read them. */
+  named(): NamedNetwork {
+    return {
+      net: this.cluster ?? this.windowsNodes()[0]!.host!,
+      ref: (r) => this.ref(r),
+      has: (r) => this.exists(r),
+    };
+  }
+
+  /** Whether a pod (running) or a service (`svc:ns/name`) is there now; other references are taken as there. */
+  exists(r: string): boolean {
+    if (r.startsWith('svc:')) return this.cluster?.service(r.slice(4)) !== undefined;
+    const pod = this.pods.get(r);
+    return pod ? pod.phase === 'Running' : true;
+  }
+
+  /** The running pods, in the order the run made them. */
+  runningPods(): string[] {
+    return [...this.pods.values()].filter((p) => p.phase === 'Running').map((p) => p.key);
+  }
+
+  /** The services there now, as `svc:ns/name`: the file's (set-up and steps) and kube-dns. */
+  services(): string[] {
+    const specs: ServiceSpec[] = [...(this.doc.services ?? [])];
+    for (const st of this.doc.steps ?? []) if ('addService' in st) specs.push(st.addService);
+    const keys = specs.map((x) => `${x.namespace ?? 'default'}/${x.name}`);
+    if (this.doc.cluster?.coreDns) keys.push('kube-system/kube-dns');
+    return [...new Set(keys)].filter((k) => this.cluster?.service(k) !== undefined).map((k) => `svc:${k}`);
   }
 
   where(path: JsonPath): FileLocation {
@@ -192,6 +242,9 @@ export class RunWorld {
       pods: this.pods,
       ref: (r) => this.ref(r),
       trace: (req) => this.trace(req),
+      named: () => this.named(),
+      runningPods: () => this.runningPods(),
+      services: () => this.services(),
     };
   }
 }
