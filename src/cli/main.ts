@@ -84,8 +84,9 @@ Commands:
                with hnsim's computenetwork.dll and vmcompute.dll, against a simulated node
   ovs          Run Open vSwitch's commands (ovs-vsctl, ovs-ofctl, ovs-appctl ofproto/trace)
                on a state file's node, whose ovs-vswitchd forwards the OVS-enabled switch
-  analyze      Every packet of a port's ACLs at once: each rule's exact packets, shadowed
-               and redundant rules, overlapping ties, in a scenario or a state file
+  analyze      Every packet at once, in a scenario or a state file: a port's ACLs (each
+               rule's exact packets, shadowed and redundant rules, ties), or reachability
+               from a source to a target by disposition; --diff against another file
   version      Print the hnsim version and the host profiles it simulates
   help [cmd]   Show this help, or a command's
 

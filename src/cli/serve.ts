@@ -30,8 +30,9 @@ a network config list as libcni does (ADD in order, DEL in reverse, its result c
 CnsStart({ncs?, multitenancy?, port?}), CnsStop, CnsState run Azure CNS on the node (a
 Snapshot carries it: running or not, its NCs and what it assigned); AntreaStart({podCidr,
 tunnelType?, trafficEncapMode?, proxyAll?, dnsServers?, dnsSearch?, adapter?}), AntreaStop,
-AntreaState run an Antrea agent on the node (a Snapshot carries it too). Analysis:
-AnalyzePort({endpoint}) → every packet of that port's ACLs at once (docs/analysis.md).
+AntreaState run an Antrea agent on the node (a Snapshot carries it too). Analysis, every
+packet at once (docs/analysis.md): Analyze({from, to}) → reachability from one to the other
+by disposition; Analyze({endpoint}) and AnalyzePort({endpoint}) → that port's ACLs.
 Faults and time: FaultFail({method|id|name|path, hresult, times}), FaultDelay({…, ms}),
 FaultHang({…}), FaultRelease({rule, one?}), FaultRemove({rule}), FaultList, FaultHeld,
 FaultClear, ClockNow, ClockAdvance(ms). Dataplane: Trace({from, to, protocol?,

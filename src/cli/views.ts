@@ -11,6 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import type { NamedNetwork } from '../analysis/reach-check.js';
 import type { JsonObject } from '../core/json.js';
 import type { TraceRequest, TraceResult } from '../dataplane/trace.js';
 import type { Host } from '../host/host.js';
@@ -73,36 +74,56 @@ ${EXIT_HELP('the diagram was written', 'an unknown node, an unwritable -o file')
 export const ANALYZE_USAGE = `Usage: hnsim analyze FILE --port PORT [--node NAME] [--diff OTHER] [--format text|json]
                      [--at N] [--seed N]
        hnsim analyze FILE [--node NAME] [--format text|json] [--at N] [--seed N]
+       hnsim analyze FILE --from SOURCE --to TARGET [--diff OTHER] [--format text|json]
+                     [--at N] [--seed N]
+       hnsim analyze FILE (--from SOURCE | --to TARGET) --diff OTHER [--format text|json]
+                     [--at N] [--seed N]
 
-Every packet of a port's ACLs at once, once a scenario (or a state file) has run: for each ACL
-rule of the port (its ACL and TierAcl policies and its network's NetworkACLs), in each
-direction, the exact set of packets whose verdict it gives — after the rules that come before
-it, the tiers' Pass, the VFP default and the WFP stage of Host rules, as the packet path
-decides — written compactly ("TCP to 10.244.1.2 port 80 from 10.244.0.0/16 except
-10.244.3.7"); the rules that decide nothing (shadowed), with the rules that decide their
-packets instead; the rules whose removal would change no verdict (redundant); Allow and Block
-rules of one priority that overlap, with the one that wins there; and what the defaults
-decide. The packets are those of the port: its own address on the endpoint's side. JSON adds
-counts and a witness packet per set ('hnsim trace FILE' replays it). With --diff, the same port
-in another scenario or state file: per direction the packets the change newly allows and newly
-denies, each part with the rule that decides it there. Without --port, every local endpoint
-port of the nodes (or of --node) in a line each: its rules, the shadowed ones with what takes
-their packets, the redundant ones and the ties.
+Every packet at once, once a scenario (or a state file) has run (docs/analysis.md).
+
+With --port, a port's ACLs: for each ACL rule of the port (its ACL and TierAcl policies and its
+network's NetworkACLs), in each direction, the exact set of packets whose verdict it gives —
+after the rules that come before it, the tiers' Pass, the VFP default and the WFP stage of Host
+rules, as the packet path decides — written compactly ("TCP to 10.244.1.2 port 80 from
+10.244.0.0/16 except 10.244.3.7"); the rules that decide nothing (shadowed), with the rules that
+decide their packets instead; the rules whose removal would change no verdict (redundant); Allow
+and Block rules of one priority that overlap, with the one that wins there; and what the
+defaults decide. The packets are those of the port: its own address on the endpoint's side.
+JSON adds counts and a witness packet per set ('hnsim trace FILE' replays it). With --diff, the
+same port in another scenario or state file: per direction the packets the change newly allows
+and newly denies, each part with the rule that decides it there. Without --port (nor --from or
+--to), every local endpoint port of the nodes (or of --node) in a line each: its rules, the
+shadowed ones with what takes their packets, the redundant ones and the ties.
+
+With --from and --to, reachability: every packet SOURCE can send to TARGET (each protocol, each
+source and destination port), by where it ends — Delivered, DeniedIn, NoRoute, … — through both
+ports' ACLs, load balancers (a part per backend when the backend decides), NAT, routes,
+encapsulation and the other nodes; each part with a trace that replays a packet of it. With
+--diff OTHER, the packets whose dispositions differ in OTHER, with what they got and what they
+get; with --from alone, that source to every pod and service of either file (a state file: to
+every endpoint); with --to alone, every pod to that target.
 
   hnsim analyze scenarios/acl-analysis.yaml --port default/web
   hnsim analyze scenarios/acl-analysis.yaml --node win-2
+  hnsim analyze scenarios/reach-services.yaml --from client --to svc:api
+  hnsim analyze scenarios/reach-services.yaml --from client --diff scenarios/reach-services-sync.yaml
+
+${REFS_HELP}
 
 Options:
   --port PORT       The port: a pod (namespace/name, or name), or an endpoint's ID or name
-                    (without it: every port, a line each)
+                    (without it, --from or --to: every port, a line each)
   --node NAME       The node whose endpoint it is (default: the one that has it)
-  --diff OTHER      Compare with the same port in OTHER (a scenario or state file; the port's
-                    address must be the same)
+  --from SOURCE     Reachability from SOURCE (a pod, node, node/endpoint, address, …)
+  --to TARGET       Reachability to TARGET (as SOURCE, or a service svc:[namespace/]name
+                    without a port, or a DNS name)
+  --diff OTHER      Compare with OTHER (a scenario or state file): the same port (its address
+                    must be the same), or the same sources and targets
   --format FORMAT   text (default) or json
 ${SCENARIO_FLAGS_HELP}
   -h, --help        Show this help
 
-${EXIT_HELP('the analysis was written', 'no such port, an unknown --node, another address in OTHER')}
+${EXIT_HELP('the analysis was written, whatever it found', 'no such port or source, an unknown --node,\n     another address in OTHER, nothing to compare')}
 `;
 
 export const EXPLAIN_USAGE = `Usage: hnsim explain FILE --from SOURCE --to TARGET [--proto tcp|udp|icmp] [--port N]
@@ -213,9 +234,16 @@ export interface ViewTarget {
   readonly title: string;
   /** Windows hosts by node name, in file order. */
   readonly hosts: ReadonlyMap<string, Host>;
-  /** Turn a user's reference into the trace scope's, with a port when it names one. */
-  resolve(ref: string): { readonly ref: string; readonly port?: number };
+  /**
+   * Turn a user's reference into the trace scope's, with a port when it names one, and the
+   * file's own name for it (a scenario's `ns/name`, `svc:ns/name`).
+   */
+  resolve(ref: string): { readonly ref: string; readonly name?: string; readonly port?: number };
   trace(req: TraceRequest): TraceResult;
+  /** The network reachability is asked of, with the user's references read as `resolve` reads them. */
+  network(): NamedNetwork;
+  /** What reachability compares by default: the running pods (a state file: its endpoints), and those and the services. */
+  reachNames(): { readonly sources: readonly string[]; readonly destinations: readonly string[] };
   /** The scenario run, when a scenario. */
   readonly scenario?: RunReport;
   readonly doc?: ScenarioDoc;
@@ -284,6 +312,11 @@ export async function loadTarget(
     doc,
     trace: (req) => world.trace(req),
     resolve: (ref) => resolveScenarioRef(cmd, ref, world, doc),
+    network: () => world.named(),
+    reachNames: () => {
+      const pods = world.runningPods();
+      return { sources: pods, destinations: [...pods, ...world.services()] };
+    },
   };
 }
 
@@ -307,6 +340,16 @@ async function stateTarget(cmd: string, file: string, text: string, seed?: numbe
     hosts: new Map([[host.name, host]]),
     trace: (req) => host.trace(req),
     resolve: (ref) => ({ ref }),
+    network: () => ({ net: host }),
+    reachNames: () => {
+      // the endpoints with an IPv4 address, by name (by ID when two share a name)
+      const ports = [...host.dataplane.view().ports.values()].filter((p) => !p.remote && p.ip !== 0);
+      const names = ports.map((p) => p.name);
+      const list = ports.map((p) =>
+        p.name && names.indexOf(p.name) === names.lastIndexOf(p.name) ? p.name : p.id,
+      );
+      return { sources: list, destinations: list };
+    },
   };
 }
 
@@ -320,7 +363,7 @@ function resolveScenarioRef(
   ref: string,
   world: ScenarioWorld,
   doc: ScenarioDoc,
-): { ref: string; port?: number } {
+): { ref: string; name: string; port?: number } {
   if (ref.startsWith('svc:')) {
     const m = /^svc:(?:([^/:]+)\/)?([^/:]+)(?::([^/:]+))?$/.exec(ref);
     if (!m) throw new ViewError(VIEW_FAILURE, `"${ref}" is not svc:[namespace/]name[:port]`, cmd);
@@ -355,12 +398,13 @@ function resolveScenarioRef(
         port = p.port;
       }
     }
-    return { ref: world.ref(`svc:${ns}/${name}`), ...(port !== undefined ? { port } : {}) };
+    const key = `svc:${ns}/${name}`;
+    return { ref: world.ref(key), name: key, ...(port !== undefined ? { port } : {}) };
   }
   if (!ref.includes('/') && !world.pods.has(ref) && !world.nodes.has(ref)) {
     const pods = [...world.pods.keys()].filter((k) => k.endsWith(`/${ref}`));
     const pick = pods.includes(`default/${ref}`) ? `default/${ref}` : pods.length === 1 ? pods[0] : undefined;
-    if (pick) return { ref: world.ref(pick) };
+    if (pick) return { ref: world.ref(pick), name: pick };
     if (pods.length > 1)
       throw new ViewError(
         VIEW_FAILURE,
@@ -368,7 +412,7 @@ function resolveScenarioRef(
         cmd,
       );
   }
-  return { ref: world.ref(ref) };
+  return { ref: world.ref(ref), name: ref };
 }
 
 /** The hosts a `--node` list selects (all without one); an unknown node is exit 1. */
@@ -669,12 +713,25 @@ async function showFileRules(io: CliIo, file: string, v: Record<string, unknown>
 
 // ───────────────────────────── analyze ─────────────────────────────
 
-/** `hnsim analyze FILE --port PORT`: a port's ACL analysis. */
+/** An analysis the model refused (an unknown source, a port without an address): exit 1. */
+const analyzeFailure = (e: unknown) =>
+  new ViewError(
+    VIEW_FAILURE,
+    `analyze: ${(e as { detail?: string }).detail ?? (e as Error).message}`,
+    'analyze',
+  );
+
+/**
+ * `hnsim analyze FILE --port PORT`: a port's ACL analysis; `--from X --to Y`: reachability; with
+ * `--diff OTHER`, each compared with OTHER.
+ */
 export async function cmdAnalyze(args: string[], io: CliIo): Promise<number> {
   return guard(io, 'analyze', async () => {
     const { values: v, positionals } = parse('analyze', args, {
       port: { type: 'string' },
       node: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       diff: { type: 'string' },
       format: { type: 'string' },
       at: { type: 'string' },
@@ -685,20 +742,34 @@ export async function cmdAnalyze(args: string[], io: CliIo): Promise<number> {
     if (positionals.length > 1) throw usage('analyze', `unexpected argument "${positionals[1]}"`);
     const want = v.port as string | undefined;
     if (want === '') throw usage('analyze', '--port must not be empty');
-    if (want === undefined && v.diff !== undefined) throw usage('analyze', '--diff goes with --port');
+    const ends = { from: v.from as string | undefined, to: v.to as string | undefined };
+    for (const k of ['from', 'to'] as const)
+      if (ends[k] === '') throw usage('analyze', `--${k} must not be empty`);
+    const reach = ends.from !== undefined || ends.to !== undefined;
+    if (reach && want !== undefined)
+      throw usage(
+        'analyze',
+        "--port (a port's ACLs) and --from/--to (reachability) are two analyses: give one",
+      );
+    if (reach && v.node !== undefined) throw usage('analyze', '--node goes with --port');
+    if (reach && v.diff === undefined && (ends.from === undefined || ends.to === undefined))
+      throw usage(
+        'analyze',
+        ends.from === undefined
+          ? '--to needs --from (or --diff OTHER: every pod to it)'
+          : '--from needs --to (or --diff OTHER: it to every pod and service)',
+      );
+    if (!reach && want === undefined && v.diff !== undefined)
+      throw usage('analyze', '--diff goes with --port, or with --from and/or --to');
     const format = (v.format as string | undefined) ?? 'text';
     if (format !== 'text' && format !== 'json')
       throw usage('analyze', `--format must be text or json, got "${format}"`);
     const opts = scenarioOpts('analyze', v, io, format === 'text');
     const node = v.node as string | undefined;
     const t = await loadTarget('analyze', positionals[0]!, io, opts);
+    if (reach) return analyzeReachability(io, t, ends, v.diff as string | undefined, format, opts);
     if (want === undefined) return analyzeAllPorts(io, t, node, format);
-    const fail = (e: unknown) =>
-      new ViewError(
-        VIEW_FAILURE,
-        `analyze: ${(e as { detail?: string }).detail ?? (e as Error).message}`,
-        'analyze',
-      );
+    const fail = analyzeFailure;
     const [
       { analyzePort },
       { diffPorts },
@@ -740,6 +811,77 @@ export async function cmdAnalyze(args: string[], io: CliIo): Promise<number> {
     );
     return VIEW_OK;
   });
+}
+
+/**
+ * `hnsim analyze FILE --from X --to Y`: every packet from X to Y by where it ends. With `--diff
+ * OTHER`, the packets whose dispositions differ in OTHER: of that pair, or with one end only, of
+ * that source to every pod and service (that destination from every pod) of either file.
+ */
+async function analyzeReachability(
+  io: CliIo,
+  t: ViewTarget,
+  ends: { readonly from?: string | undefined; readonly to?: string | undefined },
+  diff: string | undefined,
+  format: string,
+  opts: { readonly at?: number; readonly seed?: number; readonly progress?: boolean },
+): Promise<number> {
+  // the ends by the file's own names (a pod's namespace/name, svc:namespace/name), as the defaults name them
+  const named = (ref: string | undefined) => {
+    if (ref === undefined) return undefined;
+    const r = t.resolve(ref);
+    if (r.port !== undefined)
+      throw usage('analyze', `${ref}: reachability covers every port; name the service without one`);
+    return r.name ?? ref;
+  };
+  const from = named(ends.from);
+  const to = named(ends.to);
+  const given = [from, to].filter((x): x is string => x !== undefined);
+  const [
+    { ReachContext },
+    { diffNamed, reachNamed },
+    { reachDiffJson, reachJson, renderReach, renderReachDiff },
+  ] = await Promise.all([
+    import('../analysis/reach.js'),
+    import('../analysis/reach-check.js'),
+    import('../render/analysis.js'),
+  ]);
+  const json = (doc: unknown) => JSON.stringify(doc, null, 2) + '\n';
+  if (diff === undefined) {
+    let r;
+    try {
+      r = reachNamed(t.network(), from!, to!);
+    } catch (e) {
+      throw analyzeFailure(e);
+    }
+    await write(io.stdout, format === 'json' ? json(reachJson(r)) : renderReach(r));
+    return VIEW_OK;
+  }
+  // the same ends in another scenario or state file (--at and --seed apply to both)
+  const other = await loadTarget('analyze', diff, io, opts);
+  const union = (pick: (n: ReturnType<ViewTarget['reachNames']>) => readonly string[]) => [
+    ...new Set([...pick(t.reachNames()), ...pick(other.reachNames())]),
+  ];
+  const sources = from !== undefined ? [from] : union((n) => n.sources);
+  const destinations = to !== undefined ? [to] : union((n) => n.destinations);
+  let diffs;
+  try {
+    diffs = diffNamed(t.network(), other.network(), sources, destinations, { context: new ReachContext() });
+  } catch (e) {
+    throw analyzeFailure(e);
+  }
+  if (!diffs.length)
+    throw new ViewError(
+      VIEW_FAILURE,
+      `analyze: nothing to compare: ${given.join(' → ')} is in neither ${t.title} nor ${other.title}`,
+      'analyze',
+    );
+  const title = `Reachability changes: ${t.title} → ${other.title}`;
+  await write(
+    io.stdout,
+    format === 'json' ? json(diffs.map(reachDiffJson)) : `${title}\n\n${renderReachDiff(diffs)}`,
+  );
+  return VIEW_OK;
 }
 
 /** `hnsim analyze FILE` without --port: every local endpoint port of the nodes, its findings in a line. */

@@ -6,32 +6,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createHost } from '../../src/host/host.js';
-import { addL2Bridge } from '../../src/testing/commands.js';
-import type { JsonObject } from '../../src/core/json.js';
-import { endpointJson, ok } from '../dataplane/prop-kit.js';
 import { root, runHnsim } from './hnsim.js';
+import { stateFile as writeState, type PodList } from './state-file.js';
 
 const SCENARIO = join(root, 'scenarios/acl-analysis.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'hnsim-analyze-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A state file of one node whose pods (name, address, policies) sit on the L2Bridge network cbr0. */
-function stateFile(
-  file: string,
-  pods: readonly (readonly [string, string, readonly JsonObject[]])[],
-): string {
-  const host = createHost({
-    seed: 2,
-    adapters: [{ name: 'Ethernet', ipAddress: '10.0.0.4/24', gateway: '10.0.0.1' }],
-  });
-  const net = addL2Bridge(host);
-  for (const [name, ip, policies] of pods)
-    ok(host.api.HcnCreateEndpoint(net, null, endpointJson(net, name, { ip, policies })), 'HcnCreateEndpoint');
-  const path = join(dir, file);
-  writeFileSync(path, JSON.stringify(host.snapshot()));
-  return path;
-}
+const stateFile = (file: string, pods: PodList) => writeState(dir, file, pods);
 
 describe('hnsim analyze on a scenario', () => {
   it('names each rule with the packets it decides, the shadowed one with what takes its packets', async () => {
@@ -186,7 +168,7 @@ describe('hnsim analyze on a scenario', () => {
     const diffAlone = await runHnsim(['analyze', SCENARIO, '--diff', SCENARIO]);
     expect([diffAlone.status, diffAlone.stderr]).toEqual([
       2,
-      "hnsim: analyze: --diff goes with --port (see 'hnsim analyze --help')\n",
+      "hnsim: analyze: --diff goes with --port, or with --from and/or --to (see 'hnsim analyze --help')\n",
     ]);
     const fmt = await runHnsim(['analyze', SCENARIO, '--port', 'web', '--format', 'yaml']);
     expect(fmt.status).toBe(2);
