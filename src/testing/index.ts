@@ -94,7 +94,7 @@ export {
 } from './commands.js';
 export { checkInvariants, type InvariantTarget } from './invariants.js';
 export { canonicalState, hnsimMatchers, type CanonicalState, type HnsimMatchers } from './state.js';
-export { analysisMatchers } from './analysis.js';
+export { analysisMatchers, type ReachPairs } from './analysis.js';
 export {
   runConcurrently,
   runScheduled,

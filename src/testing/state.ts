@@ -15,7 +15,9 @@ import type { Json, JsonObject } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
 import type { AuditOptions } from '../host/audit.js';
 import type { Host } from '../host/host.js';
-import { analysisMatchers } from './analysis.js';
+import { analysisMatchers, type ReachPairs } from './analysis.js';
+import type { Network } from '../analysis/cuts.js';
+import type { Reachability } from '../analysis/reach.js';
 import { flowMatchers, type FlowOptions, type MatcherResult, type RuleMatcher } from './flows.js';
 
 export interface CanonicalState {
@@ -158,7 +160,8 @@ const stateMatchers = {
  *   least those fields (`expect.objectContaining` semantics, nested).
  * - `toMatchHnsState(state)`: `canonicalState(host)` equals `state` (taken earlier, or built).
  * - `toReach(target, options?)` and `toBeDeniedBy(rule)`: over a trace (src/testing/flows.ts).
- * - `toHaveNoShadowedRules()`: over an ACL analysis (src/testing/analysis.ts).
+ * - `toHaveNoShadowedRules()`: over an ACL analysis; `toReachExactly(spec)`: over a reachability
+ *   answer; `toKeepReachability(before, pairs?)`: over a host or cluster (src/testing/analysis.ts).
  */
 export const hnsimMatchers = { ...stateMatchers, ...flowMatchers, ...analysisMatchers };
 
@@ -176,6 +179,8 @@ export interface HnsimMatchers<R = unknown> {
   toReach(target?: string, options?: FlowOptions): R;
   toBeDeniedBy(rule: RuleMatcher): R;
   toHaveNoShadowedRules(): R;
+  toReachExactly(spec: string): R;
+  toKeepReachability(before: Network | Reachability | readonly Reachability[], pairs?: ReachPairs): R;
 }
 
 /** `fields` ⊆ `doc`: objects key by key, arrays element by element, else the context's equality. */

@@ -43,6 +43,7 @@ const EXPECTED = [
   'cluster',
   'matchers',
   'analysis',
+  'reachability',
   'fixtures',
   'commands',
   'weights',
