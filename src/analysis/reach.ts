@@ -312,6 +312,7 @@ class PairRun {
       forced,
     );
     this.walks++;
+    if (probe.committed > 0) this.note(committedNote(probe.committed), true);
     let fork: LbChoice | undefined;
     for (const c of probe.result.lbChoices)
       if (c.count > 1 && !forced.has(choiceKey(c))) {
@@ -335,6 +336,11 @@ class PairRun {
 }
 
 const NO_FORCE: ReadonlyMap<string, number> = new Map();
+
+/** What flows the world has committed change (traffic sent): the answer is of new connections. */
+function committedNote(n: number): string {
+  return `${n} committed flow entr${n === 1 ? 'y is' : 'ies are'} not taken into account: this is every packet as a new connection on an empty flow table (a trace of a packet of a committed flow is a reply or reuses its SNAT port)`;
+}
 
 /** Force a choice in a map of forced choices (a copy). */
 function forcing(forced: ReadonlyMap<string, number>, fork: LbChoice, i: number): Map<string, number> {

@@ -459,6 +459,8 @@ export function runTrace(scope: TraceScope, req: TraceRequest, table?: FlowTable
 export interface Probe {
   readonly result: TraceResult;
   readonly checks: readonly AclCheck[];
+  /** Flows the world has committed (its traces would see them; a probe does not). */
+  readonly committed: number;
 }
 
 /**
@@ -469,10 +471,12 @@ export interface Probe {
 export function runProbe(scope: TraceScope, req: TraceRequest, forced?: ReadonlyMap<string, number>): Probe {
   checkRequest(req, 'trace');
   const r = resolveRequest(scope, req);
-  if (r.dst === undefined) return { result: unresolved(r.n, r.src, r.dns!), checks: [] };
+  const size = scope.world.conntrack.size;
+  const committed = size.nat + size.established;
+  if (r.dst === undefined) return { result: unresolved(r.n, r.src, r.dns!), checks: [], committed };
   const checks: AclCheck[] = [];
   const { res } = walkOnce(scope, r, r.dst, forced, new Conntrack(), checks);
-  return { result: res, checks };
+  return { result: res, checks, committed };
 }
 
 /** Where a request's packet would start and go, without walking it (names resolved as a trace does). */
