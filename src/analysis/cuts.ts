@@ -1,16 +1,16 @@
 /**
- * Where forwarding can treat two ports differently (reachability's classes): the values and range
- * bounds that anything on a path compares a TCP or UDP port with, ACLs aside (they are analysed as
- * sets). Between two cuts every port of that protocol is forwarded alike, so one walk answers for
- * all of them.
+ * Where forwarding can treat two ports differently (reachability's classes): the values and ranges
+ * that anything on a path compares a TCP or UDP port with, ACLs aside (they are analysed as sets).
+ * Ports that no value equals and that every range holds or misses alike are forwarded alike, so
+ * one walk answers for all of them (`portGroups`).
  *
  * The sources, each read from the model's own state: load balancers' frontend ports (VFP's
- * `lbKey(proto, VIP or *, port)`), PortMapping policies and NetNat static mappings (external
- * ports), a Linux node's kube-proxy services, Azure's platform endpoints (wireserver DNS 53, TCP
- * 80 and 32526; IMDS TCP 80) and NSG port ranges, NetworkPolicy ports and port ranges. A cut is
- * the first port of a new interval: a value `v` cuts at `v` and `v + 1`, a range `[a, b]` at `a`
- * and `b + 1`. Extra cuts cost walks, never exactness; a missing one would merge ports that
- * forwarding separates (docs/analysis.md lists what is covered, the property tests check it).
+ * `lbKey(proto, VIP or *, port)`: per VIP, or for every address when VIP-less), PortMapping
+ * policies and NetNat static mappings (external ports), a Linux node's kube-proxy services (per
+ * ClusterIP), Azure's platform endpoints (wireserver DNS 53, TCP 80 and 32526; IMDS TCP 80), NSG
+ * port ranges (both sides), NetworkPolicy ports and port ranges. Extra values cost walks, never
+ * exactness; a missing one would merge ports that forwarding separates (docs/analysis.md lists
+ * what is covered, the property tests check it against traces).
  */
 import type { Cluster } from '../cluster/cluster.js';
 import type { Host } from '../host/host.js';
