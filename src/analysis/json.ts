@@ -136,24 +136,32 @@ export function portSummary(a: PortAnalysis): PortSummary {
 
 const PROTOCOL_WORDS: Readonly<Record<number, string>> = { 1: 'ICMP', 6: 'TCP', 17: 'UDP' };
 
-/** A witness as the `hnsim trace` options that replay it (`--from X --to ADDR --protocol TCP --sport … --dport …`). */
-export function witnessTrace(from: string, w: WitnessPacket): string {
+/**
+ * A witness as the `hnsim trace` options that replay it (`--from X --to ADDR --protocol TCP --sport
+ * … --dport …`); `to` instead of its address when the destination is a name that did not resolve.
+ */
+export function witnessTrace(from: string, w: WitnessPacket, to = w.dstIp): string {
   const ported = w.protocol === 6 || w.protocol === 17;
   const proto = PROTOCOL_WORDS[w.protocol] ?? String(w.protocol);
-  return `--from ${from} --to ${w.dstIp} --protocol ${proto}${ported ? ` --sport ${w.srcPort} --dport ${w.dstPort}` : ''}`;
+  return `--from ${from} --to ${to} --protocol ${proto}${ported ? ` --sport ${w.srcPort} --dport ${w.dstPort}` : ''}`;
 }
+
+/** Where a replay of an answer's witness goes: its address, or the name when it did not resolve. */
+export const replayTarget = (r: { readonly to: string; readonly destination: string }): string | undefined =>
+  r.destination ? undefined : r.to;
 
 /**
  * A set of the source's packets with the trace request its witness is (`hnsim trace` replays it:
- * `--from` the source, `--to` the witness's destination address).
+ * `--from` the source, `--to` the witness's destination address, or `to` for a name that did not
+ * resolve).
  */
-function flowJson(s: PacketSet, from: string): JsonObject {
+function flowJson(s: PacketSet, from: string, to?: string): JsonObject {
   const o = setJson(s);
   const w = s.witness();
   if (w)
     o['trace'] = {
       from,
-      to: w.dstIp,
+      to: to ?? w.dstIp,
       protocol: w.protocol,
       ...(w.protocol === 6 || w.protocol === 17 ? { sourcePort: w.srcPort, destinationPort: w.dstPort } : {}),
     };
@@ -164,7 +172,7 @@ function flowJson(s: PacketSet, from: string): JsonObject {
 export function reachJson(r: Reachability): JsonObject {
   const byDisposition = (m: Reachability['dispositions']): JsonObject => {
     const o: JsonObject = {};
-    for (const [d, s] of Object.entries(m)) if (s) o[d] = flowJson(s, r.from);
+    for (const [d, s] of Object.entries(m)) if (s) o[d] = flowJson(s, r.from, replayTarget(r));
     return o;
   };
   const o: JsonObject = {

@@ -15,7 +15,7 @@ import { ip4 } from '../vswitch/v4.js';
 import { ACL_FIELDS, type AclPacket } from './space.js';
 import type { Network } from './cuts.js';
 import { flowSpecSet } from './flowspec.js';
-import { witnessTrace } from './json.js';
+import { replayTarget, witnessTrace } from './json.js';
 import { analyzeReach, ReachContext, type ReachOptions, type Reachability } from './reach.js';
 import { diffReach, type ReachDiff } from './reach-diff.js';
 
@@ -72,7 +72,7 @@ export function checkReachExactly(r: Reachability, spec: string): ReachExactly {
     return {
       dispositions,
       text: space.describe(free(node), 'Out', LINES),
-      trace: w ? witnessTrace(r.from, w) : '',
+      trace: w ? witnessTrace(r.from, w, replayTarget(r)) : '',
       count: space.count(node),
     };
   };

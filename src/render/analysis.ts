@@ -9,6 +9,7 @@ import {
   outcomeLabel,
   ruleName,
   SET_LINES as LINES,
+  replayTarget,
   witnessTrace,
   type PortSummary,
 } from '../analysis/json.js';
@@ -120,8 +121,12 @@ export function renderPortSummaries(byNode: readonly (readonly [string, readonly
 }
 
 /** A witness as the trace command that replays it. */
-function traceLine(from: string, w: ReturnType<Reachability['outcomes'][number]['set']['witness']>): string {
-  return w ? `e.g. ${witnessTrace(from, w)}` : '';
+function traceLine(
+  from: string,
+  w: ReturnType<Reachability['outcomes'][number]['set']['witness']>,
+  to?: string,
+): string {
+  return w ? `e.g. ${witnessTrace(from, w, to)}` : '';
 }
 
 /** Reachability as text: per outcome its packets (human form) and a witness a trace replays. */
@@ -135,7 +140,7 @@ export function renderReach(r: Reachability): string {
         : o.dispositions[0]!;
     out.push(`${head}: ${o.set.count} packets`);
     out.push(...indent(o.set.describe(LINES), '    '));
-    const w = traceLine(r.from, o.set.witness());
+    const w = traceLine(r.from, o.set.witness(), replayTarget(r));
     if (w) out.push(`    ${w}`);
   }
   for (const br of r.branches) {

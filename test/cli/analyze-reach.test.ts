@@ -165,6 +165,38 @@ describe('hnsim analyze --from --to on a scenario', () => {
       'Reachability changes: reach-services → reach-services-sync\n\n1 pair compared, 0 changed\n',
     );
   });
+
+  it('a name that does not resolve: every packet NameNotResolved, its witness replayed by the name', async () => {
+    const r = await runHnsim(['analyze', BEFORE, '--from', 'client', '--to', 'nope.example']);
+    expect(r.status).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('default/client (10.244.1.3) → nope.example (unresolved)');
+    // every destination address: 2^32 × a pair's packets
+    expect(lines.slice(2, 5)).toEqual([
+      `NameNotResolved: ${ALL * 2n ** 32n} packets`,
+      '    any protocol from 10.244.1.3',
+      '    e.g. --from default/client --to nope.example --protocol TCP --sport 50000 --dport 80',
+    ]);
+    const json = await runHnsim([
+      'analyze',
+      BEFORE,
+      '--from',
+      'client',
+      '--to',
+      'nope.example',
+      '--format',
+      'json',
+    ]);
+    const doc = JSON.parse(json.stdout) as { destination: string; dispositions: Record<string, SetJson> };
+    expect(doc.destination).toBe('');
+    expect(doc.dispositions['NameNotResolved']!.trace).toEqual({
+      from: 'default/client',
+      to: 'nope.example',
+      protocol: 6,
+      sourcePort: 50000,
+      destinationPort: 80,
+    });
+  });
 });
 
 describe('hnsim analyze --from --to on a state file, and JSON-RPC Analyze', () => {
