@@ -65,7 +65,10 @@ export interface ReachBranch {
   /** Each load balancer that chose, in path order: where, which, the backend (index, address). */
   readonly choices: readonly {
     readonly host: string;
+    /** The load balancer's ID (HNS), or its name (a Linux node's kube-proxy service). */
     readonly lb: string;
+    /** The VIP and port it balanced (the packet before its DNAT). */
+    readonly frontend: string;
     readonly backend: number;
     readonly of: number;
     readonly to: string;
@@ -389,10 +392,13 @@ function addSig(sig: string, d: Disposition): string {
 function choicesOf(probe: Probe): ReachBranch['choices'] {
   const dnat = probe.result.observations.filter((o) => o.component === 'LB' && o.action.startsWith('DNAT'));
   return probe.result.lbChoices.map((c, i) => {
-    const after = dnat[i]?.packetAfter;
+    const step = dnat[i];
+    const after = step?.packetAfter;
+    const before = step?.packetBefore;
     return {
       host: c.host,
       lb: c.lb,
+      frontend: before ? `${fmt(before.dstIp)}:${before.dstPort}` : '',
       backend: c.chosen,
       of: c.count,
       to: after ? `${fmt(after.dstIp)}:${after.dstPort}` : '',

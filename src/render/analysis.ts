@@ -145,7 +145,10 @@ export function renderReach(r: Reachability): string {
   }
   for (const br of r.branches) {
     const via = br.choices
-      .map((c) => `${c.lb} on ${c.host} → backend ${c.backend + 1} of ${c.of} (${c.to})`)
+      .map(
+        (c) =>
+          `${c.frontend} (load balancer ${c.lb} on ${c.host}) → backend ${c.backend + 1} of ${c.of}, ${c.to}`,
+      )
       .join(', ');
     out.push(`branch: ${via}`);
     for (const [d, s] of Object.entries(br.dispositions)) {
