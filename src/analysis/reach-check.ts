@@ -16,8 +16,9 @@ import { ACL_FIELDS, type AclPacket } from './space.js';
 import type { Network } from './cuts.js';
 import { flowSpecSet } from './flowspec.js';
 import { replayTarget, witnessTrace } from './json.js';
-import { analyzeReach, ReachContext, type ReachOptions, type Reachability } from './reach.js';
-import { diffReach, type ReachDiff } from './reach-diff.js';
+import { ReachContext, type ReachOptions, type Reachability } from './reach.js';
+import { diffReach, oneSided, reachNamed, type ReachDiff } from './reach-diff.js';
+export { diffNamed, reachNamed, type NamedNetwork } from './reach-diff.js';
 
 /** At most this many lines of a set's human form in a problem line. */
 const LINES = 4;
@@ -106,61 +107,6 @@ export function checkReachExactly(r: Reachability, spec: string): ReachExactly {
     missing,
     problems,
   };
-}
-
-/** A network with how its names are read, for comparing two states by name. */
-export interface NamedNetwork {
-  readonly net: Network;
-  /** A name as the network's trace scope takes it (default: as given). */
-  readonly ref?: (name: string) => string;
-  /** Whether the name exists in this state (default: unless the analysis finds no such source). */
-  readonly has?: (name: string) => boolean;
-}
-
-/** Reachability of a pair, the answer carrying the names as given (not the scope's references). */
-export function reachNamed(n: NamedNetwork, from: string, to: string, opts: ReachOptions = {}): Reachability {
-  const ref = n.ref ?? ((x: string) => x);
-  const r = analyzeReach(n.net, { from: ref(from), to: ref(to) }, opts);
-  return r.from === from && r.to === to ? r : { ...r, from, to };
-}
-
-/**
- * The differential of every source × destination (a source to itself skipped) between two states,
- * in one context. A pair whose source or destination exists in one state only is `missing`
- * (reported, never unchanged); one that exists in neither is left out.
- */
-export function diffNamed(
-  before: NamedNetwork,
-  after: NamedNetwork,
-  sources: readonly string[],
-  destinations: readonly string[],
-  opts: ReachOptions = {},
-): ReachDiff[] {
-  const o = { ...opts, context: opts.context ?? new ReachContext() };
-  const reach = (n: NamedNetwork, from: string, to: string): Reachability | undefined => {
-    if (n.has && !(n.has(from) && n.has(to))) return undefined;
-    try {
-      return reachNamed(n, from, to, o);
-    } catch (e) {
-      if (e instanceof HnsError && e.code === 'ERROR_NOT_FOUND') return undefined;
-      throw e;
-    }
-  };
-  const out: ReachDiff[] = [];
-  for (const from of sources)
-    for (const to of destinations) {
-      if (from === to) continue;
-      const x = reach(before, from, to);
-      const y = reach(after, from, to);
-      if (x && y) out.push(diffReach(x, y));
-      else if (x || y) out.push(oneSided(from, to, x ? 'after' : 'before'));
-    }
-  return out;
-}
-
-/** A pair that exists in one state only: all its packets changed, by definition (`missing` says which). */
-function oneSided(from: string, to: string, missing: 'before' | 'after'): ReachDiff {
-  return { from, to, unchanged: false, changes: [], exact: true, notes: [], missing };
 }
 
 /**

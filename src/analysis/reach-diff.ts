@@ -103,35 +103,62 @@ export function diffReachAll(
   destinations: readonly string[],
   opts: ReachOptions = {},
 ): ReachDiff[] {
-  const context = opts.context ?? new ReachContext();
-  const o = { ...opts, context };
-  const out: ReachDiff[] = [];
-  const tryReach = (net: Network, from: string, to: string): Reachability | undefined => {
+  return diffNamed({ net: before }, { net: after }, sources, destinations, opts);
+}
+
+/** A network with how its names are read, for comparing two states by name. */
+export interface NamedNetwork {
+  readonly net: Network;
+  /** A name as the network's trace scope takes it (default: as given). */
+  readonly ref?: (name: string) => string;
+  /** Whether the name exists in this state (default: unless the analysis finds no such source). */
+  readonly has?: (name: string) => boolean;
+}
+
+/** Reachability of a pair, the answer carrying the names as given (not the scope's references). */
+export function reachNamed(n: NamedNetwork, from: string, to: string, opts: ReachOptions = {}): Reachability {
+  const ref = n.ref ?? ((x: string) => x);
+  const r = analyzeReach(n.net, { from: ref(from), to: ref(to) }, opts);
+  return r.from === from && r.to === to ? r : { ...r, from, to };
+}
+
+/**
+ * The differential of every source × destination (a source to itself skipped) between two states,
+ * in one context. A pair whose source or destination exists in one state only is `missing`
+ * (reported, never unchanged); one that exists in neither is left out.
+ */
+export function diffNamed(
+  before: NamedNetwork,
+  after: NamedNetwork,
+  sources: readonly string[],
+  destinations: readonly string[],
+  opts: ReachOptions = {},
+): ReachDiff[] {
+  const o = { ...opts, context: opts.context ?? new ReachContext() };
+  const reach = (n: NamedNetwork, from: string, to: string): Reachability | undefined => {
+    if (n.has && !(n.has(from) && n.has(to))) return undefined;
     try {
-      return analyzeReach(net, { from, to }, o);
+      return reachNamed(n, from, to, o);
     } catch (e) {
       if (e instanceof HnsError && e.code === 'ERROR_NOT_FOUND') return undefined;
       throw e;
     }
   };
+  const out: ReachDiff[] = [];
   for (const from of sources)
     for (const to of destinations) {
       if (from === to) continue;
-      const x = tryReach(before, from, to);
-      const y = tryReach(after, from, to);
+      const x = reach(before, from, to);
+      const y = reach(after, from, to);
       if (x && y) out.push(diffReach(x, y));
-      else if (x || y)
-        out.push({
-          from,
-          to,
-          unchanged: false,
-          changes: [],
-          exact: true,
-          notes: [`${from} → ${to} exists ${x ? 'before' : 'after'} only`],
-          missing: x ? 'after' : 'before',
-        });
+      else if (x || y) out.push(oneSided(from, to, x ? 'after' : 'before'));
     }
   return out;
+}
+
+/** A pair that exists in one state only: all its packets changed, by definition (`missing` says which). */
+export function oneSided(from: string, to: string, missing: 'before' | 'after'): ReachDiff {
+  return { from, to, unchanged: false, changes: [], exact: true, notes: [], missing };
 }
 
 /**
