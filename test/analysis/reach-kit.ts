@@ -2,19 +2,24 @@
  * Helpers for the reachability tests (src/analysis/reach.ts): random single-node states built
  * through the flat HCN API from HNS JSON (a network of a random type, 2–4 endpoints with random
  * ACL sets — overlapping ranges, equal priorities, Host and Switch rules —, OutBoundNAT with random
- * exceptions, load balancers DSR or not, port mappings, routes), random packets biased to the ports
- * the state compares, and the oracle: `trace` (with `allBranches`) of each packet must land in the
- * outcome the analysis puts it in. Nothing here reads the analysis' own tables.
+ * exceptions, load balancers DSR or not, port mappings, routes), two-node clusters, two Azure VMs
+ * with random NSGs, random packets biased to the ports the state compares, and the oracle: the
+ * `trace` (with `allBranches`) of each packet must land in the outcome the analysis puts it in.
+ * Nothing here reads the analysis' own tables.
  */
 import { fc } from '@fast-check/vitest';
 import { expect } from 'vitest';
 import '../../src/analysis/analyze.js';
 import type { Reachability } from '../../src/analysis/reach.js';
 import type { AclPacket } from '../../src/analysis/space.js';
+import { aksConflist, startAzurePod } from '../../src/cluster/azure.js';
 import { Cluster } from '../../src/cluster/cluster.js';
 import type { JsonObject } from '../../src/core/json.js';
 import type { TraceResult } from '../../src/dataplane/trace.js';
 import type { Host } from '../../src/host/host.js';
+import type { NsgRuleSpec } from '../../src/host/nsg.js';
+import { ContainerdRuntime } from '../../src/runtime/containerd.js';
+import { cniNetwork } from '../../src/runtime/network.js';
 import type { Disposition } from '../../src/vswitch/contracts.js';
 import { optional, priorityArb } from '../vswitch/acl-arbs.js';
 import { SOAK } from '../runs.js';
@@ -146,6 +151,8 @@ export interface LbSpec {
   readonly internal: number;
   /** Endpoint indices (modulo the count; duplicates dropped). */
   readonly backends: readonly number[];
+  /** PortMapping flags beside a NodePort's LocalRoutedVIP: ILB 1, LocalRoutedVIP 2, UseMux 4, PreserveDIP 8. */
+  readonly flags: number;
 }
 
 export interface StateSpec {
@@ -209,6 +216,10 @@ export const lbArb: fc.Arbitrary<LbSpec> = fc.record({
   backends: fc.oneof(
     { weight: 1, arbitrary: fc.array(fc.nat(3), { minLength: 1, maxLength: 1 }) },
     { weight: 3, arbitrary: fc.uniqueArray(fc.nat(3), { minLength: 2, maxLength: 3 }) },
+  ),
+  flags: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(0) },
+    { weight: 1, arbitrary: fc.constantFrom(1, 2, 4, 8, 10) },
   ),
 });
 
@@ -293,7 +304,7 @@ export function buildState(s: StateSpec): Built {
             Protocol: lb.protocol,
             InternalPort: lb.internal,
             ExternalPort: lb.external,
-            ...(nodePort ? { Flags: 2 } : {}),
+            ...(nodePort || lb.flags ? { Flags: lb.flags | (nodePort ? 2 : 0) } : {}),
           },
         ],
         ...(lb.dsr ? { Flags: 1 } : {}),
@@ -306,7 +317,8 @@ export function buildState(s: StateSpec): Built {
 }
 
 /** Where a question starts and ends in a built state (names resolved against it). */
-export type SourceRef = { readonly ep: number; readonly by: 'id' | 'name' } | 'host' | 'outside';
+export type SourceRef =
+  { readonly ep: number; readonly by: 'id' | 'name' } | 'host' | 'outside' | 'unused' | 'routed';
 export type DestRef =
   | { readonly ep: number; readonly by: 'ip' | 'name' }
   | 'vip0'
@@ -318,7 +330,7 @@ export type DestRef =
 
 export const sourceArb: fc.Arbitrary<SourceRef> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ ep: fc.nat(3), by: fc.constantFrom<'id' | 'name'>('id', 'name') }) },
-  { weight: 1, arbitrary: fc.constantFrom<SourceRef>('host', 'outside') },
+  { weight: 1, arbitrary: fc.constantFrom<SourceRef>('host', 'outside', 'unused', 'routed') },
 );
 
 export const destArb: fc.Arbitrary<DestRef> = fc.oneof(
@@ -334,6 +346,8 @@ export const destArb: fc.Arbitrary<DestRef> = fc.oneof(
 export function sourceName(b: Built, r: SourceRef): string {
   if (r === 'host') return 'host';
   if (r === 'outside') return OUTSIDE;
+  if (r === 'unused') return `${b.subnet}.99`;
+  if (r === 'routed') return ROUTED;
   const e = b.endpoints[r.ep % b.endpoints.length]!;
   return r.by === 'id' ? e.id : e.name;
 }
@@ -449,6 +463,83 @@ export function clusterPair(
   } as const;
   return { from, to: named[dst] };
 }
+
+// ───────────────────────────── Azure ─────────────────────────────
+
+/** An NSG port range: any, a port, a range (the only source of source-port cuts). */
+const nsgPortsArb = fc.constantFrom(
+  '*',
+  '*',
+  '80',
+  '53',
+  '8080',
+  '0',
+  '65535',
+  '1000-2000',
+  '0-1023',
+  '49152-65535',
+);
+
+/** A random NSG rule: either direction and access, any protocol, ranges on both ports. */
+export const nsgRuleArb = fc.record({
+  priority: fc.integer({ min: 100, max: 110 }),
+  direction: fc.constantFrom<'Inbound' | 'Outbound'>('Inbound', 'Outbound'),
+  access: fc.constantFrom<'Allow' | 'Deny'>('Allow', 'Deny'),
+  protocol: fc.constantFrom('Tcp', 'Udp', 'Icmp', '*'),
+  sourcePortRange: nsgPortsArb,
+  destinationPortRange: nsgPortsArb,
+  sourceAddressPrefix: fc.constantFrom('*', 'VirtualNetwork', '10.224.0.0/24', '10.224.0.5'),
+  destinationAddressPrefix: fc.constantFrom(
+    '*',
+    'VirtualNetwork',
+    '10.224.0.0/24',
+    '10.224.0.15',
+    'Internet',
+  ),
+});
+
+/** Each VM's NSG rules (priorities distinct, as Azure requires). */
+export const azureNsgsArb = fc.tuple(
+  fc.uniqueArray(nsgRuleArb, { maxLength: 5, selector: (r) => r.priority }),
+  fc.uniqueArray(nsgRuleArb, { maxLength: 5, selector: (r) => r.priority }),
+);
+
+/**
+ * Two Azure VMs in node-subnet mode with these NSGs, containerd running azure-vnet on each (as
+ * src/testing/aks.ts builds them): client and web-1 on akswin1, web-0 on akswin2, the service web
+ * (80 → 8080) over both webs.
+ */
+export async function buildAzureCluster(nsgs: readonly (readonly NsgRuleSpecIn[])[]): Promise<Cluster> {
+  const c = new Cluster({ seed: 1, azure: { maxPods: 8 } });
+  const runtimes = new Map<string, ContainerdRuntime>();
+  for (const [i, name] of ['akswin1', 'akswin2'].entries()) {
+    const rules = (nsgs[i] ?? []).map((r, k) => ({ ...r, name: `r${k}` }));
+    const host = c.addWindowsNode({ name, network: 'azure', nsg: { name: `nsg${i}`, rules } });
+    runtimes.set(
+      name,
+      new ContainerdRuntime(host, { networks: [cniNetwork(host, aksConflist(c, name))], seed: 1 + i }),
+    );
+  }
+  const pod = (name: string, node: string, app?: string) =>
+    startAzurePod(c, runtimes.get(node)!, {
+      namespace: 'default',
+      name,
+      node,
+      ...(app ? { labels: { app } } : {}),
+    });
+  await pod('client', 'akswin1');
+  await pod('web-0', 'akswin2', 'web');
+  await pod('web-1', 'akswin1', 'web');
+  c.addService({
+    namespace: 'default',
+    name: 'web',
+    ports: [{ port: 80, targetPort: 8080 }],
+    selector: { app: 'web' },
+  });
+  return c;
+}
+
+type NsgRuleSpecIn = Omit<NsgRuleSpec, 'name'>;
 
 // ───────────────────────────── packets ─────────────────────────────
 
