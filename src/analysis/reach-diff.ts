@@ -148,8 +148,14 @@ export function diffNamed(
   for (const from of sources)
     for (const to of destinations) {
       if (from === to) continue;
-      const x = reach(before, from, to);
-      const y = reach(after, from, to);
+      let x = reach(before, from, to);
+      let y = reach(after, from, to);
+      // (a destination that resolves in one state only — a pod or service there, not here — is
+      // missing where it does not, not a name that stopped resolving)
+      if (x && y && !x.destination !== !y.destination) {
+        if (!x.destination) x = undefined;
+        else y = undefined;
+      }
       if (x && y) out.push(diffReach(x, y));
       else if (x || y) out.push(oneSided(from, to, x ? 'after' : 'before'));
     }

@@ -138,6 +138,27 @@ export class ReachContext {
     return c;
   }
 
+  #portsEqual: number | undefined;
+
+  /** The packets whose source and destination ports are equal (built once: 2^16 paths). */
+  portsEqual(): number {
+    if (this.#portsEqual === undefined) {
+      const b = this.space.bdd;
+      let u = TRUE;
+      for (let i = 15; i >= 0; i--) {
+        const s = F.srcPort.first + i;
+        const d = F.dstPort.first + i;
+        const same = b.or(
+          b.and(b.mk(s, FALSE, TRUE), b.mk(d, FALSE, TRUE)),
+          b.and(b.mk(s, TRUE, FALSE), b.mk(d, TRUE, FALSE)),
+        );
+        u = b.and(u, same);
+      }
+      this.#portsEqual = u;
+    }
+    return this.#portsEqual;
+  }
+
   /** Memo of a stage's set of these ACLs for one address pair and port mapping (keyed by the caller). */
   staged(acls: CompiledAcls, key: string, make: () => number): number {
     let m = this.#staged.get(acls);
@@ -241,10 +262,20 @@ class PairRun {
   }
 
   /** A class: its walks (one per load-balancer branch), then its packets by signature. */
-  classify(cls: Class): void {
+  classify(cls: Class, depth = 0): void {
     const b = this.#b;
     const leaves: Leaf[] = [];
     this.explore(cls, NO_FORCE, leaves);
+    // a packet a stage sees addressed to its own source with equal ports is its own reply (the
+    // flow state it made on the way takes it): such packets of the class are walked apart
+    if (depth < 2)
+      for (const leaf of leaves) {
+        const own = ownReplies(this.ctx, cls, leaf.probe);
+        if (own === FALSE || own === cls.set) continue;
+        this.classify(subclass(this.ctx, cls, own), depth + 1);
+        this.classify(subclass(this.ctx, cls, b.diff(cls.set, own)), depth + 1);
+        return;
+      }
     for (const leaf of leaves) {
       const obs = leaf.probe.result.observations;
       for (let i = 0; i < obs.length; i++)
@@ -343,6 +374,35 @@ const NO_FORCE: ReadonlyMap<string, number> = new Map();
 /** What flows the world has committed change (traffic sent): the answer is of new connections. */
 function committedNote(n: number): string {
   return `${n} committed flow entr${n === 1 ? 'y is' : 'ies are'} not taken into account: this is every packet as a new connection on an empty flow table (a trace of a packet of a committed flow is a reply or reuses its SNAT port)`;
+}
+
+/**
+ * The packets of a class that some stage of the walk would see with source = destination (address
+ * and port): packets that are their own reply.
+ */
+function ownReplies(ctx: ReachContext, cls: Class, probe: Probe): number {
+  const b = ctx.space.bdd;
+  const start = probe.result.packet;
+  let u = FALSE;
+  for (const c of probe.checks) {
+    const q = c.packet;
+    if (q.srcIp !== q.dstIp) continue;
+    const here = portSources(probe, c.at, start, q);
+    u = b.or(u, b.and(cls.set, portsEqual(ctx, here.src, here.dst)));
+  }
+  return u;
+}
+
+/** A part of a class, walked with a packet of its own (near the class's). */
+function subclass(ctx: ReachContext, cls: Class, set: number): Class {
+  const p = ctx.space.pick(set, {
+    proto: cls.proto,
+    localPort: cls.srcPort,
+    remotePort: cls.dstPort,
+    localIp: 0,
+    remoteIp: 0,
+  })!;
+  return { set, proto: cls.proto, srcPort: p.localPort, dstPort: p.remotePort };
 }
 
 /** Force a choice in a map of forced choices (a copy). */
@@ -459,7 +519,9 @@ function dispositionsOf(run: PairRun, cls: Class, probe: Probe): Map<Disposition
   const start = probe.result.packet;
   for (const c of probe.checks) {
     if (rest === FALSE) break;
-    const allowed = stageSet(run, c, start, probe);
+    let allowed = stageSet(run, c, start, probe);
+    // (a packet that is the reply of a flow the walk opened at this port skips its rules)
+    if (allowed !== TRUE) allowed = b.or(allowed, replies(run, c, start, probe));
     const denied = b.diff(rest, allowed);
     if (denied !== FALSE) {
       const d: Disposition = c.dir === 'In' ? 'DeniedIn' : 'DeniedOut';
@@ -472,12 +534,67 @@ function dispositionsOf(run: PairRun, cls: Class, probe: Probe): Map<Disposition
   return sets;
 }
 
-/** Which of the packet's ports a NAT rewrote before the stage (then a constant for the class). */
-function rewritten(probe: Probe, c: AclCheck): { src: boolean; dst: boolean } {
+/** Where a stage's port comes from: a constant of the class (a NAT rewrote it), or the packet's own. */
+interface PortSource {
+  readonly fixed: boolean;
+  readonly value: number;
+  /** The packet's field it is when not fixed (a walk never swaps them). */
+  readonly field: 'srcPort' | 'dstPort';
+}
+
+/** The sources of a packet's two ports as a walk saw it after `at` observations. */
+function portSources(
+  probe: Probe,
+  at: number,
+  start: Packet,
+  q: { readonly srcPort: number; readonly dstPort: number },
+): { src: PortSource; dst: PortSource } {
+  const nat = rewritten(probe, at);
+  return {
+    src: { fixed: nat.src || q.srcPort !== start.srcPort, value: q.srcPort, field: 'srcPort' },
+    dst: { fixed: nat.dst || q.dstPort !== start.dstPort, value: q.dstPort, field: 'dstPort' },
+  };
+}
+
+/** The packets of the source's space for which two port sources are equal. */
+function portsEqual(ctx: ReachContext, a: PortSource, b: PortSource): number {
+  const space = ctx.space;
+  if (a.fixed && b.fixed) return a.value === b.value ? TRUE : FALSE;
+  if (a.fixed) return space.bdd.prefix(F[b.field].first, 16, a.value, 16);
+  if (b.fixed) return space.bdd.prefix(F[a.field].first, 16, b.value, 16);
+  return a.field === b.field ? TRUE : ctx.portsEqual();
+}
+
+/**
+ * The packets of a class that reach an In stage as the reply of a flow the walk opened at that
+ * port before (its Out stage, or a load balancer's DIP-first state): the dataplane lets them
+ * through without the rules. A pod sending to itself with equal ports, a port mapping back to the
+ * sender: the packet is its own reply.
+ */
+function replies(run: PairRun, c: AclCheck, start: Packet, probe: Probe): number {
+  const b = run.ctx.space.bdd;
+  let u = FALSE;
+  const q = c.packet;
+  for (const e of probe.established) {
+    if (e.at > c.at || e.host !== c.host || e.portId !== c.port.id || e.dir !== c.dir) continue;
+    if (e.matches.proto !== q.proto || e.matches.srcIp !== q.srcIp || e.matches.dstIp !== q.dstIp) continue;
+    // e.matches is the reply of the packet that opened the flow: its ports are that packet's, swapped
+    const opened = portSources(probe, e.at, start, {
+      srcPort: e.matches.dstPort,
+      dstPort: e.matches.srcPort,
+    });
+    const here = portSources(probe, c.at, start, q);
+    u = b.or(u, b.and(portsEqual(run.ctx, here.src, opened.dst), portsEqual(run.ctx, here.dst, opened.src)));
+  }
+  return u;
+}
+
+/** Which of the packet's ports a NAT rewrote in the first `at` observations (then a constant for the class). */
+function rewritten(probe: Probe, at: number): { src: boolean; dst: boolean } {
   let src = false;
   let dst = false;
   const obs = probe.result.observations;
-  for (let i = 0; i < c.at && i < obs.length; i++) {
+  for (let i = 0; i < at && i < obs.length; i++) {
     const o = obs[i]!;
     if (o.packetAfter.srcPort !== o.packetBefore.srcPort || o.action.includes('SNAT')) src = true;
     if (o.packetAfter.dstPort !== o.packetBefore.dstPort || o.action.includes('DNAT')) dst = true;
@@ -498,7 +615,7 @@ function stageSet(run: PairRun, c: AclCheck, start: Packet, probe: Probe): numbe
   const b = ctx.space.bdd;
   const q = c.packet;
   const inbound = c.dir === 'In';
-  const nat = rewritten(probe, c);
+  const nat = rewritten(probe, c.at);
   // the ports' sources: the stage's local port is the packet's source port going out, its
   // destination port coming in
   const srcFixed = nat.src || q.srcPort !== start.srcPort;

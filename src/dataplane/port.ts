@@ -34,7 +34,8 @@ export function portEgress(
   const host = plane.name;
   // a switch whose forwarding extension replaces VFP (OVS): no VFP layer runs on its ports
   if (extensionTakes(plane, w, port.network.switchId, { kind: 'port', port }, p)) return;
-  if (w.ct.isEstablished(flowKey(host, port.id, 'Out', p))) {
+  // (a probe meets every port's rules: the analysis works out which packets are replies)
+  if (!w.checks && w.ct.isEstablished(flowKey(host, port.id, 'Out', p))) {
     w.step(
       host,
       'Conntrack',
@@ -55,7 +56,7 @@ export function portEgress(
   if (lb) {
     balanced = applyLb(plane, w, lb, p, 'port');
     if (!balanced) return;
-    if (dipFirst) w.ct.establish(flowKey(host, port.id, 'In', replyOf(p)));
+    if (dipFirst) establish(w, host, port, 'In', p);
   }
   const cur = balanced?.packet ?? p;
   if (dipFirst && !aclStage(plane, w, port, 'Out', cur)) return;
@@ -81,7 +82,7 @@ function aclStage(plane: HostPlane, w: Walk, port: PortView, dir: 'In' | 'Out', 
   if (w.checks) {
     w.checks.push({ host, port, dir, packet: p, at: w.observations.length });
     w.step(host, 'ACL', 'Probed', p, p, undefined, `${dir}: every verdict is followed (analysis)`);
-    w.ct.establish(flowKey(host, port.id, dir === 'In' ? 'Out' : 'In', replyOf(p)));
+    establish(w, host, port, dir === 'In' ? 'Out' : 'In', p);
     return true;
   }
   const acls = port.acls();
@@ -109,8 +110,16 @@ function aclStage(plane: HostPlane, w: Walk, port: PortView, dir: 'In' | 'Out', 
     );
     return false;
   }
-  w.ct.establish(flowKey(host, port.id, dir === 'In' ? 'Out' : 'In', replyOf(p)));
+  establish(w, host, port, dir === 'In' ? 'Out' : 'In', p);
   return true;
+}
+
+/** Record the flow `p` opens: its replies arriving at the port in `replyDir` are let through. */
+function establish(w: Walk, host: string, port: PortView, replyDir: 'In' | 'Out', p: Packet): void {
+  const matches = replyOf(p);
+  w.ct.establish(flowKey(host, port.id, replyDir, matches));
+  if (w.checks)
+    w.established.push({ host, portId: port.id, dir: replyDir, matches: matches as Packet, at: w.observations.length });
 }
 
 /** OutBoundNAT: SNAT to the host (or VirtualIP) unless the destination is an exception. */
@@ -208,7 +217,7 @@ function outboundNat(
 export function portIngress(plane: HostPlane, w: Walk, port: PortView, p0: Packet): void {
   const host = plane.name;
   const p = unNat(plane, w, p0, 'LB');
-  if (w.ct.isEstablished(flowKey(host, port.id, 'In', p))) {
+  if (!w.checks && w.ct.isEstablished(flowKey(host, port.id, 'In', p))) {
     w.step(
       host,
       'Conntrack',

@@ -461,6 +461,8 @@ export interface Probe {
   readonly checks: readonly AclCheck[];
   /** Flows the world has committed (its traces would see them; a probe does not). */
   readonly committed: number;
+  /** The flow state the walk made on ports (`Walk.established`): which later packets are replies. */
+  readonly established: Walk['established'];
 }
 
 /**
@@ -473,10 +475,11 @@ export function runProbe(scope: TraceScope, req: TraceRequest, forced?: Readonly
   const r = resolveRequest(scope, req);
   const size = scope.world.conntrack.size;
   const committed = size.nat + size.established;
-  if (r.dst === undefined) return { result: unresolved(r.n, r.src, r.dns!), checks: [], committed };
+  if (r.dst === undefined)
+    return { result: unresolved(r.n, r.src, r.dns!), checks: [], committed, established: [] };
   const checks: AclCheck[] = [];
-  const { res } = walkOnce(scope, r, r.dst, forced, new Conntrack(), checks);
-  return { result: res, checks, committed };
+  const { res, w } = walkOnce(scope, r, r.dst, forced, new Conntrack(), checks);
+  return { result: res, checks, committed, established: w.established };
 }
 
 /** Where a request's packet would start and go, without walking it (names resolved as a trace does). */

@@ -107,6 +107,20 @@ export class Walk {
     readonly checks?: AclCheck[],
   ) {}
 
+  /**
+   * A probe's flow state made on a port (`probe` walks only): packets equal to `matches` arriving
+   * at that port in direction `dir` are a reply of an allowed flow — the stateful layers let them
+   * through without their rules. The analysis works out which packets of a class those are; the
+   * probe itself never short-cuts a port's rules.
+   */
+  readonly established: {
+    host: string;
+    portId: string;
+    dir: 'In' | 'Out';
+    matches: Pick<Packet, 'proto' | 'srcIp' | 'srcPort' | 'dstIp' | 'dstPort'>;
+    at: number;
+  }[] = [];
+
   step(
     host: string,
     component: Component,

@@ -614,25 +614,6 @@ function outcomesText(a: Reachability): string {
 }
 
 /**
- * Where the analysis is known to disagree with the trace (reported, not fixed yet; each has a
- * reproduction under .scratch/): a disagreement of this shape is let pass, any other fails.
- *
- * reach-bug-1 — the walk comes back to a port whose Out ACL stage it passed, and the packet
- * there is the reply of the packet that stage saw (X:p → X:p to its own address; a port mapping
- * or load balancer back to the source with source port = the backend's port): the trace finds the
- * flow "Established" and skips the ACLs; the analysis walks the class with other ports and
- * applies them.
- */
-export function knownBug(t: TraceResult): string | undefined {
-  const walks = [t, ...(t.branches ?? [])];
-  if (
-    walks.some((w) => w.observations.some((o) => o.component === 'Conntrack' && o.action === 'Established'))
-  )
-    return 'reach-bug-1';
-  return undefined;
-}
-
-/**
  * The dispositions the trace gives a flow: its own, and (when it forks at a load balancer) each
  * branch's. Checked against the answer: exactly one outcome holds the packet; its dispositions
  * include the trace's; with no fork they are the trace's alone, with one they are the branches'
@@ -640,13 +621,7 @@ export function knownBug(t: TraceResult): string | undefined {
  * branch's disposition; the certain and possible sets agree with the outcome.
  */
 export function checkFlow(net: Net, a: Reachability, f: Flow): void {
-  const t = traceFlow(net, a, f);
-  try {
-    checkTrace(a, f, t);
-  } catch (e) {
-    if (knownBug(t)) return;
-    throw e;
-  }
+  checkTrace(a, f, traceFlow(net, a, f));
 }
 
 export function checkTrace(a: Reachability, f: Flow, t: TraceResult): void {
@@ -729,7 +704,6 @@ export function checkWitnesses(net: Net, a: Reachability): void {
       sourcePort: w!.srcPort,
       destinationPort: w!.dstPort,
     });
-    if (!o.dispositions.includes(t.disposition) && knownBug(t)) continue;
     expect(o.dispositions, `witness ${JSON.stringify(w)}: ${walkText(t)}`).toContain(t.disposition);
   }
 }

@@ -436,8 +436,6 @@ describe('exhaustive: every packet of a small domain against the trace', () => {
     for (const [from, to] of pairs) {
       const a = n.host.analyze({ from, to });
       for (const f of domain) {
-        // reach-bug-1 (a packet to the source's own address with equal ports): left out
-        if (a.source === a.destination && f.srcPort === f.dstPort) continue;
         checkTrace(a, f, traceFlow(n.host, a, f));
         compared++;
       }
@@ -445,9 +443,86 @@ describe('exhaustive: every packet of a small domain against the trace', () => {
     expect(compared).toBeGreaterThan(pairs.length * 90);
   });
 
-  it.todo(
-    'reach-bug-1: a pod to its own address with source port = destination port (and a port mapping back to the source with source port = the internal port): the trace finds the Out stage’s flow Established and delivers; the analysis applies the In ACLs (.scratch/reach-bug-1.ts)',
-  );
+  it('a packet that is its own reply skips the In ACLs as the trace does: a pod to its own address with equal ports, and through a port mapping back to itself', () => {
+    // (the Out stage opens the flow; arriving back at the port the packet is that flow's reply)
+    const host = newHost(1);
+    const net = createNetwork(host, 'net', 'L2Bridge', '10.244.1.0/24', '10.244.1.1');
+    const ep = createEndpoint(host, net, 'ep0', '10.244.1.2', [rule('Out', 'Allow', 100)]);
+    const a = host.analyze({ from: ep, to: '10.244.1.2' });
+    // delivered: exactly the packets whose two ports are equal (other protocols: ports 0 = 0)
+    for (const proto of [6, 17])
+      for (const port of [0, 1, 80, 65535])
+        expect(
+          a.dispositions.Delivered!.has({
+            proto,
+            localIp: ipNum('10.244.1.2'),
+            localPort: port,
+            remoteIp: ipNum('10.244.1.2'),
+            remotePort: port,
+          }),
+        ).toBe(true);
+    expect(a.dispositions.Delivered!.count).toBe(2n * 65536n + 254n);
+    expect(a.dispositions.DeniedIn!.count).toBe(2n * (65536n * 65536n - 65536n));
+    for (const [sp, dp] of [
+      [80, 80],
+      [0, 0],
+      [50000, 80],
+    ] as const) {
+      const t = host.trace({
+        from: ep,
+        to: '10.244.1.2',
+        protocol: 'TCP',
+        sourcePort: sp,
+        destinationPort: dp,
+      });
+      expect(t.disposition).toBe(sp === dp ? 'Delivered' : 'DeniedIn');
+      const o = a.outcomes.find((x) =>
+        x.set.has({
+          proto: 6,
+          localIp: ipNum('10.244.1.2'),
+          localPort: sp,
+          remoteIp: ipNum('10.244.1.2'),
+          remotePort: dp,
+        }),
+      );
+      expect(o!.dispositions).toEqual([t.disposition]);
+    }
+
+    // a NAT network's port mapping host:8080 → its own port 80: from its port 80 to the host's
+    // 8080 the packet comes back as the reply of what its Out stage passed
+    const host2 = newHost(1);
+    const nat = createNetwork(host2, 'nat', 'NAT', '172.20.0.0/24', '172.20.0.1');
+    const ep2 = createEndpoint(host2, nat, 'ep1', '172.20.0.3', [
+      rule('In', 'Allow', 100, { Protocols: '6', RemoteAddresses: '10.244.0.0/16', RuleType: 'Host' }),
+      rule('In', 'Allow', 1000),
+      rule('Out', 'Allow', 1000),
+      { Type: 'PortMapping', Settings: { Protocol: 6, InternalPort: 80, ExternalPort: 8080 } },
+    ]);
+    const m = host2.analyze({ from: ep2, to: HOST_IP });
+    for (const [sp, want] of [
+      [80, 'Delivered'],
+      [81, 'DeniedIn'],
+    ] as const) {
+      const t = host2.trace({
+        from: ep2,
+        to: HOST_IP,
+        protocol: 'TCP',
+        sourcePort: sp,
+        destinationPort: 8080,
+      });
+      expect(t.disposition).toBe(want);
+      const o = m.outcomes.find((x) =>
+        x.set.has({
+          proto: 6,
+          localIp: ipNum('172.20.0.3'),
+          localPort: sp,
+          remoteIp: ipNum(HOST_IP),
+          remotePort: 8080,
+        }),
+      );
+      expect(o!.dispositions).toEqual([want]);
+    }
+  });
 });
 
 // ───────────────────────────── all pairs, errors ─────────────────────────────

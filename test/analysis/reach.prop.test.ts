@@ -9,8 +9,8 @@
  * outcome holds it; its dispositions include the trace's; without a load-balancer fork they are
  * the trace's alone, with one they are the set of the branches' (and each branch of the answer
  * puts the packet where that trace branch ends). Each outcome's witness, traced, gets one of its
- * dispositions; the outcomes partition the pair's packets; the analysis changes nothing. Packets
- * of reach-bug-1 (reach-kit.ts `knownBug`) are let pass. Seed: vitest.setup.ts.
+ * dispositions; the outcomes partition the pair's packets; the analysis changes nothing. Seed:
+ * vitest.setup.ts.
  */
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
