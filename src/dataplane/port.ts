@@ -119,7 +119,13 @@ function establish(w: Walk, host: string, port: PortView, replyDir: 'In' | 'Out'
   const matches = replyOf(p);
   w.ct.establish(flowKey(host, port.id, replyDir, matches));
   if (w.checks)
-    w.established.push({ host, portId: port.id, dir: replyDir, matches: matches as Packet, at: w.observations.length });
+    w.established.push({
+      host,
+      portId: port.id,
+      dir: replyDir,
+      matches: matches as Packet,
+      at: w.observations.length,
+    });
 }
 
 /** OutBoundNAT: SNAT to the host (or VirtualIP) unless the destination is an exception. */
