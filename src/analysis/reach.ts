@@ -138,27 +138,6 @@ export class ReachContext {
     return c;
   }
 
-  #portsEqual: number | undefined;
-
-  /** The packets whose source and destination ports are equal (built once: 2^16 paths). */
-  portsEqual(): number {
-    if (this.#portsEqual === undefined) {
-      const b = this.space.bdd;
-      let u = TRUE;
-      for (let i = 15; i >= 0; i--) {
-        const s = F.srcPort.first + i;
-        const d = F.dstPort.first + i;
-        const same = b.or(
-          b.and(b.mk(s, FALSE, TRUE), b.mk(d, FALSE, TRUE)),
-          b.and(b.mk(s, TRUE, FALSE), b.mk(d, TRUE, FALSE)),
-        );
-        u = b.and(u, same);
-      }
-      this.#portsEqual = u;
-    }
-    return this.#portsEqual;
-  }
-
   /** Memo of a stage's set of these ACLs for one address pair and port mapping (keyed by the caller). */
   staged(acls: CompiledAcls, key: string, make: () => number): number {
     let m = this.#staged.get(acls);
@@ -270,7 +249,7 @@ class PairRun {
     // flow state it made on the way takes it): such packets of the class are walked apart
     if (depth < 2)
       for (const leaf of leaves) {
-        const own = ownReplies(this.ctx, cls, leaf.probe);
+        const own = ownReplies(this, cls, leaf.probe);
         if (own === FALSE || own === cls.set) continue;
         this.classify(subclass(this.ctx, cls, own), depth + 1);
         this.classify(subclass(this.ctx, cls, b.diff(cls.set, own)), depth + 1);
@@ -380,7 +359,8 @@ function committedNote(n: number): string {
  * The packets of a class that some stage of the walk would see with source = destination (address
  * and port): packets that are their own reply.
  */
-function ownReplies(ctx: ReachContext, cls: Class, probe: Probe): number {
+function ownReplies(run: PairRun, cls: Class, probe: Probe): number {
+  const ctx = run.ctx;
   const b = ctx.space.bdd;
   const start = probe.result.packet;
   let u = FALSE;
@@ -388,7 +368,11 @@ function ownReplies(ctx: ReachContext, cls: Class, probe: Probe): number {
     const q = c.packet;
     if (q.srcIp !== q.dstIp) continue;
     const here = portSources(probe, c.at, start, q);
-    u = b.or(u, b.and(cls.set, portsEqual(ctx, here.src, here.dst)));
+    const same = portsEqual(ctx, cls, here.src, here.dst);
+    // (the diagonal only decides where there are rules to skip)
+    if (same === undefined) {
+      if (c.port.acls().any) run.note(DIAGONAL_NOTE, true);
+    } else u = b.or(u, b.and(cls.set, same));
   }
   return u;
 }
@@ -521,7 +505,7 @@ function dispositionsOf(run: PairRun, cls: Class, probe: Probe): Map<Disposition
     if (rest === FALSE) break;
     let allowed = stageSet(run, c, start, probe);
     // (a packet that is the reply of a flow the walk opened at this port skips its rules)
-    if (allowed !== TRUE) allowed = b.or(allowed, replies(run, c, start, probe));
+    if (allowed !== TRUE) allowed = b.or(allowed, replies(run, cls, c, start, probe));
     const denied = b.diff(rest, allowed);
     if (denied !== FALSE) {
       const d: Disposition = c.dir === 'In' ? 'DeniedIn' : 'DeniedOut';
@@ -556,14 +540,24 @@ function portSources(
   };
 }
 
-/** The packets of the source's space for which two port sources are equal. */
-function portsEqual(ctx: ReachContext, a: PortSource, b: PortSource): number {
+/**
+ * The packets of a class for which two port sources are equal; undefined for "the packet's source
+ * port equals its destination port" among TCP or UDP ports — a diagonal the space's variable order
+ * cannot hold compactly (the two fields lie apart: ~2^17 nodes, and millions once addressed), so
+ * the caller notes it instead.
+ */
+function portsEqual(ctx: ReachContext, cls: Class, a: PortSource, b: PortSource): number | undefined {
   const space = ctx.space;
   if (a.fixed && b.fixed) return a.value === b.value ? TRUE : FALSE;
   if (a.fixed) return space.bdd.prefix(F[b.field].first, 16, a.value, 16);
   if (b.fixed) return space.bdd.prefix(F[a.field].first, 16, b.value, 16);
-  return a.field === b.field ? TRUE : ctx.portsEqual();
+  if (a.field === b.field) return TRUE;
+  // (protocols without ports: both are 0)
+  return cls.proto === TCP || cls.proto === UDP ? undefined : TRUE;
 }
+
+export const DIAGONAL_NOTE =
+  'a packet to its own source with source port = destination port (TCP, UDP) is the reply of its own flow: the dataplane lets it back in without the In rules; those packets are counted with the rest of their class';
 
 /**
  * The packets of a class that reach an In stage as the reply of a flow the walk opened at that
@@ -571,7 +565,7 @@ function portsEqual(ctx: ReachContext, a: PortSource, b: PortSource): number {
  * through without the rules. A pod sending to itself with equal ports, a port mapping back to the
  * sender: the packet is its own reply.
  */
-function replies(run: PairRun, c: AclCheck, start: Packet, probe: Probe): number {
+function replies(run: PairRun, cls: Class, c: AclCheck, start: Packet, probe: Probe): number {
   const b = run.ctx.space.bdd;
   let u = FALSE;
   const q = c.packet;
@@ -584,7 +578,10 @@ function replies(run: PairRun, c: AclCheck, start: Packet, probe: Probe): number
       dstPort: e.matches.srcPort,
     });
     const here = portSources(probe, c.at, start, q);
-    u = b.or(u, b.and(portsEqual(run.ctx, here.src, opened.dst), portsEqual(run.ctx, here.dst, opened.src)));
+    const x = portsEqual(run.ctx, cls, here.src, opened.dst);
+    const y = portsEqual(run.ctx, cls, here.dst, opened.src);
+    if (x === undefined || y === undefined) run.note(DIAGONAL_NOTE, true);
+    else u = b.or(u, b.and(x, y));
   }
   return u;
 }
