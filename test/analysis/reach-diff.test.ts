@@ -77,9 +77,9 @@ function checkDiffFlow(
   f: Flow,
 ): boolean {
   // (packets the answers say they do not work out: their own reply, counted with their class)
-  if (onNotedDiagonal(before, f) || onNotedDiagonal(after, f)) return false;
   const tb = traceFlow(x, before, f);
   const ta = traceFlow(y, after, f);
+  if (onNotedDiagonal(before, tb) || onNotedDiagonal(after, ta)) return false;
   const db = traced(tb);
   const da = traced(ta);
   const p = flowPacket(after, f);
