@@ -5,8 +5,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // the Wine suite needs Wine and mingw-w64: `npm run test:wine` (vitest.wine.config.ts); the
-    // real-OVS peer needs Open vSwitch: `npm run test:ovs` (vitest.ovs.config.ts)
-    exclude: [...configDefaults.exclude, 'test/wine/**', 'test/ovs/peer/**'],
+    // real-OVS peer needs Open vSwitch: `npm run test:ovs` (vitest.ovs.config.ts); the web page's
+    // browser tests need Chromium: `npm run test:ui` (vitest.ui.config.ts)
+    exclude: [...configDefaults.exclude, 'test/wine/**', 'test/ovs/peer/**', 'test/ui-browser/**'],
     setupFiles: ['./vitest.setup.ts'],
     testTimeout: 60_000,
     pool: 'threads',
