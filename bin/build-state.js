@@ -10,13 +10,15 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** What `npm run build` writes that something runs or imports (the bundle first: bin/hnsim.js runs it). */
+/** What `npm run build` writes that something runs or imports (the bundle first: bin/hnsim.js runs it;
+ * dist/ui/app.js: the page `hnsim ui` serves, bin/build-ui.js). */
 export const BUILD_OUTPUTS = [
   'dist/cli/hnsim.js',
   'dist/index.js',
   'dist/index.d.ts',
   'dist/testing/index.js',
   'dist/testing/index.d.ts',
+  'dist/ui/app.js',
 ];
 
 /** The inputs besides src/. */

@@ -1,7 +1,7 @@
 /**
  * The `hnsim` command (DESIGN: cli/, "What a user runs"): the dispatcher. Each command is a module of
  * its own (quickstart, run, serve, show, trace, explain, diagram, cni, call, wine, ovs, analyze,
- * version) with its
+ * ui, version) with its
  * help text; what they share is src/cli/args.ts (I/O, exit codes, option parsing) and
  * src/cli/node.ts (the host from the host options). A usage error prints one line to stderr and
  * exits 2, a runtime failure exits 1. Help, version and usage errors answer without loading the model.
@@ -29,6 +29,7 @@ import { SHOW_USAGE, cmdShow } from './show.js';
 import { TRACE_USAGE, cmdTrace } from './trace.js';
 import { VERSION_USAGE, cmdVersion } from './version.js';
 import { ANALYZE_USAGE, DIAGRAM_USAGE, EXPLAIN_USAGE } from './views.js';
+import { UI_USAGE_TEXT } from './ui.js';
 import { cmdWine, WINE_USAGE } from './wine.js';
 import { OVS_USAGE } from './ovs.js';
 
@@ -49,6 +50,7 @@ const COMMANDS = [
   'wine',
   'ovs',
   'analyze',
+  'ui',
   'version',
   'help',
 ] as const;
@@ -87,6 +89,9 @@ Commands:
   analyze      Every packet at once, in a scenario or a state file: a port's ACLs (each
                rule's exact packets, shadowed and redundant rules, ties), or reachability
                from a source to a target by disposition; --diff against another file
+  ui           A web page to watch HNS attach containers step by step and click a packet
+               through the vSwitch (a scenario, a state file or the quick start), served
+               on 127.0.0.1 or exported as a static site (--export DIR)
   version      Print the hnsim version and the host profiles it simulates
   help [cmd]   Show this help, or a command's
 
@@ -111,6 +116,7 @@ const USAGE: Readonly<Record<Exclude<Command, 'help'>, string>> = {
   wine: WINE_USAGE,
   ovs: OVS_USAGE,
   analyze: ANALYZE_USAGE,
+  ui: UI_USAGE_TEXT,
   version: VERSION_USAGE,
 };
 
@@ -164,6 +170,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         return await (await import('./ovs.js')).cmdOvs(rest, io);
       case 'analyze':
         return await (await import('./views.js')).cmdAnalyze(rest, io);
+      case 'ui':
+        return await (await import('./ui.js')).cmdUi(rest, io);
       case 'version':
         return await cmdVersion(rest, io);
     }

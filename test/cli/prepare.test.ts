@@ -24,6 +24,7 @@ const OUTPUTS = [
   'dist/index.d.ts',
   'dist/testing/index.js',
   'dist/testing/index.d.ts',
+  'dist/ui/app.js',
 ];
 const INPUTS = ['src/index.ts', 'src/cli/main.ts', 'tsconfig.json', 'tsconfig.build.json'];
 
