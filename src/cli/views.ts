@@ -16,7 +16,6 @@ import type { JsonObject } from '../core/json.js';
 import type { TraceRequest, TraceResult } from '../dataplane/trace.js';
 import type { Host } from '../host/host.js';
 import type { NameLookup } from '../render/trace.js';
-import type { RuleRef } from '../vswitch/contracts.js';
 import type { RunReport, ScenarioDoc, ScenarioWorld } from '../scenario/index.js';
 import type { CliIo } from './main.js';
 import { progressBar, useColor } from './progress.js';
@@ -577,32 +576,19 @@ export async function cmdExplain(args: string[], io: CliIo): Promise<number> {
     );
     const { fromRef, toRef, ...req } = flowRequest('explain', v, t);
     const result = runTrace('explain', t, req);
-    const { explainTrace, renderExplanation } = await import('../render/explain.js');
+    const { explainTrace, renderExplanation, policyOnHost } = await import('../render/explain.js');
     const e = explainTrace(result, {
       names: await names(t),
       from: fromRef,
       to: toRef,
-      policy: (node, rule) => policyOf(t, node, rule),
+      policy: (node, rule) => {
+        const host = t.hosts.get(node) ?? [...t.hosts.values()].find((h) => h.name === node);
+        return host ? policyOnHost(host, rule) : undefined;
+      },
     });
     await write(io.stdout, v.format === 'json' ? JSON.stringify(e, null, 2) + '\n' : renderExplanation(e));
     return VIEW_OK;
   });
-}
-
-/** The policy a rule cites, as HNS returns it (the object's `Policies[index]`). */
-function policyOf(t: ViewTarget, node: string, rule: RuleRef): JsonObject | undefined {
-  const host = t.hosts.get(node) ?? [...t.hosts.values()].find((h) => h.name === node);
-  if (!host || rule.index === undefined) return undefined;
-  const q =
-    rule.kind === 'Endpoint'
-      ? host.api.HcnQueryEndpointProperties(rule.id)
-      : rule.kind === 'Network'
-        ? host.api.HcnQueryNetworkProperties(rule.id)
-        : undefined;
-  if (!q || !q.ok) return undefined;
-  const list = (q.result as JsonObject)['Policies'];
-  const p = Array.isArray(list) ? list[rule.index] : undefined;
-  return p && typeof p === 'object' && !Array.isArray(p) ? (p as JsonObject) : undefined;
 }
 
 // ───────────────────────────── show ─────────────────────────────

@@ -211,6 +211,17 @@ export function forwardingTables(hns: HnsService): JsonObject {
   };
 }
 
+/**
+ * Endpoint, namespace and load-balancer records are immutable (a change stores a new record), so
+ * each is encoded once however many snapshots hold it (the web page's recorder takes thousands).
+ */
+const ENCODED = new WeakMap<object, Json>();
+function encoded(rec: object, encode: () => Json): Json {
+  let j = ENCODED.get(rec);
+  if (j === undefined) ENCODED.set(rec, (j = encode()));
+  return j;
+}
+
 export function takeSnapshot(hns: HnsService): HnsSnapshot {
   const s = hns.store;
   return {
@@ -221,9 +232,11 @@ export function takeSnapshot(hns: HnsService): HnsSnapshot {
     seq: s.seq,
     nextCompartment: s.nextCompartment,
     networks: [...s.networks.values()].map((n) => encNetwork(hns, n)),
-    endpoints: [...s.endpoints.values()].map((e) => enc({ ...e, Policies: encPolicies(e.Policies) })),
-    namespaces: [...s.namespaces.values()].map(enc),
-    loadBalancers: [...s.loadBalancers.values()].map(enc),
+    endpoints: [...s.endpoints.values()].map((e) =>
+      encoded(e, () => enc({ ...e, Policies: encPolicies(e.Policies) })),
+    ),
+    namespaces: [...s.namespaces.values()].map((n) => encoded(n, () => enc(n))),
+    loadBalancers: [...s.loadBalancers.values()].map((lb) => encoded(lb, () => enc(lb))),
     routes: [...s.routes.values()].map(enc),
     policyLists: [...s.policyLists.values()].map(enc),
     accelnetMacs: [...s.accelnetMacs],

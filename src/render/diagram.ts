@@ -17,14 +17,52 @@ import { endpointAddresses } from './listing.js';
 import { collectObjects } from './objects.js';
 
 export type BoxKind =
-  'nic' | 'vnic' | 'switch' | 'port' | 'endpoint' | 'container' | 'segment' | 'router' | 'external' | 'linux';
+  | 'nic'
+  | 'vnic'
+  | 'switch'
+  | 'port'
+  | 'endpoint'
+  | 'container'
+  | 'segment'
+  | 'router'
+  | 'external'
+  | 'linux'
+  | 'loadbalancer';
+
+const PROTOCOL_NAMES: Readonly<Record<number, string>> = { 6: 'TCP', 17: 'UDP', 1: 'ICMP' };
 
 export type GroupKind = 'host' | 'vswitch' | 'compartment' | 'uvm' | 'underlay' | 'graph';
+
+/**
+ * The simulated object a box or group stands for (the web page points at it): an HNS object by
+ * its ID, an adapter by name, a compute system by ID, a compartment by number, an underlay thing
+ * by name. DOT and Mermaid do not print it.
+ */
+export interface DiagramRef {
+  readonly kind:
+    | 'node'
+    | 'nic'
+    | 'vnic'
+    | 'vswitch'
+    | 'port'
+    | 'endpoint'
+    | 'compartment'
+    | 'container'
+    | 'loadbalancer'
+    | 'segment'
+    | 'router'
+    | 'external'
+    | 'linux';
+  readonly id: string;
+}
 
 export interface Box {
   readonly id: string;
   readonly kind: BoxKind;
   readonly lines: readonly string[];
+  readonly ref?: DiagramRef;
+  /** A port's VFP layers in evaluation order with their rule counts (also those without rules). */
+  readonly layers?: readonly { readonly name: string; readonly rules: number }[];
 }
 
 export interface Group {
@@ -33,6 +71,7 @@ export interface Group {
   readonly label: string;
   readonly boxes: Box[];
   readonly groups: Group[];
+  readonly ref?: DiagramRef;
 }
 
 export interface Link {
@@ -52,15 +91,21 @@ export class Diagram {
     this.root = { id: 'root', kind: 'graph', label: title, boxes: [], groups: [] };
   }
 
-  group(parent: Group, kind: GroupKind, label: string): Group {
-    const g: Group = { id: `g${++this.seq}`, kind, label, boxes: [], groups: [] };
+  group(parent: Group, kind: GroupKind, label: string, ref?: DiagramRef): Group {
+    const g: Group = { id: `g${++this.seq}`, kind, label, boxes: [], groups: [], ...(ref ? { ref } : {}) };
     parent.groups.push(g);
     return g;
   }
 
-  box(parent: Group, kind: BoxKind, lines: readonly string[]): string {
+  box(
+    parent: Group,
+    kind: BoxKind,
+    lines: readonly string[],
+    ref?: DiagramRef,
+    more: Pick<Box, 'layers'> = {},
+  ): string {
     const id = `n${++this.seq}`;
-    parent.boxes.push({ id, kind, lines });
+    parent.boxes.push({ id, kind, lines, ...(ref ? { ref } : {}), ...more });
     return id;
   }
 
@@ -86,6 +131,8 @@ export interface HostDiagramOptions {
   readonly endpointLabels?: ReadonlyMap<string, string>;
   /** Names to show for compute systems by ID (a pod's sandbox). */
   readonly systemLabels?: ReadonlyMap<string, string>;
+  /** Also a box per load balancer (the web page; default false). */
+  readonly loadBalancers?: boolean;
 }
 
 /**
@@ -94,7 +141,10 @@ export interface HostDiagramOptions {
  * underlay), by adapter name.
  */
 export function addHost(d: Diagram, parent: Group, host: Host, o: HostDiagramOptions): Map<string, string> {
-  const g = d.group(parent, 'host', o.caption ? `${o.name} (${o.caption})` : o.name);
+  const g = d.group(parent, 'host', o.caption ? `${o.name} (${o.caption})` : o.name, {
+    kind: 'node',
+    id: o.name,
+  });
   const objects = collectObjects(host);
   const { listing } = objects;
   const view = host.dataplane.view();
@@ -108,7 +158,10 @@ export function addHost(d: Diagram, parent: Group, host: Host, o: HostDiagramOpt
     const ip = typeof a['IPv4Address'] === 'string' ? `${a['IPv4Address']}/${String(a['PrefixLength'])}` : '';
     nics.set(
       String(a['Name']),
-      d.box(g, 'nic', [`NIC ${String(a['Name'])}`, String(a['MacAddress']), ...(ip ? [ip] : [])]),
+      d.box(g, 'nic', [`NIC ${String(a['Name'])}`, String(a['MacAddress']), ...(ip ? [ip] : [])], {
+        kind: 'nic',
+        id: String(a['Name']),
+      }),
     );
   }
 
@@ -120,8 +173,9 @@ export function addHost(d: Diagram, parent: Group, host: Host, o: HostDiagramOpt
       .map((id) => listing.networks.find((n) => upper(String(n['ID'])) === upper(String(id))))
       .filter((n) => n !== undefined)
       .map((n) => `${String(n['Name'])} (${String(n['Type'] ?? 'NAT')})`);
-    const sg = d.group(g, 'vswitch', `vSwitch ${String(sw['Name'])} (${String(sw['SwitchType'])})`);
-    const core = d.box(sg, 'switch', [`vSwitch ${String(sw['Name'])}`, ...netNames]);
+    const swRef = { kind: 'vswitch', id: upper(swId) } as const;
+    const sg = d.group(g, 'vswitch', `vSwitch ${String(sw['Name'])} (${String(sw['SwitchType'])})`, swRef);
+    const core = d.box(sg, 'switch', [`vSwitch ${String(sw['Name'])}`, ...netNames], swRef);
     const vnic = host
       .adapters()
       .find((a) => a['Kind'] === 'HostVNic' && upper(String(a['VSwitchId'] ?? '')) === upper(swId));
@@ -130,7 +184,10 @@ export function addHost(d: Diagram, parent: Group, host: Host, o: HostDiagramOpt
         typeof vnic['IPv4Address'] === 'string'
           ? `${vnic['IPv4Address']}/${String(vnic['PrefixLength'])}`
           : '';
-      const id = d.box(sg, 'vnic', [`host vNIC ${String(vnic['Name'])}`, ...(ip ? [ip] : [])]);
+      const id = d.box(sg, 'vnic', [`host vNIC ${String(vnic['Name'])}`, ...(ip ? [ip] : [])], {
+        kind: 'vnic',
+        id: String(vnic['Name']),
+      });
       d.link(id, core);
     }
     const uplink = typeof sw['NetAdapterName'] === 'string' ? nics.get(sw['NetAdapterName']) : undefined;
@@ -138,13 +195,22 @@ export function addHost(d: Diagram, parent: Group, host: Host, o: HostDiagramOpt
     for (const port of [...view.ports.values()].filter((p) => !p.remote)) {
       if (upper(String(view.networks.get(port.network.rec.ID)?.rec.SwitchGuid ?? '')) !== upper(swId))
         continue;
-      const layers = listPortRules(view, port.id)
-        .layers.filter((l) => l.groups.some((gr) => gr.rules.length > 0))
+      const all = listPortRules(view, port.id).layers;
+      const layers = all
+        .filter((l) => l.groups.some((gr) => gr.rules.length > 0))
         .map((l) => l.name.replace(/_LAYER$/, ''));
-      const id = d.box(sg, 'port', [
-        `port ${shortId(port.id)}`,
-        layers.length ? `VFP: ${layers.join(', ')}` : 'VFP: no rules',
-      ]);
+      const id = d.box(
+        sg,
+        'port',
+        [`port ${shortId(port.id)}`, layers.length ? `VFP: ${layers.join(', ')}` : 'VFP: no rules'],
+        { kind: 'port', id: upper(port.id) },
+        {
+          layers: all.map((l) => ({
+            name: l.name,
+            rules: l.groups.reduce((n, gr) => n + gr.rules.length, 0),
+          })),
+        },
+      );
       portBox.set(upper(port.id), id);
       d.link(id, core);
     }
@@ -152,10 +218,12 @@ export function addHost(d: Diagram, parent: Group, host: Host, o: HostDiagramOpt
       (p) => p.remote && upper(String(p.network.rec.SwitchGuid ?? '')) === upper(swId),
     ).length;
     if (remotes)
-      d.box(sg, 'port', [
-        `${remotes} remote endpoint${remotes > 1 ? 's' : ''}`,
-        '(no port: encap/route entries)',
-      ]);
+      d.box(
+        sg,
+        'port',
+        [`${remotes} remote endpoint${remotes > 1 ? 's' : ''}`, '(no port: encap/route entries)'],
+        { kind: 'port', id: `remote:${upper(swId)}` },
+      );
   }
 
   // compartments: the host's first; a utility VM's guest compartment inside the VM
@@ -164,11 +232,16 @@ export function addHost(d: Diagram, parent: Group, host: Host, o: HostDiagramOpt
     const e = listing.endpoints.find((x) => upper(String(x['ID'])) === upper(id));
     if (!e) return;
     placed.add(upper(id));
-    const box = d.box(parentGroup, 'endpoint', [
-      `endpoint ${epLabel(id, String(e['Name'] ?? ''))}`,
-      endpointAddresses(e) || 'no address',
-      String(e['MacAddress'] ?? ''),
-    ]);
+    const box = d.box(
+      parentGroup,
+      'endpoint',
+      [
+        `endpoint ${epLabel(id, String(e['Name'] ?? ''))}`,
+        endpointAddresses(e) || 'no address',
+        String(e['MacAddress'] ?? ''),
+      ],
+      { kind: 'endpoint', id: upper(id) },
+    );
     const port = portBox.get(upper(id));
     if (port) d.link(box, port);
   };
@@ -177,7 +250,10 @@ export function addHost(d: Diagram, parent: Group, host: Host, o: HostDiagramOpt
     if (c.SystemType === 'VirtualMachine')
       uvmGroups.set(
         upper(c.Id),
-        d.group(g, 'uvm', `utility VM ${o.systemLabels?.get(upper(c.Id)) ?? shortId(c.Id)} (${c.State})`),
+        d.group(g, 'uvm', `utility VM ${o.systemLabels?.get(upper(c.Id)) ?? shortId(c.Id)} (${c.State})`, {
+          kind: 'container',
+          id: upper(c.Id),
+        }),
       );
   for (const comp of objects.compartments) {
     const holder = comp.Containers.map((id) => uvmGroups.get(upper(id))).find((x) => x !== undefined);
@@ -187,15 +263,21 @@ export function addHost(d: Diagram, parent: Group, host: Host, o: HostDiagramOpt
       comp.CompartmentId === 1
         ? 'compartment 1 (host)'
         : `compartment ${comp.CompartmentId} (namespace ${shortId(comp.Namespace)})`,
+      { kind: 'compartment', id: String(comp.CompartmentId) },
     );
     for (const e of comp.Endpoints) endpointBox(cg, e.ID);
     for (const cid of comp.Containers) {
       if (uvmGroups.has(upper(cid))) continue;
       const c = objects.containers.find((x) => upper(x.Id) === upper(cid));
-      d.box(cg, 'container', [
-        `container ${o.systemLabels?.get(upper(cid)) ?? shortId(cid)}`,
-        `${c?.Isolation ?? '?'}, ${c?.State ?? '?'}`,
-      ]);
+      d.box(
+        cg,
+        'container',
+        [
+          `container ${o.systemLabels?.get(upper(cid)) ?? shortId(cid)}`,
+          `${c?.Isolation ?? '?'}, ${c?.State ?? '?'}`,
+        ],
+        { kind: 'container', id: upper(cid) },
+      );
     }
   }
   // hosted containers inside their utility VM; endpoints in no compartment (a VM NIC, sourcevip)
@@ -203,10 +285,12 @@ export function addHost(d: Diagram, parent: Group, host: Host, o: HostDiagramOpt
     if (c.HostingSystem) {
       const vg = uvmGroups.get(upper(c.HostingSystem));
       if (vg)
-        d.box(vg, 'container', [
-          `container ${o.systemLabels?.get(upper(c.Id)) ?? shortId(c.Id)}`,
-          `Hosted, ${c.State}`,
-        ]);
+        d.box(
+          vg,
+          'container',
+          [`container ${o.systemLabels?.get(upper(c.Id)) ?? shortId(c.Id)}`, `Hosted, ${c.State}`],
+          { kind: 'container', id: upper(c.Id) },
+        );
     }
   }
   const loose = listing.endpoints.filter(
@@ -223,6 +307,19 @@ export function addHost(d: Diagram, parent: Group, host: Host, o: HostDiagramOpt
     }
     if (lg.boxes.length === 0) g.groups.splice(g.groups.indexOf(lg), 1);
   }
+  if (o.loadBalancers)
+    for (const lb of host.hns.store.loadBalancers.values()) {
+      const pm = lb.PortMappings[0];
+      const front = lb.FrontendVIPs.length ? lb.FrontendVIPs.join(', ') : 'node ports';
+      const port = pm ? ` ${PROTOCOL_NAMES[pm.Protocol] ?? pm.Protocol} ${pm.ExternalPort}` : '';
+      const n = lb.HostComputeEndpoints.length;
+      d.box(
+        g,
+        'loadbalancer',
+        [`load balancer ${front}${port}`, `${n} backend${n === 1 ? '' : 's'}${lb.Flags & 1 ? ', DSR' : ''}`],
+        { kind: 'loadbalancer', id: upper(lb.ID) },
+      );
+    }
   return nics;
 }
 
@@ -243,6 +340,7 @@ const DOT_STYLE: Readonly<Record<BoxKind, string>> = {
   router: 'shape=ellipse, style="filled", fillcolor="#ead1dc"',
   external: 'shape=ellipse',
   linux: 'shape=box, style="rounded,filled", fillcolor="#f4cccc"',
+  loadbalancer: 'shape=box, style="filled", fillcolor="#fce5cd"',
 };
 
 const GROUP_STYLE: Readonly<Record<GroupKind, string>> = {
@@ -303,6 +401,7 @@ const MERMAID_SHAPE: Readonly<Record<BoxKind, [string, string]>> = {
   router: ['((', '))'],
   external: ['((', '))'],
   linux: ['(', ')'],
+  loadbalancer: ['[', ']'],
 };
 
 /** A Mermaid flowchart (GitHub and most Markdown viewers draw it). */

@@ -12,6 +12,7 @@
 import type { Json, JsonObject } from '../core/json.js';
 import { isJsonObject } from '../core/json.js';
 import type { TraceResult } from '../dataplane/trace.js';
+import type { Host } from '../host/host.js';
 import type { Observation, Packet, RuleRef } from '../vswitch/contracts.js';
 import { fmt } from '../vswitch/v4.js';
 import type { NameLookup } from './trace.js';
@@ -24,6 +25,24 @@ export interface ExplainContext {
   /** How the user named the two ends (`default/client`, `svc:default/web`). */
   readonly from?: string;
   readonly to?: string;
+}
+
+/**
+ * The policy a rule cites as HNS on `host` returns it: the `index`-th of the endpoint's or
+ * network's Policies (`HcnQuery*Properties`), for ExplainContext.policy.
+ */
+export function policyOnHost(host: Host, rule: RuleRef): JsonObject | undefined {
+  if (rule.index === undefined) return undefined;
+  const q =
+    rule.kind === 'Endpoint'
+      ? host.api.HcnQueryEndpointProperties(rule.id)
+      : rule.kind === 'Network'
+        ? host.api.HcnQueryNetworkProperties(rule.id)
+        : undefined;
+  if (!q || !q.ok) return undefined;
+  const list = (q.result as JsonObject)['Policies'];
+  const p = Array.isArray(list) ? list[rule.index] : undefined;
+  return isJsonObject(p) ? p : undefined;
 }
 
 export interface Explanation {

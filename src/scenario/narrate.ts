@@ -25,13 +25,45 @@ import { fmtPrefix } from '../vswitch/v4.js';
 export interface NarrationLine {
   readonly depth: number;
   readonly text: string;
+  /** What a tap (NodeEvents.tap) was told of the event the line tells; only when one listens. */
+  readonly event?: NarrationEvent;
+  /**
+   * The tap's state version the line shows: a line that owns others shows the state before the
+   * first of them, any other the state its own event left. Only when a tap listens.
+   */
+  readonly at?: number;
 }
 
-type Rec =
-  | { readonly t: 'step'; readonly e: RuntimeStepEvent }
-  | { readonly t: 'cni-start'; readonly plugin: string; readonly depth: number }
-  | { readonly t: 'cni'; readonly e: CniExecEvent }
-  | { readonly t: 'line'; readonly text: string };
+/** An event a capture records, as a tap (the web page's recorder, src/ui/model) is told of it. */
+export interface NarrationEvent {
+  readonly kind: 'runtime' | 'cni' | 'hns' | 'hcs' | 'call' | 'service';
+  readonly change?: HnsChangeEvent;
+  readonly hcs?: HcsNotificationEvent;
+}
+
+/**
+ * Listens to a node's captures: told of each event as it happens (it answers the state version
+ * before and after the event), and of the lines each outermost capture gave. Narration is the
+ * same with or without one.
+ */
+export interface NarrationTap {
+  event(e: NarrationEvent): { readonly before: number; readonly after: number };
+  lines(lines: readonly NarrationLine[]): void;
+}
+
+interface Tagged {
+  readonly ev?: NarrationEvent;
+  readonly before?: number;
+  readonly after?: number;
+}
+
+type Rec = Tagged &
+  (
+    | { readonly t: 'step'; readonly e: RuntimeStepEvent }
+    | { readonly t: 'cni-start'; readonly plugin: string; readonly depth: number }
+    | { readonly t: 'cni'; readonly e: CniExecEvent }
+    | { readonly t: 'line'; readonly text: string }
+  );
 
 type TreeNode = { readonly rec: Rec; readonly children: TreeNode[] };
 
@@ -49,24 +81,28 @@ export class NodeEvents {
   private buffer: Rec[] | undefined;
   /** Names and descriptions of objects, kept for the events of their deletion. */
   private readonly names = new Map<string, string>();
+  /** Told of what each capture records (src/ui/model); the narration does not change. */
+  tap: NarrationTap | undefined;
 
   constructor(
     readonly node: string,
     readonly host: Host,
   ) {
     const ev = host.events;
-    ev.on('runtime.step', (e) => this.buffer?.push({ t: 'step', e }));
-    ev.on('cni.exec', (e) => this.buffer?.push({ t: 'cni', e }));
-    ev.on('hns.change', (e) => this.line(this.describeChange(e)));
-    ev.on('hcs.notification', (e) => this.line(this.describeHcs(e)));
+    ev.on('runtime.step', (e) => this.push({ t: 'step', e }, { kind: 'runtime' }));
+    ev.on('cni.exec', (e) => this.push({ t: 'cni', e }, { kind: 'cni' }));
+    ev.on('hns.change', (e) => this.line(this.describeChange(e), { kind: 'hns', change: e }));
+    ev.on('hcs.notification', (e) => this.line(this.describeHcs(e), { kind: 'hcs', hcs: e }));
     ev.on('api.call', (e) => {
       if (e.hresult !== 0) {
         const name = hresultName(e.hresult >>> 0) ?? 'error';
-        this.line(`${e.method} failed: ${name} (${formatHResult(e.hresult >>> 0)})`);
+        this.line(`${e.method} failed: ${name} (${formatHResult(e.hresult >>> 0)})`, { kind: 'call' });
       }
     });
     ev.on('hns.service', (e) =>
-      this.line(`the HNS service ${e.what === 'restart' ? 'restarts' : 'goes down with the reboot'}`),
+      this.line(`the HNS service ${e.what === 'restart' ? 'restarts' : 'goes down with the reboot'}`, {
+        kind: 'service',
+      }),
     );
     // objects that exist before the first capture (the cluster made them) get their names now
     for (const [id, e] of host.hns.store.endpoints) this.names.set(id, e.Name || guid8(id));
@@ -84,7 +120,7 @@ export class NodeEvents {
       registry.register({
         type: p.type,
         exec: (host, request, depth) => {
-          this.buffer?.push({ t: 'cni-start', plugin: p.type, depth: depth ?? 0 });
+          this.push({ t: 'cni-start', plugin: p.type, depth: depth ?? 0 }, { kind: 'cni' });
           return p.exec(host, request, depth);
         },
       });
@@ -92,8 +128,22 @@ export class NodeEvents {
     return registry;
   }
 
-  private line(text: string | undefined): void {
-    if (text !== undefined) this.buffer?.push({ t: 'line', text });
+  /** Record `rec` while a capture is open, tagged by the tap when one listens. */
+  private push(rec: Rec, ev: NarrationEvent): void {
+    if (!this.buffer) return;
+    this.buffer.push(this.tap ? { ...rec, ev, ...this.tap.event(ev) } : rec);
+  }
+
+  private line(text: string | undefined, ev: NarrationEvent): void {
+    if (text !== undefined) this.push({ t: 'line', text }, ev);
+    else if (this.buffer && this.tap) this.tap.event(ev); // not told, but the state moved
+  }
+
+  /** The lines of an outermost capture, given to the tap too. */
+  private rendered(recs: readonly Rec[], outer: Rec[] | undefined): NarrationLine[] {
+    const lines = render(fold(recs));
+    if (this.tap && outer === undefined) this.tap.lines(lines);
+    return lines;
   }
 
   /** Run `fn` and return what the node's bus said meanwhile, as narration lines. */
@@ -103,9 +153,9 @@ export class NodeEvents {
     this.buffer = mine;
     try {
       const value = await fn();
-      return { value, lines: render(fold(mine)) };
+      return { value, lines: this.rendered(mine, outer) };
     } catch (error) {
-      return { error, lines: render(fold(mine)) };
+      return { error, lines: this.rendered(mine, outer) };
     } finally {
       this.buffer = outer;
     }
@@ -118,9 +168,9 @@ export class NodeEvents {
     this.buffer = mine;
     try {
       const value = fn();
-      return { value, lines: render(fold(mine)) };
+      return { value, lines: this.rendered(mine, outer) };
     } catch (error) {
-      return { error, lines: render(fold(mine)) };
+      return { error, lines: this.rendered(mine, outer) };
     } finally {
       this.buffer = outer;
     }
@@ -351,19 +401,27 @@ function cniText(e: CniExecEvent): string {
 function render(tree: readonly TreeNode[]): NarrationLine[] {
   const out: NarrationLine[] = [];
   let operation: string | undefined;
+  /** A tagged line's event and state version (untagged: nothing more than depth and text). */
+  const start = (n: TreeNode): number | undefined =>
+    n.children.length ? start(n.children[0]!) : n.rec.before;
+  const tags = (n: TreeNode): Partial<NarrationLine> => {
+    const at = n.children.length ? start(n) : n.rec.after;
+    return n.rec.ev ? { event: n.rec.ev, ...(at !== undefined ? { at } : {}) } : {};
+  };
   const walk = (n: TreeNode, depth: number) => {
     const r = n.rec;
     if (r.t === 'cni-start') return;
     if (r.t === 'step' && r.e.step === 'name.reserve' && r.e.ok) return;
     const text = r.t === 'step' ? stepText(r.e) : r.t === 'cni' ? cniText(r.e) : r.text;
-    out.push({ depth, text });
+    out.push({ depth, text, ...tags(n) });
     for (const c of n.children) walk(c, depth + 1);
   };
   for (const n of tree) {
     if (n.rec.t === 'step') {
       if (n.rec.e.operation !== operation) {
         operation = n.rec.e.operation;
-        out.push({ depth: 0, text: `${operation}:` });
+        const at = start(n);
+        out.push({ depth: 0, text: `${operation}:`, ...(at !== undefined ? { at } : {}) });
       }
       walk(n, 1);
     } else walk(n, operation === undefined ? 0 : 1);

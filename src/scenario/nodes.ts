@@ -23,7 +23,7 @@ import { ContainerdRuntime } from '../runtime/containerd.js';
 import { DockershimRuntime } from '../runtime/dockershim.js';
 import { cniNetwork } from '../runtime/network.js';
 import { fmt, fmtPrefix } from '../vswitch/v4.js';
-import { digest, NodeEvents, shorten } from './narrate.js';
+import { digest, shorten } from './narrate.js';
 import { ScenarioSetupError } from './results.js';
 import type { HostSpec } from './types.js';
 import type { JsonPath } from './validate.js';
@@ -185,7 +185,7 @@ async function addOvnKubernetesNode(w: RunWorld, h: HostSpec, path: JsonPath): P
     `Pods: win-overlay with WMCO's conflist (${HYBRID_OVERLAY_NETWORK}; OutBoundNAT excepting the service CIDR, SDNRoute to it, ProviderAddress), programmed by the cluster (no runtime).`,
     ...(others.length ? ['The other nodes learn its pod subnet:', ...others] : []),
   ];
-  w.nodes.set(h.name, { name: h.name, spec: h, os: 'windows', host, events: new NodeEvents(h.name, host) });
+  w.nodes.set(h.name, { name: h.name, spec: h, os: 'windows', host, events: w.nodeEvents(h.name, host) });
   w.step(`Node ${h.name} joins: Windows, ovn-kubernetes hybrid overlay`, notes);
 }
 
@@ -222,7 +222,7 @@ async function addOvnNativeNode(w: RunWorld, h: HostSpec, path: JsonPath): Promi
     ...[...digest(host).values()].map((v) => `  ${shorten(v)}`),
     ...(others.length ? ['The other nodes learn of it:', ...others] : []),
   ];
-  w.nodes.set(h.name, { name: h.name, spec: h, os: 'windows', host, events: new NodeEvents(h.name, host) });
+  w.nodes.set(h.name, { name: h.name, spec: h, os: 'windows', host, events: w.nodeEvents(h.name, host) });
   w.step(`Node ${h.name} joins: Windows, ovn-kubernetes native (${encap}, historical)`, notes);
 }
 
@@ -289,7 +289,7 @@ async function addAntreaNode(w: RunWorld, h: HostSpec, path: JsonPath): Promise<
     ...[...digest(host).values()].map((v) => `  ${shorten(v)}`),
     ...(others.length ? ['The other nodes learn of it:', ...others] : []),
   ];
-  w.nodes.set(h.name, { name: h.name, spec: h, os: 'windows', host, events: new NodeEvents(h.name, host) });
+  w.nodes.set(h.name, { name: h.name, spec: h, os: 'windows', host, events: w.nodeEvents(h.name, host) });
   w.step(`Node ${h.name} joins: Windows, Antrea (${tunnel})`, notes);
 }
 
@@ -301,7 +301,7 @@ async function nodeWithRuntime(
   path: JsonPath,
   notes: string[],
 ): Promise<NodeState> {
-  const events = new NodeEvents(h.name, host);
+  const events = w.nodeEvents(h.name, host);
   // a node of an Azure cluster: AgentBaker's Set-AzureCNIConfig conflist unless the file gives one
   if (!h.cni && w.cluster?.options.azure) h = { ...h, cni: {} };
   if (!h.cni) {
@@ -394,7 +394,7 @@ export async function setupStandalone(w: RunWorld): Promise<void> {
   } catch (e) {
     throw w.setupError(['hosts', 0], e);
   }
-  const events = new NodeEvents(h.name, host);
+  const events = w.nodeEvents(h.name, host);
   const notes = [`HNS profile ${host.profile.name}: ${host.profile.description}.`, ...adapterLines(host)];
   if (h.cns) {
     try {

@@ -9,6 +9,7 @@ import type { Cluster } from '../cluster/cluster.js';
 import type { TraceRequest, TraceResult } from '../dataplane/trace.js';
 import type { Host } from '../host/host.js';
 import type { Walkthrough } from '../render/narration.js';
+import type { NodeEvents } from './narrate.js';
 import type { DispositionName } from './types.js';
 
 export type ResultKind =
@@ -140,6 +141,19 @@ export interface RunOptions {
   readonly onProgress?: (done: number, total: number, label: string) => void;
   /** Stop after this many steps (0: after the set-up), skipping the final `expect` block. */
   readonly until?: number;
+  /** Told of the run as it goes (the web page's lesson recorder, src/ui/model); the run is the same. */
+  readonly observe?: RunObserver;
+}
+
+/**
+ * What a run tells an observer: each Windows node as its events start being followed (its
+ * captures can then be tapped), the lines of each cluster change as it is made, and each narrated
+ * step as it is told, with the scenario step it is part of (0: the set-up).
+ */
+export interface RunObserver {
+  node(name: string, host: Host, events: NodeEvents): void;
+  cluster(lines: readonly string[]): void;
+  chapter(title: string, notes: readonly string[], step: number, world: ScenarioWorld): void;
 }
 
 /** The simulator refused what the file describes (a pod subnet that is full, …): where and why. */

@@ -19,6 +19,7 @@ import { indentLines, type RunWorld } from './world.js';
 export async function runSteps(w: RunWorld, until?: number): Promise<void> {
   for (const [i, st] of (w.doc.steps ?? []).entries()) {
     if (until !== undefined && i >= until) break;
+    w.scenarioStep = i + 1;
     await runStep(w, st, ['steps', i]);
   }
 }

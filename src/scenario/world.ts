@@ -15,7 +15,7 @@ import type { ContainerdRuntime } from '../runtime/containerd.js';
 import type { DockershimRuntime } from '../runtime/dockershim.js';
 import { fmt } from '../vswitch/v4.js';
 import { formatPath } from './load.js';
-import { LiveDigest, type NarrationLine, type NodeEvents } from './narrate.js';
+import { LiveDigest, NodeEvents, type NarrationLine } from './narrate.js';
 import {
   ScenarioSetupError,
   type Checkpoint,
@@ -77,6 +77,8 @@ export class RunWorld {
   readonly pods = new Map<string, PodState>();
   cluster: Cluster | undefined;
   podSeq = 0;
+  /** The scenario step being run (1-based; 0: the set-up), for the observer. */
+  scenarioStep = 0;
   readonly doc: ScenarioDoc;
   /** Each Windows node's digest, kept up to date from its events. */
   private readonly digests = new Map<string, LiveDigest>();
@@ -148,6 +150,14 @@ export class RunWorld {
 
   step(title: string, notes: string[]): void {
     this.steps.push({ title, notes, calls: [] });
+    this.options.observe?.chapter(title, notes, this.scenarioStep, this.view());
+  }
+
+  /** A Windows node's narration recorder (the observer is told of it). */
+  nodeEvents(name: string, host: Host): NodeEvents {
+    const events = new NodeEvents(name, host);
+    this.options.observe?.node(name, host, events);
+    return events;
   }
 
   get seed(): number {
@@ -188,7 +198,9 @@ export class RunWorld {
       const diff = this.changesOf(n);
       if (diff.length) byNode.set(n.name, diff);
     }
-    return { value, lines: nodeLines(byNode), byNode };
+    const lines = nodeLines(byNode);
+    this.options.observe?.cluster(lines);
+    return { value, lines, byNode };
   }
 
   /** A reference as the trace scope knows it. */

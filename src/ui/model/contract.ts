@@ -155,6 +155,8 @@ export interface UiTruthTable {
   readonly rows: readonly string[];
   readonly columns: readonly string[];
   readonly cells: readonly (readonly { readonly disposition: string; readonly request: UiTraceRequest }[])[];
+  /** The step it was checked at (trace its cells there: `lesson.trace(step, cell.request)`). */
+  readonly step?: number;
 }
 
 /** A recorded lesson. Every method answers from the simulator. */
