@@ -9,7 +9,7 @@
 // (src/ui/page/shims/buffer.ts). `hnsim ui` adds lesson-data.js beside these.
 //
 //   node bin/build-ui.js [OUTDIR]      (default dist/ui)
-import { copyFileSync, mkdirSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -32,6 +32,15 @@ async function nodeStub(name) {
 const nodeAliases = {
   name: 'hnsim-node-aliases',
   setup(build) {
+    // elkjs's worker script as text (src/ui/page/elk.ts starts it as a blob worker)
+    build.onResolve({ filter: /^hnsim:elk-worker$/ }, () => ({
+      path: createRequire(join(root, 'package.json')).resolve('elkjs/lib/elk-worker.min.js'),
+      namespace: 'hnsim-text',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'hnsim-text' }, (args) => ({
+      contents: readFileSync(args.path, 'utf8'),
+      loader: 'text',
+    }));
     build.onResolve({ filter: /^node:/ }, (args) =>
       args.path === 'node:module'
         ? { path: join(page, 'shims', 'node-module.ts') }

@@ -4,7 +4,11 @@
 // out. The graphs are written here, as the model would give them.
 import { describe, expect, it } from 'vitest';
 import type { UiBox, UiGraph, UiGroup } from '../../src/ui/model/contract.js';
-import { collapsedAliases, elkGraph, layout, sizeOf, type Rect } from '../../src/ui/page/layout.js';
+import ElkBundled from 'elkjs/lib/elk.bundled.js';
+import { collapsedAliases, elkGraph, layout, sizeOf, useElk, type Rect } from '../../src/ui/page/layout.js';
+
+// the page runs ELK in a worker (src/ui/page/elk.ts); here elkjs's bundled build, in this thread
+useElk(new (ElkBundled as unknown as new () => Parameters<typeof useElk>[0])());
 
 const box = (node: string, kind: UiBox['ref']['kind'], id: string, lines: string[]): UiBox => ({
   key: `${node}|${kind}|${id}`,

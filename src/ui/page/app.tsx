@@ -97,6 +97,39 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
   const pictureBox = useRef<HTMLDivElement>(null);
   const shownRef = useRef<Shown | null>(null);
   shownRef.current = shown;
+  /**
+   * Where the background lays out ahead: from the step after the one shown, with its collapse, one
+   * step at a time, to the end and then from the start, so a later step only restyles.
+   */
+  const ahead = useRef<{ from: number; collapsed: ReadonlySet<string>; pack: boolean } | null>(null);
+  useEffect(() => {
+    let stop = false;
+    let done = new Set<number>();
+    let last: ReadonlySet<string> | undefined;
+    const next = (): void => {
+      if (stop) return;
+      const a = ahead.current;
+      const n = lesson.steps.length;
+      if (!a || done.size >= n) return void setTimeout(next, 200);
+      if (a.collapsed !== last) {
+        done = new Set();
+        last = a.collapsed;
+      }
+      let j = a.from;
+      while (done.has(j % n) && j < a.from + n) j++;
+      j %= n;
+      done.add(j);
+      void layout(lesson.pictureAt(j), a.collapsed, undefined, a.pack).then(
+        () => setTimeout(next, 0),
+        () => setTimeout(next, 0),
+      );
+    };
+    const t = setTimeout(next, 0);
+    return () => {
+      stop = true;
+      clearTimeout(t);
+    };
+  }, [lesson]);
   /** The latest show request: an older layout finishing later is dropped. */
   const ticket = useRef(0);
   const afterRender = useRef<(() => void)[]>([]);
@@ -116,11 +149,7 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
       const pack = nodeGroups(graph).length > COLLAPSE_ABOVE;
       const lay = await layout(graph, col, prev?.layout, pack);
       if (mine !== ticket.current) return;
-      // the next steps laid out ahead while the user reads this one (a step then only restyles)
-      setTimeout(() => {
-        for (const j of [i + 1, i + 2])
-          if (j < n && ticket.current === mine) void layout(lesson.pictureAt(j), col, lay, pack);
-      }, 0);
+      ahead.current = { from: i + 1, collapsed: col, pack };
       await new Promise<void>((resolve) => {
         afterRender.current.push(() => {
           performance.mark('hnsim:step');

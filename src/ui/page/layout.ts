@@ -7,7 +7,6 @@
  * the links, what is collapsed) stays the same, so a timeline step that only changes labels or
  * highlights restyles the picture without laying it out again.
  */
-import ElkModule from 'elkjs/lib/elk.bundled.js';
 import type { ELK, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import type { UiBox, UiGraph, UiGroup } from '../model/contract.js';
 
@@ -195,15 +194,17 @@ const LAYERED: Readonly<Record<string, string>> = {
 
 let elk: ELK | undefined;
 /** Layouts by signature: a step back, or one laid out ahead (app.tsx), costs no ELK run. */
-const cache = new Map<string, Layout>();
+const cache = new Map<string, Promise<Layout>>();
 const CACHE_SIZE = 200;
 
+/** The ELK the page lays out with (the page's worker: src/ui/page/elk.ts; tests: elkjs's bundled build). */
+export function useElk(engine: ELK): void {
+  elk = engine;
+}
+
 function engine(): ELK {
-  // elk.bundled.js is a CommonJS module whose export is the constructor (bundlers hand it over as
-  // the default import or as its `default`)
-  const mod = ElkModule as unknown as { new (): ELK } & { default?: new () => ELK };
-  const Ctor = mod.default ?? mod;
-  return (elk ??= new Ctor());
+  if (!elk) throw new Error('no ELK engine: useElk() first');
+  return elk;
 }
 
 /**
@@ -218,16 +219,33 @@ export async function layout(
 ): Promise<Layout> {
   const { root, signature, links } = elkGraph(graph, collapsed, pack);
   if (previous && previous.signature === signature) return previous;
-  const known = cache.get(signature);
-  if (known) return known;
-  const out = await engine().layout(root);
+  let made = cache.get(signature);
+  if (!made) {
+    // the promise is kept: a layout asked for again while ELK works on it waits for the same one
+    made = engine()
+      .layout(root)
+      .then((out) => placed(root.id, out, signature, links));
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(signature, made);
+    made.catch(() => cache.delete(signature));
+  }
+  return made;
+}
+
+/** Absolute rectangles and edge paths from ELK's answer (coordinates relative to parents). */
+function placed(
+  rootId: string,
+  out: ElkNode,
+  signature: string,
+  links: readonly { from: string; to: string; label?: string; dashed: boolean }[],
+): Layout {
   const rects = new Map<string, Rect>();
   const origin = new Map<string, { x: number; y: number }>();
   const place = (n: ElkNode, ox: number, oy: number): void => {
     const x = ox + (n.x ?? 0);
     const y = oy + (n.y ?? 0);
     origin.set(n.id, { x, y });
-    if (n.id !== root.id) rects.set(n.id, { x, y, w: n.width ?? 0, h: n.height ?? 0 });
+    if (n.id !== rootId) rects.set(n.id, { x, y, w: n.width ?? 0, h: n.height ?? 0 });
     for (const c of n.children ?? []) place(c, x, y);
   };
   place(out, 0, 0);
@@ -260,8 +278,5 @@ export async function layout(
     for (const c of n.children ?? []) collect(c);
   };
   collect(out);
-  const made: Layout = { signature, rects, edges, width: out.width ?? 0, height: out.height ?? 0 };
-  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  cache.set(signature, made);
-  return made;
+  return { signature, rects, edges, width: out.width ?? 0, height: out.height ?? 0 };
 }

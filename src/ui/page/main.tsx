@@ -4,9 +4,12 @@
  * by `hnsim ui`), so the page also works from `file://`. The simulator runs here, in the browser:
  * the model records the lesson and the page shows it. `window.hnsimUi` is for tests and benches.
  */
+// first: the layout engine's worker starts before the simulator's modules load
+import { elk } from './elk.js';
 import { render } from 'preact';
 import { recordLesson } from '../model/index.js';
 import { App, type PageApi } from './app.js';
+import { useElk } from './layout.js';
 import './app.css';
 
 type LessonData = Parameters<typeof recordLesson>[0];
@@ -32,6 +35,7 @@ function fail(message: string): void {
 }
 
 async function boot(): Promise<void> {
+  useElk(elk);
   const data = globalThis.HNSIM_LESSON_DATA;
   if (!data) {
     fail('No lesson data: lesson-data.js is missing or did not load. Start the page with `hnsim ui`.');

@@ -6,6 +6,7 @@
  */
 import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import type { UiDetails, UiPlace, UiStep, UiTrace, UiTraceRequest, UiTruthTable } from '../model/contract.js';
+import { onActivate } from './picture.js';
 
 // ───────────────────────────── timeline ─────────────────────────────
 
@@ -398,12 +399,7 @@ export function TruthTables(props: { tables: readonly UiTruthTable[]; onCell: (r
                       role="button"
                       aria-label={`${row} to ${col}: ${cell.disposition}; trace it`}
                       onClick={() => props.onCell(cell.request)}
-                      onKeyDown={(e) => {
-                        if (e.key === 'Enter' || e.key === ' ') {
-                          e.preventDefault();
-                          props.onCell(cell.request);
-                        }
-                      }}
+                      onKeyDown={onActivate(() => props.onCell(cell.request))}
                     >
                       <span aria-hidden="true">{ok ? '✓' : '✗'}</span> {cell.disposition}
                     </td>

@@ -34,6 +34,16 @@ export interface PictureProps {
   readonly matches: ReadonlySet<string>;
 }
 
+/** A keydown handler that does `act` on Enter or Space (what a button does), for role=button elements. */
+export function onActivate(act: () => void): (e: KeyboardEvent) => void {
+  return (e) => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      act();
+    }
+  };
+}
+
 const MARK: Record<string, string> = { added: '+', changed: '~', removed: '×' };
 
 function Marker({ r, change }: { r: Rect; change?: string }) {
@@ -94,12 +104,7 @@ function Box(props: { box: UiBox; r: Rect; p: PictureProps }) {
       role="button"
       aria-label={label}
       onClick={() => p.onOpen(box.key)}
-      onKeyDown={(e) => {
-        if (e.key === 'Enter' || e.key === ' ') {
-          e.preventDefault();
-          p.onOpen(box.key);
-        }
-      }}
+      onKeyDown={onActivate(() => p.onOpen(box.key))}
     >
       <rect x={r.x} y={r.y} width={r.w} height={r.h} rx={3} />
       {lines.map((l, i) => (
@@ -134,12 +139,7 @@ function Collapsed({ g, r, p }: { g: UiGroup; r: Rect; p: PictureProps }) {
       role="button"
       aria-label={`${g.kind} ${lines.join(', ')}`}
       onClick={() => p.onOpen(g.key)}
-      onKeyDown={(e) => {
-        if (e.key === 'Enter' || e.key === ' ') {
-          e.preventDefault();
-          p.onOpen(g.key);
-        }
-      }}
+      onKeyDown={onActivate(() => p.onOpen(g.key))}
     >
       <rect x={r.x} y={r.y} width={r.w} height={r.h} rx={3} />
       <rect class="stack" x={r.x + 4} y={r.y + r.h} width={r.w - 8} height={3} />
