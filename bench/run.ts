@@ -6,7 +6,7 @@
  *   npm run bench                      # the table
  *   npm run bench -- --json            # machine-readable rows on stdout
  *   npm run bench -- --strict --quick  # smoke run (10k instead of 100k), non-zero on a MISS
- *   npm run bench -- --only=addr       # some modules, comma-separated (hns, addr, trace, ovs, hcs, cni, startup, wine, scenario, analysis, suite)
+ *   npm run bench -- --only=addr       # some modules, comma-separated (hns, addr, trace, ovs, hcs, cni, startup, wine, scenario, analysis, ui, suite)
  *   npm run bench -- --all             # every module, the opt-in ones (suite: minutes of npm test) included
  */
 import { existsSync } from 'node:fs';
@@ -42,6 +42,7 @@ const MODULES: readonly { readonly group: string; readonly file: string; readonl
   { group: 'wine', file: './wine.bench.ts' },
   { group: 'scenario', file: './scenario.bench.ts' },
   { group: 'analysis', file: './analysis.bench.ts' },
+  { group: 'ui', file: './ui.bench.ts' },
   { group: 'suite', file: './suite.bench.ts', optIn: true },
 ];
 

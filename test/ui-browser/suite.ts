@@ -111,7 +111,11 @@ export function matchBaseline(name: string, png: Buffer): Comparison {
     );
   }
   const { differing, total, diff } = comparePng(png, readFileSync(path));
-  if (differing <= total * MAX_DIFF_RATIO) return { differing, total };
+  if (differing <= total * MAX_DIFF_RATIO) {
+    if (differing > 0)
+      process.stderr.write(`screenshot ${name}: ${differing} pixels differ (within the tolerance)\n`);
+    return { differing, total };
+  }
   const saved = save(name, png, diff);
   throw new Error(
     `screenshot ${name}: ${differing} of ${total} pixels differ from ${path} ` +
