@@ -168,22 +168,30 @@ function decPolicies(v: unknown, ctx: PolicyContext): ParsedPolicy[] {
   return (v as Json[]).map((p) => parsePolicy(p, { ...ctx, v1: true }));
 }
 
+/** A network record with its policies serialised. */
+function encNetworkRec(n: NetworkRec): Json {
+  return enc({
+    ...n,
+    Policies: encPolicies(n.Policies),
+    Ipams: n.Ipams.map((i) => ({
+      ...i,
+      Subnets: i.Subnets.map((sb) => ({ ...sb, Policies: encPolicies(sb.Policies) })),
+    })),
+  });
+}
+
 function encNetwork(hns: HnsService, n: NetworkRec): Json {
   const alloc = hns.store.alloc.get(n.ID)!;
-  return enc({
-    rec: {
-      ...n,
-      Policies: encPolicies(n.Policies),
-      Ipams: n.Ipams.map((i) => ({
-        ...i,
-        Subnets: i.Subnets.map((sb) => ({ ...sb, Policies: encPolicies(sb.Policies) })),
-      })),
-    },
-    pools: alloc.pools.map((p) => p.toJSON()),
-    macs: alloc.macs.toJSON(),
-    claims: [...alloc.claims],
-    endpoints: [...alloc.endpoints],
-  });
+  return {
+    // the record is immutable; its allocation state is not
+    rec: encoded(n, () => encNetworkRec(n)),
+    ...(enc({
+      pools: alloc.pools.map((p) => p.toJSON()),
+      macs: alloc.macs.toJSON(),
+      claims: [...alloc.claims],
+      endpoints: [...alloc.endpoints],
+    }) as JsonObject),
+  };
 }
 
 /**
@@ -195,16 +203,7 @@ function encNetwork(hns: HnsService, n: NetworkRec): Json {
 export function forwardingTables(hns: HnsService): JsonObject {
   const s = hns.store;
   return {
-    networks: [...s.networks.values()].map((n) =>
-      enc({
-        ...n,
-        Policies: encPolicies(n.Policies),
-        Ipams: n.Ipams.map((i) => ({
-          ...i,
-          Subnets: i.Subnets.map((sb) => ({ ...sb, Policies: encPolicies(sb.Policies) })),
-        })),
-      }),
-    ),
+    networks: [...s.networks.values()].map(encNetworkRec),
     routes: [...s.routes.values()].map(enc),
     policyLists: [...s.policyLists.values()].map(enc),
     nics: s.nics.toJSON(),
@@ -212,8 +211,9 @@ export function forwardingTables(hns: HnsService): JsonObject {
 }
 
 /**
- * Endpoint, namespace and load-balancer records are immutable (a change stores a new record), so
- * each is encoded once however many snapshots hold it (the web page's recorder takes thousands).
+ * Network, endpoint, namespace and load-balancer records are immutable (a change stores a new
+ * record), so each is encoded once however many snapshots hold it (the web page's recorder takes
+ * thousands).
  */
 const ENCODED = new WeakMap<object, Json>();
 function encoded(rec: object, encode: () => Json): Json {

@@ -265,3 +265,36 @@ describe('a state file and errors', () => {
     await expect(recordLesson({ kind: 'scenario', file: 'broken.yaml', text })).rejects.toThrow(expected);
   });
 });
+
+describe('the whole timeline', () => {
+  it('every picture of quick-start draws each key once, and marks what its step added or removed', async () => {
+    const lesson = await scenario('scenarios/quick-start.yaml');
+    let checked = 0;
+    for (let i = -1; i < lesson.steps.length; i++) {
+      const g = lesson.pictureAt(i);
+      const keys = boxes(g).map((b) => b.key);
+      expect(new Set(keys).size, `step ${i}`).toBe(keys.length);
+      const step = lesson.steps[i];
+      if (!step) continue;
+      for (const r of step.added) {
+        const b = findBox(g, r);
+        // a remote endpoint has no box of its own (the vSwitch's "N remote endpoints" has it)
+        if (r.kind === 'loadbalancer' || (r.kind === 'endpoint' && b)) {
+          expect(b?.change, `${i} ${step.text}`).toBe('added');
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(9); // three pods' endpoints, six load balancers (kube-dns UDP and TCP, web; on both nodes)
+  });
+
+  it('fifty nodes record in a few seconds and are all drawn at the end', async () => {
+    const t = performance.now();
+    const lesson = await scenario('scenarios/fifty-nodes.yaml');
+    const ms = performance.now() - t;
+    expect(ms).toBeLessThan(8000); // about 1 s on an idle machine; the page's budget is 3 s
+    const g = lesson.pictureAt(lesson.steps.length - 1);
+    expect(g.groups.filter((x) => x.kind === 'node')).toHaveLength(50);
+    expect(lesson.places(lesson.steps.length - 1).filter((p) => p.kind === 'pod')).toHaveLength(100);
+  }, 60_000);
+});

@@ -199,7 +199,7 @@ function allKeys(groups: readonly UiGroup[], boxes: Set<string>, gs: Set<string>
   }
 }
 
-function markAll(g: UiGroup, change: 'added' | 'removed'): UiGroup {
+function markAll(g: UiGroup, change: 'added'): UiGroup {
   return {
     ...g,
     change,
@@ -213,6 +213,13 @@ export function markChanges(cur: UiGraph, prev: UiGraph): UiGraph {
   const boxKeys = new Set<string>();
   const groupKeys = new Set<string>();
   allKeys(cur.groups, boxKeys, groupKeys);
+  /** A group that is no more, less what moved elsewhere (a key is drawn once). */
+  const gone = (g: UiGroup): UiGroup => ({
+    ...g,
+    change: 'removed',
+    boxes: g.boxes.filter((b) => !boxKeys.has(b.key)).map((b) => ({ ...b, change: 'removed' as const })),
+    groups: g.groups.filter((c) => !groupKeys.has(c.key)).map(gone),
+  });
   const merge = (cs: readonly UiGroup[], ps: readonly UiGroup[]): UiGroup[] => {
     const byKey = new Map(ps.map((p) => [p.key, p]));
     const out = cs.map((c) => {
@@ -231,7 +238,7 @@ export function markChanges(cur: UiGraph, prev: UiGraph): UiGraph {
         groups: merge(c.groups, p.groups),
       };
     });
-    for (const p of ps) if (!groupKeys.has(p.key)) out.push(markAll(p, 'removed'));
+    for (const p of ps) if (!groupKeys.has(p.key)) out.push(gone(p));
     return out;
   };
   return { ...cur, groups: merge(cur.groups, prev.groups) };

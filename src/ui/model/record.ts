@@ -185,10 +185,16 @@ export class Recorder implements RunObserver {
     this.due.clear();
   }
 
-  /** Snapshots of the nodes whose state moved since their last one. */
-  private flush(): void {
+  /** Snapshots of the nodes whose state moved since their last one: the version of each. */
+  private flush(): Map<string, number> {
     this.settle();
-    for (const t of this.nodes.values()) if (t.dirty || t.host.dataplane.generation() !== t.gen) this.take(t);
+    const taken = new Map<string, number>();
+    for (const t of this.nodes.values())
+      if (t.dirty || t.host.dataplane.generation() !== t.gen) {
+        this.take(t);
+        taken.set(t.name, this.version);
+      }
+    return taken;
   }
 
   private captured(node: string, lines: readonly NarrationLine[]): void {
@@ -203,14 +209,18 @@ export class Recorder implements RunObserver {
   }
 
   cluster(lines: readonly string[]): void {
-    this.flush();
+    const before = this.version;
+    const taken = this.flush();
     let node: string | undefined;
+    // each node's lines show the cluster's change on that node alone, node after node
+    let at = before;
     for (const line of lines) {
       const header = /^(\S+):$/.exec(line);
       const track = header ? this.nodes.get(header[1]!) : undefined;
       let refs: Refs | undefined;
       if (track) {
         node = track.name;
+        at = taken.get(track.name) ?? at;
         refs = emptyRefs();
         for (const e of track.loose) addChange(refs, track.name, e);
         track.loose = [];
@@ -218,7 +228,7 @@ export class Recorder implements RunObserver {
       this.pending.push({
         text: line.trim(),
         ...(node !== undefined ? { node } : {}),
-        at: this.version,
+        at,
         kind: 'cluster',
         ...(refs ? { refs } : {}),
       });
