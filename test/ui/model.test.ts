@@ -117,6 +117,23 @@ describe('quick-start, step by step', () => {
     expect(d.ipconfig).toContain('10.244.1.3');
   });
 
+  it("a vSwitch shows its network's documents, a compartment its namespace's", async () => {
+    const last = lesson.steps.length - 1;
+    const win2 = report.world.nodes.get('win-2')!.host!;
+    const net = [...win2.hns.store.networks.values()].find((n) => n.Name === 'cbr0')!;
+    const sw = boxes(lesson.pictureAt(last)).find(
+      (b) => b.ref.node === 'win-2' && b.ref.kind === 'vswitch' && b.lines.some((l) => l.startsWith('cbr0')),
+    )!;
+    const d = await lesson.details(last, sw.ref);
+    expect(d.v2).toEqual((win2.api.HcnQueryNetworkProperties(net.ID) as { result: JsonObject }).result);
+    expect(d.v1).toEqual(
+      (win2.api.HNSCall('GET', `/networks/${net.ID}`, '') as { result: JsonObject }).result,
+    );
+    const pod = report.world.pods.get('default/web-0')!;
+    const comp = (await lesson.details(last, { node: 'win-2', kind: 'compartment', id: '3' })).v2!;
+    expect(comp).toEqual((win2.api.HcnQueryNamespaceProperties(pod.netns) as { result: JsonObject }).result);
+  });
+
   it('the last picture is the finished run drawn: every endpoint of every node', () => {
     const g = lesson.pictureAt(lesson.steps.length - 1);
     for (const [name, n] of report.world.nodes) {

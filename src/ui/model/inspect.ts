@@ -61,6 +61,22 @@ export function hostDetails(host: Host, ref: UiRef, lines: readonly string[]): U
       if (v1) out.v1 = v1;
     }
   }
+  // a vSwitch is its network's (the first HNS network on it), a compartment its namespace's
+  if (ref.kind === 'vswitch') {
+    const net = [...host.hns.store.networks.values()].find(
+      (n) => upper(String(n.SwitchGuid ?? '')) === ref.id,
+    );
+    if (net)
+      Object.assign(out, hostDetails(host, { ...ref, kind: 'network', id: upper(net.ID) }, []), {
+        ref,
+        title,
+      });
+  }
+  if (ref.kind === 'compartment') {
+    const ns = collectObjects(host).compartments.find((c) => String(c.CompartmentId) === ref.id)?.Namespace;
+    const v2 = ns ? asObject(host.api.HcnQueryNamespaceProperties(ns)) : undefined;
+    if (v2) out.v2 = v2;
+  }
   if (ref.kind === 'port' && !ref.id.startsWith('remote:'))
     out.rules = renderPortRules(listPortRules(host.dataplane.view(), ref.id));
   const system =
