@@ -16,7 +16,7 @@ import {
   type UiTrace,
   type UiTraceRequest,
 } from '../model/contract.js';
-import { collapsedAliases, layout, type Layout } from './layout.js';
+import { collapsedAliases, layout, type Layout, type Rect } from './layout.js';
 import { Details, PacketForm, Timeline, TraceView, TruthTables } from './panels.js';
 import { Picture, fit, zoomAt, type View } from './picture.js';
 
@@ -70,6 +70,13 @@ function index(graph: UiGraph) {
   graph.groups.forEach(walk);
   return { refOf, keyOf, text };
 }
+
+/** The view at the same scale with `r` in the middle of the element `box`. */
+const centred = (v: View, r: Rect, box: HTMLElement): View => ({
+  scale: v.scale,
+  x: box.clientWidth / 2 - (r.x + r.w / 2) * v.scale,
+  y: box.clientHeight / 2 - (r.y + r.h / 2) * v.scale,
+});
 
 const isField = (t: EventTarget | null): boolean =>
   t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName));
@@ -281,10 +288,28 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
   }, [current, hop, boxOfRef]);
   const lastHop = current?.t.hops[current.t.hops.length - 1];
   const packetAt = current ? boxOfRef(current.t.hops[Math.max(0, hop)]?.at) : undefined;
+  const atHop = current?.t.hops[Math.max(0, hop)];
+  const packetNote = atHop
+    ? `${Math.max(0, hop) + 1}. ${atHop.stage}: ${atHop.action}${atHop.rule ? ` (${atHop.rule})` : ''}`
+    : undefined;
   const stoppedAt =
     current && current.t.disposition !== 'Delivered' && hop >= current.t.hops.length - 1
       ? boxOfRef(lastHop?.at)
       : undefined;
+
+  // the packet's box is kept in view while it moves (the scale is left as the user set it)
+  useEffect(() => {
+    const r = packetAt !== undefined ? shownRef.current?.layout.rects.get(packetAt) : undefined;
+    const box = pictureBox.current;
+    if (!r || !box) return;
+    setViewState((v) => {
+      const x = r.x * v.scale + v.x;
+      const y = r.y * v.scale + v.y;
+      const inside =
+        x >= 0 && y >= 0 && x + r.w * v.scale <= box.clientWidth && y + r.h * v.scale <= box.clientHeight;
+      return inside ? v : centred(v, r, box);
+    });
+  }, [packetAt]);
 
   const matches = useMemo(() => {
     const q = search.trim().toLowerCase();
@@ -314,11 +339,7 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
       const r = shownRef.current?.layout.rects.get(hit);
       const box = pictureBox.current;
       if (r && box) {
-        setView((v) => ({
-          scale: v.scale,
-          x: box.clientWidth / 2 - (r.x + r.w / 2) * v.scale,
-          y: box.clientHeight / 2 - (r.y + r.h / 2) * v.scale,
-        }));
+        setView((v) => centred(v, r, box));
       }
       el?.focus();
     };
@@ -468,6 +489,7 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
                 {...(selected ? { selected: selected.key } : {})}
                 hops={hops}
                 {...(packetAt !== undefined ? { packetAt } : {})}
+                {...(packetNote !== undefined ? { packetNote } : {})}
                 {...(stoppedAt !== undefined ? { stoppedAt } : {})}
                 matches={matches}
               />

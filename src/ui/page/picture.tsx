@@ -9,7 +9,7 @@
 import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { refKey, type UiBox, type UiGraph, type UiGroup } from '../model/contract.js';
-import { LINE_HEIGHT, boxLines, collapsedLines, type Layout, type Rect } from './layout.js';
+import { CHAR_WIDTH, LINE_HEIGHT, boxLines, collapsedLines, type Layout, type Rect } from './layout.js';
 
 export interface View {
   readonly scale: number;
@@ -29,6 +29,8 @@ export interface PictureProps {
   readonly hops: ReadonlyMap<string, readonly number[]>;
   /** The key of the box the animated packet is at. */
   readonly packetAt?: string;
+  /** What happened to the packet there: its hop's stage, action and rule, as the trace names them. */
+  readonly packetNote?: string;
   /** The box a denied packet stopped at. */
   readonly stoppedAt?: string;
   readonly matches: ReadonlySet<string>;
@@ -204,6 +206,18 @@ function Marks({ p }: { p: PictureProps }) {
     for (const b of g.boxes) mark(b.key, b.change);
   };
   p.graph.groups.forEach(walk);
+  const at = p.packetAt !== undefined ? p.layout.rects.get(p.packetAt) : undefined;
+  if (at && p.packetNote) {
+    const w = p.packetNote.length * CHAR_WIDTH + 12;
+    out.push(
+      <g key="note" class="packet-note">
+        <rect x={at.x} y={at.y + at.h + 4} width={w} height={LINE_HEIGHT + 6} rx={3} />
+        <text x={at.x + 6} y={at.y + at.h + 4 + LINE_HEIGHT}>
+          {p.packetNote}
+        </text>
+      </g>,
+    );
+  }
   return <g class="marks">{out}</g>;
 }
 
