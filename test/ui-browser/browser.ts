@@ -87,6 +87,8 @@ export interface PageOptions {
   readonly waitReady?: boolean;
   /** How long to wait for the page to be ready (default 60 s: the 50-node scenario on a busy machine). */
   readonly timeoutMs?: number;
+  /** Runs on the new page before it navigates (a benchmark starts its counters there). */
+  readonly beforeNavigation?: (page: Page) => Promise<void>;
 }
 
 /**
@@ -121,6 +123,7 @@ export async function openPage(
     page.errors.push(`the page fetched ${u.href} from the network`);
     return route.abort();
   });
+  await opts.beforeNavigation?.(page);
   await page.goto(url);
   if (opts.waitReady !== false) await waitReady(page, opts.timeoutMs);
   return page;
