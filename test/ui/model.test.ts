@@ -3,7 +3,7 @@
  * expected value comes from the flat API on a host in the same state, from `hnsim trace` /
  * `hnsim explain`, or from the scenario loader — never from the model's own tables.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/json.js';
@@ -314,4 +314,37 @@ describe('the whole timeline', () => {
     expect(g.groups.filter((x) => x.kind === 'node')).toHaveLength(50);
     expect(lesson.places(lesson.steps.length - 1).filter((p) => p.kind === 'pod')).toHaveLength(100);
   }, 60_000);
+});
+
+describe('every shipped scenario', () => {
+  const files = [
+    ...readdirSync(join(root, 'scenarios')).filter((f) => f.endsWith('.yaml') && f !== 'fifty-nodes.yaml'),
+    ...readdirSync(join(root, 'scenarios', 'failures')).map((f) => `failures/${f}`),
+  ].map((f) => `scenarios/${f}`);
+
+  it.each(files)(
+    '%s: every step drawn, every truth-table cell traced at its step as the run observed it',
+    async (f) => {
+      const lesson = await scenario(f);
+      for (let i = -1; i < lesson.steps.length; i++) {
+        const keys = boxes(lesson.pictureAt(i)).map((b) => b.key);
+        expect(new Set(keys).size).toBe(keys.length);
+      }
+      for (const t of lesson.truthTables)
+        for (const row of t.cells)
+          for (const c of row) {
+            if (c.disposition === '-' || c.disposition.startsWith('error')) continue;
+            expect((await lesson.trace(t.step!, c.request)).disposition).toBe(c.disposition);
+          }
+      // a pod that failed to start is no place to send from
+      const running = new Set(
+        [...(await runScenario(loadScenario(read(f), f))).world.pods.values()]
+          .filter((p) => p.phase === 'Running')
+          .map((p) => p.key),
+      );
+      for (const p of lesson.places(lesson.steps.length - 1))
+        if (p.kind === 'pod') expect(running, p.name).toContain(p.name);
+    },
+    60_000,
+  );
 });

@@ -203,8 +203,9 @@ class RecordedLesson implements Lesson {
     const podEndpoints = new Map<string, string>();
     for (const [id, key] of this.rec.endpointLabels) podEndpoints.set(key, id);
     for (const [key, p] of this.rec.pods) {
+      // a pod there at step i: its endpoint drawn (with none: running, and known by then)
       const ep = podEndpoints.get(key);
-      if (ep !== undefined && !present.has(ep)) continue;
+      if (ep !== undefined ? !present.has(ep) : p.phase !== 'Running' || p.since > this.version(i)) continue;
       out.push({ name: key, kind: 'pod', ...(p.ip ? { ip: p.ip } : {}) });
     }
     const world = this.rec.worldAt(this.version(i));

@@ -118,8 +118,11 @@ export class Recorder implements RunObserver {
   /** Pod names by endpoint ID and sandbox, for the picture (IDs are unique in a run). */
   readonly endpointLabels = new Map<string, string>();
   readonly systemLabels = new Map<string, string>();
-  /** Each pod's place in the cluster as last seen (`ns/name` → node, IP). */
-  readonly pods = new Map<string, { readonly node: string; readonly ip?: string }>();
+  /** Each pod as last seen (`ns/name` → node, IP, phase) and the version it was first seen at. */
+  readonly pods = new Map<
+    string,
+    { readonly node: string; readonly ip?: string; readonly phase: string; readonly since: number }
+  >();
   readonly services = new Set<string>();
   private pending: Pending[] = [];
   private lastAt = 0;
@@ -279,7 +282,8 @@ export class Recorder implements RunObserver {
         this.systemLabels.set(p.sandboxId.toUpperCase(), `${p.key} (pause)`);
         this.systemLabels.set(`${p.sandboxId}@vm`.toUpperCase(), `of ${p.key}`);
       }
-      this.pods.set(p.key, { node: p.node, ...(p.ip ? { ip: p.ip } : {}) });
+      const since = this.pods.get(p.key)?.since ?? this.version;
+      this.pods.set(p.key, { node: p.node, ...(p.ip ? { ip: p.ip } : {}), phase: p.phase, since });
     }
     for (const s of world.services()) this.services.add(s);
     const data = worldData(world, this.segments);
