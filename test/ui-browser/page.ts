@@ -62,9 +62,9 @@ export async function boxes(page: Page): Promise<PageBox[]> {
       ref: g.getAttribute('data-ref') ?? '',
       kind: g.getAttribute('data-kind') ?? '',
       change: g.getAttribute('data-change'),
-      // its own label lines, not those of boxes nested in it
+      // its own label lines: not those of boxes nested in it, nor its markers' (aria-hidden)
       lines: [...g.querySelectorAll('text')]
-        .filter((t) => t.closest('g[data-key]') === g)
+        .filter((t) => t.closest('g[data-key]') === g && !t.closest('[aria-hidden="true"]'))
         .map((t) => (t.textContent ?? '').trim()),
       label: g.getAttribute('aria-label'),
     })),

@@ -87,6 +87,16 @@ describeUi('hnsim ui: the quick-start lesson', () => {
     expect(box, `box ${ref} at step ${at}`).toBeDefined();
     expect(box!.kind).toBe('endpoint');
     expect(box!.change).toBe('added');
+    // said without colour too: the label a screen reader reads, and one marker shape per change
+    expect(box!.label).toContain('added');
+    const counts = await t.page.evaluate(() => ({
+      changes: document.querySelectorAll(
+        '#picture g[data-key][data-change], #picture g[data-group][data-change]',
+      ).length,
+      markers: document.querySelectorAll('#picture .marker[data-change]').length,
+    }));
+    expect(counts.changes).toBeGreaterThan(0);
+    expect(counts.markers).toBe(counts.changes);
     expect(box!.lines.join('\n')).toContain(ip);
     // the narration of that step is the plugin's or HNS's telling of client's ADD
     const n = await narration(t.page);
@@ -136,10 +146,9 @@ describeUi('hnsim ui: the quick-start lesson', () => {
         cell: td.getAttribute('data-cell')!,
         disposition: td.getAttribute('data-disposition'),
         row: td.closest('tr')!.querySelector('th')!.textContent!.trim(),
-        column: td
-          .closest('table')!
-          .querySelectorAll('thead th')
-          [(td as HTMLTableCellElement).cellIndex]!.textContent!.trim(),
+        column: [...td.closest('table')!.querySelectorAll('thead th')]
+          .at((td as HTMLTableCellElement).cellIndex)!
+          .textContent!.trim(),
       })),
     );
     const c = cell.find((x) => x.row === 'default/client' && x.column === 'default/web-0');
