@@ -74,6 +74,8 @@ describeUi('hnsim ui with the keyboard only: the quick start', () => {
     await t.page.waitForFunction(
       () => document.querySelector('#play')?.getAttribute('aria-pressed') === 'false',
     );
+    // a step already under way when Space was pressed may still land: let it, then watch
+    await t.page.waitForTimeout(500);
     const stopped = (await narration(t.page)).step;
     expect(stopped).toBeGreaterThan(from);
     // paused: no further step (the page plays one step a few hundred ms; a second is several)
