@@ -14,6 +14,8 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { JsonObject } from '../core/json.js';
+import type { LessonData } from '../ui/model/index.js';
 import { CommandError, EXIT_OK, UsageError, write, type CliIo } from './args.js';
 
 export const UI_OK = 0;
@@ -68,12 +70,10 @@ const TYPES: Readonly<Record<string, string>> = {
   css: 'text/css; charset=utf-8',
 };
 
-/** What the page is given: the scenario's text, or a state file's JSON (src/ui/model's input). */
-export type LessonData =
-  | { readonly kind: 'scenario'; readonly file: string; readonly text: string }
-  | { readonly kind: 'state'; readonly file: string; readonly state: unknown };
-
-/** lesson-data.js: a classic script (not fetched JSON), so the page also works from file://. */
+/**
+ * lesson-data.js: what the page gives the model (src/ui/model's LessonData), as a classic script
+ * (not fetched JSON), so the page also works from file://.
+ */
 export function lessonScript(data: LessonData): string {
   // JSON is a JavaScript expression; `<` escaped so no `</script>` can appear even when inlined
   const json = JSON.stringify(data).replace(/</g, '\\u003c');
@@ -93,7 +93,8 @@ async function lessonData(file: string | undefined): Promise<LessonData> {
     throw new InvalidFile(`${shown}:1:1: cannot read the file: ${(e as Error).message}`);
   }
   const { isStateText } = await import('./views.js');
-  if (isStateText(text)) return { kind: 'state', file: shown, state: JSON.parse(text) as unknown };
+  // a state file's text is a JSON object (isStateText)
+  if (isStateText(text)) return { kind: 'state', file: shown, state: JSON.parse(text) as JsonObject };
   try {
     loadScenario(text, shown);
   } catch (e) {
