@@ -72,6 +72,11 @@ describeUi('hnsim ui: screenshots and themes', () => {
     matchBaseline('after-cni-add', await shot(page));
     await go(page, lesson.steps.length - 1);
     await traceWithForm(page, { from: 'default/client', to: 'svc:default/web', protocol: 'TCP' });
+    // with reduced motion the packet jumps to its last hop one render after the trace is shown
+    await page.waitForFunction(() => {
+      const hops = document.querySelectorAll('#trace ol li[data-hop]');
+      return hops.length > 0 && hops[hops.length - 1]!.getAttribute('aria-current') === 'true';
+    });
     matchBaseline('trace-shown', await shot(page));
     expect(page.errors).toEqual([]);
     await page.context().close();
