@@ -305,11 +305,9 @@ describe('the whole timeline', () => {
     expect(checked).toBe(9); // three pods' endpoints, six load balancers (kube-dns UDP and TCP, web; on both nodes)
   });
 
-  it('fifty nodes record in a few seconds and are all drawn at the end', async () => {
-    const t = performance.now();
+  it('fifty nodes are all drawn at the end', async () => {
+    // (its time is a benchmark's: bench/ui.bench.ts)
     const lesson = await scenario('scenarios/fifty-nodes.yaml');
-    const ms = performance.now() - t;
-    expect(ms).toBeLessThan(8000); // about 1 s on an idle machine; the page's budget is 3 s
     const g = lesson.pictureAt(lesson.steps.length - 1);
     expect(g.groups.filter((x) => x.kind === 'node')).toHaveLength(50);
     expect(lesson.places(lesson.steps.length - 1).filter((p) => p.kind === 'pod')).toHaveLength(100);
