@@ -44,6 +44,8 @@ const KNOWN: Readonly<Record<string, string>> = {
   // rpc module's owners' change
   'src/api/rpc.ts -> host': 'the RPC server takes a Host',
   'src/api/rpc.ts -> render': 'GetContainerView formats',
+  'src/cli/ui.ts -> ui':
+    'the `hnsim ui` command writes lesson-data.js, typed by what the page gives the model (LessonData, a type only)',
 };
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
