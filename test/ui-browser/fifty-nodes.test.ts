@@ -45,6 +45,23 @@ describeUi('hnsim ui: the 50-node scenario', () => {
     expect(t.page.errors).toEqual([]);
   });
 
+  it('above four nodes, a node that joins is drawn collapsed, as the page starts them (the lesson opened at a step with none)', async () => {
+    const nodes = await drawnNodes(t.page);
+    expect(nodes.filter((n) => n.collapsed).map((n) => n.title)).toHaveLength(50);
+    // ... while a choice the user made holds as the timeline moves
+    const last = await t.page.$$eval('#steps li[data-step]', (li) => li.length - 1);
+    const name = hosts[1]!;
+    await t.page.click(`button[data-collapse="${name}"]`);
+    await t.page.waitForSelector(`button[data-collapse="${name}"][aria-expanded="true"]`);
+    await go(t.page, last - 1);
+    await go(t.page, last);
+    const open = (await drawnNodes(t.page)).filter((n) => !n.collapsed).map((n) => n.title);
+    expect(open).toHaveLength(1);
+    expect(open[0] === name || open[0]!.startsWith(`${name} `), open[0]).toBe(true);
+    await t.page.click(`button[data-collapse="${name}"]`);
+    await t.page.waitForSelector(`button[data-collapse="${name}"][aria-expanded="false"]`);
+  });
+
   it('a node expands and collapses with its button', async () => {
     const first = hosts[0]!;
     const button = `button[data-collapse="${first}"]`;

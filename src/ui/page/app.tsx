@@ -108,25 +108,39 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
    * Where the background lays out ahead: from the step after the one shown, with its collapse, one
    * step at a time, to the end and then from the start, so a later step only restyles.
    */
-  const ahead = useRef<{ from: number; collapsed: ReadonlySet<string>; pack: boolean } | null>(null);
+  const ahead = useRef<{ from: number; choices: number } | null>(null);
+  /**
+   * The nodes the user collapsed (true) or expanded (false), by key. A node without a choice is
+   * collapsed when the picture holds more than COLLAPSE_ABOVE nodes, so a node that joins the
+   * 50th is drawn as one box like the others, not opened among them; `choices` counts changes.
+   */
+  const userChoice = useRef(new Map<string, boolean>());
+  const choices = useRef(0);
+  const collapseFor = useCallback((graph: UiGraph): Set<string> => {
+    const nodes = nodeGroups(graph);
+    const auto = nodes.length > COLLAPSE_ABOVE;
+    return new Set(nodes.filter((n) => userChoice.current.get(n.key) ?? auto).map((n) => n.key));
+  }, []);
   useEffect(() => {
     let stop = false;
     let done = new Set<number>();
-    let last: ReadonlySet<string> | undefined;
+    let last: number | undefined;
     const next = (): void => {
       if (stop) return;
       const a = ahead.current;
       const n = lesson.steps.length;
       if (!a || done.size >= n) return void setTimeout(next, 200);
-      if (a.collapsed !== last) {
+      if (a.choices !== last) {
         done = new Set();
-        last = a.collapsed;
+        last = a.choices;
       }
       let j = a.from;
       while (done.has(j % n) && j < a.from + n) j++;
       j %= n;
       done.add(j);
-      void layout(lesson.pictureAt(j), a.collapsed, undefined, a.pack).then(
+      // (each step with the collapse and packing show() gives it)
+      const g = lesson.pictureAt(j);
+      void layout(g, collapseFor(g), undefined, nodeGroups(g).length > COLLAPSE_ABOVE).then(
         () => setTimeout(next, 0),
         () => setTimeout(next, 0),
       );
@@ -136,7 +150,7 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
       stop = true;
       clearTimeout(t);
     };
-  }, [lesson]);
+  }, [lesson, collapseFor]);
   /** The latest show request: an older layout finishing later is dropped. */
   const ticket = useRef(0);
   const afterRender = useRef<(() => void)[]>([]);
@@ -148,15 +162,16 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
       const mine = ++ticket.current;
       const prev = shownRef.current;
       const graph = lesson.pictureAt(i);
-      let col = collapsed ?? prev?.collapsed;
-      if (!col) {
-        const nodes = nodeGroups(graph);
-        col = new Set(nodes.length > COLLAPSE_ABOVE ? nodes.map((x) => x.key) : []);
+      if (collapsed) {
+        // what the user chose (a node button, a search opening a node) holds at every step
+        for (const x of nodeGroups(graph)) userChoice.current.set(x.key, collapsed.has(x.key));
+        choices.current++;
       }
+      const col = collapsed ?? collapseFor(graph);
       const pack = nodeGroups(graph).length > COLLAPSE_ABOVE;
       const lay = await layout(graph, col, prev?.layout, pack);
       if (mine !== ticket.current) return;
-      ahead.current = { from: i + 1, collapsed: col, pack };
+      ahead.current = { from: i + 1, choices: choices.current };
       await new Promise<void>((resolve) => {
         afterRender.current.push(() => {
           performance.mark('hnsim:step');
@@ -174,7 +189,7 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
         setShown({ step: i, graph, layout: lay, collapsed: col });
       });
     },
-    [lesson],
+    [lesson, collapseFor],
   );
 
   // after each render: whoever waits for it (go(), a trace) runs once the DOM shows it
