@@ -2,13 +2,16 @@
  * The 50-node scenario in Chromium (issue 18: "stays readable from one node to a 50-node
  * scenario"): the page gets ready and draws one node — a group, or a collapsed box — for each of
  * the scenario file's 50 hosts at the lesson's last step (every node has joined), each named as the
- * file names it; a node expands and collapses.
+ * file names it; nodes that join are drawn collapsed, a user's choice holds across steps; a node
+ * expands and collapses; a service with 25 backends lists every load-balancer branch, each the
+ * trace `hnsim trace --all-branches` gives (no small shipped scenario has a two-backend service).
  */
 import { beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { scenarioHosts } from './oracle.js';
+import { expectSameTrace } from './check.js';
+import { cliTrace, scenarioHosts } from './oracle.js';
 import { servedLesson } from './fixture.js';
-import { go } from './page.js';
+import { go, shownTrace, traceWithForm } from './page.js';
 import { describeUi } from './suite.js';
 
 /** The nodes drawn: each `data-kind=node` group or collapsed box, by its title line. */
@@ -61,6 +64,28 @@ describeUi('hnsim ui: the 50-node scenario', () => {
     await t.page.click(`button[data-collapse="${name}"]`);
     await t.page.waitForSelector(`button[data-collapse="${name}"][aria-expanded="false"]`);
   });
+
+  it('every load-balancer branch is one click away: one per backend, each the trace `hnsim trace --all-branches` gives', async () => {
+    const req = { from: 'default/client-1', to: 'svc:default/web', port: 80 } as const;
+    const cli = await cliTrace('fifty-nodes.yaml', { ...req, allBranches: true });
+    const branches = cli.branches ?? [];
+    expect(branches.length).toBeGreaterThan(1);
+    await traceWithForm(t.page, { ...req, protocol: 'TCP' });
+    for (const i of [0, 1, branches.length - 1]) {
+      // back at the request's trace, its branches listed
+      if (await t.page.$('#trace-back')) await t.page.click('#trace-back');
+      if (!(await t.page.$('#branch-list'))) await t.page.click('#branches');
+      const listed = await t.page.$$eval('#branch-list button[data-branch]', (bs) => bs.length);
+      expect(listed).toBe(branches.length);
+      await t.page.click(`#branch-list button[data-branch="${i}"]`);
+      await t.page.waitForFunction(
+        (label) => document.querySelector('#trace h3')?.textContent?.startsWith(label),
+        `Branch ${i + 1}:`,
+      );
+      expectSameTrace(await shownTrace(t.page), branches[i]!);
+    }
+    expect(t.page.errors).toEqual([]);
+  }, 120_000);
 
   it('a node expands and collapses with its button', async () => {
     const first = hosts[0]!;

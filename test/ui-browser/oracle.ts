@@ -69,6 +69,8 @@ export interface CliTrace {
   readonly observations: readonly CliObservation[];
   /** With --reply: the reply's trace. */
   readonly reply?: CliTrace;
+  /** With --all-branches: one trace per backend of the first load balancer with a choice. */
+  readonly branches?: readonly CliTrace[];
 }
 
 /** `hnsim trace scenarios/NAME --from … --to … [--port N] [--proto P] --format json`, parsed. */
@@ -80,12 +82,14 @@ export async function cliTrace(
     readonly port?: number;
     readonly proto?: string;
     readonly reply?: boolean;
+    readonly allBranches?: boolean;
   },
 ): Promise<CliTrace> {
   const args = ['trace', scenario(name), '--from', req.from, '--to', req.to, '--format', 'json'];
   if (req.port !== undefined) args.push('--port', String(req.port));
   if (req.proto !== undefined) args.push('--proto', req.proto);
   if (req.reply) args.push('--reply');
+  if (req.allBranches) args.push('--all-branches');
   const r = await hnsim(args);
   if (r.code !== 0) throw new Error(`hnsim ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout) as CliTrace;
