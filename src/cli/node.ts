@@ -7,7 +7,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isHnsError } from '../core/errors.js';
 import { isJsonObject } from '../core/json.js';
 import type { AdapterSpec } from '../hns/adapters.js';
-import { PROFILES, formatVersion, resolveProfile, type HostProfile } from '../hns/versions.js';
+import { profileOfSnapshot, resolveProfile, type HostProfile } from '../hns/versions.js';
 import type { Host, HostOptions } from '../host/host.js';
 import type { WineHostFlags } from './wine.js';
 import {
@@ -150,12 +150,8 @@ export function buildHost(create: (o: HostOptions) => Host, options: HostOptions
   }
 }
 
-/** The profile a snapshot was taken on: a named profile with its HNS version, else that version. */
-export function profileOfSnapshot(snapshot: unknown): HostProfile | undefined {
-  if (!isJsonObject(snapshot) || typeof snapshot.version !== 'string') return undefined;
-  const v = snapshot.version;
-  return Object.values(PROFILES).find((p) => formatVersion(p.version) === v) ?? resolveProfile(v);
-}
+/** The profile a snapshot was taken on (src/hns/versions.ts; the model of the web page uses it too). */
+export { profileOfSnapshot };
 
 /**
  * The host `show` and `trace` work on: a fresh one from --host/--seed/--profile/--adapter, with

@@ -3,6 +3,7 @@
  * vfp-dataplane.md §8). Ranges are data, as in hcsshim's hcnglobals.go: min and max inclusive,
  * a max minor of MAX_MINOR meaning "the rest of that major".
  */
+import { isJsonObject } from '../core/json.js';
 
 export interface HnsVersion {
   readonly major: number;
@@ -208,4 +209,11 @@ export function resolveProfile(nameOrVersion: string): HostProfile | undefined {
 
 export function formatVersion(ver: HnsVersion): string {
   return `${ver.major}.${ver.minor}`;
+}
+
+/** The profile a snapshot was taken on: a named profile with its HNS version, else that version. */
+export function profileOfSnapshot(snapshot: unknown): HostProfile | undefined {
+  if (!isJsonObject(snapshot) || typeof snapshot.version !== 'string') return undefined;
+  const v = snapshot.version;
+  return Object.values(PROFILES).find((p) => formatVersion(p.version) === v) ?? resolveProfile(v);
 }

@@ -14,7 +14,7 @@
 import type { Host } from '../host/host.js';
 import { listPortRules } from '../vswitch/rules.js';
 import { endpointAddresses } from './listing.js';
-import { collectObjects } from './objects.js';
+import { collectObjects, upper } from './objects.js';
 
 export type BoxKind =
   | 'nic'
@@ -113,8 +113,6 @@ export class Diagram {
     this.links.push({ from, to, ...opts });
   }
 }
-
-const upper = (s: string): string => s.replace(/[{}]/g, '').toUpperCase();
 
 /** `6ee9038909b1` for a 64-hex container ID (`…@vm` kept), a GUID's first block otherwise. */
 export function shortId(id: string): string {

@@ -86,7 +86,8 @@ function objs(v: Json | undefined): JsonObject[] {
   return Array.isArray(v) ? v.filter(isJsonObject) : [];
 }
 
-const upper = (s: string): string => s.replace(/[{}]/g, '').toUpperCase();
+/** A GUID as HNS compares it: braces dropped, upper case. */
+export const upper = (s: string): string => s.replace(/[{}]/g, '').toUpperCase();
 
 /** The listing and the three further views of one host. */
 export function collectObjects(host: Host): HostObjects {

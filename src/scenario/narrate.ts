@@ -76,6 +76,12 @@ const guid8 = (id: string) => id.slice(0, 8);
 
 const PROTOCOLS: Readonly<Record<number, string>> = { 6: 'TCP', 17: 'UDP', 1: 'ICMP' };
 
+// the events a capture records that carry nothing but their kind (one object each, shared)
+const RUNTIME: NarrationEvent = { kind: 'runtime' };
+const CNI: NarrationEvent = { kind: 'cni' };
+const CALL: NarrationEvent = { kind: 'call' };
+const SERVICE: NarrationEvent = { kind: 'service' };
+
 /** Records what one node's bus says while a capture is open, with each object described as it is then. */
 export class NodeEvents {
   private buffer: Rec[] | undefined;
@@ -89,20 +95,32 @@ export class NodeEvents {
     readonly host: Host,
   ) {
     const ev = host.events;
-    ev.on('runtime.step', (e) => this.push({ t: 'step', e }, { kind: 'runtime' }));
-    ev.on('cni.exec', (e) => this.push({ t: 'cni', e }, { kind: 'cni' }));
-    ev.on('hns.change', (e) => this.line(this.describeChange(e), { kind: 'hns', change: e }));
-    ev.on('hcs.notification', (e) => this.line(this.describeHcs(e), { kind: 'hcs', hcs: e }));
+    // (outside a capture nothing is recorded: no record is built, as on every run without one)
+    ev.on('runtime.step', (e) => this.buffer && this.push({ t: 'step', e }, RUNTIME));
+    ev.on('cni.exec', (e) => this.buffer && this.push({ t: 'cni', e }, CNI));
+    ev.on('hns.change', (e) => {
+      // (described even then: the description keeps the names a later deletion is told by)
+      const text = this.describeChange(e);
+      if (this.buffer) this.line(text, { kind: 'hns', change: e });
+    });
+    ev.on('hcs.notification', (e) => {
+      const text = this.describeHcs(e);
+      if (this.buffer) this.line(text, { kind: 'hcs', hcs: e });
+    });
     ev.on('api.call', (e) => {
-      if (e.hresult !== 0) {
+      if (e.hresult !== 0 && this.buffer) {
         const name = hresultName(e.hresult >>> 0) ?? 'error';
-        this.line(`${e.method} failed: ${name} (${formatHResult(e.hresult >>> 0)})`, { kind: 'call' });
+        this.line(`${e.method} failed: ${name} (${formatHResult(e.hresult >>> 0)})`, CALL);
       }
     });
-    ev.on('hns.service', (e) =>
-      this.line(`the HNS service ${e.what === 'restart' ? 'restarts' : 'goes down with the reboot'}`, {
-        kind: 'service',
-      }),
+    ev.on(
+      'hns.service',
+      (e) =>
+        this.buffer &&
+        this.line(
+          `the HNS service ${e.what === 'restart' ? 'restarts' : 'goes down with the reboot'}`,
+          SERVICE,
+        ),
     );
     // objects that exist before the first capture (the cluster made them) get their names now
     for (const [id, e] of host.hns.store.endpoints) this.names.set(id, e.Name || guid8(id));
@@ -120,7 +138,7 @@ export class NodeEvents {
       registry.register({
         type: p.type,
         exec: (host, request, depth) => {
-          this.push({ t: 'cni-start', plugin: p.type, depth: depth ?? 0 }, { kind: 'cni' });
+          if (this.buffer) this.push({ t: 'cni-start', plugin: p.type, depth: depth ?? 0 }, CNI);
           return p.exec(host, request, depth);
         },
       });

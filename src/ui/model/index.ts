@@ -10,7 +10,7 @@
  */
 import type { Json, JsonObject } from '../../core/json.js';
 import { createHost, type Host } from '../../host/host.js';
-import { formatVersion, PROFILES, resolveProfile, type HostProfile } from '../../hns/versions.js';
+import { profileOfSnapshot } from '../../hns/versions.js';
 import '../../plugins/cns/index.js';
 import '../../plugins/antrea/agent.js';
 import { loadScenario } from '../../scenario/load.js';
@@ -18,6 +18,7 @@ import { NodeEvents } from '../../scenario/narrate.js';
 import type { RunReport, ScenarioWorld } from '../../scenario/results.js';
 import { runScenario } from '../../scenario/run.js';
 import type { Scenario } from '../../scenario/types.js';
+import { refKey } from './contract.js';
 import type {
   Lesson,
   UiDetails,
@@ -31,7 +32,8 @@ import type {
 } from './contract.js';
 import { hostDetails, tracePacket, type TraceWorld } from './inspect.js';
 import { markChanges, Pictures } from './picture.js';
-import { Recorder, upper, type StepDraft } from './record.js';
+import { upper } from '../../render/objects.js';
+import { Recorder, type StepDraft } from './record.js';
 
 export * from './contract.js';
 
@@ -39,14 +41,6 @@ export * from './contract.js';
 export type LessonData =
   | { readonly kind: 'scenario'; readonly file: string; readonly text: string }
   | { readonly kind: 'state'; readonly file: string; readonly state: JsonObject };
-
-/** The HNS profile a snapshot was taken on (its `version`), as `hnsim show STATE` reads it. */
-function snapshotProfile(state: JsonObject): HostProfile | undefined {
-  const v = state['version'];
-  if (typeof v !== 'string') return undefined;
-  for (const p of Object.values(PROFILES)) if (formatVersion(p.version) === v) return p;
-  return resolveProfile(v);
-}
 
 /** Record a lesson: run the scenario (or restore the state) and keep what every step needs. */
 export async function recordLesson(data: LessonData): Promise<Lesson> {
@@ -59,7 +53,7 @@ export async function recordLesson(data: LessonData): Promise<Lesson> {
 }
 
 async function stateLesson(file: string, state: JsonObject): Promise<Lesson> {
-  const profile = snapshotProfile(state);
+  const profile = profileOfSnapshot(state);
   const host = createHost(profile ? { profile } : {});
   host.restore(state);
   const rec = new Recorder();
@@ -274,7 +268,7 @@ class RecordedLesson implements Lesson {
 }
 
 function findBox(g: UiGraph, ref: UiRef) {
-  const want = `${ref.node ?? ''}|${ref.kind}|${ref.id}`;
+  const want = refKey(ref);
   const walk = (gs: readonly UiGroup[]): { lines: readonly string[] } | undefined => {
     for (const x of gs) {
       const b = x.boxes.find((y) => y.key === want);

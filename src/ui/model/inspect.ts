@@ -17,7 +17,7 @@ import type { Observation, RuleRef } from '../../vswitch/contracts.js';
 import { listPortRules } from '../../vswitch/rules.js';
 import { fmt } from '../../vswitch/v4.js';
 import type { UiDetails, UiHop, UiRef, UiTrace, UiTraceRequest } from './contract.js';
-import { upper } from './record.js';
+import { upper } from '../../render/objects.js';
 
 type Query = (id: string) => { readonly ok: boolean; readonly result?: unknown };
 

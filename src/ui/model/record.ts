@@ -12,8 +12,7 @@ import type { NarrationEvent, NarrationLine, NodeEvents } from '../../scenario/n
 import type { RunObserver, ScenarioWorld } from '../../scenario/results.js';
 import { fmt, fmtPrefix } from '../../vswitch/v4.js';
 import type { UiObjectKind, UiRef, UiStep } from './contract.js';
-
-export const upper = (s: string): string => s.replace(/[{}]/g, '').toUpperCase();
+import { upper } from '../../render/objects.js';
 
 /** One Windows node as the recorder follows it. */
 export interface NodeTrack {
@@ -256,9 +255,7 @@ export class Recorder implements RunObserver {
       const hit = j < pending.length ? pending[j] : undefined;
       if (hit) p = j + 1;
       const last = n === lines.length - 1;
-      let at = hit ? hit.at : last ? end : this.lastAt;
-      if (last) at = end;
-      at = Math.max(at, this.lastAt);
+      const at = Math.max(last ? end : hit ? hit.at : this.lastAt, this.lastAt);
       this.lastAt = at;
       const refs = hit?.refs ?? (hit?.node !== undefined ? eventRefs(hit.node, hit.event) : emptyRefs());
       this.steps.push({
