@@ -116,11 +116,22 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
    */
   const userChoice = useRef(new Map<string, boolean>());
   const choices = useRef(0);
-  const collapseFor = useCallback((graph: UiGraph): Set<string> => {
-    const nodes = nodeGroups(graph);
-    const auto = nodes.length > COLLAPSE_ABOVE;
-    return new Set(nodes.filter((n) => userChoice.current.get(n.key) ?? auto).map((n) => n.key));
-  }, []);
+  /** A picture's collapsed nodes, and whether its top level is packed (more than COLLAPSE_ABOVE nodes). */
+  const collapseFor = useCallback(
+    (graph: UiGraph, collapsed?: ReadonlySet<string>): { collapsed: ReadonlySet<string>; pack: boolean } => {
+      const nodes = nodeGroups(graph);
+      const pack = nodes.length > COLLAPSE_ABOVE;
+      if (collapsed) {
+        // what the user chose (a node button, a search opening a node) holds at every step
+        for (const x of nodes) userChoice.current.set(x.key, collapsed.has(x.key));
+        choices.current++;
+        return { collapsed, pack };
+      }
+      const col = nodes.filter((n) => userChoice.current.get(n.key) ?? pack).map((n) => n.key);
+      return { collapsed: new Set(col), pack };
+    },
+    [],
+  );
   useEffect(() => {
     let stop = false;
     let done = new Set<number>();
@@ -140,7 +151,8 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
       done.add(j);
       // (each step with the collapse and packing show() gives it)
       const g = lesson.pictureAt(j);
-      void layout(g, collapseFor(g), undefined, nodeGroups(g).length > COLLAPSE_ABOVE).then(
+      const { collapsed, pack } = collapseFor(g);
+      void layout(g, collapsed, undefined, pack).then(
         () => setTimeout(next, 0),
         () => setTimeout(next, 0),
       );
@@ -162,13 +174,7 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
       const mine = ++ticket.current;
       const prev = shownRef.current;
       const graph = lesson.pictureAt(i);
-      if (collapsed) {
-        // what the user chose (a node button, a search opening a node) holds at every step
-        for (const x of nodeGroups(graph)) userChoice.current.set(x.key, collapsed.has(x.key));
-        choices.current++;
-      }
-      const col = collapsed ?? collapseFor(graph);
-      const pack = nodeGroups(graph).length > COLLAPSE_ABOVE;
+      const { collapsed: col, pack } = collapseFor(graph, collapsed);
       const lay = await layout(graph, col, prev?.layout, pack);
       if (mine !== ticket.current) return;
       ahead.current = { from: i + 1, choices: choices.current };
@@ -360,7 +366,7 @@ export function App(props: { lesson: Lesson; onApi: (api: PageApi) => void }) {
     };
     if (holder !== undefined) {
       const next = new Set(s.collapsed);
-      for (const g of nodeGroups(s.graph)) if (alias.get(hit) === g.key) next.delete(g.key);
+      next.delete(holder);
       void show(s.step, next).then(reveal);
     } else reveal();
   }, [search, idx, alias, show]);

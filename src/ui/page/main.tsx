@@ -7,12 +7,10 @@
 // first: the layout engine's worker starts before the simulator's modules load
 import { elk } from './elk.js';
 import { render } from 'preact';
-import { recordLesson } from '../model/index.js';
+import { recordLesson, type LessonData } from '../model/index.js';
 import { App, type PageApi } from './app.js';
 import { useElk } from './layout.js';
 import './app.css';
-
-type LessonData = Parameters<typeof recordLesson>[0];
 
 declare global {
   var HNSIM_LESSON_DATA: LessonData | undefined;
